@@ -1,0 +1,6 @@
+#include <cstdio>
+
+int main() {
+    std::puts("tmmu: under construction");
+    return 0;
+}

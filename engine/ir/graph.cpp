@@ -1,0 +1,32 @@
+#include "ir/graph.h"
+
+#include <array>
+
+namespace tmmu {
+namespace {
+
+constexpr std::array<std::string_view, 7> kRoleNames{
+    "parameter", "input", "output", "activation", "gradient", "optimizer_state", "workspace"};
+constexpr std::array<std::string_view, 3> kPhaseNames{"forward", "backward", "optimizer"};
+
+template <typename Enum, size_t N>
+std::optional<Enum> parse_name(const std::array<std::string_view, N>& names, std::string_view s) {
+    for (size_t i = 0; i < N; ++i)
+        if (names[i] == s) return static_cast<Enum>(i);
+    return std::nullopt;
+}
+
+} // namespace
+
+std::string_view role_name(Role r) { return kRoleNames[static_cast<size_t>(r)]; }
+std::optional<Role> parse_role(std::string_view s) { return parse_name<Role>(kRoleNames, s); }
+std::string_view phase_name(Phase p) { return kPhaseNames[static_cast<size_t>(p)]; }
+std::optional<Phase> parse_phase(std::string_view s) { return parse_name<Phase>(kPhaseNames, s); }
+
+TensorIndex Graph::find_tensor(std::string_view id) const {
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].id == id) return static_cast<TensorIndex>(i);
+    return kNone;
+}
+
+} // namespace tmmu

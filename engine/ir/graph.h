@@ -1,0 +1,75 @@
+#pragma once
+// The model IR: tensors and nodes of a dataflow DAG plus an execution order.
+// A Graph is plain data. finalize_graph() (ir/validate.h) checks it and fills the derived
+// fields; every Graph handed to liveness or planning has been finalized.
+#include "ir/dtype.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tmmu {
+
+using TensorIndex = uint32_t;
+using NodeIndex = uint32_t;
+constexpr uint32_t kNone = UINT32_MAX;
+
+enum class Role : uint8_t { Parameter, Input, Output, Activation, Gradient, OptimizerState, Workspace };
+enum class Phase : uint8_t { Forward, Backward, Optimizer };
+
+std::string_view role_name(Role r);        // "parameter", "optimizer_state", ...
+std::optional<Role> parse_role(std::string_view s);
+std::string_view phase_name(Phase p);      // "forward", "backward", "optimizer"
+std::optional<Phase> parse_phase(std::string_view s);
+
+// A view aliases bytes [byte_offset, byte_offset + byte_length) of its base tensor's storage.
+struct ViewDesc {
+    TensorIndex base = kNone;
+    uint64_t byte_offset = 0;
+    uint64_t byte_length = 0;
+};
+
+struct Tensor {
+    std::string id;   // unique; the seed's tie-break orders tensors by id, lexicographically
+    std::string name; // human-readable; defaults to id
+    std::vector<int64_t> shape;
+    DType dtype = DType::F32;
+    Role role = Role::Activation;
+    std::string alias_group;                // empty: none. Members share one storage.
+    std::optional<ViewDesc> view;           // set: this tensor is a view of view->base
+    TensorIndex in_place_of = kNone;        // requested in-place write over that tensor
+    bool saved_for_backward = false;
+    std::vector<TensorIndex> must_not_alias; // never share bytes with these, whatever the time
+    uint64_t alignment = 0;                  // 0: the arena's default alignment
+    std::optional<uint64_t> pinned_offset;   // fixed offset inside its arena
+
+    // Derived by finalize_graph():
+    uint64_t bytes = 0;           // product(shape) * dtype_bytes, overflow-checked
+    NodeIndex producer = kNone;   // node writing this tensor; kNone for parameters/inputs
+    std::vector<NodeIndex> consumers; // nodes reading it, in execution order
+};
+
+struct Node {
+    std::string id;
+    std::string opcode;
+    std::vector<TensorIndex> inputs;
+    std::vector<TensorIndex> outputs;
+    Phase phase = Phase::Forward;
+};
+
+struct Graph {
+    std::string name;
+    std::vector<Tensor> tensors;
+    std::vector<Node> nodes;
+    // Node indices in execution order. Empty before finalize_graph() when the source gave no
+    // order; then a deterministic topological order is derived (ties by node index).
+    std::vector<NodeIndex> execution_order;
+    // Derived: step_of[node] = position of the node in execution_order.
+    std::vector<uint32_t> step_of;
+
+    TensorIndex find_tensor(std::string_view id) const; // kNone when absent; linear
+};
+
+} // namespace tmmu

@@ -1,0 +1,37 @@
+#pragma once
+// The offset-assignment problem every strategy solves: buffers with fixed half-open lifetimes
+// [begin, end) and sizes, to be given byte offsets so that buffers alive at the same time never
+// overlap, minimising the height max(offset + size). One problem per arena.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tmmu {
+
+struct Buffer {
+    uint64_t begin = 0; // first time step the buffer is live
+    uint64_t end = 0;   // first time step it is dead again (end > begin)
+    uint64_t size = 0;  // bytes
+    uint64_t alignment = 1;              // power of two; offset % alignment == 0
+    std::optional<uint64_t> pinned;      // fixed offset the strategy must keep
+};
+
+// Buffer index is identity: strategies break every tie by lower index, so callers order
+// buffers by their own stable key (tensor id, CSV row) to make plans deterministic.
+struct OffsetProblem {
+    std::vector<Buffer> buffers;
+    uint64_t capacity = UINT64_MAX;
+};
+
+struct OffsetSolution {
+    std::vector<uint64_t> offsets; // offsets[i] for buffers[i]
+    uint64_t height = 0;           // max(offset + size), 0 when empty
+};
+
+// max over time of the total size of live buffers: no valid plan is lower. O(n log n).
+uint64_t lower_bound_bytes(const OffsetProblem& p);
+// max(offset + size) over buffers; overflow-checked.
+uint64_t solution_height(const OffsetProblem& p, const std::vector<uint64_t>& offsets);
+
+} // namespace tmmu

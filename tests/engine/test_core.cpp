@@ -1,0 +1,48 @@
+#include "core/checked.h"
+#include "core/failure.h"
+#include "ir/dtype.h"
+#include "test_support.h"
+
+#include <QObject>
+
+using namespace tmmu;
+
+class TestCore : public QObject {
+    Q_OBJECT
+  private slots:
+    void checkedArithmeticDetectsOverflow() {
+        QCOMPARE(checked_add(1, 2, "x"), 3u);
+        QCOMPARE(checked_mul(1ull << 31, 1ull << 31, "x"), 1ull << 62);
+        TMMU_EXPECT_FAILURE(checked_add(UINT64_MAX, 1, "a+b"), FailureCode::AllocationOverflow);
+        TMMU_EXPECT_FAILURE(checked_mul(1ull << 32, 1ull << 32, "a*b"),
+                            FailureCode::AllocationOverflow);
+    }
+    void alignUpRoundsToPowersOfTwo() {
+        QCOMPARE(align_up(0, 128, "x"), 0u);
+        QCOMPARE(align_up(1, 128, "x"), 128u);
+        QCOMPARE(align_up(128, 128, "x"), 128u);
+        QCOMPARE(align_up(129, 1, "x"), 129u);
+        TMMU_EXPECT_FAILURE(align_up(5, 3, "tensor t.alignment"), FailureCode::AlignmentViolation);
+        TMMU_EXPECT_FAILURE(align_up(UINT64_MAX - 3, 8, "x"), FailureCode::AllocationOverflow);
+    }
+    void failureNamesCodeAndPlace() {
+        auto f = test::capture_failure(
+            [] { fail(FailureCode::LivenessCycle, "node 'n3'", "cycle n3 -> n4 -> n3"); });
+        QVERIFY(f.has_value());
+        QCOMPARE(QString::fromStdString(f->what()),
+                 QString("LIVENESS_CYCLE at node 'n3': cycle n3 -> n4 -> n3"));
+    }
+    void dtypesHaveSizesAndNames() {
+        QCOMPARE(dtype_bytes(*parse_dtype("bf16")), 2u);
+        QCOMPARE(dtype_bytes(*parse_dtype("f8")), 1u);
+        QCOMPARE(dtype_bytes(*parse_dtype("i64")), 8u);
+        QCOMPARE(dtype_bytes(*parse_dtype("bool")), 1u);
+        QVERIFY(!parse_dtype("f13").has_value());
+        for (auto name : {"f64", "f32", "f16", "bf16", "f8e4m3", "f8e5m2", "i64", "i32", "i16",
+                          "i8", "u8", "bool"})
+            QCOMPARE(dtype_name(*parse_dtype(name)), std::string_view(name));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCore)
+#include "test_core.moc"
