@@ -1,6 +1,64 @@
-#include <cstdio>
+// tmmu: the command line over libtmmu.
+#include "commands.h"
 
-int main() {
-    std::puts("tmmu: under construction");
-    return 0;
+#include "core/failure.h"
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <string_view>
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: tmmu COMMAND [options]   (tmmu COMMAND --help for details)
+
+commands:
+  plan [MODEL]       plan tensor memory and print a summary (default: bundled GPT-2 small)
+  validate FILE      check a model (IR JSON, config, CSV) or a plan checkpoint
+  gen gpt2|llama CONFIG --out FILE   expand a transformer config into native IR JSON
+  bench              benchmark every strategy on the shared instances and random problems
+  strategies         list the offset strategies
+
+Exit status: 0 success, 2 usage error, 10 + failure code otherwise (see README).
+)";
+
+// Exit codes: usage errors are 2; every other failure gets its own code so scripts can tell
+// an arena that is too small from a malformed model.
+int exit_code(tmmu::FailureCode code) {
+    if (code == tmmu::FailureCode::InvalidArgument) return 2;
+    return 10 + static_cast<int>(code);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    using namespace tmmu::cli;
+    if (argc < 2) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    std::string_view command = argv[1];
+    Args args(std::vector<std::string>(argv + 2, argv + argc));
+    try {
+        if (command == "plan") return cmd_plan(args);
+        if (command == "validate") return cmd_validate(args);
+        if (command == "gen") return cmd_gen(args);
+        if (command == "bench") return cmd_bench(args);
+        if (command == "strategies") return cmd_strategies(args);
+        if (command == "--version") {
+            fmt::print("tmmu {}\n", TMMU_VERSION);
+            return 0;
+        }
+        if (command == "--help" || command == "-h" || command == "help") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        fmt::print(stderr, "tmmu: unknown command '{}'\n{}", command, kUsage);
+        return 2;
+    } catch (const tmmu::Failure& f) {
+        fmt::print(stderr, "tmmu: {}\n", f.what());
+        return exit_code(f.code());
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "tmmu: internal error: {}\n", e.what());
+        return 1;
+    }
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tmmu {
@@ -27,11 +28,15 @@ struct OffsetProblem {
 struct OffsetSolution {
     std::vector<uint64_t> offsets; // offsets[i] for buffers[i]
     uint64_t height = 0;           // max(offset + size), 0 when empty
+    std::string producer;          // strategy that produced it ("auto" reports its winner)
 };
 
 // max over time of the total size of live buffers: no valid plan is lower. O(n log n).
 uint64_t lower_bound_bytes(const OffsetProblem& p);
 // max(offset + size) over buffers; overflow-checked.
 uint64_t solution_height(const OffsetProblem& p, const std::vector<uint64_t>& offsets);
+// Throws INVALID_ARGUMENT for an empty lifetime (end <= begin) and ALIGNMENT_VIOLATION for an
+// alignment that is not a power of two, naming "<where> buffer <i>". Strategies call it first.
+void check_offset_problem(const OffsetProblem& p, std::string_view where);
 
 } // namespace tmmu

@@ -1,0 +1,67 @@
+#include "args.h"
+
+#include "core/failure.h"
+
+#include <charconv>
+#include <fmt/format.h>
+
+namespace tmmu::cli {
+
+std::optional<std::string> Args::value(std::string_view name) {
+    std::optional<std::string> found;
+    for (size_t i = 0; i < rest_.size(); ++i) {
+        const std::string& a = rest_[i];
+        if (a == name) {
+            if (i + 1 >= rest_.size())
+                fail(FailureCode::InvalidArgument, std::string(name), "expects a value");
+            found = rest_[i + 1];
+            rest_.erase(rest_.begin() + long(i), rest_.begin() + long(i) + 2);
+            --i;
+        } else if (a.size() > name.size() && a.compare(0, name.size(), name) == 0 &&
+                   a[name.size()] == '=') {
+            found = a.substr(name.size() + 1);
+            rest_.erase(rest_.begin() + long(i));
+            --i;
+        }
+    }
+    return found;
+}
+
+std::vector<std::string> Args::values(std::string_view name) {
+    std::vector<std::string> all;
+    while (auto v = value(name)) all.push_back(*v);
+    return all;
+}
+
+bool Args::flag(std::string_view name) {
+    for (size_t i = 0; i < rest_.size(); ++i)
+        if (rest_[i] == name) {
+            rest_.erase(rest_.begin() + long(i));
+            return true;
+        }
+    return false;
+}
+
+uint64_t Args::number(std::string_view name, uint64_t fallback) {
+    auto v = value(name);
+    if (!v) return fallback;
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (ec != std::errc() || end != v->data() + v->size())
+        fail(FailureCode::InvalidArgument, std::string(name),
+             fmt::format("expects an unsigned integer, got '{}'", *v));
+    return n;
+}
+
+std::vector<std::string> Args::positionals(size_t min, size_t max) {
+    for (const auto& a : rest_)
+        if (a.size() > 1 && a[0] == '-')
+            fail(FailureCode::InvalidArgument, a, "unknown option (see --help)");
+    if (rest_.size() < min || rest_.size() > max)
+        fail(FailureCode::InvalidArgument, "arguments",
+             fmt::format("expected {} to {} positional arguments, got {} (see --help)", min, max,
+                         rest_.size()));
+    return rest_;
+}
+
+} // namespace tmmu::cli

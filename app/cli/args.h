@@ -1,0 +1,27 @@
+#pragma once
+// A small command-line parser: `--name value`, `--name=value`, boolean `--flag`, positionals.
+// Unknown options are errors, so typos never pass silently.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tmmu::cli {
+
+class Args {
+  public:
+    Args(std::vector<std::string> argv) : rest_(std::move(argv)) {}
+
+    std::optional<std::string> value(std::string_view name);
+    std::vector<std::string> values(std::string_view name); // repeated option
+    bool flag(std::string_view name);
+    uint64_t number(std::string_view name, uint64_t fallback);
+    // The remaining positionals; throws INVALID_ARGUMENT for any option not consumed and for a
+    // count outside [min, max].
+    std::vector<std::string> positionals(size_t min, size_t max);
+
+  private:
+    std::vector<std::string> rest_;
+};
+
+} // namespace tmmu::cli

@@ -1,0 +1,213 @@
+#include "commands.h"
+
+#include "core/failure.h"
+#include "io/dsa_csv.h"
+#include "io/file_io.h"
+#include "models/transformer_config.h"
+#include "models/transformer_graph.h"
+#include "plan/random_problem.h"
+#include "plan/strategy.h"
+#include "plan/validator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tmmu::cli {
+namespace {
+
+constexpr const char* kHelp = R"(usage: tmmu bench [--data DIR] [--max-buffers N] [--json OUT|-]
+
+Runs every offset strategy on
+  1. each offset-assignment CSV under DIR (default: $TMMU_DSA_DIR or ../shared/data/dsa),
+  2. the bundled transformer graphs (GPT-2 small training b8 s1024 and inference, TinyLlama-1.1B
+     training b1 s2048), per arena, summed,
+  3. random problems shaped like real graphs, from 500 up to --max-buffers (default 1000000).
+It prints each strategy's height, % over the lower bound (LB) and planning time. Every solution
+is checked by the independent validator (outside the timed region). Times are one run each on
+this machine: compare strategies within one run, not across machines.
+)";
+
+using Clock = std::chrono::steady_clock;
+
+struct Run {
+    std::string strategy;
+    uint64_t height = 0;
+    double ms = 0;
+};
+
+double over_percent(uint64_t height, uint64_t bound) {
+    return bound ? (double(height) / double(bound) - 1.0) * 100.0 : 0.0;
+}
+
+Run run_strategy(const OffsetStrategy& s, const OffsetProblem& p, std::string_view what) {
+    auto start = Clock::now();
+    OffsetSolution sol = s.solve(p, Progress{});
+    double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    validate_solution(p, sol.offsets, fmt::format("{} ({})", what, s.name()));
+    return {std::string(s.name()), sol.height, ms};
+}
+
+void print_header(std::string_view first) {
+    fmt::print("{:<22} {:>8} {:>14}", first, "buffers", "LB");
+    for (const OffsetStrategy* s : all_strategies()) fmt::print(" {:>20}", s->name());
+    fmt::print("\n");
+}
+
+void print_row(std::string_view name, size_t n, uint64_t bound, const std::vector<Run>& runs) {
+    fmt::print("{:<22} {:>8} {:>14}", name, n, bound);
+    for (const Run& r : runs)
+        fmt::print(" {:>20}", fmt::format("{:+.3f}% {:.1f}ms", over_percent(r.height, bound), r.ms));
+    fmt::print("\n");
+}
+
+nlohmann::json row_json(std::string_view name, size_t n, uint64_t bound, const std::vector<Run>& runs) {
+    nlohmann::json row{{"name", name}, {"buffers", n}, {"lower_bound", bound}};
+    for (const Run& r : runs)
+        row["strategies"][r.strategy] = {{"height", r.height},
+                                         {"over_lb_pct", over_percent(r.height, bound)},
+                                         {"ms", r.ms}};
+    return row;
+}
+
+std::vector<Run> run_all(const OffsetProblem& p, std::string_view what) {
+    std::vector<Run> runs;
+    for (const OffsetStrategy* s : all_strategies()) runs.push_back(run_strategy(*s, p, what));
+    return runs;
+}
+
+nlohmann::json bench_instances(const std::string& dir) {
+    namespace fs = std::filesystem;
+    nlohmann::json rows = nlohmann::json::array();
+    if (!fs::is_directory(dir)) {
+        fmt::print("(no instance directory at {}: skipped; pass --data DIR)\n\n", dir);
+        return rows;
+    }
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.path().extension() == ".csv") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    fmt::print("== offset-assignment instances ({}) ==  cells: % over LB, planning time\n", dir);
+    print_header("instance");
+    for (const auto& f : files) {
+        DsaProblem d = load_dsa_csv(f.string());
+        uint64_t bound = lower_bound_bytes(d.problem);
+        std::string name = f.parent_path().filename().string() + "/" + f.stem().string();
+        auto runs = run_all(d.problem, name);
+        print_row(name, d.problem.buffers.size(), bound, runs);
+        rows.push_back(row_json(name, d.problem.buffers.size(), bound, runs));
+    }
+    fmt::print("\n");
+    return rows;
+}
+
+struct GraphCase {
+    std::string name;
+    std::string config;
+    uint64_t batch, seq;
+    Mode mode;
+};
+
+// Sums each strategy's per-arena heights: the bytes the whole model needs.
+nlohmann::json bench_graphs() {
+    std::vector<GraphCase> cases{
+        {"gpt2-small train b8s1024", "gpt2-small.json", 8, 1024, Mode::Training},
+        {"gpt2-small infer b8s1024", "gpt2-small.json", 8, 1024, Mode::Inference},
+        {"tinyllama train b1s2048", "tinyllama-1.1b.json", 1, 2048, Mode::Training},
+    };
+    nlohmann::json rows = nlohmann::json::array();
+    fmt::print("== transformer graphs (all arenas summed) ==\n");
+    print_header("graph");
+    for (const GraphCase& c : cases) {
+        ModelRequest request{c.mode, c.batch, c.seq};
+        LoadedModel model = load_model(resource_dir() + "/models/" + c.config, request);
+        PlanOptions options;
+        std::vector<Run> totals;
+        uint64_t bound = 0;
+        size_t buffers = 0;
+        for (const OffsetStrategy* s : all_strategies()) {
+            options.strategy = std::string(s->name());
+            Plan plan = plan_model(model, c.mode, options, Progress{});
+            Run r{options.strategy, 0, double(plan.total_plan_ns) / 1e6};
+            bound = buffers = 0;
+            for (const ArenaPlan& a : plan.arenas) {
+                r.height += a.metrics.peak_bytes;
+                bound += a.metrics.lower_bound;
+                buffers += a.metrics.buffers;
+            }
+            totals.push_back(r);
+        }
+        print_row(c.name, buffers, bound, totals);
+        rows.push_back(row_json(c.name, buffers, bound, totals));
+    }
+    fmt::print("\n");
+    return rows;
+}
+
+// Strategies slower than this at one size are not run at the next (10x larger) size.
+constexpr double kSkipAfterMs = 3000;
+
+nlohmann::json bench_scaling(size_t max_buffers) {
+    nlohmann::json rows = nlohmann::json::array();
+    fmt::print("== scaling on realistic random problems (seed 1) ==  cells: planning time\n");
+    fmt::print("{:>10} {:>14}", "buffers", "LB");
+    for (const OffsetStrategy* s : all_strategies()) fmt::print(" {:>20}", s->name());
+    fmt::print("\n");
+    std::vector<double> last_ms(all_strategies().size(), 0.0);
+    for (size_t n : {size_t(500), size_t(1000), size_t(10000), size_t(100000), size_t(1000000)}) {
+        if (n > max_buffers) break;
+        OffsetProblem p = realistic_random_problem(1, n);
+        uint64_t bound = lower_bound_bytes(p);
+        fmt::print("{:>10} {:>14}", n, bound);
+        nlohmann::json row{{"buffers", n}, {"lower_bound", bound}};
+        for (size_t i = 0; i < all_strategies().size(); ++i) {
+            const OffsetStrategy& s = *all_strategies()[i];
+            if (last_ms[i] > kSkipAfterMs) {
+                fmt::print(" {:>20}", "skipped");
+                continue;
+            }
+            Run r = run_strategy(s, p, fmt::format("random {}", n));
+            last_ms[i] = r.ms;
+            fmt::print(" {:>20}", fmt::format("{:.2f}ms {:+.2f}%", r.ms, over_percent(r.height, bound)));
+            row["strategies"][r.strategy] = {{"height", r.height}, {"ms", r.ms}};
+        }
+        fmt::print("\n");
+        std::fflush(stdout);
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::string default_data_dir() {
+    if (const char* env = std::getenv("TMMU_DSA_DIR")) return env;
+    return "../shared/data/dsa";
+}
+
+} // namespace
+
+int cmd_bench(Args& args) {
+    if (args.flag("--help") || args.flag("-h")) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+    std::string dir = args.value("--data").value_or(default_data_dir());
+    size_t max_buffers = args.number("--max-buffers", 1000000);
+    auto json_out = args.value("--json");
+    args.positionals(0, 0);
+    nlohmann::json report;
+    report["instances"] = bench_instances(dir);
+    report["graphs"] = bench_graphs();
+    report["scaling"] = bench_scaling(max_buffers);
+    if (json_out) {
+        if (*json_out == "-")
+            fmt::print("{}\n", report.dump(2));
+        else
+            write_file_atomic(*json_out, report.dump(2) + "\n");
+    }
+    return 0;
+}
+
+} // namespace tmmu::cli

@@ -1,0 +1,106 @@
+// Small commands: validate, gen, strategies.
+#include "commands.h"
+
+#include "core/failure.h"
+#include "io/checkpoint.h"
+#include "io/file_io.h"
+#include "io/sha256.h"
+#include "ir/ir_json.h"
+#include "liveness/liveness.h"
+#include "models/transformer_config.h"
+#include "models/transformer_graph.h"
+#include "plan/strategy.h"
+
+#include <cstdio>
+#include <fmt/format.h>
+
+namespace tmmu::cli {
+namespace {
+
+constexpr const char* kValidateHelp = R"(usage: tmmu validate FILE [--mode M] [--batch N --seq N]
+
+Checks FILE and prints what it holds, or one line naming the failure code and where.
+  - a plan checkpoint (CBOR, from `tmmu plan --checkpoint`): decoded, its plan hash recomputed
+    and every arena re-checked by the independent validator;
+  - a model (IR JSON, transformer config, offset-assignment CSV): loaded, validated, and its
+    liveness analysed in the given mode (default training).
+)";
+
+constexpr const char* kGenHelp = R"(usage: tmmu gen gpt2|llama CONFIG --out FILE [--batch N] [--seq N] [--mode M]
+
+Expands a GPT-2 or Llama config.json into a native IR JSON graph at operator granularity.
+  --mode M     inference | forward | training (default training)
+  --batch N    batch size (default 8)
+  --seq N      sequence length (default 1024)
+  --out FILE   where to write the IR JSON ("-" for stdout)
+)";
+
+bool is_checkpoint(const std::string& bytes) {
+    // A checkpoint is a CBOR map; model sources are text starting with '{' or a CSV header.
+    return !bytes.empty() && (static_cast<uint8_t>(bytes[0]) & 0xE0) == 0xA0;
+}
+
+} // namespace
+
+int cmd_validate(Args& args) {
+    if (args.flag("--help") || args.flag("-h")) {
+        std::fputs(kValidateHelp, stdout);
+        return 0;
+    }
+    ModelRequest request = model_request_from(args);
+    std::string path = args.positionals(1, 1)[0];
+    if (is_checkpoint(read_text_file(path))) {
+        Plan plan = read_checkpoint_file(path);
+        fmt::print("valid checkpoint: {} tensors in {} arenas, plan hash {}\n", plan.tensors.size(),
+                   plan.arenas.size(), to_hex(plan.plan_hash));
+        return 0;
+    }
+    LoadedModel model = load_model(path, request);
+    if (model.graph) {
+        Liveness lv = analyze_liveness(*model.graph, request.mode);
+        fmt::print("valid model: {}\n{} mode: {} steps, {} storages\n", model.description,
+                   mode_name(request.mode), lv.steps(), lv.storages.size());
+        for (const std::string& note : lv.notes) fmt::print("note: {}\n", note);
+    } else {
+        fmt::print("valid problem: {}, lower bound {} bytes\n", model.description,
+                   lower_bound_bytes(model.problem->problem));
+    }
+    return 0;
+}
+
+int cmd_gen(Args& args) {
+    if (args.flag("--help") || args.flag("-h")) {
+        std::fputs(kGenHelp, stdout);
+        return 0;
+    }
+    ModelRequest request = model_request_from(args);
+    auto out = args.value("--out");
+    auto pos = args.positionals(2, 2);
+    if (!out) fail(FailureCode::InvalidArgument, "--out", "required: where to write the IR JSON");
+    TransformerConfig cfg = load_transformer_config(pos[1]);
+    bool gpt2 = cfg.family == TransformerConfig::Family::Gpt2;
+    if (pos[0] != "gpt2" && pos[0] != "llama")
+        fail(FailureCode::InvalidArgument, pos[0], "expected the family gpt2 or llama");
+    if ((pos[0] == "gpt2") != gpt2)
+        fail(FailureCode::InvalidArgument, pos[1],
+             fmt::format("is a {} config, not {}", gpt2 ? "gpt2" : "llama", pos[0]));
+    GraphRequest g;
+    g.batch = request.batch;
+    g.seq = request.seq;
+    g.mode = request.mode;
+    std::string json = save_ir_json(build_transformer_graph(cfg, g));
+    if (*out == "-")
+        fmt::print("{}\n", json);
+    else
+        write_file_atomic(*out, json + "\n");
+    return 0;
+}
+
+int cmd_strategies(Args& args) {
+    args.positionals(0, 0);
+    for (const OffsetStrategy* s : all_strategies())
+        fmt::print("{:<12} {}\n", s->name(), s->description());
+    return 0;
+}
+
+} // namespace tmmu::cli

@@ -1,0 +1,94 @@
+#include "commands.h"
+
+#include "core/units.h"
+#include "io/checkpoint.h"
+#include "io/file_io.h"
+#include "io/plan_json.h"
+#include "io/sha256.h"
+#include "io/trace.h"
+
+#include <cstdio>
+#include <fmt/format.h>
+
+namespace tmmu::cli {
+namespace {
+
+constexpr const char* kHelp = R"(usage: tmmu plan [MODEL] [options]
+
+Plans the memory of MODEL and prints a summary. MODEL is a native IR JSON file, a GPT-2 or
+Llama config.json, or an offset-assignment CSV (id,lower,upper,size). Without MODEL the bundled
+default is planned: GPT-2 small, training, batch 8, sequence 1024.
+
+options:
+  --mode M             inference | forward | training (default training; "backward" = training)
+  --batch N --seq N    batch and sequence length for transformer configs (default 8, 1024)
+  --strategy S         slots | ffd | greedy-size | best-fit | auto (default auto)
+  --arena NAME=SIZE    arena capacity, e.g. activations=8GiB (repeatable); CSV problems use
+                       the arena name "arena"
+  --align N            default alignment of every arena in bytes (default 128)
+  --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
+  --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
+  --tensors            include the per-tensor table in --json output
+  --trace OUT          write the allocation trace (JSON lines)
+  --checkpoint OUT     write the CBOR checkpoint
+  --quiet              print nothing but errors
+)";
+
+void print_summary(const LoadedModel& model, const Plan& plan) {
+    fmt::print("model      {}\n           {}\n", model.path, model.description);
+    fmt::print("mode       {}   strategy {}   steps {}   tensors {}\n",
+               plan.mode ? mode_name(*plan.mode) : "n/a", plan.strategy,
+               plan.execution_order.size(), plan.tensors.size());
+    fmt::print("\n{:<12} {:<12} {:>14} {:>14} {:>9} {:>7} {:>8} {:>8} {:>7} {:>9}\n", "arena",
+               "strategy", "peak", "lower bound", "over LB", "slots", "max live", "buffers",
+               "reuse", "plan ms");
+    uint64_t peak = 0, bound = 0;
+    for (const ArenaPlan& a : plan.arenas) {
+        const ArenaMetrics& m = a.metrics;
+        fmt::print("{:<12} {:<12} {:>14} {:>14} {:>8.3f}% {:>7} {:>8} {:>8} {:>6.1f}% {:>9.3f}\n",
+                   a.config.name, a.strategy, format_bytes(m.peak_bytes),
+                   format_bytes(m.lower_bound), (m.peak_over_bound - 1.0) * 100.0, m.slots,
+                   m.max_live, m.buffers, m.reuse_ratio * 100.0, double(m.plan_ns) / 1e6);
+        peak += m.peak_bytes;
+        bound += m.lower_bound;
+    }
+    double over = bound ? (double(peak) / double(bound) - 1.0) * 100.0 : 0.0;
+    fmt::print("{:<12} {:<12} {:>14} {:>14} {:>8.3f}%\n", "total", "", format_bytes(peak),
+               format_bytes(bound), over);
+    fmt::print("\nplan hash  {}\nir hash    {}\n", to_hex(plan.plan_hash), to_hex(plan.ir_hash));
+    for (const std::string& note : plan.notes) fmt::print("note: {}\n", note);
+}
+
+} // namespace
+
+int cmd_plan(Args& args) {
+    if (args.flag("--help") || args.flag("-h")) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+    ModelRequest request = model_request_from(args);
+    PlanOptions options = plan_options_from(args);
+    auto json_out = args.value("--json");
+    bool with_tensors = args.flag("--tensors");
+    auto trace_out = args.value("--trace");
+    auto checkpoint_out = args.value("--checkpoint");
+    bool quiet = args.flag("--quiet");
+    auto pos = args.positionals(0, 1);
+    std::string path = pos.empty() ? default_model_path() : pos[0];
+
+    LoadedModel model = load_model(path, request);
+    Plan plan = plan_model(model, request.mode, options, Progress{});
+    if (json_out) {
+        std::string json = plan_to_json(plan, with_tensors);
+        if (*json_out == "-")
+            fmt::print("{}\n", json);
+        else
+            write_file_atomic(*json_out, json + "\n");
+    }
+    if (trace_out) write_trace_file(plan, *trace_out);
+    if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
+    if (!quiet && json_out != "-") print_summary(model, plan);
+    return 0;
+}
+
+} // namespace tmmu::cli

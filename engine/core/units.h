@@ -1,0 +1,14 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tmmu {
+
+// "1048576", "64KiB", "1.5GiB", "2GB", "512M": binary (KiB, MiB, GiB, TiB, and K/M/G/T) and
+// decimal (KB, MB, GB, TB) units. Throws Failure(InvalidArgument) naming `what` otherwise.
+uint64_t parse_byte_size(std::string_view text, std::string_view what);
+// "474.70 MiB"; exact bytes below 1 KiB ("96 B").
+std::string format_bytes(uint64_t bytes);
+
+} // namespace tmmu

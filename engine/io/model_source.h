@@ -1,0 +1,38 @@
+#pragma once
+// Every model source the product reads, behind one entry point: native IR JSON, transformer
+// configs (GPT-2 / Llama config.json) expanded into a graph, and offset-assignment CSVs.
+#include "core/progress.h"
+#include "io/dsa_csv.h"
+#include "ir/graph.h"
+#include "plan/planner.h"
+
+#include <optional>
+#include <string>
+
+namespace tmmu {
+
+enum class ModelKind { IrJson, TransformerConfig, DsaCsv };
+
+struct ModelRequest {
+    Mode mode = Mode::Training;
+    uint64_t batch = 8;  // transformer configs only
+    uint64_t seq = 1024; // transformer configs only
+};
+
+struct LoadedModel {
+    ModelKind kind = ModelKind::IrJson;
+    std::string path;
+    std::string description;    // one line for summaries: "gpt2 'gpt2-small', 12 layers, ..."
+    std::optional<Graph> graph; // IR JSON and transformer configs
+    std::optional<DsaProblem> problem; // CSV
+};
+
+// Detects the kind by content (a CSV header, "format": "tmmu-ir", or config fields).
+// Throws IO_ERROR for unreadable files and INVALID_IR_SHAPES for unrecognised content.
+LoadedModel load_model(const std::string& path, const ModelRequest& request);
+
+// Plans a loaded model: graphs in request.mode, CSV problems as a single arena.
+Plan plan_model(const LoadedModel& model, Mode mode, const PlanOptions& options,
+                const Progress& progress);
+
+} // namespace tmmu

@@ -1,0 +1,278 @@
+#include "plan/planner.h"
+
+#include "core/checked.h"
+#include "core/failure.h"
+#include "io/plan_hash.h"
+#include "plan/linear_scan.h"
+#include "plan/memory_series.h"
+#include "plan/strategy.h"
+#include "plan/validator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <numeric>
+
+namespace tmmu {
+
+ArenaPolicy ArenaPolicy::defaults(uint64_t alignment) {
+    ArenaPolicy p;
+    for (const char* name : {"parameters", "activations", "gradients", "optimizer"})
+        p.arenas.push_back({name, UINT64_MAX, alignment});
+    p.route(Role::Parameter, "parameters");
+    p.route(Role::Input, "activations");
+    p.route(Role::Output, "activations");
+    p.route(Role::Activation, "activations");
+    p.route(Role::Workspace, "activations");
+    p.route(Role::Gradient, "gradients");
+    p.route(Role::OptimizerState, "optimizer");
+    return p;
+}
+
+void ArenaPolicy::set_capacity(const std::string& arena, uint64_t capacity) {
+    for (auto& a : arenas)
+        if (a.name == arena) {
+            a.capacity = capacity;
+            return;
+        }
+    uint64_t alignment = arenas.empty() ? 128 : arenas.front().alignment;
+    arenas.push_back({arena, capacity, alignment});
+}
+
+void ArenaPolicy::set_alignment(uint64_t alignment) {
+    for (auto& a : arenas) a.alignment = alignment;
+}
+
+void ArenaPolicy::route(Role role, const std::string& arena) {
+    arena_of_role[static_cast<size_t>(role)] = arena;
+}
+
+const ArenaConfig* ArenaPolicy::find(const std::string& arena) const {
+    for (const auto& a : arenas)
+        if (a.name == arena) return &a;
+    return nullptr;
+}
+
+namespace {
+
+const OffsetStrategy& require_strategy(const std::string& name) {
+    if (const OffsetStrategy* s = find_strategy(name)) return *s;
+    std::string known;
+    for (const OffsetStrategy* s : all_strategies()) known += fmt::format(" {}", s->name());
+    fail(FailureCode::InvalidArgument, "strategy",
+         fmt::format("unknown strategy '{}'; expected one of:{}", name, known));
+}
+
+void check_policy(const ArenaPolicy& policy) {
+    for (const auto& a : policy.arenas)
+        if (!is_power_of_two(a.alignment))
+            fail(FailureCode::AlignmentViolation, fmt::format("arena '{}'.alignment", a.name),
+                 fmt::format("alignment {} is not a power of two", a.alignment));
+}
+
+// Solves one arena with the requested strategy, then has the independent validator check it
+// and the seed's linear scan label its buffers with logical slots (slots == max live).
+void solve_arena(ArenaPlan& arena, const OffsetStrategy& strategy, const Progress& progress) {
+    auto start = std::chrono::steady_clock::now();
+    arena.solution = strategy.solve(arena.problem, progress);
+    auto stop = std::chrono::steady_clock::now();
+    arena.strategy = arena.solution.producer.empty() ? std::string(strategy.name())
+                                                     : arena.solution.producer;
+    const auto& names = arena.buffer_names;
+    validate_solution(arena.problem, arena.solution.offsets, arena.config.name,
+                      [&names](size_t i) { return fmt::format("'{}'", names[i]); });
+    SlotAssignment slots = assign_slots(arena.problem, 1);
+    arena.slot_of_buffer = std::move(slots.slot_of);
+    ArenaMetrics& m = arena.metrics;
+    m.peak_bytes = arena.solution.height;
+    m.lower_bound = lower_bound_bytes(arena.problem);
+    m.slots = slots.slot_count;
+    m.max_live = slots.max_live;
+    m.buffers = static_cast<uint32_t>(arena.problem.buffers.size());
+    m.plan_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start).count());
+}
+
+void finish_metrics(ArenaMetrics& m) {
+    m.peak_over_bound = m.lower_bound ? double(m.peak_bytes) / double(m.lower_bound) : 1.0;
+    m.reuse_ratio = m.tensors ? 1.0 - double(m.slots) / double(m.tensors) : 0.0;
+    m.internal_fragmentation =
+        m.peak_bytes ? double(m.peak_bytes - m.lower_bound) / double(m.peak_bytes) : 0.0;
+}
+
+void solve_all(Plan& plan, const std::string& strategy_name, const Progress& progress) {
+    const OffsetStrategy& strategy = require_strategy(strategy_name);
+    for (size_t a = 0; a < plan.arenas.size(); ++a) {
+        progress.check_cancel("planning");
+        progress.report(double(a) / double(plan.arenas.size()),
+                        fmt::format("arena {}", plan.arenas[a].config.name));
+        solve_arena(plan.arenas[a], strategy, progress);
+        plan.total_plan_ns += plan.arenas[a].metrics.plan_ns;
+    }
+    progress.report(1.0, "done");
+}
+
+// must_not_alias: two tensors that may never share bytes get overlapping lifetimes, so that no
+// strategy can place them on the same bytes. Tensors sharing one storage cannot honour it.
+void widen_must_not_alias(const Graph& g, Liveness& lv) {
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+        if (!lv.active[t]) continue;
+        for (TensorIndex u : g.tensors[t].must_not_alias) {
+            if (!lv.active[u]) continue;
+            uint32_t a = lv.storage_of[t], b = lv.storage_of[u];
+            if (a == b)
+                fail(FailureCode::InvalidIrShapes, fmt::format("tensor '{}'.must_not_alias", g.tensors[t].id),
+                     fmt::format("'{}' shares storage with it (view, alias group or in-place "
+                                 "write), so they cannot be kept apart",
+                                 g.tensors[u].id));
+            Lifetime span{std::min(lv.storages[a].life.begin, lv.storages[b].life.begin),
+                          std::max(lv.storages[a].life.end, lv.storages[b].life.end)};
+            lv.storages[a].life = span;
+            lv.storages[b].life = span;
+        }
+    }
+}
+
+// Splits storages into arenas by their root tensor's role; within an arena buffers are ordered
+// by root tensor id, the seed's tie-break key, which makes every strategy deterministic.
+std::vector<ArenaPlan> build_arenas(const Graph& g, const Liveness& lv, const ArenaPolicy& policy,
+                                    std::vector<std::vector<uint32_t>>& storages_of_arena) {
+    std::vector<ArenaPlan> arenas;
+    std::vector<std::vector<uint32_t>> members(policy.arenas.size());
+    for (uint32_t s = 0; s < lv.storages.size(); ++s) {
+        Role role = g.tensors[lv.storages[s].root].role;
+        const std::string& name = policy.arena_of_role[static_cast<size_t>(role)];
+        auto it = std::find_if(policy.arenas.begin(), policy.arenas.end(),
+                               [&](const ArenaConfig& a) { return a.name == name; });
+        if (it == policy.arenas.end())
+            fail(FailureCode::InvalidArgument, fmt::format("role '{}'", role_name(role)),
+                 fmt::format("routed to arena '{}', which is not configured", name));
+        members[it - policy.arenas.begin()].push_back(s);
+    }
+    for (size_t a = 0; a < policy.arenas.size(); ++a) {
+        if (members[a].empty()) continue;
+        auto& list = members[a];
+        std::sort(list.begin(), list.end(), [&](uint32_t x, uint32_t y) {
+            return g.tensors[lv.storages[x].root].id < g.tensors[lv.storages[y].root].id;
+        });
+        ArenaPlan arena;
+        arena.config = policy.arenas[a];
+        for (uint32_t s : list) {
+            const Storage& st = lv.storages[s];
+            Buffer b{st.life.begin, st.life.end, st.bytes,
+                     std::max(st.alignment, arena.config.alignment), st.pinned_offset};
+            arena.problem.buffers.push_back(b);
+            arena.buffer_names.push_back(g.tensors[st.root].id);
+        }
+        arena.problem.capacity = arena.config.capacity;
+        arenas.push_back(std::move(arena));
+        storages_of_arena.push_back(std::move(list));
+    }
+    return arenas;
+}
+
+void map_tensors(const Graph& g, const Liveness& lv,
+                 const std::vector<std::vector<uint32_t>>& storages_of_arena, Plan& plan) {
+    std::vector<std::pair<uint32_t, uint32_t>> place(lv.storages.size()); // storage -> (arena, buffer)
+    for (uint32_t a = 0; a < storages_of_arena.size(); ++a)
+        for (uint32_t b = 0; b < storages_of_arena[a].size(); ++b)
+            place[storages_of_arena[a][b]] = {a, b};
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+        if (!lv.active[t]) continue;
+        const Tensor& tensor = g.tensors[t];
+        auto [a, b] = place[lv.storage_of[t]];
+        ArenaPlan& arena = plan.arenas[a];
+        PlannedTensor p;
+        p.id = tensor.id;
+        p.name = tensor.name;
+        p.role = tensor.role;
+        p.arena = a;
+        p.buffer = b;
+        p.slot = arena.slot_of_buffer[b];
+        p.offset = arena.solution.offsets[b] + lv.offset_in_storage[t];
+        p.size = tensor.bytes;
+        p.alignment = std::max(tensor.alignment, arena.config.alignment);
+        p.life = lv.tensor_life[t];
+        arena.metrics.tensors++;
+        plan.tensors.push_back(std::move(p));
+    }
+    std::sort(plan.tensors.begin(), plan.tensors.end(),
+              [](const PlannedTensor& x, const PlannedTensor& y) { return x.id < y.id; });
+}
+
+} // namespace
+
+Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Progress& progress,
+                const std::string& source) {
+    check_policy(options.policy);
+    progress.report(0.0, "liveness");
+    Liveness lv = analyze_liveness(g, mode);
+    widen_must_not_alias(g, lv);
+    Plan plan;
+    plan.source = source;
+    plan.mode = mode;
+    plan.strategy = options.strategy;
+    plan.replay_token = options.replay_token;
+    plan.notes = lv.notes;
+    for (NodeIndex n : lv.schedule) plan.execution_order.push_back(g.nodes[n].id);
+    std::vector<std::vector<uint32_t>> storages_of_arena;
+    plan.arenas = build_arenas(g, lv, options.policy, storages_of_arena);
+    solve_all(plan, options.strategy, progress);
+    map_tensors(g, lv, storages_of_arena, plan);
+    for (auto& arena : plan.arenas) finish_metrics(arena.metrics);
+    std::vector<uint64_t> steps(std::max<uint32_t>(lv.steps(), 1));
+    std::iota(steps.begin(), steps.end(), 0);
+    plan.series = build_memory_series(plan.arenas, std::move(steps));
+    plan.ir_hash = ir_hash(g);
+    plan.plan_hash = compute_plan_hash(plan);
+    return plan;
+}
+
+Plan plan_problem(const OffsetProblem& problem, const std::vector<std::string>& ids,
+                  const PlanOptions& options, const Progress& progress, const std::string& source) {
+    if (ids.size() != problem.buffers.size())
+        fail(FailureCode::InvalidArgument, "plan_problem",
+             fmt::format("{} ids for {} buffers", ids.size(), problem.buffers.size()));
+    check_policy(options.policy);
+    for (size_t i = 0; i < problem.buffers.size(); ++i)
+        if (problem.buffers[i].end > UINT32_MAX)
+            fail(FailureCode::InvalidArgument, fmt::format("{}: buffer '{}'", source, ids[i]),
+                 "lifetimes beyond 2^32 - 1 time steps are not supported");
+    Plan plan;
+    plan.source = source;
+    plan.strategy = options.strategy;
+    plan.replay_token = options.replay_token;
+    ArenaPlan arena;
+    const ArenaConfig* cfg = options.policy.find("arena");
+    arena.config = cfg ? *cfg : ArenaConfig{"arena", UINT64_MAX, 1};
+    arena.problem = problem;
+    arena.problem.capacity = std::min(problem.capacity, arena.config.capacity);
+    arena.config.capacity = arena.problem.capacity;
+    for (auto& b : arena.problem.buffers) b.alignment = std::max(b.alignment, arena.config.alignment);
+    arena.buffer_names = ids;
+    plan.arenas.push_back(std::move(arena));
+    solve_all(plan, options.strategy, progress);
+    ArenaPlan& solved = plan.arenas.front();
+    for (uint32_t b = 0; b < ids.size(); ++b) {
+        const Buffer& buf = solved.problem.buffers[b];
+        PlannedTensor p;
+        p.id = p.name = ids[b];
+        p.buffer = b;
+        p.slot = solved.slot_of_buffer[b];
+        p.offset = solved.solution.offsets[b];
+        p.size = buf.size;
+        p.alignment = buf.alignment;
+        p.life = {static_cast<uint32_t>(buf.begin), static_cast<uint32_t>(buf.end)};
+        plan.tensors.push_back(std::move(p));
+    }
+    solved.metrics.tensors = static_cast<uint32_t>(ids.size());
+    finish_metrics(solved.metrics);
+    std::sort(plan.tensors.begin(), plan.tensors.end(),
+              [](const PlannedTensor& x, const PlannedTensor& y) { return x.id < y.id; });
+    plan.series = build_memory_series(plan.arenas, event_times(plan.arenas));
+    plan.ir_hash = problem_hash(solved.problem, ids);
+    plan.plan_hash = compute_plan_hash(plan);
+    return plan;
+}
+
+} // namespace tmmu

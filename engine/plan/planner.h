@@ -1,0 +1,42 @@
+#pragma once
+// PlanMemory: model -> liveness -> arena split -> offset strategy -> validator -> Plan.
+#include "core/progress.h"
+#include "plan/plan.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace tmmu {
+
+// Which arena each role goes to, and the arenas' configs (in display order).
+struct ArenaPolicy {
+    std::vector<ArenaConfig> arenas;
+    std::array<std::string, 7> arena_of_role; // indexed by Role
+
+    // parameters, activations (inputs, outputs, activations, workspace), gradients, optimizer.
+    static ArenaPolicy defaults(uint64_t alignment = 128);
+    // Adds or updates an arena's capacity; creates the arena when it is new.
+    void set_capacity(const std::string& arena, uint64_t capacity);
+    void set_alignment(uint64_t alignment); // every arena's default alignment
+    void route(Role role, const std::string& arena);
+    const ArenaConfig* find(const std::string& arena) const;
+};
+
+struct PlanOptions {
+    std::string strategy = "auto";
+    ArenaPolicy policy = ArenaPolicy::defaults();
+    Digest replay_token{};
+};
+
+// Plans a finalized graph in a mode. Every arena's solution is validated before returning.
+Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Progress& progress,
+                const std::string& source);
+
+// Plans a bare offset-assignment problem (CSV) as one arena named "arena". Buffer ids label
+// the plan's tensors. The arena's capacity and alignment come from the policy's first arena
+// entry named "arena" when present (unbounded, alignment 1 otherwise).
+Plan plan_problem(const OffsetProblem& problem, const std::vector<std::string>& ids,
+                  const PlanOptions& options, const Progress& progress, const std::string& source);
+
+} // namespace tmmu

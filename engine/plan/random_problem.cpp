@@ -1,0 +1,28 @@
+#include "plan/random_problem.h"
+
+#include <random>
+
+namespace tmmu {
+
+OffsetProblem realistic_random_problem(uint64_t seed, size_t n) {
+    std::mt19937_64 rng(seed);
+    OffsetProblem p;
+    p.buffers.reserve(n);
+    // Integer-only draws (std::uniform_int_distribution's output is implementation-defined, so
+    // use raw rng() values) keep the problem identical on every standard library.
+    for (size_t i = 0; i < n; ++i) {
+        Buffer b;
+        b.begin = i / 2 + rng() % 4;
+        uint64_t r = rng() % 100;
+        uint64_t length = r < 80 ? 1 + rng() % 8 : r < 97 ? 1 + rng() % 64 : 1 + rng() % 512;
+        b.end = b.begin + length;
+        uint64_t log2 = 6 + rng() % 21; // 64 B .. 64 MiB
+        b.size = (1ull << log2) + rng() % (1ull << log2);
+        b.alignment = 64;
+        b.size = (b.size + 63) & ~uint64_t(63);
+        p.buffers.push_back(b);
+    }
+    return p;
+}
+
+} // namespace tmmu
