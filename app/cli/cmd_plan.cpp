@@ -47,7 +47,7 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
         const ArenaMetrics& m = a.metrics;
         fmt::print("{:<12} {:<12} {:>14} {:>14} {:>8.3f}% {:>7} {:>8} {:>8} {:>6.1f}% {:>9.3f}\n",
                    a.config.name, a.strategy, format_bytes(m.peak_bytes),
-                   format_bytes(m.lower_bound), (m.peak_over_bound - 1.0) * 100.0, m.slots,
+                   format_bytes(m.lower_bound), (m.peak_over_bound - 1.0) * 100.0, m.slot_count,
                    m.max_live, m.buffers, m.reuse_ratio * 100.0, double(m.plan_ns) / 1e6);
         peak += m.peak_bytes;
         bound += m.lower_bound;

@@ -23,7 +23,7 @@ struct ArenaConfig {
 struct ArenaMetrics {
     uint64_t peak_bytes = 0;   // height of the plan in this arena
     uint64_t lower_bound = 0;  // max live bytes over time: no plan can be lower
-    uint32_t slots = 0;        // logical slots from linear scan (== max_live, checked)
+    uint32_t slot_count = 0;   // logical slots from linear scan (== max_live, checked)
     uint32_t max_live = 0;     // max simultaneously live buffers
     uint32_t buffers = 0;      // storages placed
     uint32_t tensors = 0;      // tensors mapped into this arena

@@ -86,7 +86,7 @@ void solve_arena(ArenaPlan& arena, const OffsetStrategy& strategy, const Progres
     ArenaMetrics& m = arena.metrics;
     m.peak_bytes = arena.solution.height;
     m.lower_bound = lower_bound_bytes(arena.problem);
-    m.slots = slots.slot_count;
+    m.slot_count = slots.slot_count;
     m.max_live = slots.max_live;
     m.buffers = static_cast<uint32_t>(arena.problem.buffers.size());
     m.plan_ns = static_cast<uint64_t>(
@@ -95,7 +95,7 @@ void solve_arena(ArenaPlan& arena, const OffsetStrategy& strategy, const Progres
 
 void finish_metrics(ArenaMetrics& m) {
     m.peak_over_bound = m.lower_bound ? double(m.peak_bytes) / double(m.lower_bound) : 1.0;
-    m.reuse_ratio = m.tensors ? 1.0 - double(m.slots) / double(m.tensors) : 0.0;
+    m.reuse_ratio = m.tensors ? 1.0 - double(m.slot_count) / double(m.tensors) : 0.0;
     m.internal_fragmentation =
         m.peak_bytes ? double(m.peak_bytes - m.lower_bound) / double(m.peak_bytes) : 0.0;
 }

@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <algorithm>
+#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 
@@ -38,6 +40,92 @@ OffsetProblem random_problem(uint32_t seed, size_t n, uint64_t horizon, uint64_t
         p.buffers.push_back(b);
     }
     return p;
+}
+
+} // namespace tmmu::test
+
+#include "ir/validate.h"
+#include "models/graph_builder.h"
+
+namespace tmmu::test {
+
+namespace {
+
+std::vector<int64_t> random_shape(std::mt19937_64& rng) {
+    std::vector<int64_t> shape(1 + rng() % 3);
+    for (auto& d : shape) d = int64_t(1 + rng() % 64);
+    return shape;
+}
+
+} // namespace
+
+Graph random_graph(uint32_t seed, size_t nodes, bool training) {
+    std::mt19937_64 rng(seed);
+    GraphBuilder gb("random");
+    std::vector<TensorIndex> values; // tensors a later node may read
+    for (int p = 0; p < 3; ++p)
+        values.push_back(gb.add_tensor("param", random_shape(rng), DType::F32, Role::Parameter));
+    values.push_back(gb.add_tensor("input", random_shape(rng), DType::F16, Role::Input));
+    std::vector<size_t> last_read(64 * 1024, 0);
+    std::vector<TensorIndex> forward_outputs;
+    for (size_t n = 0; n < nodes; ++n) {
+        size_t k = 1 + rng() % 3;
+        std::vector<TensorIndex> inputs;
+        for (size_t i = 0; i < k; ++i) {
+            // Prefer recent values, as real graphs do, so lifetimes stay mostly short.
+            size_t back = std::min(values.size(), size_t(1 + rng() % 6));
+            TensorIndex t = values[values.size() - back];
+            if (std::find(inputs.begin(), inputs.end(), t) == inputs.end()) inputs.push_back(t);
+        }
+        Role role = (n + 1 == nodes) ? Role::Output : Role::Activation;
+        TensorIndex out = gb.add_tensor("act", random_shape(rng), DType::F32, role);
+        Tensor& o = gb.tensor(out);
+        const Tensor& first = gb.tensor(inputs[0]);
+        if (rng() % 5 == 0 && first.role == Role::Activation && first.shape == o.shape &&
+            first.dtype == o.dtype)
+            o.in_place_of = inputs[0];
+        if (rng() % 7 == 0) o.alias_group = fmt::format("g{}", rng() % 3);
+        if (training && rng() % 3 == 0) o.saved_for_backward = true;
+        if (rng() % 11 == 0) o.alignment = 512;
+        gb.add_node("op", inputs, {out}, Phase::Forward);
+        values.push_back(out);
+        forward_outputs.push_back(out);
+        if (rng() % 6 == 0) { // a view of the new tensor, read by a later node
+            TensorIndex v = gb.add_tensor("view", {int64_t(1 + rng() % 4)}, DType::F32,
+                                          Role::Activation);
+            uint64_t vbytes = gb.tensor(v).shape[0] * 4;
+            uint64_t obytes = 4;
+            for (int64_t d : gb.tensor(out).shape) obytes *= uint64_t(d);
+            if (vbytes <= obytes) {
+                gb.tensor(v).view = ViewDesc{out, 0, vbytes};
+                gb.add_node("view", {out}, {v}, Phase::Forward);
+                values.push_back(v);
+            } else {
+                gb.add_node("op", {out}, {v}, Phase::Forward);
+                values.push_back(v);
+            }
+        }
+    }
+    if (training) {
+        TensorIndex prev = values.back();
+        for (size_t i = forward_outputs.size(); i-- > 0;) {
+            TensorIndex saved = forward_outputs[i];
+            if (!gb.tensor(saved).saved_for_backward) continue;
+            TensorIndex g = gb.add_tensor("grad", random_shape(rng), DType::F32, Role::Gradient);
+            gb.add_node("op_grad", {prev, saved}, {g}, Phase::Backward);
+            prev = g;
+        }
+    }
+    if (forward_outputs.size() > 4 && rng() % 2 == 0) {
+        TensorIndex a = forward_outputs[rng() % forward_outputs.size()];
+        TensorIndex b = forward_outputs[rng() % forward_outputs.size()];
+        if (a != b && gb.tensor(a).alias_group.empty() && gb.tensor(b).alias_group.empty() &&
+            gb.tensor(a).in_place_of == kNone && gb.tensor(b).in_place_of == kNone)
+            gb.tensor(a).must_not_alias.push_back(b);
+    }
+    Graph g = gb.take();
+    finalize_graph(g);
+    return g;
 }
 
 } // namespace tmmu::test

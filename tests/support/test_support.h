@@ -36,3 +36,14 @@ OffsetProblem random_problem(uint32_t seed, size_t n, uint64_t horizon, uint64_t
         QVERIFY2(tmmu_f_->code() == (expected_code), tmmu_f_->what());                             \
         QVERIFY2(!tmmu_f_->where().empty(), "failure does not say where");                         \
     } while (0)
+
+#include "ir/graph.h"
+
+namespace tmmu::test {
+
+// Random finalized DAG of about `nodes` forward nodes (plus backward nodes reading saved
+// forward tensors when `training`), with parameters, in-place writes, views, alias groups,
+// saved_for_backward marks and must_not_alias pairs sprinkled in. Same seed, same graph.
+Graph random_graph(uint32_t seed, size_t nodes, bool training);
+
+} // namespace tmmu::test

@@ -1,0 +1,65 @@
+#include "io/model_source.h"
+
+#include "core/failure.h"
+#include "io/file_io.h"
+#include "ir/ir_json.h"
+#include "models/transformer_config.h"
+#include "models/transformer_graph.h"
+
+#include <fmt/format.h>
+
+namespace tmmu {
+namespace {
+
+bool looks_like_csv(std::string_view text) {
+    size_t eol = text.find('\n');
+    std::string_view header = text.substr(0, eol);
+    return header.find(',') != std::string_view::npos && header.find('{') == std::string_view::npos;
+}
+
+std::string describe_config(const TransformerConfig& c, const ModelRequest& r) {
+    return fmt::format("{} '{}', {} layers, hidden {}, {} heads, batch {}, seq {}",
+                       c.family == TransformerConfig::Family::Gpt2 ? "gpt2" : "llama", c.name,
+                       c.n_layer, c.hidden, c.n_head, r.batch, r.seq);
+}
+
+} // namespace
+
+LoadedModel load_model(const std::string& path, const ModelRequest& request) {
+    std::string text = read_text_file(path);
+    LoadedModel m;
+    m.path = path;
+    if (looks_like_ir_json(text)) {
+        m.kind = ModelKind::IrJson;
+        m.graph = load_ir_string(text, path);
+        m.description = fmt::format("IR '{}', {} tensors, {} nodes", m.graph->name,
+                                    m.graph->tensors.size(), m.graph->nodes.size());
+    } else if (looks_like_transformer_config(text)) {
+        m.kind = ModelKind::TransformerConfig;
+        TransformerConfig cfg = parse_transformer_config(text, path);
+        GraphRequest g;
+        g.batch = request.batch;
+        g.seq = request.seq;
+        g.mode = request.mode;
+        m.graph = build_transformer_graph(cfg, g);
+        m.description = describe_config(cfg, request);
+    } else if (looks_like_csv(text)) {
+        m.kind = ModelKind::DsaCsv;
+        m.problem = parse_dsa_csv(text, path);
+        m.description =
+            fmt::format("offset-assignment problem, {} buffers", m.problem->problem.buffers.size());
+    } else {
+        fail(FailureCode::InvalidIrShapes, path,
+             "not a model this tool reads: expected native IR JSON (\"format\": \"tmmu-ir\"), a "
+             "GPT-2/Llama config.json, or an offset-assignment CSV (id,lower,upper,size)");
+    }
+    return m;
+}
+
+Plan plan_model(const LoadedModel& model, Mode mode, const PlanOptions& options,
+                const Progress& progress) {
+    if (model.graph) return plan_graph(*model.graph, mode, options, progress, model.path);
+    return plan_problem(model.problem->problem, model.problem->ids, options, progress, model.path);
+}
+
+} // namespace tmmu

@@ -1,0 +1,183 @@
+// End-to-end: runs the real tmmu binary and checks exit codes, output and files.
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Result {
+    int code = -1;
+    QString out;
+    QString err;
+};
+
+Result tmmu(const QStringList& args) {
+    QProcess p;
+    p.start(TMMU_CLI, args);
+    if (!p.waitForFinished(120000)) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString resource(const char* rel) { return QStringLiteral(TMMU_SOURCE_DIR "/resources/") + rel; }
+QString fixture(const char* rel) { return QStringLiteral(TMMU_SOURCE_DIR "/tests/data/") + rel; }
+
+QString hash_line(const QString& summary, const char* label) {
+    for (const QString& line : summary.split('\n'))
+        if (line.startsWith(label)) return line.section(' ', -1);
+    return {};
+}
+
+void write(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+  private slots:
+    void defaultModelPlansAndPrintsSummary() {
+        Result r = tmmu({"plan"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("gpt2-small") && r.out.contains("batch 8, seq 1024"), qPrintable(r.out));
+        QVERIFY(r.out.contains("mode       training"));
+        for (const char* arena : {"parameters", "activations", "gradients", "optimizer"})
+            QVERIFY2(r.out.contains(arena), arena);
+        QCOMPARE(hash_line(r.out, "plan hash").size(), 64);
+    }
+    void jsonOutputHasDocumentedFields() {
+        Result r = tmmu({"plan", resource("models/examples/residual_blocks.json"), "--mode",
+                         "inference", "--json", "-", "--tensors"});
+        QCOMPARE(r.code, 0);
+        QJsonParseError error;
+        QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
+        QVERIFY2(!doc.isNull(), qPrintable(error.errorString()));
+        QJsonObject root = doc.object();
+        for (const char* key : {"source", "mode", "strategy", "ir_hash", "plan_hash", "arenas",
+                                "totals", "series", "tensors"})
+            QVERIFY2(root.contains(key), key);
+        QCOMPARE(root["mode"].toString(), QString("inference"));
+        QJsonObject arena = root["arenas"].toArray().first().toObject();
+        for (const char* key : {"name", "peak_bytes", "lower_bound", "slots", "max_live"})
+            QVERIFY2(arena.contains(key), key);
+        QVERIFY(arena["peak_bytes"].toDouble() >= arena["lower_bound"].toDouble());
+        QVERIFY(!root["tensors"].toArray().isEmpty());
+    }
+    void generatedIrPlansLikeTheConfig() {
+        QTemporaryDir dir;
+        QString ir = dir.filePath("gpt2.json");
+        Result gen = tmmu({"gen", "gpt2", resource("models/gpt2-small.json"), "--batch", "2",
+                           "--seq", "64", "--mode", "training", "--out", ir});
+        QCOMPARE(gen.code, 0);
+        Result a = tmmu({"plan", resource("models/gpt2-small.json"), "--batch", "2", "--seq", "64"});
+        Result b = tmmu({"plan", ir});
+        QCOMPARE(a.code, 0);
+        QCOMPARE(b.code, 0);
+        QCOMPARE(hash_line(b.out, "ir hash"), hash_line(a.out, "ir hash"));
+        QCOMPARE(hash_line(b.out, "plan hash"), hash_line(a.out, "plan hash"));
+    }
+    void checkpointValidatesWithTheSameHash() {
+        QTemporaryDir dir;
+        QString ckpt = dir.filePath("plan.cbor");
+        QString trace = dir.filePath("plan.jsonl");
+        Result r = tmmu({"plan", resource("models/examples/views_and_inplace.json"), "--checkpoint",
+                         ckpt, "--trace", trace});
+        QCOMPARE(r.code, 0);
+        Result v = tmmu({"validate", ckpt});
+        QCOMPARE(v.code, 0);
+        QVERIFY2(v.out.contains(hash_line(r.out, "plan hash")), qPrintable(v.out));
+        QFile t(trace);
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        QVERIFY(t.readLine().startsWith("{\"record\":\"allocation_header\""));
+    }
+    void corruptCheckpointIsRejected() {
+        QTemporaryDir dir;
+        QString ckpt = dir.filePath("plan.cbor");
+        QCOMPARE(tmmu({"plan", resource("models/examples/residual_blocks.json"), "--checkpoint", ckpt}).code, 0);
+        QFile f(ckpt);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray bytes = f.readAll();
+        f.close();
+        bytes.chop(7);
+        write(ckpt, bytes);
+        Result v = tmmu({"validate", ckpt});
+        QCOMPARE(v.code, 18);
+        QVERIFY2(v.err.startsWith("tmmu: CORRUPT_CHECKPOINT at "), qPrintable(v.err));
+    }
+    void csvProblemsPlanWithEveryStrategy() {
+        QTemporaryDir dir;
+        QString csv = dir.filePath("p.csv");
+        write(csv, "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n");
+        for (const char* s : {"slots", "ffd", "greedy-size", "best-fit", "auto"}) {
+            Result r = tmmu({"plan", csv, "--strategy", s, "--json", "-"});
+            QCOMPARE(r.code, 0);
+            QJsonObject arena = QJsonDocument::fromJson(r.out.toUtf8())["arenas"][0].toObject();
+            QCOMPARE(arena["lower_bound"].toInt(), 12);
+            QVERIFY(arena["peak_bytes"].toInt() >= 12);
+        }
+    }
+    void failuresPrintOneLineWithCodeAndPlace() {
+        QTemporaryDir dir;
+        QString cyclic = dir.filePath("cycle.json");
+        write(cyclic, R"({"format":"tmmu-ir","version":1,"tensors":[
+            {"id":"a","shape":[4],"dtype":"f32","role":"activation"},
+            {"id":"b","shape":[4],"dtype":"f32","role":"activation"}],
+            "nodes":[{"id":"n1","opcode":"relu","inputs":["b"],"outputs":["a"]},
+                     {"id":"n2","opcode":"relu","inputs":["a"],"outputs":["b"]}]})");
+        Result r = tmmu({"plan", cyclic});
+        QCOMPARE(r.code, 11);
+        QVERIFY2(r.err.startsWith("tmmu: LIVENESS_CYCLE at "), qPrintable(r.err));
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(r.out.isEmpty());
+
+        Result small = tmmu({"plan", resource("models/examples/residual_blocks.json"), "--arena",
+                             "activations=1KiB"});
+        QCOMPARE(small.code, 14);
+        QVERIFY2(small.err.contains("ARENA_TOO_SMALL") && small.err.contains("activations"),
+                 qPrintable(small.err));
+
+        Result missing = tmmu({"plan", dir.filePath("nope.json")});
+        QCOMPARE(missing.code, 16);
+        QVERIFY(missing.err.contains("nope.json"));
+
+        Result usage = tmmu({"plan", "--strateg", "slots"});
+        QCOMPARE(usage.code, 2);
+        QVERIFY(usage.err.contains("--strateg"));
+
+        Result badsize = tmmu({"plan", "--arena", "activations=lots"});
+        QCOMPARE(badsize.code, 2);
+        QVERIFY(badsize.err.contains("lots"));
+    }
+    void everyCommandHasHelp() {
+        for (const char* cmd : {"plan", "validate", "gen", "bench"}) {
+            Result r = tmmu({cmd, "--help"});
+            QCOMPARE(r.code, 0);
+            QVERIFY2(r.out.startsWith(QString("usage: tmmu ") + cmd), cmd);
+        }
+        Result top = tmmu({"--help"});
+        QCOMPARE(top.code, 0);
+        QVERIFY(top.out.contains("commands:"));
+        QCOMPARE(tmmu({}).code, 2);
+    }
+    void benchRunsOnASmallScale() {
+        Result r = tmmu({"bench", "--data", TMMU_DSA_DIR, "--max-buffers", "1000", "--json", "-"});
+        QCOMPARE(r.code, 0);
+        int brace = r.out.indexOf("\n{");
+        QVERIFY(brace >= 0);
+        QJsonObject report = QJsonDocument::fromJson(r.out.mid(brace).toUtf8()).object();
+        QCOMPARE(report["scaling"].toArray().size(), 2); // 500 and 1000 buffers
+        QCOMPARE(report["graphs"].toArray().size(), 3);
+        if (QDir(TMMU_DSA_DIR).exists()) QVERIFY(report["instances"].toArray().size() >= 12);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

@@ -1,0 +1,211 @@
+#include "io/sha256.h"
+#include "ir/validate.h"
+#include "models/graph_builder.h"
+#include "plan/planner.h"
+#include "plan/strategy.h"
+#include "test_support.h"
+
+#include <QObject>
+
+using namespace tmmu;
+
+namespace {
+
+// Independent of the validator: brute-force check that tensors of one arena that are live at
+// the same time never overlap in bytes unless they share a storage (same buffer).
+bool tensors_disjoint(const Plan& plan, std::string* why) {
+    for (size_t i = 0; i < plan.tensors.size(); ++i)
+        for (size_t j = i + 1; j < plan.tensors.size(); ++j) {
+            const PlannedTensor& a = plan.tensors[i];
+            const PlannedTensor& b = plan.tensors[j];
+            if (a.arena != b.arena || a.buffer == b.buffer || !a.life.overlaps(b.life)) continue;
+            if (a.size == 0 || b.size == 0) continue;
+            if (a.offset < b.offset + b.size && b.offset < a.offset + a.size) {
+                *why = a.id + " overlaps " + b.id;
+                return false;
+            }
+        }
+    return true;
+}
+
+Graph chain(size_t length, bool in_place) {
+    GraphBuilder gb("chain");
+    TensorIndex prev = gb.add_tensor("x", {256}, DType::F32, Role::Input);
+    for (size_t i = 0; i < length; ++i) {
+        Role role = i + 1 == length ? Role::Output : Role::Activation;
+        TensorIndex next = gb.add_tensor("y", {256}, DType::F32, role);
+        if (in_place) gb.tensor(next).in_place_of = prev;
+        gb.add_node("relu", {prev}, {next}, Phase::Forward);
+        prev = next;
+    }
+    Graph g = gb.take();
+    finalize_graph(g);
+    return g;
+}
+
+PlanOptions with_strategy(const std::string& s) {
+    PlanOptions o;
+    o.strategy = s;
+    return o;
+}
+
+} // namespace
+
+class TestPlanner : public QObject {
+    Q_OBJECT
+  private slots:
+    void inPlaceChainUsesOneSlot() {
+        Plan plan = plan_graph(chain(8, true), Mode::Inference, with_strategy("slots"), {}, "chain");
+        QCOMPARE(plan.arenas.size(), size_t(1));
+        QCOMPARE(plan.arenas[0].config.name, std::string("activations"));
+        QCOMPARE(plan.arenas[0].metrics.slot_count, 1u);
+        QCOMPARE(plan.arenas[0].metrics.peak_bytes, uint64_t(1024));
+        QCOMPARE(plan.tensors.size(), size_t(9));
+        for (const auto& t : plan.tensors) QCOMPARE(t.offset, uint64_t(0));
+    }
+    void plainChainAlternatesTwoSlots() {
+        Plan plan = plan_graph(chain(8, false), Mode::Inference, with_strategy("slots"), {}, "chain");
+        QCOMPARE(plan.arenas[0].metrics.slot_count, 2u);
+        QCOMPARE(plan.arenas[0].metrics.max_live, 2u);
+        QCOMPARE(plan.arenas[0].metrics.peak_bytes, uint64_t(2048));
+        QCOMPARE(plan.arenas[0].metrics.lower_bound, uint64_t(2048));
+    }
+    void unknownStrategyIsAnArgumentError() {
+        TMMU_EXPECT_FAILURE(plan_graph(chain(2, false), Mode::Inference, with_strategy("magic"), {}, "c"),
+                            FailureCode::InvalidArgument);
+    }
+    void tooSmallArenaFailsWithItsName() {
+        PlanOptions o = with_strategy("auto");
+        o.policy.set_capacity("activations", 1500);
+        auto f = test::capture_failure(
+            [&] { plan_graph(chain(4, false), Mode::Inference, o, {}, "c"); });
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::ArenaTooSmall);
+        QVERIFY2(std::string(f->what()).find("activations") != std::string::npos, f->what());
+    }
+    void nonPowerOfTwoAlignmentIsRejected() {
+        PlanOptions o;
+        o.policy.set_alignment(96);
+        TMMU_EXPECT_FAILURE(plan_graph(chain(2, false), Mode::Inference, o, {}, "c"),
+                            FailureCode::AlignmentViolation);
+    }
+    void offsetsHonourArenaAlignment() {
+        PlanOptions o = with_strategy("best-fit");
+        o.policy.set_alignment(4096);
+        Plan plan = plan_graph(test::random_graph(7, 40, false), Mode::Inference, o, {}, "r");
+        for (const auto& t : plan.tensors)
+            if (plan.tensors.size() && t.offset % 4096 != 0) {
+                // Only views may sit inside their base at an unaligned offset.
+                bool shares = false;
+                for (const auto& u : plan.tensors)
+                    shares |= (&u != &t && u.arena == t.arena && u.buffer == t.buffer);
+                QVERIFY2(shares, t.id.c_str());
+            }
+    }
+    void mustNotAliasKeepsTensorsApartAtAllTimes() {
+        // x -> a -> b -> c -> y: a and c never live at once, so they would share bytes.
+        auto build = [](bool keep_apart) {
+            GraphBuilder gb("mna");
+            auto x = gb.add_tensor("x", {256}, DType::F32, Role::Input);
+            auto a = gb.add_tensor("a", {256}, DType::F32, Role::Activation);
+            auto b = gb.add_tensor("b", {256}, DType::F32, Role::Activation);
+            auto c = gb.add_tensor("c", {256}, DType::F32, Role::Activation);
+            auto y = gb.add_tensor("y", {256}, DType::F32, Role::Output);
+            gb.add_node("relu", {x}, {a}, Phase::Forward);
+            gb.add_node("relu", {a}, {b}, Phase::Forward);
+            gb.add_node("relu", {b}, {c}, Phase::Forward);
+            gb.add_node("relu", {c}, {y}, Phase::Forward);
+            if (keep_apart) gb.tensor(a).must_not_alias = {c};
+            Graph g = gb.take();
+            finalize_graph(g);
+            return g;
+        };
+        Graph free_graph = build(false);
+        Graph g = build(true);
+        auto offset_of = [](const Plan& p, const char* id) {
+            for (const auto& t : p.tensors)
+                if (t.id == id) return t.offset;
+            return UINT64_MAX;
+        };
+        for (const OffsetStrategy* s : all_strategies()) {
+            Plan free_plan = plan_graph(free_graph, Mode::Inference, with_strategy(std::string(s->name())), {}, "f");
+            Plan plan = plan_graph(g, Mode::Inference, with_strategy(std::string(s->name())), {}, "m");
+            QCOMPARE(offset_of(free_plan, "t000001"), offset_of(free_plan, "t000003")); // reuse
+            QVERIFY(offset_of(plan, "t000001") != offset_of(plan, "t000003"));
+        }
+    }
+    void randomGraphsPlanValidlyInEveryModeAndStrategy() {
+        for (uint32_t seed = 0; seed < 300; ++seed) {
+            Graph g = test::random_graph(seed, 10 + seed % 50, seed % 2 == 0);
+            for (Mode m : {Mode::Inference, Mode::Forward, Mode::Training}) {
+                for (const OffsetStrategy* s : all_strategies()) {
+                    Plan plan = plan_graph(g, m, with_strategy(std::string(s->name())), {}, "r");
+                    std::string why;
+                    QVERIFY2(tensors_disjoint(plan, &why), why.c_str());
+                    for (const auto& a : plan.arenas) {
+                        QCOMPARE(a.metrics.slot_count, a.metrics.max_live);
+                        QVERIFY(a.metrics.peak_bytes >= a.metrics.lower_bound);
+                    }
+                }
+            }
+        }
+    }
+    void autoIsNeverWorseThanAnyStrategy() {
+        for (uint32_t seed = 0; seed < 100; ++seed) {
+            Graph g = test::random_graph(1000 + seed, 60, true);
+            Plan best = plan_graph(g, Mode::Training, with_strategy("auto"), {}, "r");
+            for (const OffsetStrategy* s : all_strategies()) {
+                Plan p = plan_graph(g, Mode::Training, with_strategy(std::string(s->name())), {}, "r");
+                for (size_t a = 0; a < p.arenas.size(); ++a)
+                    QVERIFY(best.arenas[a].metrics.peak_bytes <= p.arenas[a].metrics.peak_bytes);
+            }
+        }
+    }
+    void samePlanAndHashOnRepeatedRuns() {
+        Graph g = test::random_graph(42, 80, true);
+        Plan first = plan_graph(g, Mode::Training, with_strategy("auto"), {}, "r");
+        for (int i = 0; i < 3; ++i) {
+            Plan again = plan_graph(test::random_graph(42, 80, true), Mode::Training,
+                                    with_strategy("auto"), {}, "r");
+            QCOMPARE(to_hex(again.plan_hash), to_hex(first.plan_hash));
+            QCOMPARE(again.tensors.size(), first.tensors.size());
+            for (size_t t = 0; t < first.tensors.size(); ++t)
+                QCOMPARE(again.tensors[t].offset, first.tensors[t].offset);
+        }
+        Plan other_mode = plan_graph(g, Mode::Forward, with_strategy("auto"), {}, "r");
+        QVERIFY(to_hex(other_mode.plan_hash) != to_hex(first.plan_hash));
+    }
+    void seriesPeaksMatchMetrics() {
+        Graph g = test::random_graph(5, 80, true);
+        Plan plan = plan_graph(g, Mode::Training, with_strategy("auto"), {}, "r");
+        QCOMPARE(plan.series.times.size(), plan.execution_order.size());
+        for (size_t a = 0; a < plan.arenas.size(); ++a) {
+            const auto& live = plan.series.live_bytes[a];
+            const auto& high = plan.series.high_water[a];
+            QCOMPARE(*std::max_element(live.begin(), live.end()), plan.arenas[a].metrics.lower_bound);
+            QCOMPARE(*std::max_element(high.begin(), high.end()), plan.arenas[a].metrics.peak_bytes);
+            for (size_t k = 0; k < live.size(); ++k) QVERIFY(live[k] <= high[k]);
+        }
+    }
+    void problemPlansUseOneArena() {
+        OffsetProblem p = test::random_problem(3, 200, 100, 4096, true);
+        std::vector<std::string> ids;
+        for (size_t i = 0; i < p.buffers.size(); ++i) ids.push_back(std::to_string(i));
+        Plan plan = plan_problem(p, ids, with_strategy("auto"), {}, "random");
+        QVERIFY(!plan.mode.has_value());
+        QCOMPARE(plan.arenas.size(), size_t(1));
+        QCOMPARE(plan.tensors.size(), size_t(200));
+        std::string why;
+        QVERIFY2(tensors_disjoint(plan, &why), why.c_str());
+    }
+    void cancellationStopsPlanning() {
+        std::atomic<bool> cancel{true};
+        Progress progress;
+        progress.cancel_flag = &cancel;
+        TMMU_EXPECT_FAILURE(plan_graph(chain(4, false), Mode::Inference, PlanOptions{}, progress, "c"),
+                            FailureCode::Cancelled);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlanner)
+#include "test_planner.moc"
