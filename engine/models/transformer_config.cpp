@@ -1,0 +1,166 @@
+#include "models/transformer_config.h"
+
+#include "core/failure.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace tmmu {
+namespace {
+
+using nlohmann::json;
+
+// Dimensions above this are not a real model; the cap keeps every product of two fields
+// inside int64 so shape arithmetic below cannot overflow before finalize_graph checks bytes.
+constexpr uint64_t kMaxField = uint64_t{1} << 32;
+
+struct Reader {
+    const json& obj;
+    std::string_view origin;
+
+    std::string where(std::string_view field) const {
+        return std::string(origin) + " field '" + std::string(field) + "'";
+    }
+    [[noreturn]] void bad(std::string_view field, const std::string& message) const {
+        fail(FailureCode::InvalidIrShapes, where(field), message);
+    }
+    // A null value counts as absent: Hugging Face writes "n_inner": null for the default.
+    bool has(std::string_view field) const {
+        auto it = obj.find(std::string(field));
+        return it != obj.end() && !it->is_null();
+    }
+    uint64_t positive(std::string_view field) const {
+        if (!has(field)) bad(field, "missing required field");
+        const json& v = obj.at(std::string(field));
+        // nlohmann stores non-negative integers as unsigned, so a signed one is negative.
+        if (!v.is_number_unsigned() || v.get<uint64_t>() == 0)
+            bad(field, "expected a positive integer, got " + v.dump());
+        uint64_t value = v.get<uint64_t>();
+        if (value > kMaxField) bad(field, "value " + v.dump() + " is larger than 2^32");
+        return value;
+    }
+    uint64_t positive_or(std::string_view field, uint64_t fallback) const {
+        return has(field) ? positive(field) : fallback;
+    }
+    bool boolean_or(std::string_view field, bool fallback) const {
+        if (!has(field)) return fallback;
+        const json& v = obj.at(std::string(field));
+        if (!v.is_boolean()) bad(field, "expected true or false, got " + v.dump());
+        return v.get<bool>();
+    }
+    std::string string_or(std::string_view field, std::string fallback) const {
+        if (!has(field)) return fallback;
+        const json& v = obj.at(std::string(field));
+        if (!v.is_string()) bad(field, "expected a string, got " + v.dump());
+        return v.get<std::string>();
+    }
+};
+
+std::string stem_of(std::string_view origin) {
+    auto slash = origin.find_last_of("/\\");
+    std::string_view base = slash == std::string_view::npos ? origin : origin.substr(slash + 1);
+    auto dot = base.rfind('.');
+    if (dot != std::string_view::npos && dot > 0) base = base.substr(0, dot);
+    return std::string(base);
+}
+
+std::optional<TransformerConfig::Family> detect_family(const Reader& r) {
+    std::string model_type = r.string_or("model_type", "");
+    if (model_type == "gpt2") return TransformerConfig::Family::Gpt2;
+    if (model_type == "llama") return TransformerConfig::Family::Llama;
+    if (r.has("n_embd")) return TransformerConfig::Family::Gpt2;
+    if (r.has("hidden_size")) return TransformerConfig::Family::Llama;
+    return std::nullopt;
+}
+
+void read_gpt2(const Reader& r, TransformerConfig& c) {
+    c.n_layer = r.positive("n_layer");
+    c.hidden = r.positive("n_embd");
+    c.n_head = r.positive("n_head");
+    c.n_kv_head = c.n_head;
+    c.vocab = r.positive("vocab_size");
+    // n_ctx is the legacy spelling of n_positions in early GPT-2 configs.
+    c.max_positions =
+        r.has("n_positions") || !r.has("n_ctx") ? r.positive("n_positions") : r.positive("n_ctx");
+    c.intermediate = r.positive_or("n_inner", 4 * c.hidden);
+    c.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+}
+
+void read_llama(const Reader& r, TransformerConfig& c) {
+    c.n_layer = r.positive("num_hidden_layers");
+    c.hidden = r.positive("hidden_size");
+    c.n_head = r.positive("num_attention_heads");
+    c.n_kv_head = r.positive_or("num_key_value_heads", c.n_head);
+    c.intermediate = r.positive("intermediate_size");
+    c.vocab = r.positive("vocab_size");
+    c.max_positions = r.positive_or("max_position_embeddings", 2048); // the transformers default
+    c.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+}
+
+void check_heads(const Reader& r, const TransformerConfig& c) {
+    bool gpt2 = c.family == TransformerConfig::Family::Gpt2;
+    if (c.hidden % c.n_head != 0)
+        r.bad(gpt2 ? "n_head" : "num_attention_heads", "hidden size " + std::to_string(c.hidden) +
+                                                           " is not divisible by " +
+                                                           std::to_string(c.n_head) + " heads");
+    if (c.n_head % c.n_kv_head != 0)
+        r.bad("num_key_value_heads", std::to_string(c.n_head) +
+                                         " attention heads are not divisible by " +
+                                         std::to_string(c.n_kv_head) + " key/value heads");
+}
+
+} // namespace
+
+std::string_view family_name(TransformerConfig::Family f) {
+    return f == TransformerConfig::Family::Gpt2 ? "gpt2" : "llama";
+}
+
+TransformerConfig parse_transformer_config(std::string_view json_text, std::string_view origin) {
+    json doc = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded())
+        fail(FailureCode::InvalidIrShapes, std::string(origin), "not valid JSON");
+    if (!doc.is_object())
+        fail(FailureCode::InvalidIrShapes, std::string(origin), "expected a JSON object");
+    Reader r{doc, origin};
+    auto family = detect_family(r);
+    if (!family)
+        r.bad("model_type", "expected model_type \"gpt2\" or \"llama\", or GPT-2 (n_embd) or "
+                            "Llama (hidden_size) fields");
+    TransformerConfig c;
+    c.family = *family;
+    if (c.family == TransformerConfig::Family::Gpt2)
+        read_gpt2(r, c);
+    else
+        read_llama(r, c);
+    check_heads(r, c);
+    c.name = r.string_or("_name_or_path", "");
+    if (c.name.empty()) c.name = stem_of(origin);
+    return c;
+}
+
+TransformerConfig load_transformer_config(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(FailureCode::IoError, path, "cannot open transformer config for reading");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) fail(FailureCode::IoError, path, "read error");
+    return parse_transformer_config(text.str(), path);
+}
+
+bool looks_like_transformer_config(std::string_view text) {
+    json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) return false;
+    if (doc.contains("tensors") || doc.contains("nodes")) return false;
+    auto type = doc.find("model_type");
+    if (type != doc.end() && type->is_string() && (*type == "gpt2" || *type == "llama"))
+        return true;
+    bool gpt2 = doc.contains("n_embd") && doc.contains("n_layer") && doc.contains("n_head");
+    bool llama = doc.contains("hidden_size") && doc.contains("num_hidden_layers") &&
+                 doc.contains("num_attention_heads");
+    return gpt2 || llama;
+}
+
+} // namespace tmmu

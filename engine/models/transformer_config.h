@@ -1,0 +1,41 @@
+#pragma once
+// Transformer hyperparameters read from a Hugging Face style config.json (GPT-2 or Llama
+// field names). Only the fields that fix tensor shapes are kept; everything else is ignored.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tmmu {
+
+struct TransformerConfig {
+    enum class Family { Gpt2, Llama };
+    Family family = Family::Gpt2;
+    uint64_t n_layer = 0;
+    uint64_t hidden = 0;       // embedding width (GPT-2 n_embd, Llama hidden_size)
+    uint64_t n_head = 0;       // query heads
+    uint64_t n_kv_head = 0;    // key/value heads; == n_head unless grouped-query attention
+    uint64_t intermediate = 0; // MLP width (GPT-2 n_inner or 4*n_embd)
+    uint64_t vocab = 0;
+    uint64_t max_positions = 0;   // longest sequence the model accepts
+    std::string name;             // config "_name_or_path", else the file stem of origin
+    bool tied_embeddings = false; // lm head shares the token embedding matrix
+
+    uint64_t head_dim() const { return hidden / n_head; }
+};
+
+std::string_view family_name(TransformerConfig::Family f); // "gpt2", "llama"
+
+// Parses config.json text. origin names the source (a path) in failures and in the default
+// name. Throws INVALID_IR_SHAPES naming origin and the field: malformed JSON, missing field,
+// non-integer or non-positive value, hidden not divisible by heads, heads not divisible by kv
+// heads, unknown family. Family: model_type "gpt2"/"llama", else by which fields exist.
+TransformerConfig parse_transformer_config(std::string_view json_text, std::string_view origin);
+
+// Reads and parses a file; IO_ERROR when it cannot be read.
+TransformerConfig load_transformer_config(const std::string& path);
+
+// Cheap sniff for loaders choosing a format: a JSON object with GPT-2 or Llama config fields
+// (and no native-IR "tensors"/"nodes" arrays). Never throws.
+bool looks_like_transformer_config(std::string_view text);
+
+} // namespace tmmu

@@ -1,0 +1,42 @@
+#pragma once
+// Expands a TransformerConfig into an operator-granularity IR graph for one mode.
+//
+// inference: tokens -> ... -> logits (role output). No targets, loss or saved_for_backward.
+// forward:   inference plus targets and cross_entropy -> loss (role output); every forward
+//            tensor the backward pass reads is marked saved_for_backward. It is exactly the
+//            forward part of the training graph: same tensor ids, shapes and marks.
+// training:  forward (loss becomes an activation), then backward nodes in reverse layer order
+//            (phase backward, every new tensor role gradient) and one optimizer node per
+//            parameter (phase optimizer) writing the parameter and its state in place.
+//
+// Tensor names follow Hugging Face parameter names with an "h<layer>." prefix
+// ("h3.attn.c_attn.weight", "h3.self_attn.k_proj.weight"); activations "h3.attn.probs";
+// gradients append ".grad". Ids are "t000000".. and "n000000".. in creation order.
+#include "ir/dtype.h"
+#include "ir/graph.h"
+#include "liveness/liveness.h"
+#include "models/transformer_config.h"
+
+#include <cstdint>
+
+namespace tmmu {
+
+struct GraphRequest {
+    uint64_t batch = 8;
+    uint64_t seq = 1024;
+    Mode mode = Mode::Training;
+    DType dtype = DType::F32; // activations, parameters, gradients and optimizer state
+    bool adam = true;         // false: one sgd node per parameter (no optimizer state)
+};
+
+// Returns a finalized graph (finalize_graph has run). Failures: INVALID_ARGUMENT for batch or
+// seq of 0, seq above config.max_positions, or more layers than the builder expands (10000);
+// INVALID_IR_SHAPES for a config that breaks the TransformerConfig invariants;
+// ALLOCATION_OVERFLOW when a tensor's byte size overflows uint64.
+Graph build_transformer_graph(const TransformerConfig& config, const GraphRequest& request);
+
+// Trainable scalars, counting a tied lm head once (GPT-2 small: 124,439,808).
+// ALLOCATION_OVERFLOW when the count overflows uint64.
+uint64_t parameter_count(const TransformerConfig& config);
+
+} // namespace tmmu
