@@ -7,29 +7,36 @@
 
 namespace tmmu::cli {
 
-std::optional<std::string> Args::value(std::string_view name) {
-    std::optional<std::string> found;
+std::optional<std::string> Args::take_first(std::string_view name) {
     for (size_t i = 0; i < rest_.size(); ++i) {
         const std::string& a = rest_[i];
         if (a == name) {
             if (i + 1 >= rest_.size())
                 fail(FailureCode::InvalidArgument, std::string(name), "expects a value");
-            found = rest_[i + 1];
+            std::string v = rest_[i + 1];
             rest_.erase(rest_.begin() + long(i), rest_.begin() + long(i) + 2);
-            --i;
-        } else if (a.size() > name.size() && a.compare(0, name.size(), name) == 0 &&
-                   a[name.size()] == '=') {
-            found = a.substr(name.size() + 1);
+            return v;
+        }
+        if (a.size() > name.size() && a.compare(0, name.size(), name) == 0 &&
+            a[name.size()] == '=') {
+            std::string v = a.substr(name.size() + 1);
             rest_.erase(rest_.begin() + long(i));
-            --i;
+            return v;
         }
     }
-    return found;
+    return std::nullopt;
+}
+
+std::optional<std::string> Args::value(std::string_view name) {
+    std::optional<std::string> v = take_first(name);
+    if (v && take_first(name))
+        fail(FailureCode::InvalidArgument, std::string(name), "given more than once");
+    return v;
 }
 
 std::vector<std::string> Args::values(std::string_view name) {
     std::vector<std::string> all;
-    while (auto v = value(name)) all.push_back(*v);
+    while (auto v = take_first(name)) all.push_back(*v);
     return all;
 }
 

@@ -12,6 +12,7 @@ class Args {
   public:
     Args(std::vector<std::string> argv) : rest_(std::move(argv)) {}
 
+    // A single-valued option; giving it twice is an error.
     std::optional<std::string> value(std::string_view name);
     std::vector<std::string> values(std::string_view name); // repeated option
     bool flag(std::string_view name);
@@ -21,6 +22,7 @@ class Args {
     std::vector<std::string> positionals(size_t min, size_t max);
 
   private:
+    std::optional<std::string> take_first(std::string_view name);
     std::vector<std::string> rest_;
 };
 

@@ -25,6 +25,8 @@ options:
   --strategy S         slots | ffd | greedy-size | best-fit | auto (default auto)
   --arena NAME=SIZE    arena capacity, e.g. activations=8GiB (repeatable); CSV problems use
                        the arena name "arena"
+  --route ROLE=ARENA   put a role's tensors in another arena, e.g. gradient=activations
+                       (default arenas: parameters, activations, gradients, optimizer)
   --align N            default alignment of every arena in bytes (default 128)
   --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout

@@ -43,6 +43,19 @@ Digest parse_replay_token(const std::string& hex) {
     return d;
 }
 
+// A capacity given for an arena no role is routed to would silently do nothing: say so.
+// ("arena" is the single arena of offset-assignment CSV problems.)
+void check_arenas_are_used(const ArenaPolicy& policy, const std::vector<std::string>& named) {
+    for (const std::string& name : named) {
+        bool routed = name == "arena";
+        for (const std::string& target : policy.arena_of_role) routed |= target == name;
+        if (!routed)
+            fail(FailureCode::InvalidArgument, "--arena " + name,
+                 "no role is routed to this arena; arenas: parameters, activations, gradients, "
+                 "optimizer (CSV problems: arena), or add one with --route ROLE=ARENA");
+    }
+}
+
 } // namespace
 
 PlanOptions plan_options_from(Args& args) {
@@ -55,15 +68,30 @@ PlanOptions plan_options_from(Args& args) {
                  fmt::format("{} is not a power of two", align));
         o.policy.set_alignment(align);
     }
+    std::vector<std::string> capacity_named;
     for (const std::string& spec : args.values("--arena")) {
         size_t eq = spec.find('=');
         if (eq == std::string::npos || eq == 0)
             fail(FailureCode::InvalidArgument, "--arena",
                  fmt::format("'{}': expected NAME=CAPACITY, e.g. activations=8GiB", spec));
+        capacity_named.push_back(spec.substr(0, eq));
         o.policy.set_capacity(spec.substr(0, eq),
                               parse_byte_size(spec.substr(eq + 1), "--arena " + spec));
     }
+    for (const std::string& spec : args.values("--route")) {
+        size_t eq = spec.find('=');
+        auto role = parse_role(spec.substr(0, eq));
+        if (eq == std::string::npos || !role || eq + 1 == spec.size())
+            fail(FailureCode::InvalidArgument, "--route",
+                 fmt::format("'{}': expected ROLE=ARENA, e.g. gradients=activations; roles: "
+                             "parameter input output activation gradient optimizer_state workspace",
+                             spec));
+        std::string arena = spec.substr(eq + 1);
+        if (!o.policy.find(arena)) o.policy.set_capacity(arena, UINT64_MAX);
+        o.policy.route(*role, arena);
+    }
     if (auto t = args.value("--replay-token")) o.replay_token = parse_replay_token(*t);
+    check_arenas_are_used(o.policy, capacity_named);
     return o;
 }
 

@@ -156,6 +156,21 @@ class TestCli : public QObject {
         QCOMPARE(badsize.code, 2);
         QVERIFY(badsize.err.contains("lots"));
     }
+    void routeMovesRolesBetweenArenas() {
+        Result r = tmmu({"plan", "--batch", "1", "--seq", "64", "--route", "gradient=activations",
+                         "--route", "optimizer_state=parameters", "--json", "-"});
+        QCOMPARE(r.code, 0);
+        QStringList names;
+        for (const auto& a : QJsonDocument::fromJson(r.out.toUtf8())["arenas"].toArray())
+            names << a.toObject()["name"].toString();
+        QCOMPARE(names, QStringList({"parameters", "activations"}));
+        Result unused = tmmu({"plan", "--arena", "scratch=1GiB"});
+        QCOMPARE(unused.code, 2);
+        QVERIFY(unused.err.contains("scratch"));
+        Result twice = tmmu({"plan", "--mode", "inference", "--mode", "training"});
+        QCOMPARE(twice.code, 2);
+        QVERIFY(twice.err.contains("more than once"));
+    }
     void everyCommandHasHelp() {
         for (const char* cmd : {"plan", "validate", "gen", "bench"}) {
             Result r = tmmu({cmd, "--help"});
