@@ -31,6 +31,10 @@ struct ArenaMetrics {
     double reuse_ratio = 0.0;            // 1 - slots / tensors (seed step 6)
     double internal_fragmentation = 0.0; // (peak_bytes - lower_bound) / peak_bytes
     uint64_t plan_ns = 0;                // wall time of the strategy (not deterministic)
+
+    // Fills the three ratios from the integer fields; the planner and checkpoint restore share
+    // it so a restored plan compares equal to the original.
+    void derive_ratios();
 };
 
 struct ArenaPlan {

@@ -93,13 +93,6 @@ void solve_arena(ArenaPlan& arena, const OffsetStrategy& strategy, const Progres
         std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start).count());
 }
 
-void finish_metrics(ArenaMetrics& m) {
-    m.peak_over_bound = m.lower_bound ? double(m.peak_bytes) / double(m.lower_bound) : 1.0;
-    m.reuse_ratio = m.tensors ? 1.0 - double(m.slot_count) / double(m.tensors) : 0.0;
-    m.internal_fragmentation =
-        m.peak_bytes ? double(m.peak_bytes - m.lower_bound) / double(m.peak_bytes) : 0.0;
-}
-
 void solve_all(Plan& plan, const std::string& strategy_name, const Progress& progress) {
     const OffsetStrategy& strategy = require_strategy(strategy_name);
     for (size_t a = 0; a < plan.arenas.size(); ++a) {
@@ -219,7 +212,7 @@ Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Pro
     plan.arenas = build_arenas(g, lv, options.policy, storages_of_arena);
     solve_all(plan, options.strategy, progress);
     map_tensors(g, lv, storages_of_arena, plan);
-    for (auto& arena : plan.arenas) finish_metrics(arena.metrics);
+    for (auto& arena : plan.arenas) arena.metrics.derive_ratios();
     std::vector<uint64_t> steps(std::max<uint32_t>(lv.steps(), 1));
     std::iota(steps.begin(), steps.end(), 0);
     plan.series = build_memory_series(plan.arenas, std::move(steps));
@@ -266,7 +259,7 @@ Plan plan_problem(const OffsetProblem& problem, const std::vector<std::string>& 
         plan.tensors.push_back(std::move(p));
     }
     solved.metrics.tensors = static_cast<uint32_t>(ids.size());
-    finish_metrics(solved.metrics);
+    solved.metrics.derive_ratios();
     std::sort(plan.tensors.begin(), plan.tensors.end(),
               [](const PlannedTensor& x, const PlannedTensor& y) { return x.id < y.id; });
     plan.series = build_memory_series(plan.arenas, event_times(plan.arenas));

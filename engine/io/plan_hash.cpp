@@ -1,0 +1,182 @@
+#include "io/plan_hash.h"
+
+#include "core/failure.h"
+#include "io/sha256.h"
+#include "liveness/liveness.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tmmu {
+
+namespace {
+
+using cbor::Value;
+
+Value digest_value(const Digest& d) {
+    return Value::byte_string(d.data(), d.size());
+}
+
+Digest hash_value(const Value& v) {
+    return sha256(cbor::encode_canonical(v));
+}
+
+// Indices 0..n-1 ordered by the id the callback returns (bytewise), ties by index.
+template <class IdOf>
+std::vector<size_t> sorted_by_id(size_t n, IdOf id_of) {
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return id_of(a) < id_of(b); });
+    return order;
+}
+
+Value tensor_ref(const Graph& g, TensorIndex t, const std::string& where) {
+    if (t >= g.tensors.size())
+        fail(FailureCode::InvalidIrShapes, where,
+             "tensor index " + std::to_string(t) + " is out of range (" +
+                 std::to_string(g.tensors.size()) + " tensors)");
+    return Value::str(g.tensors[t].id);
+}
+
+Value canonical_tensor(const Graph& g, const Tensor& t) {
+    const std::string where = "tensor '" + t.id + "'";
+    Value shape = Value::array();
+    for (int64_t dim : t.shape)
+        shape.items.push_back(Value::integer(dim));
+    Value view = Value::null();
+    if (t.view) {
+        view = Value::map();
+        view.set("base", tensor_ref(g, t.view->base, where + ".view.base"));
+        view.set("byte_offset", Value::uint64(t.view->byte_offset));
+        view.set("byte_length", Value::uint64(t.view->byte_length));
+    }
+    std::vector<std::string> forbidden;
+    for (TensorIndex other : t.must_not_alias)
+        forbidden.push_back(tensor_ref(g, other, where + ".must_not_alias").text);
+    std::sort(forbidden.begin(), forbidden.end());
+    forbidden.erase(std::unique(forbidden.begin(), forbidden.end()), forbidden.end());
+    Value must_not_alias = Value::array();
+    for (const std::string& id : forbidden)
+        must_not_alias.items.push_back(Value::str(id));
+
+    Value m = Value::map();
+    m.set("id", Value::str(t.id));
+    m.set("shape", std::move(shape));
+    m.set("dtype", Value::str(dtype_name(t.dtype)));
+    m.set("role", Value::str(role_name(t.role)));
+    m.set("alias_group", Value::str(t.alias_group));
+    m.set("view", std::move(view));
+    m.set("in_place_of", t.in_place_of == kNone
+                             ? Value::null()
+                             : tensor_ref(g, t.in_place_of, where + ".in_place_of"));
+    m.set("saved_for_backward", Value::boolean(t.saved_for_backward));
+    m.set("must_not_alias", std::move(must_not_alias));
+    m.set("alignment", Value::uint64(t.alignment));
+    m.set("pinned_offset", t.pinned_offset ? Value::uint64(*t.pinned_offset) : Value::null());
+    return m;
+}
+
+Value canonical_node(const Graph& g, const Node& n) {
+    const std::string where = "node '" + n.id + "'";
+    Value inputs = Value::array();
+    for (TensorIndex t : n.inputs)
+        inputs.items.push_back(tensor_ref(g, t, where + ".inputs"));
+    Value outputs = Value::array();
+    for (TensorIndex t : n.outputs)
+        outputs.items.push_back(tensor_ref(g, t, where + ".outputs"));
+    Value m = Value::map();
+    m.set("id", Value::str(n.id));
+    m.set("opcode", Value::str(n.opcode));
+    m.set("inputs", std::move(inputs));
+    m.set("outputs", std::move(outputs));
+    m.set("phase", Value::str(phase_name(n.phase)));
+    return m;
+}
+
+const std::string& arena_name_of(const Plan& plan, const PlannedTensor& t) {
+    if (t.arena >= plan.arenas.size())
+        fail(FailureCode::InvalidArgument, "tensor '" + t.id + "'.arena",
+             "arena index " + std::to_string(t.arena) + " is out of range (" +
+                 std::to_string(plan.arenas.size()) + " arenas)");
+    return plan.arenas[t.arena].config.name;
+}
+
+Digest arena_config_hash(const Plan& plan) {
+    Value configs = Value::array();
+    for (const ArenaPlan& a : plan.arenas)
+        configs.items.push_back(
+            Value::array({Value::str(a.config.name), Value::uint64(a.config.capacity),
+                          Value::uint64(a.config.alignment)}));
+    return hash_value(configs);
+}
+
+Digest execution_order_hash(const Plan& plan) {
+    Value order = Value::array();
+    for (const std::string& id : plan.execution_order)
+        order.items.push_back(Value::str(id));
+    return hash_value(order);
+}
+
+} // namespace
+
+Value canonical_ir(const Graph& g) {
+    Value tensors = Value::array();
+    for (size_t i : sorted_by_id(g.tensors.size(), [&](size_t k) { return g.tensors[k].id; }))
+        tensors.items.push_back(canonical_tensor(g, g.tensors[i]));
+    Value nodes = Value::array();
+    for (size_t i : sorted_by_id(g.nodes.size(), [&](size_t k) { return g.nodes[k].id; }))
+        nodes.items.push_back(canonical_node(g, g.nodes[i]));
+    Value body = Value::map();
+    body.set("tensors", std::move(tensors));
+    body.set("nodes", std::move(nodes));
+    return Value::array({Value::str("tmmu_ir_v1"), std::move(body)});
+}
+
+Digest ir_hash(const Graph& g) {
+    return hash_value(canonical_ir(g));
+}
+
+Digest problem_hash(const OffsetProblem& p, const std::vector<std::string>& ids) {
+    if (ids.size() != p.buffers.size())
+        fail(FailureCode::InvalidArgument, "problem_hash ids",
+             "expected one id per buffer (" + std::to_string(p.buffers.size()) + "), got " +
+                 std::to_string(ids.size()));
+    Value rows = Value::array();
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+        const Buffer& b = p.buffers[i];
+        rows.items.push_back(
+            Value::array({Value::str(ids[i]), Value::uint64(b.begin), Value::uint64(b.end),
+                          Value::uint64(b.size), Value::uint64(b.alignment),
+                          b.pinned ? Value::uint64(*b.pinned) : Value::null()}));
+    }
+    return hash_value(Value::array({Value::str("tmmu_problem_v1"), std::move(rows)}));
+}
+
+Value plan_hash_preimage(const Plan& plan) {
+    Value slots = Value::array();
+    Value addresses = Value::array();
+    for (size_t i :
+         sorted_by_id(plan.tensors.size(), [&](size_t k) { return plan.tensors[k].id; })) {
+        const PlannedTensor& t = plan.tensors[i];
+        const std::string& arena = arena_name_of(plan, t);
+        slots.items.push_back(
+            Value::array({Value::str(t.id), Value::str(arena), Value::uint64(t.slot)}));
+        addresses.items.push_back(Value::array(
+            {Value::str(t.id), Value::str(arena), Value::uint64(t.offset), Value::uint64(t.size)}));
+    }
+    Value slot_assignment_table = Value::array({digest_value(plan.replay_token), std::move(slots)});
+    const Value mode = Value::str(plan.mode ? mode_name(*plan.mode) : std::string_view("none"));
+    Value body =
+        Value::array({digest_value(plan.ir_hash), mode, digest_value(arena_config_hash(plan)),
+                      digest_value(execution_order_hash(plan)), Value::uint64(0), Value::uint64(1),
+                      digest_value(hash_value(Value::map())), std::move(slot_assignment_table),
+                      std::move(addresses)});
+    return Value::array({Value::str("tmmu_plan_v1"), std::move(body)});
+}
+
+Digest compute_plan_hash(const Plan& plan) {
+    return hash_value(plan_hash_preimage(plan));
+}
+
+} // namespace tmmu

@@ -1,0 +1,42 @@
+#pragma once
+// Content hashes of a model, a bare offset problem, and a plan (seed section II.K).
+// Every hash is SHA-256 over the deterministic CBOR (io/cbor.h) of a documented value, so two
+// machines that agree on the inputs agree on the hash bit for bit. Timing never enters a hash.
+#include "io/cbor.h"
+#include "ir/graph.h"
+#include "plan/offset_problem.h"
+#include "plan/plan.h"
+
+#include <string>
+#include <vector>
+
+namespace tmmu {
+
+// The canonical IR: ["tmmu_ir_v1", {"tensors": [...], "nodes": [...]}], tensors and nodes
+// sorted by id, references written as ids. Display names (graph name, tensor names) and
+// derived fields (bytes, producer, consumers, the execution order) are excluded: renaming a
+// tensor for display keeps the hash, while every field that can change a plan is included.
+// Throws Failure(InvalidIrShapes) for a reference to a tensor index that does not exist.
+cbor::Value canonical_ir(const Graph& g);
+Digest ir_hash(const Graph& g);
+
+// ["tmmu_problem_v1", [[id, begin, end, size, alignment, pinned or null], ...]] in buffer
+// order (the order breaks strategy ties, so it is part of the problem). The capacity belongs
+// to the arena config and is hashed there. ids.size() must equal the buffer count.
+Digest problem_hash(const OffsetProblem& p, const std::vector<std::string>& ids);
+
+// The value hashed by compute_plan_hash:
+//   ["tmmu_plan_v1", [ir_hash, mode, arena_config_hash, execution_order_hash, rank = 0,
+//     world_size = 1, shard_spec_hash, slot_assignment_table, logical_address_table]]
+// mode is the mode's name or "none" (bare problems); hashes are 32-byte byte strings;
+//   arena_config_hash     = SHA-256(CBOR([[name, capacity, alignment], ...] in arena order))
+//   execution_order_hash  = SHA-256(CBOR([node id, ...]))
+//   shard_spec_hash       = SHA-256(CBOR({}))  (single rank, nothing sharded)
+//   slot_assignment_table = [replay_token, [[tensor_id, arena_name, slot], ...]]
+//   logical_address_table = [[tensor_id, arena_name, offset, size], ...]
+// with both tables sorted by tensor id. Throws Failure(InvalidArgument) when a tensor names an
+// arena index the plan does not have.
+cbor::Value plan_hash_preimage(const Plan& plan);
+Digest compute_plan_hash(const Plan& plan);
+
+} // namespace tmmu

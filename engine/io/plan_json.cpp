@@ -1,0 +1,111 @@
+#include "io/plan_json.h"
+
+#include "core/checked.h"
+#include "core/failure.h"
+#include "io/sha256.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tmmu {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+double ns_to_ms(uint64_t ns) {
+    return static_cast<double>(ns) / 1e6;
+}
+
+ordered_json arena_json(const ArenaPlan& a) {
+    const ArenaMetrics& m = a.metrics;
+    ordered_json j;
+    j["name"] = a.config.name;
+    j["capacity"] = a.config.capacity;
+    j["alignment"] = a.config.alignment;
+    j["strategy"] = a.strategy;
+    j["peak_bytes"] = m.peak_bytes;
+    j["lower_bound"] = m.lower_bound;
+    j["peak_over_bound"] = m.peak_over_bound;
+    j["slots"] = m.slot_count;
+    j["max_live"] = m.max_live;
+    j["buffers"] = m.buffers;
+    j["tensors"] = m.tensors;
+    j["reuse_ratio"] = m.reuse_ratio;
+    j["internal_fragmentation"] = m.internal_fragmentation;
+    j["plan_ms"] = ns_to_ms(m.plan_ns);
+    return j;
+}
+
+ordered_json totals_json(const Plan& plan) {
+    uint64_t peak = 0, bound = 0;
+    for (const ArenaPlan& a : plan.arenas) {
+        peak = checked_add(peak, a.metrics.peak_bytes, "totals.peak_bytes");
+        bound = checked_add(bound, a.metrics.lower_bound, "totals.lower_bound");
+    }
+    ordered_json j;
+    j["peak_bytes"] = peak;
+    j["lower_bound"] = bound;
+    j["plan_ms"] = ns_to_ms(plan.total_plan_ns);
+    return j;
+}
+
+ordered_json series_json(const Plan& plan) {
+    const MemorySeries& s = plan.series;
+    ordered_json arenas = ordered_json::object();
+    for (size_t i = 0; i < plan.arenas.size(); ++i) {
+        ordered_json a;
+        a["live_bytes"] = i < s.live_bytes.size() ? s.live_bytes[i] : std::vector<uint64_t>{};
+        a["high_water"] = i < s.high_water.size() ? s.high_water[i] : std::vector<uint64_t>{};
+        arenas[plan.arenas[i].config.name] = std::move(a);
+    }
+    ordered_json j;
+    j["times"] = s.times;
+    j["arenas"] = std::move(arenas);
+    return j;
+}
+
+ordered_json tensor_json(const Plan& plan, const PlannedTensor& t) {
+    if (t.arena >= plan.arenas.size())
+        fail(FailureCode::InvalidArgument, "tensor '" + t.id + "'.arena",
+             "arena index " + std::to_string(t.arena) + " is out of range");
+    ordered_json j;
+    j["id"] = t.id;
+    j["name"] = t.name;
+    j["role"] = std::string(role_name(t.role));
+    j["arena"] = plan.arenas[t.arena].config.name;
+    j["slot"] = t.slot;
+    j["offset"] = t.offset;
+    j["size"] = t.size;
+    j["alignment"] = t.alignment;
+    j["begin"] = t.life.begin;
+    j["end"] = t.life.end;
+    return j;
+}
+
+} // namespace
+
+std::string plan_to_json(const Plan& plan, bool include_tensors) {
+    ordered_json arenas = ordered_json::array();
+    for (const ArenaPlan& a : plan.arenas)
+        arenas.push_back(arena_json(a));
+    ordered_json j;
+    j["tmmu_version"] = TMMU_VERSION;
+    j["source"] = plan.source;
+    j["mode"] = plan.mode ? ordered_json(std::string(mode_name(*plan.mode))) : ordered_json();
+    j["strategy"] = plan.strategy;
+    j["ir_hash"] = to_hex(plan.ir_hash);
+    j["plan_hash"] = to_hex(plan.plan_hash);
+    j["arenas"] = std::move(arenas);
+    j["totals"] = totals_json(plan);
+    j["series"] = series_json(plan);
+    if (include_tensors) {
+        ordered_json tensors = ordered_json::array();
+        for (const PlannedTensor& t : plan.tensors)
+            tensors.push_back(tensor_json(plan, t));
+        j["tensors"] = std::move(tensors);
+    }
+    j["notes"] = plan.notes;
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+} // namespace tmmu

@@ -1,0 +1,140 @@
+#include "io/trace.h"
+
+#include "core/failure.h"
+#include "io/file_io.h"
+#include "io/sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+namespace tmmu {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+__extension__ typedef unsigned __int128 u128; // sums of uint64 byte counts times 10^k
+
+std::string u128_to_string(u128 v) {
+    std::string s;
+    do {
+        s.push_back(static_cast<char>('0' + static_cast<int>(v % 10)));
+        v /= 10;
+    } while (v != 0);
+    std::reverse(s.begin(), s.end());
+    return s;
+}
+
+// num / den rounded half-up to `decimals` places (0 <= decimals <= 18).
+std::string fixed(u128 num, u128 den, int decimals) {
+    u128 scale = 1;
+    for (int i = 0; i < decimals; ++i)
+        scale *= 10;
+    const u128 q = den == 0 ? 0 : (num * scale * 2 + den) / (den * 2);
+    std::string frac = u128_to_string(q % scale);
+    if (decimals == 0) return u128_to_string(q / scale);
+    frac.insert(0, static_cast<size_t>(decimals) - frac.size(), '0');
+    return u128_to_string(q / scale) + "." + frac;
+}
+
+std::string line(const ordered_json& j) {
+    // Replacing invalid UTF-8 (ids from a CSV, say) keeps the writer total; valid text is
+    // written unchanged and non-ASCII stays UTF-8.
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+const ArenaPlan& arena_of(const Plan& plan, const PlannedTensor& t) {
+    if (t.arena >= plan.arenas.size())
+        fail(FailureCode::InvalidArgument, "tensor '" + t.id + "'.arena",
+             "arena index " + std::to_string(t.arena) + " is out of range");
+    const ArenaPlan& a = plan.arenas[t.arena];
+    if (t.buffer >= a.problem.buffers.size())
+        fail(FailureCode::InvalidArgument, "tensor '" + t.id + "'.buffer",
+             "buffer index " + std::to_string(t.buffer) + " is out of range in arena '" +
+                 a.config.name + "'");
+    return a;
+}
+
+ordered_json header(const Plan& plan) {
+    ordered_json arenas = ordered_json::array();
+    for (const ArenaPlan& a : plan.arenas)
+        arenas.push_back({{"name", a.config.name},
+                          {"capacity", a.config.capacity},
+                          {"alignment", a.config.alignment}});
+    ordered_json j;
+    j["record"] = "allocation_header";
+    j["ir_hash"] = to_hex(plan.ir_hash);
+    j["mode"] = plan.mode ? std::string(mode_name(*plan.mode)) : std::string("none");
+    j["replay_token_prefix"] = to_hex(plan.replay_token).substr(0, 8);
+    j["strategy"] = plan.strategy;
+    j["arenas"] = std::move(arenas);
+    return j;
+}
+
+ordered_json tensor_record(const Plan& plan, const PlannedTensor& t) {
+    const ArenaPlan& a = arena_of(plan, t);
+    ordered_json j;
+    j["record"] = "tensor";
+    j["tensor_id"] = t.id;
+    j["name"] = t.name;
+    j["arena"] = a.config.name;
+    j["logical_slot"] = t.slot;
+    j["logical_address"] = t.offset;
+    j["size"] = t.size;
+    j["live_range"] = ordered_json::array({t.life.begin, t.life.end});
+    j["bytes"] = a.problem.buffers[t.buffer].size;
+    return j;
+}
+
+ordered_json summary(const Plan& plan) {
+    ordered_json peaks = ordered_json::object();
+    ordered_json bounds = ordered_json::object();
+    u128 peak_sum = 0, bound_sum = 0, slots = 0;
+    for (const ArenaPlan& a : plan.arenas) {
+        peaks[a.config.name] = a.metrics.peak_bytes;
+        bounds[a.config.name] = a.metrics.lower_bound;
+        peak_sum += a.metrics.peak_bytes;
+        bound_sum += a.metrics.lower_bound;
+        slots += a.metrics.slot_count;
+    }
+    const u128 tensors = plan.tensors.size();
+    const u128 reused = tensors > slots ? tensors - slots : 0;
+    const u128 wasted = peak_sum > bound_sum ? peak_sum - bound_sum : 0;
+    ordered_json j;
+    j["record"] = "summary";
+    j["peak_bytes_per_arena"] = std::move(peaks);
+    j["lower_bound_per_arena"] = std::move(bounds);
+    j["total_logical_slots"] = static_cast<uint64_t>(slots);
+    j["reuse_ratio"] = fixed(reused, tensors, 4);
+    j["fragmentation_pct"] = fixed(wasted * 100, peak_sum, 2);
+    j["plan_hash"] = to_hex(plan.plan_hash);
+    return j;
+}
+
+} // namespace
+
+std::string format_fixed(uint64_t numerator, uint64_t denominator, int decimals) {
+    if (decimals < 0 || decimals > 18)
+        fail(FailureCode::InvalidArgument, "format_fixed decimals",
+             "expected 0..18 decimals, got " + std::to_string(decimals));
+    return fixed(numerator, denominator, decimals);
+}
+
+std::string trace_jsonl(const Plan& plan) {
+    std::string out = line(header(plan));
+    std::vector<size_t> order(plan.tensors.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return plan.tensors[a].id < plan.tensors[b].id; });
+    for (size_t i : order)
+        out += line(tensor_record(plan, plan.tensors[i]));
+    out += line(summary(plan));
+    return out;
+}
+
+void write_trace_file(const Plan& plan, const std::string& path) {
+    write_file_atomic(path, trace_jsonl(plan));
+}
+
+} // namespace tmmu

@@ -1,0 +1,23 @@
+#pragma once
+// The allocation trace of seed section 7 as JSON lines: one allocation_header record, one
+// tensor record per tensor (ascending id), one summary record. Nothing in it depends on time
+// or on the machine: ratios are fixed-decimal strings computed with integers, so the same plan
+// gives the same bytes everywhere (golden traces compare files byte for byte).
+#include "plan/plan.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tmmu {
+
+// Every line ends in '\n'. Field order and meaning: resources/docs/outputs.md.
+// Throws Failure(InvalidArgument) when a tensor names an arena or buffer the plan lacks.
+std::string trace_jsonl(const Plan& plan);
+// Atomic write (temporary file + rename); Failure(IoError) naming the path.
+void write_trace_file(const Plan& plan, const std::string& path);
+
+// numerator / denominator rounded half-up to `decimals` places, e.g. (1, 3, 4) -> "0.3333",
+// (2, 3, 2) -> "0.67"; "0.0000"-style zero when the denominator is 0. Exact integer math.
+std::string format_fixed(uint64_t numerator, uint64_t denominator, int decimals);
+
+} // namespace tmmu

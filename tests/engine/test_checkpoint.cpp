@@ -1,0 +1,398 @@
+#include "core/failure.h"
+#include "io/cbor.h"
+#include "io/checkpoint.h"
+#include "io/model_source.h"
+#include "io/plan_hash.h"
+#include "io/sha256.h"
+#include "test_support.h"
+
+#include <QDir>
+#include <QFile>
+#include <QObject>
+#include <QTemporaryDir>
+
+#include <random>
+
+using namespace tmmu;
+using cbor::Value;
+
+namespace {
+
+// Two arenas, six tensors, one of them a view: small enough to check by hand.
+//   parameters (cap 1 MiB, align 128): w1 [0,4) 256 B @0 slot 0; w2 [0,4) 100 B @256 slot 1
+//   activations (cap 4096, align 64):  a [0,2) 512 B @0 slot 0, a.view = a + 128 (64 B);
+//                                      b [1,3) 256 B @512 slot 1; c [2,4) 512 B @0 slot 0
+Plan sample_plan() {
+    Plan p;
+    p.source = "sample.json";
+    p.mode = Mode::Training;
+    p.strategy = "auto";
+    p.ir_hash = sha256(std::string_view("sample-ir"));
+    for (size_t i = 0; i < p.replay_token.size(); ++i)
+        p.replay_token[i] = static_cast<uint8_t>(i);
+    p.execution_order = {"n0", "n1", "n2", "n3"};
+    ArenaPlan params;
+    params.config = {"parameters", 1u << 20, 128};
+    params.problem.capacity = params.config.capacity;
+    params.problem.buffers = {{0, 4, 256, 128, std::nullopt}, {0, 4, 100, 128, std::nullopt}};
+    params.buffer_names = {"w1", "w2"};
+    params.solution = {{0, 256}, 356};
+    params.slot_of_buffer = {0, 1};
+    params.strategy = params.solution.producer = "best-fit";
+    params.metrics = {356, 356, 2, 2, 2, 2, 1.0, 0.0, 0.0, 1234};
+    ArenaPlan acts;
+    acts.config = {"activations", 4096, 64};
+    acts.problem.capacity = acts.config.capacity;
+    acts.problem.buffers = {
+        {0, 2, 512, 64, std::nullopt}, {1, 3, 256, 64, std::nullopt}, {2, 4, 512, 64, 0}};
+    acts.buffer_names = {"a", "b", "c"};
+    acts.solution = {{0, 512, 0}, 768};
+    acts.slot_of_buffer = {0, 1, 0};
+    acts.strategy = acts.solution.producer = "greedy-size";
+    acts.metrics = {768, 768, 2, 2, 3, 4, 1.0, 0.5, 0.0, 5678};
+    p.arenas = {params, acts};
+    auto t = [](std::string id, Role role, uint32_t arena, uint32_t buffer, uint32_t slot,
+                uint64_t offset, uint64_t size, uint64_t align, uint32_t b, uint32_t e) {
+        PlannedTensor x;
+        x.id = id;
+        x.name = id + " (display)";
+        x.role = role;
+        x.arena = arena;
+        x.buffer = buffer;
+        x.slot = slot;
+        x.offset = offset;
+        x.size = size;
+        x.alignment = align;
+        x.life = {b, e};
+        return x;
+    };
+    p.tensors = {t("a", Role::Activation, 1, 0, 0, 0, 512, 64, 0, 2),
+                 t("a.view", Role::Activation, 1, 0, 0, 128, 64, 64, 0, 2),
+                 t("b", Role::Activation, 1, 1, 1, 512, 256, 64, 1, 3),
+                 t("c", Role::Output, 1, 2, 0, 0, 512, 64, 2, 4),
+                 t("w1", Role::Parameter, 0, 0, 0, 0, 256, 128, 0, 4),
+                 t("w2", Role::Parameter, 0, 1, 1, 256, 100, 128, 0, 4)};
+    p.series.times = {0, 1, 2, 3};
+    p.series.live_bytes = {{356, 356, 356, 356}, {512, 768, 768, 512}};
+    p.series.high_water = {{356, 356, 356, 356}, {512, 768, 768, 512}};
+    p.notes = {"sample note"};
+    p.total_plan_ns = 6912;
+    p.plan_hash = compute_plan_hash(p);
+    return p;
+}
+
+// Everything but timing must survive a checkpoint.
+void compare_plans(const Plan& a, const Plan& b) {
+    QCOMPARE(a.source, b.source);
+    QCOMPARE(a.mode, b.mode);
+    QCOMPARE(a.strategy, b.strategy);
+    QCOMPARE(a.ir_hash, b.ir_hash);
+    QCOMPARE(a.replay_token, b.replay_token);
+    QCOMPARE(a.plan_hash, b.plan_hash);
+    QCOMPARE(a.execution_order, b.execution_order);
+    QCOMPARE(a.notes, b.notes);
+    QCOMPARE(a.series.times, b.series.times);
+    QCOMPARE(a.series.live_bytes, b.series.live_bytes);
+    QCOMPARE(a.series.high_water, b.series.high_water);
+    QCOMPARE(a.arenas.size(), b.arenas.size());
+    for (size_t i = 0; i < a.arenas.size(); ++i) {
+        const ArenaPlan &x = a.arenas[i], &y = b.arenas[i];
+        QCOMPARE(x.config.name, y.config.name);
+        QCOMPARE(x.config.capacity, y.config.capacity);
+        QCOMPARE(x.config.alignment, y.config.alignment);
+        QCOMPARE(x.strategy, y.strategy);
+        QCOMPARE(x.problem.capacity, y.problem.capacity);
+        QCOMPARE(x.problem.buffers.size(), y.problem.buffers.size());
+        for (size_t k = 0; k < x.problem.buffers.size(); ++k) {
+            const Buffer &u = x.problem.buffers[k], &v = y.problem.buffers[k];
+            QVERIFY(u.begin == v.begin && u.end == v.end && u.size == v.size &&
+                    u.alignment == v.alignment && u.pinned == v.pinned);
+        }
+        QCOMPARE(x.buffer_names, y.buffer_names);
+        QCOMPARE(x.solution.offsets, y.solution.offsets);
+        QCOMPARE(x.solution.height, y.solution.height);
+        QCOMPARE(x.solution.producer, y.solution.producer);
+        QCOMPARE(x.slot_of_buffer, y.slot_of_buffer);
+        const ArenaMetrics &m = x.metrics, &n = y.metrics;
+        QVERIFY(m.peak_bytes == n.peak_bytes && m.lower_bound == n.lower_bound &&
+                m.slot_count == n.slot_count && m.max_live == n.max_live &&
+                m.buffers == n.buffers && m.tensors == n.tensors);
+        QCOMPARE(m.peak_over_bound, n.peak_over_bound);
+        QCOMPARE(m.reuse_ratio, n.reuse_ratio);
+        QCOMPARE(m.internal_fragmentation, n.internal_fragmentation);
+    }
+    QCOMPARE(a.tensors.size(), b.tensors.size());
+    for (size_t i = 0; i < a.tensors.size(); ++i) {
+        const PlannedTensor &s = a.tensors[i], &t = b.tensors[i];
+        QVERIFY(s.id == t.id && s.name == t.name && s.role == t.role && s.arena == t.arena &&
+                s.buffer == t.buffer && s.slot == t.slot && s.offset == t.offset &&
+                s.size == t.size && s.alignment == t.alignment && s.life.begin == t.life.begin &&
+                s.life.end == t.life.end);
+    }
+}
+
+Plan decode(const std::vector<uint8_t>& bytes) {
+    return decode_checkpoint(bytes.data(), bytes.size());
+}
+
+Value as_value(const std::vector<uint8_t>& bytes) {
+    return cbor::decode(bytes.data(), bytes.size());
+}
+
+Value& field(Value& map, const std::string& key) {
+    for (auto& [k, v] : map.entries)
+        if (k.text == key) return v;
+    throw std::logic_error("no key " + key);
+}
+
+// Re-signs an edited checkpoint the way encode_checkpoint does (content_hash = SHA-256 of the
+// map without it), so a test reaches the checks behind the content hash.
+std::vector<uint8_t> reseal(Value v) {
+    std::erase_if(v.entries, [](const auto& e) { return e.first.text == "content_hash"; });
+    const Digest d = sha256(cbor::encode_canonical(v));
+    v.set("content_hash", Value::byte_string(d.data(), d.size()));
+    return cbor::encode_canonical(v);
+}
+
+// A plan edited by `edit`, re-hashed so that only the validator can object to it.
+std::vector<uint8_t> rehashed(const std::function<void(Plan&)>& edit) {
+    Plan p = sample_plan();
+    edit(p);
+    p.plan_hash = compute_plan_hash(p);
+    return encode_checkpoint(p);
+}
+
+} // namespace
+
+class TestCheckpoint : public QObject {
+    Q_OBJECT
+  private slots:
+    void roundTripIsBitIdentical() {
+        const Plan p = sample_plan();
+        const auto bytes = encode_checkpoint(p);
+        const Plan q = decode(bytes);
+        compare_plans(p, q);
+        QCOMPARE(q.total_plan_ns, uint64_t(0));
+        for (const ArenaPlan& a : q.arenas)
+            QCOMPARE(a.metrics.plan_ns, uint64_t(0));
+        QCOMPARE(encode_checkpoint(q), bytes);
+        QCOMPARE(encode_checkpoint(sample_plan()), bytes); // deterministic
+    }
+    void bareProblemPlanRoundTrips() {
+        Plan p = sample_plan();
+        p.mode.reset();
+        p.execution_order.clear();
+        p.notes.clear();
+        p.series = {};
+        p.plan_hash = compute_plan_hash(p);
+        const auto bytes = encode_checkpoint(p);
+        const Plan q = decode(bytes);
+        QVERIFY(!q.mode.has_value());
+        compare_plans(p, q);
+        QCOMPARE(encode_checkpoint(q), bytes);
+    }
+    void derivedMetricsFollowIntegers() {
+        ArenaMetrics m;
+        m.peak_bytes = 1000;
+        m.lower_bound = 800;
+        m.slot_count = 3;
+        m.tensors = 12;
+        m.derive_ratios();
+        QCOMPARE(m.peak_over_bound, 1.25);
+        QCOMPARE(m.reuse_ratio, 0.75);
+        QCOMPARE(m.internal_fragmentation, 0.2);
+        ArenaMetrics empty;
+        empty.derive_ratios();
+        QCOMPARE(empty.peak_over_bound, 1.0);
+        QCOMPARE(empty.reuse_ratio, 0.0);
+        QCOMPARE(empty.internal_fragmentation, 0.0);
+    }
+    void fileRoundTripIsAtomic() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("plan.tmmuckpt").toStdString();
+        const Plan p = sample_plan();
+        write_checkpoint_file(p, path);
+        write_checkpoint_file(p, path); // replacing an existing file
+        compare_plans(p, read_checkpoint_file(path));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"plan.tmmuckpt"});
+        const auto raw = test::read_file(path);
+        QVERIFY(raw.has_value());
+        QCOMPARE(raw->size(), encode_checkpoint(p).size());
+        TMMU_EXPECT_FAILURE(read_checkpoint_file(path + ".missing"), FailureCode::IoError);
+        TMMU_EXPECT_FAILURE(write_checkpoint_file(p, dir.filePath("no/such/dir/x").toStdString()),
+                            FailureCode::IoError);
+    }
+    void encodeRefusesStaleHash() {
+        Plan p = sample_plan();
+        p.tensors[1].offset = 192;
+        TMMU_EXPECT_FAILURE(encode_checkpoint(p), FailureCode::InvalidArgument);
+    }
+    void detectsAnyEditWithoutResealing() {
+        Value v = as_value(encode_checkpoint(sample_plan()));
+        field(v, "notes").items[0].text = "sample notf";
+        const auto bytes = cbor::encode_canonical(v);
+        auto f = test::capture_failure([&] { (void)decode(bytes); });
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::CorruptCheckpoint);
+        QCOMPARE(f->where(), std::string("checkpoint.content_hash"));
+    }
+    void detectsTamperedTensorOffset() {
+        Value v = as_value(encode_checkpoint(sample_plan()));
+        field(v, "tensors").items[1].items[6] = Value::uint64(192); // a.view, inside buffer a
+        auto f = test::capture_failure([&] { (void)decode(reseal(v)); });
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::CorruptCheckpoint);
+        QVERIFY2(f->message().find("does not match recomputed") != std::string::npos, f->what());
+    }
+    void detectsTamperedBufferOffset() {
+        Value v = as_value(encode_checkpoint(sample_plan()));
+        // Buffer a moves from 0 to 256: the peak stays 768, but tensor a no longer sits at its
+        // buffer.
+        field(field(v, "arenas").items[1], "offsets").items[0] = Value::uint64(256);
+        auto f = test::capture_failure([&] { (void)decode(reseal(v)); });
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::CorruptCheckpoint);
+        QVERIFY2(f->where().find("checkpoint.tensors[0]") == 0, f->what());
+    }
+    void validatorRejectsConsistentButInvalidLayouts() {
+        auto move_b = [](uint64_t offset, uint64_t peak) {
+            return [=](Plan& p) {
+                p.arenas[1].solution.offsets[1] = offset;
+                p.arenas[1].solution.height = peak;
+                p.arenas[1].metrics.peak_bytes = peak;
+                p.arenas[1].metrics.lower_bound = std::min<uint64_t>(peak, 768);
+                p.tensors[2].offset = offset;
+            };
+        };
+        TMMU_EXPECT_FAILURE(decode(rehashed(move_b(256, 512))), FailureCode::AddressCollision);
+        TMMU_EXPECT_FAILURE(decode(rehashed(move_b(520, 776))), FailureCode::AlignmentViolation);
+        TMMU_EXPECT_FAILURE(decode(rehashed([](Plan& p) { p.arenas[1].problem.capacity = 600; })),
+                            FailureCode::ArenaTooSmall);
+        TMMU_EXPECT_FAILURE(decode(rehashed([](Plan& p) {
+                                p.arenas[1].solution.offsets[2] = 64; // c is pinned at 0
+                                p.tensors[3].offset = 64;
+                                p.arenas[1].metrics.peak_bytes = 768;
+                            })),
+                            FailureCode::AlignmentViolation);
+    }
+    void rejectsWrongStructure_data() {
+        QTest::addColumn<int>("edit");
+        QTest::addColumn<QString>("where");
+        QTest::newRow("format") << 0 << "checkpoint.format";
+        QTest::newRow("version") << 1 << "checkpoint.version";
+        QTest::newRow("unknown key") << 2 << "checkpoint";
+        QTest::newRow("missing key") << 3 << "checkpoint";
+        QTest::newRow("mode alias") << 4 << "checkpoint.mode";
+        QTest::newRow("wrong type") << 5 << "checkpoint.arenas[0].offsets[1]";
+        QTest::newRow("short digest") << 6 << "checkpoint.replay_token";
+        QTest::newRow("length mismatch") << 7 << "checkpoint.arenas[1].slot_of_buffer";
+        QTest::newRow("bad role") << 8 << "checkpoint.tensors[0][2].role";
+        QTest::newRow("arena index") << 9 << "checkpoint.tensors[4][3].arena";
+        QTest::newRow("empty lifetime") << 10 << "checkpoint.arenas[0].buffers[0]";
+        QTest::newRow("peak") << 11 << "checkpoint.arenas[0].metrics.peak_bytes";
+        QTest::newRow("not a map") << 12 << "checkpoint";
+    }
+    void rejectsWrongStructure() {
+        QFETCH(int, edit);
+        QFETCH(QString, where);
+        Value v = as_value(encode_checkpoint(sample_plan()));
+        Value& a0 = field(v, "arenas").items[0];
+        switch (edit) {
+        case 0:
+            field(v, "format") = Value::str("tmmu-plan");
+            break;
+        case 1:
+            field(v, "version") = Value::uint64(2);
+            break;
+        case 2:
+            v.set("extra", Value::null());
+            break;
+        case 3:
+            std::erase_if(v.entries, [](auto& e) { return e.first.text == "notes"; });
+            break;
+        case 4:
+            field(v, "mode") = Value::str("backward");
+            break;
+        case 5:
+            field(a0, "offsets").items[1] = Value::str("256");
+            break;
+        case 6:
+            field(v, "replay_token").bytes.pop_back();
+            break;
+        case 7:
+            field(field(v, "arenas").items[1], "slot_of_buffer").items.pop_back();
+            break;
+        case 8:
+            field(v, "tensors").items[0].items[2] = Value::str("weights");
+            break;
+        case 9:
+            field(v, "tensors").items[4].items[3] = Value::uint64(2);
+            break;
+        case 10:
+            field(a0, "buffers").items[0].items[1] = Value::uint64(0);
+            break;
+        case 11:
+            field(field(a0, "metrics"), "peak_bytes") = Value::uint64(357);
+            break;
+        default:
+            v = Value::array({v});
+            break;
+        }
+        const auto bytes = edit == 12 ? cbor::encode_canonical(v) : reseal(v);
+        auto f = test::capture_failure([&] { (void)decode(bytes); });
+        QVERIFY(f.has_value());
+        QVERIFY2(f->code() == FailureCode::CorruptCheckpoint, f->what());
+        QCOMPARE(QString::fromStdString(f->where()), where);
+    }
+    // Plans from the real planner satisfy every invariant the decoder checks and survive a
+    // checkpoint unchanged (the planner and ArenaMetrics::derive_ratios agree on the ratios).
+    void realPlansRoundTrip_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("strategy");
+        const QString models = TMMU_SOURCE_DIR "/resources/models/";
+        QTest::newRow("views") << models + "examples/views_and_inplace.json"
+                               << "auto";
+        QTest::newRow("residual") << models + "examples/residual_blocks.json"
+                                  << "auto";
+        QTest::newRow("gpt2 small") << models + "gpt2-small.json"
+                                    << "slots";
+        QTest::newRow("csv") << QString(TMMU_DSA_DIR "/minimalloc/A.1048576.csv") << "auto";
+    }
+    void realPlansRoundTrip() {
+        QFETCH(QString, path);
+        QFETCH(QString, strategy);
+        if (!QFile::exists(path)) QSKIP("model file not available");
+        const ModelRequest request{Mode::Training, 1, 128};
+        PlanOptions options;
+        options.strategy = strategy.toStdString();
+        const Plan p =
+            plan_model(load_model(path.toStdString(), request), request.mode, options, {});
+        const auto bytes = encode_checkpoint(p);
+        const Plan q = decode(bytes);
+        compare_plans(p, q);
+        QCOMPARE(encode_checkpoint(q), bytes);
+    }
+    // Every damaged byte is caught (content hash) and nothing crashes; truncations too.
+    void randomDamageAlwaysFails() {
+        const auto good = encode_checkpoint(sample_plan());
+        std::mt19937_64 rng(99);
+        for (int iter = 0; iter < 1500; ++iter) {
+            std::vector<uint8_t> bad = good;
+            if (iter % 4 == 3) {
+                bad.resize(rng() % good.size());
+            } else {
+                const int flips = 1 + static_cast<int>(rng() % 3);
+                for (int k = 0; k < flips; ++k)
+                    bad[rng() % bad.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
+            }
+            if (bad == good) continue;
+            auto f = test::capture_failure([&] { (void)decode(bad); });
+            QVERIFY2(f.has_value(),
+                     ("damaged checkpoint accepted at iteration " + std::to_string(iter)).c_str());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCheckpoint)
+#include "test_checkpoint.moc"

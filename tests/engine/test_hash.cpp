@@ -1,0 +1,301 @@
+#include "core/failure.h"
+#include "io/cbor.h"
+#include "io/plan_hash.h"
+#include "io/sha256.h"
+#include "test_support.h"
+
+#include <QObject>
+
+#include <functional>
+
+using namespace tmmu;
+
+namespace {
+
+std::string hex(const std::vector<uint8_t>& bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string s;
+    for (uint8_t b : bytes) {
+        s.push_back(kHex[b >> 4]);
+        s.push_back(kHex[b & 15]);
+    }
+    return s;
+}
+
+// Two arenas, six tensors, one of them a view: small enough to check by hand.
+//   parameters (cap 1 MiB, align 128): w1 [0,4) 256 B @0 slot 0; w2 [0,4) 100 B @256 slot 1
+//   activations (cap 4096, align 64):  a [0,2) 512 B @0 slot 0, a.view = a + 128 (64 B);
+//                                      b [1,3) 256 B @512 slot 1; c [2,4) 512 B @0 slot 0
+Plan sample_plan() {
+    Plan p;
+    p.source = "sample.json";
+    p.mode = Mode::Training;
+    p.strategy = "auto";
+    p.ir_hash = sha256(std::string_view("sample-ir"));
+    for (size_t i = 0; i < p.replay_token.size(); ++i)
+        p.replay_token[i] = static_cast<uint8_t>(i);
+    p.execution_order = {"n0", "n1", "n2", "n3"};
+    ArenaPlan params;
+    params.config = {"parameters", 1u << 20, 128};
+    params.problem.capacity = params.config.capacity;
+    params.problem.buffers = {{0, 4, 256, 128, std::nullopt}, {0, 4, 100, 128, std::nullopt}};
+    params.buffer_names = {"w1", "w2"};
+    params.solution = {{0, 256}, 356};
+    params.slot_of_buffer = {0, 1};
+    params.strategy = params.solution.producer = "best-fit";
+    params.metrics = {356, 356, 2, 2, 2, 2, 1.0, 0.0, 0.0, 1234};
+    ArenaPlan acts;
+    acts.config = {"activations", 4096, 64};
+    acts.problem.capacity = acts.config.capacity;
+    acts.problem.buffers = {
+        {0, 2, 512, 64, std::nullopt}, {1, 3, 256, 64, std::nullopt}, {2, 4, 512, 64, 0}};
+    acts.buffer_names = {"a", "b", "c"};
+    acts.solution = {{0, 512, 0}, 768};
+    acts.slot_of_buffer = {0, 1, 0};
+    acts.strategy = acts.solution.producer = "greedy-size";
+    acts.metrics = {768, 768, 2, 2, 3, 4, 1.0, 0.5, 0.0, 5678};
+    p.arenas = {params, acts};
+    auto t = [](std::string id, Role role, uint32_t arena, uint32_t buffer, uint32_t slot,
+                uint64_t offset, uint64_t size, uint64_t align, uint32_t b, uint32_t e) {
+        PlannedTensor x;
+        x.id = id;
+        x.name = id + " (display)";
+        x.role = role;
+        x.arena = arena;
+        x.buffer = buffer;
+        x.slot = slot;
+        x.offset = offset;
+        x.size = size;
+        x.alignment = align;
+        x.life = {b, e};
+        return x;
+    };
+    p.tensors = {t("a", Role::Activation, 1, 0, 0, 0, 512, 64, 0, 2),
+                 t("a.view", Role::Activation, 1, 0, 0, 128, 64, 64, 0, 2),
+                 t("b", Role::Activation, 1, 1, 1, 512, 256, 64, 1, 3),
+                 t("c", Role::Output, 1, 2, 0, 0, 512, 64, 2, 4),
+                 t("w1", Role::Parameter, 0, 0, 0, 0, 256, 128, 0, 4),
+                 t("w2", Role::Parameter, 0, 1, 1, 256, 100, 128, 0, 4)};
+    p.series.times = {0, 1, 2, 3};
+    p.series.live_bytes = {{356, 356, 356, 356}, {512, 768, 768, 512}};
+    p.series.high_water = {{356, 356, 356, 356}, {512, 768, 768, 512}};
+    p.notes = {"sample note"};
+    p.total_plan_ns = 6912;
+    p.plan_hash = compute_plan_hash(p);
+    return p;
+}
+
+// A finalized-looking two-node graph (canonical_ir reads only the declared fields).
+Graph sample_graph() {
+    Graph g;
+    g.name = "tiny";
+    Tensor x;
+    x.id = "x";
+    x.name = "input x";
+    x.shape = {2, 3};
+    x.role = Role::Input;
+    Tensor w = x;
+    w.id = "w";
+    w.name = "weight";
+    w.role = Role::Parameter;
+    w.alignment = 256;
+    Tensor y = x;
+    y.id = "y";
+    y.name = "y";
+    y.role = Role::Output;
+    y.must_not_alias = {1, 0, 1};
+    Tensor v = x;
+    v.id = "y.half";
+    v.role = Role::Activation;
+    v.view = ViewDesc{2, 0, 12};
+    g.tensors = {x, w, y, v};
+    g.nodes = {Node{"mul", "Mul", {0, 1}, {2}, Phase::Forward},
+               Node{"slice", "Slice", {2}, {3}, Phase::Forward}};
+    g.execution_order = {0, 1};
+    return g;
+}
+
+} // namespace
+
+class TestHash : public QObject {
+    Q_OBJECT
+  private slots:
+    // FIPS 180-2 / NIST test vectors.
+    void sha256MatchesTestVectors() {
+        QCOMPARE(to_hex(sha256(std::string_view("abc"))),
+                 std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+        QCOMPARE(to_hex(sha256(std::string_view(""))),
+                 std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+        QCOMPARE(to_hex(sha256(
+                     std::string_view("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))),
+                 std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+    }
+    void hexRoundTripsAndRejectsGarbage() {
+        const Digest d = sha256(std::string_view("abc"));
+        QCOMPARE(digest_from_hex(to_hex(d), "x"), d);
+        std::string upper = to_hex(d);
+        for (char& c : upper)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        QCOMPARE(digest_from_hex(upper, "x"), d);
+        TMMU_EXPECT_FAILURE(digest_from_hex("abc", "--replay-token"), FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(digest_from_hex(std::string(63, '0') + "g", "--replay-token"),
+                            FailureCode::InvalidArgument);
+    }
+    // The expected values were computed independently of this code: the preimage bytes were
+    // rebuilt by a separate Python 3 CBOR encoder written from RFC 8949 and seed II.K (it
+    // reproduced plan_hash_preimage byte for byte) and hashed with hashlib.sha256.
+    void planHashIsStable() {
+        const Plan p = sample_plan();
+        const auto preimage = cbor::encode_canonical(plan_hash_preimage(p));
+        QVERIFY2(to_hex(p.plan_hash) == kExpectedPlanHash,
+                 (to_hex(p.plan_hash) + " preimage " + hex(preimage)).c_str());
+        QCOMPARE(to_hex(sha256(preimage)), to_hex(p.plan_hash));
+        // ["tmmu_plan_v1", [h'<ir_hash>', ...: array(2), text(12), array(9), bytes(32).
+        QCOMPARE(hex(preimage).substr(0, 34), std::string("82"
+                                                          "6c"
+                                                          "746d6d755f706c616e5f7631"
+                                                          "89"
+                                                          "5820"));
+    }
+    void planHashCoversLayoutAndConfig_data() {
+        QTest::addColumn<int>("change");
+        const char* names[] = {"offset",       "slot",        "size",       "mode",
+                               "no mode",      "arena align", "arena cap",  "arena name",
+                               "replay token", "ir hash",     "exec order", "tensor arena",
+                               "tensor id",    "extra tensor"};
+        for (int i = 0; i < int(std::size(names)); ++i)
+            QTest::newRow(names[i]) << i;
+    }
+    void planHashCoversLayoutAndConfig() {
+        QFETCH(int, change);
+        Plan p = sample_plan();
+        const std::vector<std::function<void(Plan&)>> edits = {
+            [](Plan& q) { q.tensors[1].offset += 64; },
+            [](Plan& q) { q.tensors[3].slot = 1; },
+            [](Plan& q) { q.tensors[5].size = 101; },
+            [](Plan& q) { q.mode = Mode::Inference; },
+            [](Plan& q) { q.mode.reset(); },
+            [](Plan& q) { q.arenas[0].config.alignment = 256; },
+            [](Plan& q) { q.arenas[1].config.capacity = 8192; },
+            [](Plan& q) { q.arenas[1].config.name = "acts"; },
+            [](Plan& q) { q.replay_token[31] ^= 1; },
+            [](Plan& q) { q.ir_hash[0] ^= 1; },
+            [](Plan& q) { std::swap(q.execution_order[1], q.execution_order[2]); },
+            [](Plan& q) { q.tensors[4].arena = 1; },
+            [](Plan& q) { q.tensors[0].id = "a0"; },
+            [](Plan& q) { q.tensors.push_back(q.tensors[0]); },
+        };
+        edits[static_cast<size_t>(change)](p);
+        QVERIFY(compute_plan_hash(p) != p.plan_hash);
+    }
+    void planHashIgnoresTimingNamesAndOrder() {
+        Plan p = sample_plan();
+        p.total_plan_ns = 1;
+        p.arenas[0].metrics.plan_ns = 99999;
+        p.arenas[1].metrics.reuse_ratio = 0.25;
+        p.arenas[1].strategy = "ffd";
+        p.tensors[0].name = "renamed";
+        p.notes.push_back("another note");
+        p.source = "elsewhere.json";
+        std::reverse(p.tensors.begin(), p.tensors.end()); // tables are sorted by id
+        QCOMPARE(to_hex(compute_plan_hash(p)), to_hex(p.plan_hash));
+    }
+    void planHashRejectsBadArenaIndex() {
+        Plan p = sample_plan();
+        p.tensors[2].arena = 7;
+        TMMU_EXPECT_FAILURE(compute_plan_hash(p), FailureCode::InvalidArgument);
+    }
+    void irHashIgnoresNamesAndStorageOrder() {
+        const Graph g = sample_graph();
+        const Digest h = ir_hash(g);
+        // Computed independently: the canonical IR of sample_graph() written out by hand in
+        // Python (dicts encoded by a from-scratch RFC 8949 encoder, keys sorted bytewise).
+        QCOMPARE(to_hex(h),
+                 std::string("ef096cec3066f3a6ab5e61abb27c3c3278f9aa5ae111f44bcfa439ac47991232"));
+        Graph renamed = g;
+        renamed.name = "other";
+        renamed.tensors[0].name = "the input";
+        QCOMPARE(ir_hash(renamed), h);
+        // Same graph with tensors 0 and 1 stored the other way round, nodes swapped too.
+        Graph shuffled = g;
+        std::swap(shuffled.tensors[0], shuffled.tensors[1]);
+        shuffled.tensors[2].must_not_alias = {0, 1};
+        shuffled.nodes[0].inputs = {1, 0};
+        std::swap(shuffled.nodes[0], shuffled.nodes[1]);
+        shuffled.execution_order = {1, 0};
+        QCOMPARE(ir_hash(shuffled), h);
+    }
+    void irHashCoversSemantics_data() {
+        QTest::addColumn<int>("change");
+        const char* names[] = {"shape",    "dtype", "role",     "alias group", "view offset",
+                               "in place", "saved", "no-alias", "alignment",   "pinned",
+                               "opcode",   "phase", "inputs",   "tensor id",   "node id"};
+        for (int i = 0; i < int(std::size(names)); ++i)
+            QTest::newRow(names[i]) << i;
+    }
+    void irHashCoversSemantics() {
+        QFETCH(int, change);
+        Graph g = sample_graph();
+        const Digest before = ir_hash(g);
+        const std::vector<std::function<void(Graph&)>> edits = {
+            [](Graph& h) {
+                h.tensors[0].shape = {3, 2};
+            },
+            [](Graph& h) { h.tensors[0].dtype = DType::BF16; },
+            [](Graph& h) { h.tensors[3].role = Role::Workspace; },
+            [](Graph& h) { h.tensors[2].alias_group = "g"; },
+            [](Graph& h) { h.tensors[3].view->byte_offset = 12; },
+            [](Graph& h) { h.tensors[2].in_place_of = 0; },
+            [](Graph& h) { h.tensors[2].saved_for_backward = true; },
+            [](Graph& h) { h.tensors[2].must_not_alias = {1}; },
+            [](Graph& h) { h.tensors[1].alignment = 512; },
+            [](Graph& h) { h.tensors[1].pinned_offset = 0; },
+            [](Graph& h) { h.nodes[0].opcode = "Add"; },
+            [](Graph& h) { h.nodes[1].phase = Phase::Backward; },
+            [](Graph& h) {
+                h.nodes[0].inputs = {1, 0};
+            },
+            [](Graph& h) { h.tensors[3].id = "y.lo"; },
+            [](Graph& h) { h.nodes[1].id = "slice2"; },
+        };
+        edits[static_cast<size_t>(change)](g);
+        QVERIFY(ir_hash(g) != before);
+    }
+    void irHashRejectsDanglingReferences() {
+        Graph g = sample_graph();
+        g.nodes[1].outputs = {9};
+        TMMU_EXPECT_FAILURE(ir_hash(g), FailureCode::InvalidIrShapes);
+        g = sample_graph();
+        g.tensors[3].view->base = kNone;
+        TMMU_EXPECT_FAILURE(ir_hash(g), FailureCode::InvalidIrShapes);
+    }
+    void problemHashCoversBuffersInOrder() {
+        OffsetProblem p = test::random_problem(7, 20, 50, 1000, true);
+        std::vector<std::string> ids;
+        for (size_t i = 0; i < p.buffers.size(); ++i)
+            ids.push_back("r" + std::to_string(i));
+        const Digest h = problem_hash(p, ids);
+        QCOMPARE(problem_hash(p, ids), h);
+        OffsetProblem q = p;
+        q.capacity = 12345; // the capacity is arena config, hashed with the plan
+        QCOMPARE(problem_hash(q, ids), h);
+        q.buffers[3].size += 1;
+        QVERIFY(problem_hash(q, ids) != h);
+        q = p;
+        q.buffers[3].pinned = 0;
+        QVERIFY(problem_hash(q, ids) != h);
+        q = p;
+        std::swap(q.buffers[0], q.buffers[1]);
+        std::swap(ids[0], ids[1]);
+        QVERIFY(problem_hash(q, ids) != h);
+        ids.pop_back();
+        TMMU_EXPECT_FAILURE(problem_hash(p, ids), FailureCode::InvalidArgument);
+    }
+
+  private:
+    static inline const std::string kExpectedPlanHash =
+        "6b6118e75be7baca581c917390f6348ca219fcfa4ec79349a6fd14380fa06d47";
+};
+
+QTEST_GUILESS_MAIN(TestHash)
+#include "test_hash.moc"
