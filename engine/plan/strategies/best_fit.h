@@ -1,0 +1,28 @@
+#pragma once
+// "best-fit": XLA-style global decreasing-size best fit. The gap placement of greedy-size (the
+// smallest fitting gap, ties lowest offset) run with three buffer orders: spatial (size desc,
+// then lifetime desc), temporal (lifetime desc, then size desc) and area (size * lifetime desc),
+// all breaking the last tie by index. Keeps the lowest height; ties go to the earlier order.
+#include "plan/strategy.h"
+
+namespace tmmu {
+
+class BestFitStrategy final : public OffsetStrategy {
+  public:
+    std::string_view name() const override { return "best-fit"; }
+    std::string_view description() const override {
+        return "global decreasing best fit (XLA): spatial, temporal and area orders, best kept";
+    }
+    OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
+};
+
+// Both answers of one best-fit run: the spatial-order solution (the same order and gap rule as
+// greedy-size, hence greedy-size's solution) and the best of the three orders. Lets "auto"
+// skip running the spatial placement twice.
+struct BestFitRuns {
+    OffsetSolution spatial; // producer "greedy-size"
+    OffsetSolution best;    // producer "best-fit"
+};
+BestFitRuns solve_best_fit_runs(const OffsetProblem& p, const Progress& progress);
+
+} // namespace tmmu

@@ -1,0 +1,28 @@
+#include "plan/strategy.h"
+
+#include "plan/strategies/auto_strategy.h"
+#include "plan/strategies/best_fit.h"
+#include "plan/strategies/ffd.h"
+#include "plan/strategies/greedy_size.h"
+#include "plan/strategies/slots.h"
+
+namespace tmmu {
+
+const std::vector<const OffsetStrategy*>& all_strategies() {
+    static const SlotsStrategy slots;
+    static const FfdStrategy ffd;
+    static const GreedySizeStrategy greedy_size;
+    static const BestFitStrategy best_fit;
+    static const AutoStrategy auto_strategy;
+    static const std::vector<const OffsetStrategy*> all = {&slots, &ffd, &greedy_size, &best_fit,
+                                                           &auto_strategy};
+    return all;
+}
+
+const OffsetStrategy* find_strategy(std::string_view name) {
+    for (const OffsetStrategy* s : all_strategies())
+        if (s->name() == name) return s;
+    return nullptr;
+}
+
+} // namespace tmmu

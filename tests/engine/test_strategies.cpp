@@ -1,0 +1,303 @@
+#include "plan/strategies/best_fit.h"
+#include "plan/strategies/placement.h"
+#include "plan/strategy.h"
+#include "plan/validator.h"
+#include "test_support.h"
+
+#include <QObject>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+
+using namespace tmmu;
+
+namespace {
+
+Buffer buf(uint64_t begin, uint64_t end, uint64_t size, uint64_t alignment = 1) {
+    Buffer b;
+    b.begin = begin;
+    b.end = end;
+    b.size = size;
+    b.alignment = alignment;
+    return b;
+}
+
+OffsetProblem problem(std::vector<Buffer> buffers) {
+    OffsetProblem p;
+    p.buffers = std::move(buffers);
+    return p;
+}
+
+OffsetSolution solve(std::string_view strategy, const OffsetProblem& p) {
+    const OffsetStrategy* s = find_strategy(strategy);
+    if (!s) throw std::logic_error("no strategy " + std::string(strategy));
+    OffsetSolution sol = s->solve(p, Progress{});
+    validate_solution(p, sol.offsets, strategy);
+    return sol;
+}
+
+// Greedy-size beats ffd here: the 30-byte buffer fits the gap left under the 80-byte one.
+OffsetProblem gap_example() {
+    return problem(
+        {buf(0, 10, 100), buf(0, 3, 80), buf(0, 10, 70), buf(5, 10, 50), buf(4, 10, 30)});
+}
+
+} // namespace
+
+class TestStrategies : public QObject {
+    Q_OBJECT
+  private slots:
+    void registryListsStrategiesInOrder() {
+        std::vector<std::string> names;
+        for (const OffsetStrategy* s : all_strategies()) {
+            names.emplace_back(s->name());
+            QVERIFY(!s->description().empty());
+            QCOMPARE(find_strategy(s->name()), s);
+        }
+        QCOMPARE(names,
+                 (std::vector<std::string>{"slots", "ffd", "greedy-size", "best-fit", "auto"}));
+        QVERIFY(find_strategy("first-fit") == nullptr);
+    }
+
+    void everyStrategyHandlesTrivialProblems() {
+        for (const OffsetStrategy* s : all_strategies()) {
+            OffsetSolution empty = s->solve(OffsetProblem{}, Progress{});
+            QVERIFY(empty.offsets.empty());
+            QCOMPARE(empty.height, 0u);
+            OffsetSolution one = s->solve(problem({buf(3, 9, 77, 64)}), Progress{});
+            QCOMPARE(one.offsets, (std::vector<uint64_t>{0}));
+            QCOMPARE(one.height, 77u);
+            OffsetSolution chain =
+                solve(s->name(), problem({buf(0, 1, 5), buf(1, 2, 9), buf(2, 3, 2)}));
+            QCOMPARE(chain.height, 9u);
+        }
+    }
+
+    void everyStrategyReachesTheMinimallocExample() {
+        // input.12.csv: optimum 12 = lower bound.
+        OffsetProblem p =
+            problem({buf(0, 3, 4), buf(3, 9, 4), buf(0, 9, 4), buf(9, 21, 4), buf(0, 21, 4)});
+        QCOMPARE(lower_bound_bytes(p), 12u);
+        for (const OffsetStrategy* s : all_strategies())
+            QCOMPARE(solve(s->name(), p).height, 12u);
+    }
+
+    void slotsLaysSlotsOutByAlignedPrefixSum() {
+        // Slots: {b1 (20 B, align 16)} and {b0, b2} (max 10 B, align 8).
+        OffsetProblem p = problem({buf(0, 2, 10, 8), buf(0, 4, 20, 16), buf(2, 4, 5)});
+        OffsetSolution s = solve("slots", p);
+        QCOMPARE(s.offsets, (std::vector<uint64_t>{24, 0, 24}));
+        QCOMPARE(s.height, 34u);
+        QCOMPARE(s.producer, std::string("slots"));
+    }
+
+    void slotsStartAbovePinnedBuffers() {
+        OffsetProblem p =
+            problem({buf(0, 2, 10, 8), buf(0, 4, 20, 16), buf(2, 4, 5), buf(6, 7, 4)});
+        p.buffers[3].pinned = 0;
+        OffsetSolution s = solve("slots", p);
+        QCOMPARE(s.offsets, (std::vector<uint64_t>{40, 16, 40, 0}));
+    }
+
+    void ffdSharesRegionsFirstFit() {
+        OffsetSolution s = solve("ffd", gap_example());
+        // Regions: [0,100) b0, [100,180) b1 then b3, [180,250) b2, [250,280) b4 (b4 overlaps b3).
+        QCOMPARE(s.offsets, (std::vector<uint64_t>{0, 100, 180, 100, 250}));
+        QCOMPARE(s.height, 280u);
+    }
+
+    void greedySizeFillsTheSmallestGap() {
+        OffsetSolution s = solve("greedy-size", gap_example());
+        QCOMPARE(s.offsets, (std::vector<uint64_t>{0, 100, 180, 100, 150}));
+        QCOMPARE(s.height, 250u);
+        QCOMPARE(s.height, lower_bound_bytes(gap_example()));
+    }
+
+    void bestGapPrefersTheSmallestThenTheLowest() {
+        using placement::Span;
+        std::vector<Span> spans{{0, 10}, {50, 60}, {100, 140}, {170, 200}};
+        QCOMPARE(placement::best_gap(spans, 30, 1, 0), 140u);  // gaps 40, 40, 30
+        QCOMPARE(placement::best_gap(spans, 30, 16, 0), 16u);  // 144 + 30 > 170; 40 vs 40
+        QCOMPARE(placement::best_gap(spans, 35, 1, 0), 10u);   // two gaps of 40: the lower
+        QCOMPARE(placement::best_gap(spans, 41, 1, 0), 200u);  // none fits: on top
+        QCOMPARE(placement::best_gap(spans, 41, 64, 0), 256u); // aligned top
+        std::vector<Span> nested{{0, 100}, {20, 30}, {40, 150}, {160, 170}};
+        QCOMPARE(placement::best_gap(nested, 10, 1, 0), 150u);
+        QCOMPARE(placement::best_gap({}, 10, 8, 0), 0u);
+        std::vector<Span> high{{64, 80}};
+        QCOMPARE(placement::best_gap(high, 64, 1, 0), 0u);
+    }
+
+    void radixSortOrdersByOffset() {
+        std::mt19937_64 rng(3);
+        std::vector<placement::Span> spans, scratch;
+        for (size_t n : {0, 1, 5, 32, 33, 100, 1000}) {
+            for (int shift : {0, 20, 50}) {
+                spans.clear();
+                for (size_t i = 0; i < n; ++i) {
+                    uint64_t o = (rng() % 5000) << shift;
+                    spans.push_back({o, o + i});
+                }
+                auto expected = spans;
+                std::stable_sort(expected.begin(), expected.end(),
+                                 [](auto& a, auto& b) { return a.offset < b.offset; });
+                placement::sort_by_offset(spans, scratch);
+                for (size_t i = 0; i < n; ++i) {
+                    QCOMPARE(spans[i].offset, expected[i].offset);
+                    QCOMPARE(spans[i].end, expected[i].end); // stable
+                }
+            }
+        }
+    }
+
+    void overlapIndexReportsEachOverlapOnce() {
+        std::mt19937_64 rng(11);
+        for (uint32_t seed = 0; seed < 60; ++seed) {
+            OffsetProblem p = test::random_problem(seed, 1 + seed * 7, 1 + seed * 13, 100, false);
+            placement::OverlapIndex index(p);
+            std::vector<bool> inserted(p.buffers.size(), false);
+            std::vector<placement::Span> found;
+            for (uint32_t i = 0; i < p.buffers.size(); ++i) {
+                if (rng() % 3 == 0) {
+                    index.insert(i, {i, i + 1}); // offset = index identifies the buffer
+                    inserted[i] = true;
+                }
+                uint32_t q = uint32_t(rng() % p.buffers.size());
+                index.query(q, found);
+                std::vector<uint64_t> got;
+                for (auto& s : found)
+                    got.push_back(s.offset);
+                std::sort(got.begin(), got.end());
+                std::vector<uint64_t> want;
+                for (uint32_t j = 0; j < p.buffers.size(); ++j)
+                    if (inserted[j] && p.buffers[j].begin < p.buffers[q].end &&
+                        p.buffers[q].begin < p.buffers[j].end)
+                        want.push_back(j);
+                QCOMPARE(got, want);
+            }
+        }
+    }
+
+    void indexAndScanPlaceIdentically() {
+        for (uint32_t seed = 0; seed < 40; ++seed) {
+            OffsetProblem p = test::random_problem(seed, 50 + seed * 40, 10 + seed * 50,
+                                                   seed % 2 ? 1 << 20 : 1000, seed % 3 == 0);
+            if (seed % 4 == 0) p.buffers[seed % p.buffers.size()].pinned = 4096;
+            const auto seed_solution = placement::seed_solution(p);
+            placement::GapPlacer scan(p, placement::OverlapSearch::Scan);
+            placement::GapPlacer index(p, placement::OverlapSearch::Index);
+            for (auto order : {placement::order_by_size(p), placement::order_by_length(p),
+                               placement::order_by_area(p)}) {
+                auto a = scan.place(seed_solution, order, Progress{}, "t");
+                auto b = index.place(seed_solution, order, Progress{}, "t");
+                QCOMPARE(a, b);
+            }
+        }
+    }
+
+    void ordersBreakTiesByIndex() {
+        OffsetProblem p = problem({buf(0, 4, 10), buf(0, 2, 10), buf(5, 9, 10), buf(0, 1, 40)});
+        QCOMPARE(placement::order_by_size(p), (std::vector<uint32_t>{3, 0, 2, 1}));
+        QCOMPARE(placement::order_by_length(p), (std::vector<uint32_t>{0, 2, 1, 3}));
+        QCOMPARE(placement::order_by_area(p), (std::vector<uint32_t>{0, 2, 3, 1})); // all 40 but b1
+    }
+
+    void bestFitKeepsTheLowestOrder() {
+        for (uint32_t seed = 0; seed < 30; ++seed) {
+            OffsetProblem p = test::random_problem(seed, 200, 300, 1 << 16, seed % 2);
+            const auto seed_solution = placement::seed_solution(p);
+            placement::GapPlacer placer(p);
+            uint64_t best = UINT64_MAX;
+            for (auto order : {placement::order_by_size(p), placement::order_by_length(p),
+                               placement::order_by_area(p)})
+                best = std::min(
+                    best, solution_height(p, placer.place(seed_solution, order, Progress{}, "t")));
+            OffsetSolution bf = solve("best-fit", p);
+            QCOMPARE(bf.height, best);
+            QCOMPARE(bf.producer, std::string("best-fit"));
+            // greedy-size is best-fit's spatial run, which auto reuses.
+            BestFitRuns runs = solve_best_fit_runs(p, Progress{});
+            OffsetSolution greedy = solve("greedy-size", p);
+            QCOMPARE(runs.spatial.offsets, greedy.offsets);
+            QCOMPARE(runs.spatial.producer, std::string("greedy-size"));
+        }
+    }
+
+    void autoNamesItsWinner() {
+        OffsetSolution tie = solve("auto", problem({buf(0, 3, 4), buf(3, 9, 4)}));
+        QCOMPARE(tie.producer, std::string("slots")); // all equal: the first in the list
+        OffsetSolution gap = solve("auto", gap_example());
+        QCOMPARE(gap.height, 250u);
+        QCOMPARE(gap.producer, std::string("greedy-size")); // slots and ffd are higher
+    }
+
+    void everyStrategyHonoursPinsAndAlignment() {
+        OffsetProblem p = problem({buf(0, 10, 100, 64), buf(0, 10, 30, 8), buf(2, 5, 64, 256),
+                                   buf(3, 8, 7, 1), buf(1, 9, 1, 128), buf(0, 10, 0, 16)});
+        p.buffers[1].pinned = 8;
+        p.buffers[3].pinned = 400;
+        for (const OffsetStrategy* s : all_strategies()) {
+            OffsetSolution sol = solve(s->name(), p);
+            QCOMPARE(sol.offsets[1], 8u);
+            QCOMPARE(sol.offsets[3], 400u);
+            QCOMPARE(sol.height, solution_height(p, sol.offsets));
+            QCOMPARE(sol.producer.empty(), false);
+        }
+    }
+
+    void rejectsMalformedProblems() {
+        for (const OffsetStrategy* s : all_strategies()) {
+            TMMU_EXPECT_FAILURE(s->solve(problem({buf(2, 2, 1)}), Progress{}),
+                                FailureCode::InvalidArgument);
+            TMMU_EXPECT_FAILURE(s->solve(problem({buf(0, 2, 1, 3)}), Progress{}),
+                                FailureCode::AlignmentViolation);
+            TMMU_EXPECT_FAILURE(s->solve(problem({buf(0, 2, 1, 0)}), Progress{}),
+                                FailureCode::AlignmentViolation);
+        }
+    }
+
+    void overflowIsReportedNotWrapped() {
+        OffsetProblem p = problem({buf(0, 2, UINT64_MAX - 10), buf(0, 2, 100)});
+        for (const OffsetStrategy* s : all_strategies())
+            TMMU_EXPECT_FAILURE(s->solve(p, Progress{}), FailureCode::AllocationOverflow);
+        OffsetProblem pin = problem({buf(0, 2, 100)});
+        pin.buffers[0].pinned = UINT64_MAX - 10;
+        for (const OffsetStrategy* s : all_strategies())
+            TMMU_EXPECT_FAILURE(s->solve(pin, Progress{}), FailureCode::AllocationOverflow);
+    }
+
+    void cancellationStopsEveryStrategy() {
+        std::atomic<bool> cancel{true};
+        Progress progress;
+        progress.cancel_flag = &cancel;
+        OffsetProblem p = test::random_problem(1, 3000, 500, 1000, false);
+        for (const OffsetStrategy* s : all_strategies())
+            TMMU_EXPECT_FAILURE(s->solve(p, progress), FailureCode::Cancelled);
+    }
+
+    void autoReportsProgress() {
+        std::vector<std::string> stages;
+        Progress progress;
+        progress.on_progress = [&](double f, std::string_view stage) {
+            QVERIFY(f >= 0.0 && f <= 1.0);
+            stages.emplace_back(stage);
+        };
+        solve("auto", gap_example());
+        find_strategy("auto")->solve(gap_example(), progress);
+        QVERIFY(stages.size() >= 4);
+        QCOMPARE(stages.front(), std::string("auto: slots"));
+        QCOMPARE(stages.back(), std::string("auto: done"));
+    }
+
+    void largeProblemsUseTheIndexAndStayValid() {
+        OffsetProblem p = test::random_problem(5, 5000, 40000, 1 << 20, true);
+        for (const OffsetStrategy* s : all_strategies()) {
+            OffsetSolution sol = solve(s->name(), p);
+            QVERIFY(sol.height >= lower_bound_bytes(p));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStrategies)
+#include "test_strategies.moc"

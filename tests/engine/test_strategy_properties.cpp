@@ -1,0 +1,126 @@
+#include "io/dsa_csv.h"
+#include "plan/strategy.h"
+#include "plan/validator.h"
+#include "test_support.h"
+
+#include <QDir>
+#include <QObject>
+
+#include <map>
+#include <random>
+
+using namespace tmmu;
+
+namespace {
+
+// Problems of every shape from one seed: sizes, horizons, alignments, zero sizes, a few pins
+// (laid out disjoint in bytes, so the pins themselves never collide) and, now and then, more
+// buffers than the scan path takes, so that the overlap index is exercised too.
+OffsetProblem varied_problem(uint32_t seed) {
+    static constexpr uint64_t kHorizon[] = {1, 3, 20, 200, 5000};
+    static constexpr uint64_t kMaxSize[] = {1, 64, 1 << 20, uint64_t(1) << 40};
+    std::mt19937_64 rng(seed * 7919u + 1);
+    size_t n = seed % 7 == 0 ? rng() % 11 : 1 + rng() % 150;
+    if (seed % 100 == 99) n = 1100 + rng() % 500;
+    OffsetProblem p =
+        test::random_problem(seed, n, kHorizon[seed % 5], kMaxSize[(seed / 5) % 4], seed % 2 == 0);
+    if (seed % 9 == 0)
+        for (auto& b : p.buffers)
+            if (rng() % 4 == 0) b.size = 0;
+    if (seed % 4 == 1 && !p.buffers.empty()) {
+        uint64_t next = rng() % 1000;
+        for (int k = 0; k < 3; ++k) {
+            Buffer& b = p.buffers[rng() % p.buffers.size()];
+            if (b.pinned) continue;
+            next = (next + b.alignment - 1) / b.alignment * b.alignment;
+            b.pinned = next;
+            next += b.size + rng() % 100;
+        }
+    }
+    return p;
+}
+
+struct Expected {
+    size_t buffers;
+    uint64_t lower_bound;
+};
+
+// From /work/shared/data/dsa/README.md.
+const std::map<std::string, Expected>& published() {
+    static const std::map<std::string, Expected> table = {
+        {"minimalloc/A.1048576.csv", {154, 1048576}}, {"minimalloc/B.1048576.csv", {170, 1048576}},
+        {"minimalloc/C.1048576.csv", {203, 1039360}}, {"minimalloc/D.1048576.csv", {213, 986112}},
+        {"minimalloc/E.1048576.csv", {215, 1048576}}, {"minimalloc/F.1048576.csv", {296, 1048576}},
+        {"minimalloc/G.1048576.csv", {308, 1048576}}, {"minimalloc/H.1048576.csv", {316, 1048576}},
+        {"minimalloc/I.1048576.csv", {374, 1048576}}, {"minimalloc/J.1048576.csv", {409, 989184}},
+        {"minimalloc/K.1048576.csv", {454, 1048576}}, {"minimalloc/input.12.csv", {5, 12}},
+        {"real/iree_mobilenet.csv", {56, 5706112}},   {"real/iree_mobilebert.csv", {316, 1674240}},
+        {"real/G_1.csv", {816, 3030937746}},          {"real/resnet50.csv", {1042, 1515472556}},
+        {"real/tiny_bert.csv", {1821, 758936113}},
+    };
+    return table;
+}
+
+} // namespace
+
+class TestStrategyProperties : public QObject {
+    Q_OBJECT
+  private slots:
+    void everyStrategyIsValidDeterministicAndAboveTheBound() {
+        const auto& strategies = all_strategies();
+        for (uint32_t seed = 0; seed < 2000; ++seed) {
+            const OffsetProblem p = varied_problem(seed);
+            const uint64_t bound = lower_bound_bytes(p);
+            std::vector<uint64_t> heights;
+            for (const OffsetStrategy* s : strategies) {
+                const std::string label = std::string(s->name()) + " seed " + std::to_string(seed);
+                OffsetSolution a = s->solve(p, Progress{});
+                auto f = test::capture_failure([&] { validate_solution(p, a.offsets, label); });
+                QVERIFY2(!f, f ? f->what() : "");
+                QVERIFY2(a.height >= bound, label.c_str());
+                QVERIFY2(a.height == solution_height(p, a.offsets), label.c_str());
+                OffsetSolution b = s->solve(p, Progress{});
+                QVERIFY2(a.offsets == b.offsets && a.producer == b.producer, label.c_str());
+                heights.push_back(a.height);
+            }
+            const uint64_t automatic = heights.back();
+            for (uint64_t h : heights)
+                QVERIFY2(automatic <= h, std::to_string(seed).c_str());
+        }
+    }
+
+    void publishedInstancesPlanValidly() {
+        const QString root = QString::fromUtf8(TMMU_DSA_DIR);
+        if (!QDir(root).exists()) QSKIP("DSA instances not present (TMMU_DSA_DIR)");
+        size_t files = 0;
+        for (const char* sub : {"minimalloc", "real"}) {
+            const QDir dir(root + "/" + sub);
+            for (const QString& name : dir.entryList({"*.csv"}, QDir::Files, QDir::Name)) {
+                const std::string key = std::string(sub) + "/" + name.toStdString();
+                DsaProblem d = load_dsa_csv(dir.filePath(name).toStdString());
+                const uint64_t bound = lower_bound_bytes(d.problem);
+                auto it = published().find(key);
+                QVERIFY2(it != published().end(), key.c_str());
+                QCOMPARE(d.problem.buffers.size(), it->second.buffers);
+                QCOMPARE(bound, it->second.lower_bound);
+                for (const OffsetStrategy* s : all_strategies()) {
+                    OffsetSolution sol = s->solve(d.problem, Progress{});
+                    validate_solution(d.problem, sol.offsets, key,
+                                      [&d](size_t i) { return "buffer '" + d.ids[i] + "'"; });
+                    QVERIFY(sol.height >= bound);
+                }
+                if (!d.given_offsets.empty() && d.given_offsets.front()) {
+                    std::vector<uint64_t> given;
+                    for (const auto& o : d.given_offsets)
+                        given.push_back(o.value());
+                    validate_solution(d.problem, given, key + " (given)");
+                }
+                ++files;
+            }
+        }
+        QCOMPARE(files, published().size());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStrategyProperties)
+#include "test_strategy_properties.moc"
