@@ -7,19 +7,10 @@
 #include <random>
 
 using namespace tmmu;
+using tmmu::test::hex;
 using cbor::Value;
 
 namespace {
-
-std::string hex(const std::vector<uint8_t>& bytes) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string s;
-    for (uint8_t b : bytes) {
-        s.push_back(kHex[b >> 4]);
-        s.push_back(kHex[b & 15]);
-    }
-    return s;
-}
 
 std::vector<uint8_t> unhex(const std::string& s) {
     std::vector<uint8_t> out;

@@ -8,17 +8,9 @@
 #include <map>
 
 using namespace tmmu;
+using tmmu::test::buf;
 
 namespace {
-
-Buffer buf(uint64_t begin, uint64_t end, uint64_t size, uint64_t alignment = 1) {
-    Buffer b;
-    b.begin = begin;
-    b.end = end;
-    b.size = size;
-    b.alignment = alignment;
-    return b;
-}
 
 // Max live buffers by brute force over every time step (small horizons only).
 uint32_t brute_max_live(const OffsetProblem& p) {

@@ -6,17 +6,9 @@
 #include <random>
 
 using namespace tmmu;
+using tmmu::test::buf;
 
 namespace {
-
-Buffer buf(uint64_t begin, uint64_t end, uint64_t size, uint64_t alignment = 1) {
-    Buffer b;
-    b.begin = begin;
-    b.end = end;
-    b.size = size;
-    b.alignment = alignment;
-    return b;
-}
 
 OffsetProblem problem(std::vector<Buffer> buffers, uint64_t capacity = UINT64_MAX) {
     OffsetProblem p;

@@ -16,6 +16,25 @@ std::optional<Failure> capture_failure(const std::function<void()>& fn) {
     return std::nullopt;
 }
 
+std::string hex(const std::vector<uint8_t>& bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string s;
+    for (uint8_t b : bytes) {
+        s.push_back(kHex[b >> 4]);
+        s.push_back(kHex[b & 15]);
+    }
+    return s;
+}
+
+Buffer buf(uint64_t begin, uint64_t end, uint64_t size, uint64_t alignment) {
+    Buffer b;
+    b.begin = begin;
+    b.end = end;
+    b.size = size;
+    b.alignment = alignment;
+    return b;
+}
+
 std::optional<std::string> read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return std::nullopt;

@@ -11,11 +11,18 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace tmmu::test {
 
 // Runs fn and returns the Failure it threw, or nullopt when it threw nothing.
 std::optional<Failure> capture_failure(const std::function<void()>& fn);
+
+// A buffer with lifetime [begin, end), size and alignment, not pinned.
+Buffer buf(uint64_t begin, uint64_t end, uint64_t size, uint64_t alignment = 1);
+
+// Lower-case hex of bytes ("00ff").
+std::string hex(const std::vector<uint8_t>& bytes);
 
 // Reads a whole file; QFAIL-style callers check the optional.
 std::optional<std::string> read_file(const std::string& path);
