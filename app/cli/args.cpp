@@ -36,7 +36,8 @@ std::optional<std::string> Args::value(std::string_view name) {
 
 std::vector<std::string> Args::values(std::string_view name) {
     std::vector<std::string> all;
-    while (auto v = take_first(name)) all.push_back(*v);
+    while (auto v = take_first(name))
+        all.push_back(*v);
     return all;
 }
 

@@ -53,29 +53,32 @@ Run run_strategy(const OffsetStrategy& s, const OffsetProblem& p, std::string_vi
 
 void print_header(std::string_view first) {
     fmt::print("{:<22} {:>8} {:>14}", first, "buffers", "LB");
-    for (const OffsetStrategy* s : all_strategies()) fmt::print(" {:>20}", s->name());
+    for (const OffsetStrategy* s : all_strategies())
+        fmt::print(" {:>20}", s->name());
     fmt::print("\n");
 }
 
 void print_row(std::string_view name, size_t n, uint64_t bound, const std::vector<Run>& runs) {
     fmt::print("{:<22} {:>8} {:>14}", name, n, bound);
     for (const Run& r : runs)
-        fmt::print(" {:>20}", fmt::format("{:+.3f}% {:.1f}ms", over_percent(r.height, bound), r.ms));
+        fmt::print(" {:>20}",
+                   fmt::format("{:+.3f}% {:.1f}ms", over_percent(r.height, bound), r.ms));
     fmt::print("\n");
 }
 
-nlohmann::json row_json(std::string_view name, size_t n, uint64_t bound, const std::vector<Run>& runs) {
+nlohmann::json row_json(std::string_view name, size_t n, uint64_t bound,
+                        const std::vector<Run>& runs) {
     nlohmann::json row{{"name", name}, {"buffers", n}, {"lower_bound", bound}};
     for (const Run& r : runs)
-        row["strategies"][r.strategy] = {{"height", r.height},
-                                         {"over_lb_pct", over_percent(r.height, bound)},
-                                         {"ms", r.ms}};
+        row["strategies"][r.strategy] = {
+            {"height", r.height}, {"over_lb_pct", over_percent(r.height, bound)}, {"ms", r.ms}};
     return row;
 }
 
 std::vector<Run> run_all(const OffsetProblem& p, std::string_view what) {
     std::vector<Run> runs;
-    for (const OffsetStrategy* s : all_strategies()) runs.push_back(run_strategy(*s, p, what));
+    for (const OffsetStrategy* s : all_strategies())
+        runs.push_back(run_strategy(*s, p, what));
     return runs;
 }
 
@@ -154,7 +157,8 @@ nlohmann::json bench_scaling(size_t max_buffers) {
     nlohmann::json rows = nlohmann::json::array();
     fmt::print("== scaling on realistic random problems (seed 1) ==  cells: planning time\n");
     fmt::print("{:>10} {:>14}", "buffers", "LB");
-    for (const OffsetStrategy* s : all_strategies()) fmt::print(" {:>20}", s->name());
+    for (const OffsetStrategy* s : all_strategies())
+        fmt::print(" {:>20}", s->name());
     fmt::print("\n");
     std::vector<double> last_ms(all_strategies().size(), 0.0);
     for (size_t n : {size_t(500), size_t(1000), size_t(10000), size_t(100000), size_t(1000000)}) {
@@ -171,7 +175,8 @@ nlohmann::json bench_scaling(size_t max_buffers) {
             }
             Run r = run_strategy(s, p, fmt::format("random {}", n));
             last_ms[i] = r.ms;
-            fmt::print(" {:>20}", fmt::format("{:.2f}ms {:+.2f}%", r.ms, over_percent(r.height, bound)));
+            fmt::print(" {:>20}",
+                       fmt::format("{:.2f}ms {:+.2f}%", r.ms, over_percent(r.height, bound)));
             row["strategies"][r.strategy] = {{"height", r.height}, {"ms", r.ms}};
         }
         fmt::print("\n");

@@ -26,7 +26,8 @@ Checks FILE and prints what it holds, or one line naming the failure code and wh
     liveness analysed in the given mode (default training).
 )";
 
-constexpr const char* kGenHelp = R"(usage: tmmu gen gpt2|llama CONFIG --out FILE [--batch N] [--seq N] [--mode M]
+constexpr const char* kGenHelp =
+    R"(usage: tmmu gen gpt2|llama CONFIG --out FILE [--batch N] [--seq N] [--mode M]
 
 Expands a GPT-2 or Llama config.json into a native IR JSON graph at operator granularity.
   --mode M     inference | forward | training (default training)
@@ -60,7 +61,8 @@ int cmd_validate(Args& args) {
         Liveness lv = analyze_liveness(*model.graph, request.mode);
         fmt::print("valid model: {}\n{} mode: {} steps, {} storages\n", model.description,
                    mode_name(request.mode), lv.steps(), lv.storages.size());
-        for (const std::string& note : lv.notes) fmt::print("note: {}\n", note);
+        for (const std::string& note : lv.notes)
+            fmt::print("note: {}\n", note);
     } else {
         fmt::print("valid problem: {}, lower bound {} bytes\n", model.description,
                    lower_bound_bytes(model.problem->problem));

@@ -22,7 +22,8 @@ default is planned: GPT-2 small, training, batch 8, sequence 1024.
 options:
   --mode M             inference | forward | training (default training; "backward" = training)
   --batch N --seq N    batch and sequence length for transformer configs (default 8, 1024)
-  --strategy S         slots | ffd | greedy-size | best-fit | auto (default auto)
+  --strategy S         slots | ffd | greedy-size | best-fit | multi-order | auto
+                       (default auto)
   --arena NAME=SIZE    arena capacity, e.g. activations=8GiB (repeatable); CSV problems use
                        the arena name "arena"
   --route ROLE=ARENA   put a role's tensors in another arena, e.g. gradient=activations
@@ -58,7 +59,8 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
     fmt::print("{:<12} {:<12} {:>14} {:>14} {:>8.3f}%\n", "total", "", format_bytes(peak),
                format_bytes(bound), over);
     fmt::print("\nplan hash  {}\nir hash    {}\n", to_hex(plan.plan_hash), to_hex(plan.ir_hash));
-    for (const std::string& note : plan.notes) fmt::print("note: {}\n", note);
+    for (const std::string& note : plan.notes)
+        fmt::print("note: {}\n", note);
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 #include "commands.h"
 
-#include "core/failure.h"
 #include "core/checked.h"
+#include "core/failure.h"
 #include "core/units.h"
 
 #include <cstdio>
@@ -23,7 +23,8 @@ ModelRequest model_request_from(Args& args) {
     r.batch = args.number("--batch", r.batch);
     r.seq = args.number("--seq", r.seq);
     if (r.batch == 0 || r.seq == 0)
-        fail(FailureCode::InvalidArgument, r.batch == 0 ? "--batch" : "--seq", "must be at least 1");
+        fail(FailureCode::InvalidArgument, r.batch == 0 ? "--batch" : "--seq",
+             "must be at least 1");
     return r;
 }
 
@@ -48,7 +49,8 @@ Digest parse_replay_token(const std::string& hex) {
 void check_arenas_are_used(const ArenaPolicy& policy, const std::vector<std::string>& named) {
     for (const std::string& name : named) {
         bool routed = name == "arena";
-        for (const std::string& target : policy.arena_of_role) routed |= target == name;
+        for (const std::string& target : policy.arena_of_role)
+            routed |= target == name;
         if (!routed)
             fail(FailureCode::InvalidArgument, "--arena " + name,
                  "no role is routed to this arena; arenas: parameters, activations, gradients, "
@@ -102,6 +104,8 @@ std::string resource_dir() {
     return TMMU_INSTALL_RESOURCES;
 }
 
-std::string default_model_path() { return resource_dir() + "/models/gpt2-small.json"; }
+std::string default_model_path() {
+    return resource_dir() + "/models/gpt2-small.json";
+}
 
 } // namespace tmmu::cli

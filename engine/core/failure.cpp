@@ -6,16 +6,26 @@ namespace tmmu {
 
 std::string_view failure_code_name(FailureCode code) {
     switch (code) {
-    case FailureCode::InvalidIrShapes: return "INVALID_IR_SHAPES";
-    case FailureCode::LivenessCycle: return "LIVENESS_CYCLE";
-    case FailureCode::AddressCollision: return "ADDRESS_COLLISION";
-    case FailureCode::AllocationOverflow: return "ALLOCATION_OVERFLOW";
-    case FailureCode::ArenaTooSmall: return "ARENA_TOO_SMALL";
-    case FailureCode::AlignmentViolation: return "ALIGNMENT_VIOLATION";
-    case FailureCode::IoError: return "IO_ERROR";
-    case FailureCode::InvalidArgument: return "INVALID_ARGUMENT";
-    case FailureCode::CorruptCheckpoint: return "CORRUPT_CHECKPOINT";
-    case FailureCode::Cancelled: return "CANCELLED";
+    case FailureCode::InvalidIrShapes:
+        return "INVALID_IR_SHAPES";
+    case FailureCode::LivenessCycle:
+        return "LIVENESS_CYCLE";
+    case FailureCode::AddressCollision:
+        return "ADDRESS_COLLISION";
+    case FailureCode::AllocationOverflow:
+        return "ALLOCATION_OVERFLOW";
+    case FailureCode::ArenaTooSmall:
+        return "ARENA_TOO_SMALL";
+    case FailureCode::AlignmentViolation:
+        return "ALIGNMENT_VIOLATION";
+    case FailureCode::IoError:
+        return "IO_ERROR";
+    case FailureCode::InvalidArgument:
+        return "INVALID_ARGUMENT";
+    case FailureCode::CorruptCheckpoint:
+        return "CORRUPT_CHECKPOINT";
+    case FailureCode::Cancelled:
+        return "CANCELLED";
     }
     return "UNKNOWN";
 }

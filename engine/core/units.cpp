@@ -33,10 +33,12 @@ constexpr std::array<std::pair<std::string_view, uint64_t>, 13> kUnits{{
 uint64_t parse_byte_size(std::string_view text, std::string_view what) {
     auto bad = [&] {
         fail(FailureCode::InvalidArgument, std::string(what),
-             fmt::format("'{}' is not a byte size; expected e.g. 1048576, 64KiB, 1.5GiB, 2GB", text));
+             fmt::format("'{}' is not a byte size; expected e.g. 1048576, 64KiB, 1.5GiB, 2GB",
+                         text));
     };
     size_t digits = 0;
-    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])))
+        ++digits;
     if (digits == 0) bad();
     uint64_t whole = 0;
     if (std::from_chars(text.data(), text.data() + digits, whole).ec != std::errc()) bad();
@@ -46,7 +48,8 @@ uint64_t parse_byte_size(std::string_view text, std::string_view what) {
     if (pos < text.size() && text[pos] == '.') {
         ++pos;
         while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
-            if (frac_scale < 1000000) frac = frac * 10 + uint64_t(text[pos] - '0'), frac_scale *= 10;
+            if (frac_scale < 1000000)
+                frac = frac * 10 + uint64_t(text[pos] - '0'), frac_scale *= 10;
             ++pos;
         }
     }
@@ -65,7 +68,8 @@ std::string format_bytes(uint64_t bytes) {
     if (bytes < 1024) return fmt::format("{} B", bytes);
     double v = double(bytes) / 1024.0;
     size_t i = 0;
-    while (v >= 1024.0 && i + 1 < kNames.size()) v /= 1024.0, ++i;
+    while (v >= 1024.0 && i + 1 < kNames.size())
+        v /= 1024.0, ++i;
     return fmt::format("{:.2f} {}", v, kNames[i]);
 }
 

@@ -31,7 +31,8 @@ std::string read_text_file(const std::string& path) {
 void write_file_atomic(const std::string& path, std::string_view bytes) {
     std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) fail(FailureCode::IoError, path, fmt::format("cannot write: {}", std::strerror(errno)));
+    if (fd < 0)
+        fail(FailureCode::IoError, path, fmt::format("cannot write: {}", std::strerror(errno)));
     const char* p = bytes.data();
     size_t left = bytes.size();
     while (left > 0) {

@@ -29,8 +29,12 @@ constexpr std::array<DTypeInfo, 12> kDTypes{{
 
 } // namespace
 
-uint64_t dtype_bytes(DType t) { return kDTypes[static_cast<size_t>(t)].bytes; }
-std::string_view dtype_name(DType t) { return kDTypes[static_cast<size_t>(t)].name; }
+uint64_t dtype_bytes(DType t) {
+    return kDTypes[static_cast<size_t>(t)].bytes;
+}
+std::string_view dtype_name(DType t) {
+    return kDTypes[static_cast<size_t>(t)].name;
+}
 
 std::optional<DType> parse_dtype(std::string_view name) {
     if (name == "f8") return DType::F8E4M3;

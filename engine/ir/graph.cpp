@@ -18,10 +18,18 @@ std::optional<Enum> parse_name(const std::array<std::string_view, N>& names, std
 
 } // namespace
 
-std::string_view role_name(Role r) { return kRoleNames[static_cast<size_t>(r)]; }
-std::optional<Role> parse_role(std::string_view s) { return parse_name<Role>(kRoleNames, s); }
-std::string_view phase_name(Phase p) { return kPhaseNames[static_cast<size_t>(p)]; }
-std::optional<Phase> parse_phase(std::string_view s) { return parse_name<Phase>(kPhaseNames, s); }
+std::string_view role_name(Role r) {
+    return kRoleNames[static_cast<size_t>(r)];
+}
+std::optional<Role> parse_role(std::string_view s) {
+    return parse_name<Role>(kRoleNames, s);
+}
+std::string_view phase_name(Phase p) {
+    return kPhaseNames[static_cast<size_t>(p)];
+}
+std::optional<Phase> parse_phase(std::string_view s) {
+    return parse_name<Phase>(kPhaseNames, s);
+}
 
 TensorIndex Graph::find_tensor(std::string_view id) const {
     for (size_t i = 0; i < tensors.size(); ++i)

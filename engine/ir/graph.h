@@ -16,12 +16,20 @@ using TensorIndex = uint32_t;
 using NodeIndex = uint32_t;
 constexpr uint32_t kNone = UINT32_MAX;
 
-enum class Role : uint8_t { Parameter, Input, Output, Activation, Gradient, OptimizerState, Workspace };
+enum class Role : uint8_t {
+    Parameter,
+    Input,
+    Output,
+    Activation,
+    Gradient,
+    OptimizerState,
+    Workspace
+};
 enum class Phase : uint8_t { Forward, Backward, Optimizer };
 
-std::string_view role_name(Role r);        // "parameter", "optimizer_state", ...
+std::string_view role_name(Role r); // "parameter", "optimizer_state", ...
 std::optional<Role> parse_role(std::string_view s);
-std::string_view phase_name(Phase p);      // "forward", "backward", "optimizer"
+std::string_view phase_name(Phase p); // "forward", "backward", "optimizer"
 std::optional<Phase> parse_phase(std::string_view s);
 
 // A view aliases bytes [byte_offset, byte_offset + byte_length) of its base tensor's storage.
@@ -37,17 +45,17 @@ struct Tensor {
     std::vector<int64_t> shape;
     DType dtype = DType::F32;
     Role role = Role::Activation;
-    std::string alias_group;                // empty: none. Members share one storage.
-    std::optional<ViewDesc> view;           // set: this tensor is a view of view->base
-    TensorIndex in_place_of = kNone;        // requested in-place write over that tensor
+    std::string alias_group;         // empty: none. Members share one storage.
+    std::optional<ViewDesc> view;    // set: this tensor is a view of view->base
+    TensorIndex in_place_of = kNone; // requested in-place write over that tensor
     bool saved_for_backward = false;
     std::vector<TensorIndex> must_not_alias; // never share bytes with these, whatever the time
     uint64_t alignment = 0;                  // 0: the arena's default alignment
     std::optional<uint64_t> pinned_offset;   // fixed offset inside its arena
 
     // Derived by finalize_graph():
-    uint64_t bytes = 0;           // product(shape) * dtype_bytes, overflow-checked
-    NodeIndex producer = kNone;   // node writing this tensor; kNone for parameters/inputs
+    uint64_t bytes = 0;               // product(shape) * dtype_bytes, overflow-checked
+    NodeIndex producer = kNone;       // node writing this tensor; kNone for parameters/inputs
     std::vector<NodeIndex> consumers; // nodes reading it, in execution order
 };
 

@@ -17,7 +17,9 @@ bool runs_in_mode(Phase phase, Mode mode) {
     return mode == Mode::Training || phase == Phase::Forward;
 }
 
-bool is_persistent(Role r) { return r == Role::Parameter || r == Role::OptimizerState; }
+bool is_persistent(Role r) {
+    return r == Role::Parameter || r == Role::OptimizerState;
+}
 
 // Union-find over tensors; each root keeps its member list so in-place checks can ask which
 // members of a storage are still live. Lists merge small-into-large: O(n log n) overall.
@@ -25,10 +27,12 @@ class StorageSets {
   public:
     explicit StorageSets(size_t n) : parent_(n), members_(n) {
         std::iota(parent_.begin(), parent_.end(), 0u);
-        for (size_t i = 0; i < n; ++i) members_[i] = {static_cast<TensorIndex>(i)};
+        for (size_t i = 0; i < n; ++i)
+            members_[i] = {static_cast<TensorIndex>(i)};
     }
     TensorIndex find(TensorIndex t) {
-        while (parent_[t] != t) t = parent_[t] = parent_[parent_[t]];
+        while (parent_[t] != t)
+            t = parent_[t] = parent_[parent_[t]];
         return t;
     }
     void unite(TensorIndex a, TensorIndex b) {
@@ -86,8 +90,10 @@ class Analyzer {
     // or when an active view needs it as its base storage.
     void mark_active() {
         for (NodeIndex n : lv_.schedule) {
-            for (TensorIndex t : g_.nodes[n].inputs) lv_.active[t] = true;
-            for (TensorIndex t : g_.nodes[n].outputs) lv_.active[t] = true;
+            for (TensorIndex t : g_.nodes[n].inputs)
+                lv_.active[t] = true;
+            for (TensorIndex t : g_.nodes[n].outputs)
+                lv_.active[t] = true;
         }
         for (size_t t = 0; t < g_.tensors.size(); ++t)
             if (g_.tensors[t].role == Role::Parameter && g_.tensors[t].producer == kNone)
@@ -169,7 +175,8 @@ class Analyzer {
 
     std::string in_place_refusal(TensorIndex out, TensorIndex target, uint32_t step) {
         const Tensor& t = g_.tensors[target];
-        if (t.saved_for_backward && lv_.mode != Mode::Inference) return "target is saved_for_backward";
+        if (t.saved_for_backward && lv_.mode != Mode::Inference)
+            return "target is saved_for_backward";
         if (last_consumer_step(target) != step) return "target is read after the writing node";
         if (g_.tensors[out].view) return "the output is a view";
         TensorIndex root = sets_.find(target);
@@ -241,7 +248,9 @@ class Analyzer {
 
 } // namespace
 
-std::string_view mode_name(Mode m) { return kModeNames[static_cast<size_t>(m)]; }
+std::string_view mode_name(Mode m) {
+    return kModeNames[static_cast<size_t>(m)];
+}
 
 std::optional<Mode> parse_mode(std::string_view s) {
     if (s == "backward" || s == "train") return Mode::Training;
@@ -250,6 +259,8 @@ std::optional<Mode> parse_mode(std::string_view s) {
     return std::nullopt;
 }
 
-Liveness analyze_liveness(const Graph& g, Mode mode) { return Analyzer(g, mode).run(); }
+Liveness analyze_liveness(const Graph& g, Mode mode) {
+    return Analyzer(g, mode).run();
+}
 
 } // namespace tmmu

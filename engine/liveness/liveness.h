@@ -33,23 +33,23 @@ struct Lifetime {
 };
 
 struct Storage {
-    TensorIndex root = kNone;          // member that owns the bytes (a view's base, group's largest)
-    std::vector<TensorIndex> members;  // ascending tensor index
+    TensorIndex root = kNone;         // member that owns the bytes (a view's base, group's largest)
+    std::vector<TensorIndex> members; // ascending tensor index
     uint64_t bytes = 0;
-    uint64_t alignment = 0;            // max member alignment; 0 means the arena default
+    uint64_t alignment = 0; // max member alignment; 0 means the arena default
     std::optional<uint64_t> pinned_offset;
     Lifetime life;
 };
 
 struct Liveness {
     Mode mode = Mode::Inference;
-    std::vector<NodeIndex> schedule;        // nodes this mode runs, in execution order
-    std::vector<bool> active;               // per tensor: touched by the schedule (or persistent)
-    std::vector<Lifetime> tensor_life;      // per tensor, valid when active
-    std::vector<uint32_t> storage_of;       // per tensor, kNone when inactive
-    std::vector<uint64_t> offset_in_storage;// per tensor: byte offset of a view inside its storage
+    std::vector<NodeIndex> schedule;         // nodes this mode runs, in execution order
+    std::vector<bool> active;                // per tensor: touched by the schedule (or persistent)
+    std::vector<Lifetime> tensor_life;       // per tensor, valid when active
+    std::vector<uint32_t> storage_of;        // per tensor, kNone when inactive
+    std::vector<uint64_t> offset_in_storage; // per tensor: byte offset of a view inside its storage
     std::vector<Storage> storages;
-    std::vector<std::string> notes;         // decisions a person may want to know (refused in-place)
+    std::vector<std::string> notes; // decisions a person may want to know (refused in-place)
 
     uint32_t steps() const { return static_cast<uint32_t>(schedule.size()); }
 };

@@ -50,7 +50,8 @@ void fill_arena(const ArenaPlan& arena, const std::vector<uint64_t>& times,
 
 } // namespace
 
-MemorySeries build_memory_series(const std::vector<ArenaPlan>& arenas, std::vector<uint64_t> times) {
+MemorySeries build_memory_series(const std::vector<ArenaPlan>& arenas,
+                                 std::vector<uint64_t> times) {
     MemorySeries s;
     s.times = std::move(times);
     s.live_bytes.resize(arenas.size());

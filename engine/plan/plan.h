@@ -21,12 +21,12 @@ struct ArenaConfig {
 };
 
 struct ArenaMetrics {
-    uint64_t peak_bytes = 0;   // height of the plan in this arena
-    uint64_t lower_bound = 0;  // max live bytes over time: no plan can be lower
-    uint32_t slot_count = 0;   // logical slots from linear scan (== max_live, checked)
-    uint32_t max_live = 0;     // max simultaneously live buffers
-    uint32_t buffers = 0;      // storages placed
-    uint32_t tensors = 0;      // tensors mapped into this arena
+    uint64_t peak_bytes = 0;             // height of the plan in this arena
+    uint64_t lower_bound = 0;            // max live bytes over time: no plan can be lower
+    uint32_t slot_count = 0;             // logical slots from linear scan (== max_live, checked)
+    uint32_t max_live = 0;               // max simultaneously live buffers
+    uint32_t buffers = 0;                // storages placed
+    uint32_t tensors = 0;                // tensors mapped into this arena
     double peak_over_bound = 1.0;        // peak_bytes / lower_bound (1.0 when both are 0)
     double reuse_ratio = 0.0;            // 1 - slots / tensors (seed step 6)
     double internal_fragmentation = 0.0; // (peak_bytes - lower_bound) / peak_bytes
@@ -51,10 +51,10 @@ struct PlannedTensor {
     std::string id;
     std::string name;
     Role role = Role::Activation;
-    uint32_t arena = 0;   // index into Plan::arenas
-    uint32_t buffer = 0;  // index into that arena's problem.buffers
+    uint32_t arena = 0;  // index into Plan::arenas
+    uint32_t buffer = 0; // index into that arena's problem.buffers
     uint32_t slot = 0;
-    uint64_t offset = 0;  // byte offset in the arena (buffer offset + view offset)
+    uint64_t offset = 0; // byte offset in the arena (buffer offset + view offset)
     uint64_t size = 0;
     uint64_t alignment = 0;
     Lifetime life;
@@ -69,9 +69,9 @@ struct MemorySeries {
 };
 
 struct Plan {
-    std::string source;                 // model path or name
-    std::optional<Mode> mode;           // empty for offset-assignment problems (CSV)
-    std::string strategy;               // as requested ("auto", "slots", ...)
+    std::string source;       // model path or name
+    std::optional<Mode> mode; // empty for offset-assignment problems (CSV)
+    std::string strategy;     // as requested ("auto", "slots", ...)
     Digest ir_hash{};
     Digest replay_token{};
     Digest plan_hash{};
@@ -79,7 +79,7 @@ struct Plan {
     std::vector<ArenaPlan> arenas;
     std::vector<PlannedTensor> tensors; // ascending id
     MemorySeries series;
-    std::vector<std::string> notes;     // from liveness and planning
+    std::vector<std::string> notes; // from liveness and planning
     uint64_t total_plan_ns = 0;
 };
 

@@ -40,7 +40,8 @@ void ArenaPolicy::set_capacity(const std::string& arena, uint64_t capacity) {
 }
 
 void ArenaPolicy::set_alignment(uint64_t alignment) {
-    for (auto& a : arenas) a.alignment = alignment;
+    for (auto& a : arenas)
+        a.alignment = alignment;
 }
 
 void ArenaPolicy::route(Role role, const std::string& arena) {
@@ -58,7 +59,8 @@ namespace {
 const OffsetStrategy& require_strategy(const std::string& name) {
     if (const OffsetStrategy* s = find_strategy(name)) return *s;
     std::string known;
-    for (const OffsetStrategy* s : all_strategies()) known += fmt::format(" {}", s->name());
+    for (const OffsetStrategy* s : all_strategies())
+        known += fmt::format(" {}", s->name());
     fail(FailureCode::InvalidArgument, "strategy",
          fmt::format("unknown strategy '{}'; expected one of:{}", name, known));
 }
@@ -76,8 +78,8 @@ void solve_arena(ArenaPlan& arena, const OffsetStrategy& strategy, const Progres
     auto start = std::chrono::steady_clock::now();
     arena.solution = strategy.solve(arena.problem, progress);
     auto stop = std::chrono::steady_clock::now();
-    arena.strategy = arena.solution.producer.empty() ? std::string(strategy.name())
-                                                     : arena.solution.producer;
+    arena.strategy =
+        arena.solution.producer.empty() ? std::string(strategy.name()) : arena.solution.producer;
     const auto& names = arena.buffer_names;
     validate_solution(arena.problem, arena.solution.offsets, arena.config.name,
                       [&names](size_t i) { return fmt::format("'{}'", names[i]); });
@@ -114,7 +116,8 @@ void widen_must_not_alias(const Graph& g, Liveness& lv) {
             if (!lv.active[u]) continue;
             uint32_t a = lv.storage_of[t], b = lv.storage_of[u];
             if (a == b)
-                fail(FailureCode::InvalidIrShapes, fmt::format("tensor '{}'.must_not_alias", g.tensors[t].id),
+                fail(FailureCode::InvalidIrShapes,
+                     fmt::format("tensor '{}'.must_not_alias", g.tensors[t].id),
                      fmt::format("'{}' shares storage with it (view, alias group or in-place "
                                  "write), so they cannot be kept apart",
                                  g.tensors[u].id));
@@ -166,7 +169,8 @@ std::vector<ArenaPlan> build_arenas(const Graph& g, const Liveness& lv, const Ar
 
 void map_tensors(const Graph& g, const Liveness& lv,
                  const std::vector<std::vector<uint32_t>>& storages_of_arena, Plan& plan) {
-    std::vector<std::pair<uint32_t, uint32_t>> place(lv.storages.size()); // storage -> (arena, buffer)
+    std::vector<std::pair<uint32_t, uint32_t>> place(
+        lv.storages.size()); // storage -> (arena, buffer)
     for (uint32_t a = 0; a < storages_of_arena.size(); ++a)
         for (uint32_t b = 0; b < storages_of_arena[a].size(); ++b)
             place[storages_of_arena[a][b]] = {a, b};
@@ -207,12 +211,14 @@ Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Pro
     plan.strategy = options.strategy;
     plan.replay_token = options.replay_token;
     plan.notes = lv.notes;
-    for (NodeIndex n : lv.schedule) plan.execution_order.push_back(g.nodes[n].id);
+    for (NodeIndex n : lv.schedule)
+        plan.execution_order.push_back(g.nodes[n].id);
     std::vector<std::vector<uint32_t>> storages_of_arena;
     plan.arenas = build_arenas(g, lv, options.policy, storages_of_arena);
     solve_all(plan, options.strategy, progress);
     map_tensors(g, lv, storages_of_arena, plan);
-    for (auto& arena : plan.arenas) arena.metrics.derive_ratios();
+    for (auto& arena : plan.arenas)
+        arena.metrics.derive_ratios();
     std::vector<uint64_t> steps(std::max<uint32_t>(lv.steps(), 1));
     std::iota(steps.begin(), steps.end(), 0);
     plan.series = build_memory_series(plan.arenas, std::move(steps));
@@ -241,7 +247,8 @@ Plan plan_problem(const OffsetProblem& problem, const std::vector<std::string>& 
     arena.problem = problem;
     arena.problem.capacity = std::min(problem.capacity, arena.config.capacity);
     arena.config.capacity = arena.problem.capacity;
-    for (auto& b : arena.problem.buffers) b.alignment = std::max(b.alignment, arena.config.alignment);
+    for (auto& b : arena.problem.buffers)
+        b.alignment = std::max(b.alignment, arena.config.alignment);
     arena.buffer_names = ids;
     plan.arenas.push_back(std::move(arena));
     solve_all(plan, options.strategy, progress);

@@ -4,6 +4,7 @@
 #include "plan/strategies/best_fit.h"
 #include "plan/strategies/ffd.h"
 #include "plan/strategies/greedy_size.h"
+#include "plan/strategies/multi_order.h"
 #include "plan/strategies/slots.h"
 
 namespace tmmu {
@@ -13,9 +14,10 @@ const std::vector<const OffsetStrategy*>& all_strategies() {
     static const FfdStrategy ffd;
     static const GreedySizeStrategy greedy_size;
     static const BestFitStrategy best_fit;
+    static const MultiOrderStrategy multi_order;
     static const AutoStrategy auto_strategy;
-    static const std::vector<const OffsetStrategy*> all = {&slots, &ffd, &greedy_size, &best_fit,
-                                                           &auto_strategy};
+    static const std::vector<const OffsetStrategy*> all = {&slots,    &ffd,         &greedy_size,
+                                                           &best_fit, &multi_order, &auto_strategy};
     return all;
 }
 

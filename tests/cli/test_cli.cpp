@@ -21,11 +21,16 @@ Result tmmu(const QStringList& args) {
     p.start(TMMU_CLI, args);
     if (!p.waitForFinished(120000)) return {};
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
 }
 
-QString resource(const char* rel) { return QStringLiteral(TMMU_SOURCE_DIR "/resources/") + rel; }
-QString fixture(const char* rel) { return QStringLiteral(TMMU_SOURCE_DIR "/tests/data/") + rel; }
+QString resource(const char* rel) {
+    return QStringLiteral(TMMU_SOURCE_DIR "/resources/") + rel;
+}
+QString fixture(const char* rel) {
+    return QStringLiteral(TMMU_SOURCE_DIR "/tests/data/") + rel;
+}
 
 QString hash_line(const QString& summary, const char* label) {
     for (const QString& line : summary.split('\n'))
@@ -47,7 +52,8 @@ class TestCli : public QObject {
     void defaultModelPlansAndPrintsSummary() {
         Result r = tmmu({"plan"});
         QCOMPARE(r.code, 0);
-        QVERIFY2(r.out.contains("gpt2-small") && r.out.contains("batch 8, seq 1024"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("gpt2-small") && r.out.contains("batch 8, seq 1024"),
+                 qPrintable(r.out));
         QVERIFY(r.out.contains("mode       training"));
         for (const char* arena : {"parameters", "activations", "gradients", "optimizer"})
             QVERIFY2(r.out.contains(arena), arena);
@@ -77,7 +83,8 @@ class TestCli : public QObject {
         Result gen = tmmu({"gen", "gpt2", resource("models/gpt2-small.json"), "--batch", "2",
                            "--seq", "64", "--mode", "training", "--out", ir});
         QCOMPARE(gen.code, 0);
-        Result a = tmmu({"plan", resource("models/gpt2-small.json"), "--batch", "2", "--seq", "64"});
+        Result a =
+            tmmu({"plan", resource("models/gpt2-small.json"), "--batch", "2", "--seq", "64"});
         Result b = tmmu({"plan", ir});
         QCOMPARE(a.code, 0);
         QCOMPARE(b.code, 0);
@@ -101,7 +108,10 @@ class TestCli : public QObject {
     void corruptCheckpointIsRejected() {
         QTemporaryDir dir;
         QString ckpt = dir.filePath("plan.cbor");
-        QCOMPARE(tmmu({"plan", resource("models/examples/residual_blocks.json"), "--checkpoint", ckpt}).code, 0);
+        QCOMPARE(
+            tmmu({"plan", resource("models/examples/residual_blocks.json"), "--checkpoint", ckpt})
+                .code,
+            0);
         QFile f(ckpt);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QByteArray bytes = f.readAll();

@@ -7,8 +7,8 @@
 #include <random>
 
 using namespace tmmu;
-using tmmu::test::hex;
 using cbor::Value;
+using tmmu::test::hex;
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <random>
 
 using namespace tmmu;
-using tmmu::test::sample_plan;
 using cbor::Value;
+using tmmu::test::sample_plan;
 
 namespace {
 

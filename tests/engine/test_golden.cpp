@@ -18,19 +18,29 @@ class TestGolden : public QObject {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("golden");
-        QTest::newRow("linear chain") << "examples/linear_chain.json" << "inference" << "linear_chain.inference";
-        QTest::newRow("residual inference") << "examples/residual_blocks.json" << "inference" << "residual_blocks.inference";
-        QTest::newRow("residual training") << "examples/residual_blocks.json" << "training" << "residual_blocks.training";
-        QTest::newRow("views and in-place") << "examples/views_and_inplace.json" << "training" << "views_and_inplace.training";
+        QTest::newRow("linear chain") << "examples/linear_chain.json"
+                                      << "inference"
+                                      << "linear_chain.inference";
+        QTest::newRow("residual inference") << "examples/residual_blocks.json"
+                                            << "inference"
+                                            << "residual_blocks.inference";
+        QTest::newRow("residual training") << "examples/residual_blocks.json"
+                                           << "training"
+                                           << "residual_blocks.training";
+        QTest::newRow("views and in-place") << "examples/views_and_inplace.json"
+                                            << "training"
+                                            << "views_and_inplace.training";
         for (const char* mode : {"inference", "forward", "training"})
-            QTest::newRow(mode) << "gpt2-small.json" << mode << QString("gpt2_small_b1_s128.%1").arg(mode);
+            QTest::newRow(mode) << "gpt2-small.json" << mode
+                                << QString("gpt2_small_b1_s128.%1").arg(mode);
     }
     void traceMatchesGolden() {
         QFETCH(QString, model);
         QFETCH(QString, mode);
         QFETCH(QString, golden);
         ModelRequest request{*parse_mode(mode.toStdString()), 1, 128};
-        LoadedModel m = load_model(TMMU_SOURCE_DIR "/resources/models/" + model.toStdString(), request);
+        LoadedModel m =
+            load_model(TMMU_SOURCE_DIR "/resources/models/" + model.toStdString(), request);
         PlanOptions options;
         options.strategy = "slots";
         Plan plan = plan_model(m, request.mode, options, {});
@@ -46,14 +56,16 @@ class TestGolden : public QObject {
         QVERIFY2(expected.has_value(), ("missing golden " + path).c_str());
         if (*expected != trace) {
             size_t at = 0;
-            while (at < trace.size() && at < expected->size() && trace[at] == (*expected)[at]) ++at;
+            while (at < trace.size() && at < expected->size() && trace[at] == (*expected)[at])
+                ++at;
             size_t line = std::count(trace.begin(), trace.begin() + long(at), '\n') + 1;
-            QFAIL(qPrintable(QString("%1 differs from the golden trace at line %2")
-                                 .arg(golden).arg(line)));
+            QFAIL(qPrintable(
+                QString("%1 differs from the golden trace at line %2").arg(golden).arg(line)));
         }
     }
     void linearChainIsOneSlot() {
-        LoadedModel m = load_model(TMMU_SOURCE_DIR "/resources/models/examples/linear_chain.json", {});
+        LoadedModel m =
+            load_model(TMMU_SOURCE_DIR "/resources/models/examples/linear_chain.json", {});
         PlanOptions options;
         options.strategy = "slots";
         Plan plan = plan_model(m, Mode::Inference, options, {});

@@ -53,11 +53,11 @@ TinyTraining make_training() {
     t.gy = gb.add_tensor("gy", {8, 64}, DType::F32, Role::Gradient);
     t.gh = gb.add_tensor("gh", {8, 64}, DType::F32, Role::Gradient);
     t.gw = gb.add_tensor("gw", {64, 64}, DType::F32, Role::Gradient);
-    gb.add_node("matmul", {t.x, t.w}, {t.h}, Phase::Forward);        // step 0
-    gb.add_node("relu", {t.h}, {t.y}, Phase::Forward);                // step 1
-    gb.add_node("sum", {t.y}, {t.loss}, Phase::Forward);              // step 2
-    gb.add_node("sum_grad", {t.loss}, {t.gy}, Phase::Backward);       // step 3
-    gb.add_node("relu_grad", {t.gy, t.h}, {t.gh}, Phase::Backward);   // step 4
+    gb.add_node("matmul", {t.x, t.w}, {t.h}, Phase::Forward);                // step 0
+    gb.add_node("relu", {t.h}, {t.y}, Phase::Forward);                       // step 1
+    gb.add_node("sum", {t.y}, {t.loss}, Phase::Forward);                     // step 2
+    gb.add_node("sum_grad", {t.loss}, {t.gy}, Phase::Backward);              // step 3
+    gb.add_node("relu_grad", {t.gy, t.h}, {t.gh}, Phase::Backward);          // step 4
     gb.add_node("matmul_grad_weight", {t.x, t.gh}, {t.gw}, Phase::Backward); // step 5
     gb.tensor(t.h).saved_for_backward = true;
     gb.tensor(t.x).saved_for_backward = true;
@@ -75,7 +75,9 @@ class TestLiveness : public QObject {
         Chain c = make_chain(false);
         Liveness lv = analyze_liveness(c.g, Mode::Inference);
         QCOMPARE(lv.steps(), 3u);
-        auto life = [&](TensorIndex t) { return std::pair(lv.tensor_life[t].begin, lv.tensor_life[t].end); };
+        auto life = [&](TensorIndex t) {
+            return std::pair(lv.tensor_life[t].begin, lv.tensor_life[t].end);
+        };
         QCOMPARE(life(c.x), std::pair(0u, 1u));
         QCOMPARE(life(c.a), std::pair(0u, 2u));
         QCOMPARE(life(c.b), std::pair(1u, 3u));
@@ -142,10 +144,10 @@ class TestLiveness : public QObject {
         auto v = gb.add_tensor("v", {8}, DType::F32, Role::Activation);
         auto u = gb.add_tensor("u", {16}, DType::F32, Role::Activation);
         auto y = gb.add_tensor("y", {8}, DType::F32, Role::Output);
-        gb.add_node("relu", {x}, {base}, Phase::Forward);   // 0
-        gb.add_node("slice", {base}, {v}, Phase::Forward);  // 1
-        gb.add_node("relu", {x}, {u}, Phase::Forward);      // 2
-        gb.add_node("relu", {v}, {y}, Phase::Forward);      // 3
+        gb.add_node("relu", {x}, {base}, Phase::Forward);  // 0
+        gb.add_node("slice", {base}, {v}, Phase::Forward); // 1
+        gb.add_node("relu", {x}, {u}, Phase::Forward);     // 2
+        gb.add_node("relu", {v}, {y}, Phase::Forward);     // 3
         gb.tensor(v).view = ViewDesc{base, 32, 32};
         Graph g = gb.take();
         finalize_graph(g);

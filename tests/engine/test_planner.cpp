@@ -55,24 +55,28 @@ class TestPlanner : public QObject {
     Q_OBJECT
   private slots:
     void inPlaceChainUsesOneSlot() {
-        Plan plan = plan_graph(chain(8, true), Mode::Inference, with_strategy("slots"), {}, "chain");
+        Plan plan =
+            plan_graph(chain(8, true), Mode::Inference, with_strategy("slots"), {}, "chain");
         QCOMPARE(plan.arenas.size(), size_t(1));
         QCOMPARE(plan.arenas[0].config.name, std::string("activations"));
         QCOMPARE(plan.arenas[0].metrics.slot_count, 1u);
         QCOMPARE(plan.arenas[0].metrics.peak_bytes, uint64_t(1024));
         QCOMPARE(plan.tensors.size(), size_t(9));
-        for (const auto& t : plan.tensors) QCOMPARE(t.offset, uint64_t(0));
+        for (const auto& t : plan.tensors)
+            QCOMPARE(t.offset, uint64_t(0));
     }
     void plainChainAlternatesTwoSlots() {
-        Plan plan = plan_graph(chain(8, false), Mode::Inference, with_strategy("slots"), {}, "chain");
+        Plan plan =
+            plan_graph(chain(8, false), Mode::Inference, with_strategy("slots"), {}, "chain");
         QCOMPARE(plan.arenas[0].metrics.slot_count, 2u);
         QCOMPARE(plan.arenas[0].metrics.max_live, 2u);
         QCOMPARE(plan.arenas[0].metrics.peak_bytes, uint64_t(2048));
         QCOMPARE(plan.arenas[0].metrics.lower_bound, uint64_t(2048));
     }
     void unknownStrategyIsAnArgumentError() {
-        TMMU_EXPECT_FAILURE(plan_graph(chain(2, false), Mode::Inference, with_strategy("magic"), {}, "c"),
-                            FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(
+            plan_graph(chain(2, false), Mode::Inference, with_strategy("magic"), {}, "c"),
+            FailureCode::InvalidArgument);
     }
     void tooSmallArenaFailsWithItsName() {
         PlanOptions o = with_strategy("auto");
@@ -128,8 +132,10 @@ class TestPlanner : public QObject {
             return UINT64_MAX;
         };
         for (const OffsetStrategy* s : all_strategies()) {
-            Plan free_plan = plan_graph(free_graph, Mode::Inference, with_strategy(std::string(s->name())), {}, "f");
-            Plan plan = plan_graph(g, Mode::Inference, with_strategy(std::string(s->name())), {}, "m");
+            Plan free_plan = plan_graph(free_graph, Mode::Inference,
+                                        with_strategy(std::string(s->name())), {}, "f");
+            Plan plan =
+                plan_graph(g, Mode::Inference, with_strategy(std::string(s->name())), {}, "m");
             QCOMPARE(offset_of(free_plan, "t000001"), offset_of(free_plan, "t000003")); // reuse
             QVERIFY(offset_of(plan, "t000001") != offset_of(plan, "t000003"));
         }
@@ -155,7 +161,8 @@ class TestPlanner : public QObject {
             Graph g = test::random_graph(1000 + seed, 60, true);
             Plan best = plan_graph(g, Mode::Training, with_strategy("auto"), {}, "r");
             for (const OffsetStrategy* s : all_strategies()) {
-                Plan p = plan_graph(g, Mode::Training, with_strategy(std::string(s->name())), {}, "r");
+                Plan p =
+                    plan_graph(g, Mode::Training, with_strategy(std::string(s->name())), {}, "r");
                 for (size_t a = 0; a < p.arenas.size(); ++a)
                     QVERIFY(best.arenas[a].metrics.peak_bytes <= p.arenas[a].metrics.peak_bytes);
             }
@@ -182,15 +189,19 @@ class TestPlanner : public QObject {
         for (size_t a = 0; a < plan.arenas.size(); ++a) {
             const auto& live = plan.series.live_bytes[a];
             const auto& high = plan.series.high_water[a];
-            QCOMPARE(*std::max_element(live.begin(), live.end()), plan.arenas[a].metrics.lower_bound);
-            QCOMPARE(*std::max_element(high.begin(), high.end()), plan.arenas[a].metrics.peak_bytes);
-            for (size_t k = 0; k < live.size(); ++k) QVERIFY(live[k] <= high[k]);
+            QCOMPARE(*std::max_element(live.begin(), live.end()),
+                     plan.arenas[a].metrics.lower_bound);
+            QCOMPARE(*std::max_element(high.begin(), high.end()),
+                     plan.arenas[a].metrics.peak_bytes);
+            for (size_t k = 0; k < live.size(); ++k)
+                QVERIFY(live[k] <= high[k]);
         }
     }
     void problemPlansUseOneArena() {
         OffsetProblem p = test::random_problem(3, 200, 100, 4096, true);
         std::vector<std::string> ids;
-        for (size_t i = 0; i < p.buffers.size(); ++i) ids.push_back(std::to_string(i));
+        for (size_t i = 0; i < p.buffers.size(); ++i)
+            ids.push_back(std::to_string(i));
         Plan plan = plan_problem(p, ids, with_strategy("auto"), {}, "random");
         QVERIFY(!plan.mode.has_value());
         QCOMPARE(plan.arenas.size(), size_t(1));
@@ -202,8 +213,9 @@ class TestPlanner : public QObject {
         std::atomic<bool> cancel{true};
         Progress progress;
         progress.cancel_flag = &cancel;
-        TMMU_EXPECT_FAILURE(plan_graph(chain(4, false), Mode::Inference, PlanOptions{}, progress, "c"),
-                            FailureCode::Cancelled);
+        TMMU_EXPECT_FAILURE(
+            plan_graph(chain(4, false), Mode::Inference, PlanOptions{}, progress, "c"),
+            FailureCode::Cancelled);
     }
 };
 

@@ -72,7 +72,8 @@ namespace {
 
 std::vector<int64_t> random_shape(std::mt19937_64& rng) {
     std::vector<int64_t> shape(1 + rng() % 3);
-    for (auto& d : shape) d = int64_t(1 + rng() % 64);
+    for (auto& d : shape)
+        d = int64_t(1 + rng() % 64);
     return shape;
 }
 
@@ -110,11 +111,12 @@ Graph random_graph(uint32_t seed, size_t nodes, bool training) {
         values.push_back(out);
         forward_outputs.push_back(out);
         if (rng() % 6 == 0) { // a view of the new tensor, read by a later node
-            TensorIndex v = gb.add_tensor("view", {int64_t(1 + rng() % 4)}, DType::F32,
-                                          Role::Activation);
+            TensorIndex v =
+                gb.add_tensor("view", {int64_t(1 + rng() % 4)}, DType::F32, Role::Activation);
             uint64_t vbytes = gb.tensor(v).shape[0] * 4;
             uint64_t obytes = 4;
-            for (int64_t d : gb.tensor(out).shape) obytes *= uint64_t(d);
+            for (int64_t d : gb.tensor(out).shape)
+                obytes *= uint64_t(d);
             if (vbytes <= obytes) {
                 gb.tensor(v).view = ViewDesc{out, 0, vbytes};
                 gb.add_node("view", {out}, {v}, Phase::Forward);
