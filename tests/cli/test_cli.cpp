@@ -126,7 +126,7 @@ class TestCli : public QObject {
         QTemporaryDir dir;
         QString csv = dir.filePath("p.csv");
         write(csv, "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n");
-        for (const char* s : {"slots", "ffd", "greedy-size", "best-fit", "auto"}) {
+        for (const char* s : {"slots", "ffd", "greedy-size", "best-fit", "multi-order", "auto"}) {
             Result r = tmmu({"plan", csv, "--strategy", s, "--json", "-"});
             QCOMPARE(r.code, 0);
             QJsonObject arena = QJsonDocument::fromJson(r.out.toUtf8())["arenas"][0].toObject();

@@ -1,4 +1,6 @@
+#include "plan/random_problem.h"
 #include "plan/strategies/best_fit.h"
+#include "plan/strategies/multi_order.h"
 #include "plan/strategies/placement.h"
 #include "plan/strategy.h"
 #include "plan/validator.h"
@@ -55,8 +57,8 @@ class TestStrategies : public QObject {
             QVERIFY(!s->description().empty());
             QCOMPARE(find_strategy(s->name()), s);
         }
-        QCOMPARE(names,
-                 (std::vector<std::string>{"slots", "ffd", "greedy-size", "best-fit", "auto"}));
+        QCOMPARE(names, (std::vector<std::string>{"slots", "ffd", "greedy-size", "best-fit",
+                                                  "multi-order", "auto"}));
         QVERIFY(find_strategy("first-fit") == nullptr);
     }
 
@@ -129,6 +131,38 @@ class TestStrategies : public QObject {
         QCOMPARE(placement::best_gap(high, 64, 1, 0), 0u);
     }
 
+    void firstGapTakesTheLowestThatFits() {
+        using placement::Span;
+        std::vector<Span> spans{{0, 10}, {50, 60}, {100, 140}, {170, 200}};
+        QCOMPARE(placement::first_gap(spans, 30, 1, 0), 10u);   // best_gap takes 140
+        QCOMPARE(placement::first_gap(spans, 40, 1, 0), 10u);   // exactly the first gap
+        QCOMPARE(placement::first_gap(spans, 30, 16, 0), 16u);  // 16 + 30 <= 50
+        QCOMPARE(placement::first_gap(spans, 41, 1, 0), 200u);  // none fits: on top
+        QCOMPARE(placement::first_gap(spans, 45, 64, 0), 256u); // aligned starts never fit
+        std::vector<Span> nested{{0, 100}, {20, 30}, {40, 150}, {160, 170}};
+        QCOMPARE(placement::first_gap(nested, 10, 1, 0), 150u);
+        QCOMPARE(placement::first_gap({}, 10, 8, 0), 0u);
+        std::vector<Span> high{{64, 80}};
+        QCOMPARE(placement::first_gap(high, 64, 1, 0), 0u);
+        std::vector<Span> top{{0, UINT64_MAX - 3}};
+        TMMU_EXPECT_FAILURE(placement::first_gap(top, 1, 8, 7), FailureCode::AllocationOverflow);
+    }
+
+    void gapRulesPlaceDifferently() {
+        // Pins at 0, 50 and 80 leave gaps of 40 at 10 and of 20 at 60.
+        OffsetProblem p = problem({buf(0, 10, 10), buf(0, 10, 10), buf(0, 10, 10), buf(0, 10, 20)});
+        p.buffers[0].pinned = 0;
+        p.buffers[1].pinned = 50;
+        p.buffers[2].pinned = 80;
+        const std::vector<uint32_t> order{0, 1, 2, 3};
+        for (auto search : {placement::OverlapSearch::Scan, placement::OverlapSearch::Index}) {
+            placement::GapPlacer placer(p, search);
+            auto seed = placement::seed_solution(p);
+            QCOMPARE(placer.place(seed, order, Progress{}, "t", placement::GapRule::Best)[3], 60u);
+            QCOMPARE(placer.place(seed, order, Progress{}, "t", placement::GapRule::First)[3], 10u);
+        }
+    }
+
     void radixSortOrdersByOffset() {
         std::mt19937_64 rng(3);
         std::vector<placement::Span> spans, scratch;
@@ -187,11 +221,15 @@ class TestStrategies : public QObject {
             const auto seed_solution = placement::seed_solution(p);
             placement::GapPlacer scan(p, placement::OverlapSearch::Scan);
             placement::GapPlacer index(p, placement::OverlapSearch::Index);
-            for (auto order : {placement::order_by_size(p), placement::order_by_length(p),
-                               placement::order_by_area(p)}) {
-                auto a = scan.place(seed_solution, order, Progress{}, "t");
-                auto b = index.place(seed_solution, order, Progress{}, "t");
-                QCOMPARE(a, b);
+            for (auto order :
+                 {placement::order_by_size(p), placement::order_by_length(p),
+                  placement::order_by_area(p), placement::order_by_begin(p),
+                  placement::order_by_conflicts(p), placement::order_by_conflict_bytes(p)}) {
+                for (auto rule : {placement::GapRule::Best, placement::GapRule::First}) {
+                    auto a = scan.place(seed_solution, order, Progress{}, "t", rule);
+                    auto b = index.place(seed_solution, order, Progress{}, "t", rule);
+                    QCOMPARE(a, b);
+                }
             }
         }
     }
@@ -201,6 +239,77 @@ class TestStrategies : public QObject {
         QCOMPARE(placement::order_by_size(p), (std::vector<uint32_t>{3, 0, 2, 1}));
         QCOMPARE(placement::order_by_length(p), (std::vector<uint32_t>{0, 2, 1, 3}));
         QCOMPARE(placement::order_by_area(p), (std::vector<uint32_t>{0, 2, 3, 1})); // all 40 but b1
+        QCOMPARE(placement::order_by_begin(p), (std::vector<uint32_t>{3, 0, 1, 2}));
+        QCOMPARE(placement::order_by_size_begin(p), (std::vector<uint32_t>{3, 0, 1, 2}));
+        QCOMPARE(placement::order_by_size_end(p), (std::vector<uint32_t>{3, 2, 0, 1}));
+        // Conflicts: b0 meets b1 and b3; b1 meets b0, b3; b3 meets b0, b1; b2 meets none.
+        QCOMPARE(placement::conflict_counts(p), (std::vector<uint64_t>{2, 2, 0, 2}));
+        QCOMPARE(placement::order_by_conflicts(p), (std::vector<uint32_t>{3, 0, 1, 2}));
+        QCOMPARE(placement::overlapping_pairs(p), 3u);
+        // Conflict bytes: b0 meets 10 + 40, b1 meets 10 + 40, b2 none, b3 meets 10 + 10.
+        QCOMPARE(placement::order_by_conflict_bytes(p), (std::vector<uint32_t>{0, 1, 3, 2}));
+        QCOMPARE(placement::order_by_begin_end(p), (std::vector<uint32_t>{3, 1, 0, 2}));
+    }
+
+    void conflictCountsMatchPairwiseChecks() {
+        for (uint32_t seed = 0; seed < 40; ++seed) {
+            OffsetProblem p = test::random_problem(seed, seed * 5, 1 + seed * 3, 100, false);
+            std::vector<uint64_t> want(p.buffers.size(), 0);
+            std::vector<placement::Bytes> bytes(p.buffers.size(), 0);
+            uint64_t pairs = 0;
+            for (size_t i = 0; i < p.buffers.size(); ++i)
+                for (size_t j = 0; j < i; ++j)
+                    if (p.buffers[i].begin < p.buffers[j].end &&
+                        p.buffers[j].begin < p.buffers[i].end) {
+                        ++want[i];
+                        ++want[j];
+                        bytes[i] += p.buffers[j].size;
+                        bytes[j] += p.buffers[i].size;
+                        ++pairs;
+                    }
+            QCOMPARE(placement::conflict_counts(p), want);
+            QVERIFY(placement::conflict_bytes(p) == bytes);
+            QCOMPARE(placement::overlapping_pairs(p), pairs);
+        }
+    }
+
+    void placeAfterKeepsThePrefixAndPlacesTheRest() {
+        for (uint32_t seed = 0; seed < 20; ++seed) {
+            OffsetProblem p = test::random_problem(seed, 300, 400, 1 << 12, seed % 2);
+            if (seed % 3 == 0) p.buffers[7].pinned = 1 << 14;
+            const auto seed_solution = placement::seed_solution(p);
+            for (auto search : {placement::OverlapSearch::Scan, placement::OverlapSearch::Index}) {
+                placement::GapPlacer placer(p, search);
+                const auto rule = seed % 2 ? placement::GapRule::First : placement::GapRule::Best;
+                const auto order = placement::order_by_size(p);
+                const auto first = placer.place(seed_solution, order, Progress{}, "t", rule);
+                const uint64_t full_work = placer.last_work();
+                // Same first 100 buffers, the rest reversed.
+                auto other = order;
+                std::reverse(other.begin() + 100, other.end());
+                const auto want = placer.place(seed_solution, other, Progress{}, "t", rule);
+                const auto got =
+                    placer.place_after(seed_solution, other, 100, first, Progress{}, "t", rule);
+                QCOMPARE(got, want);
+                QVERIFY(placer.last_work() < full_work); // the prefix was not searched
+                QCOMPARE(placer.place_after(seed_solution, order, order.size(), first, Progress{},
+                                            "t", rule),
+                         first);
+            }
+        }
+    }
+
+    void denseProblemsScanAndSparseOnesUseTheIndex() {
+        // 2000 buffers all alive together: every pair overlaps, the index would report them
+        // all. 2000 one-step buffers in sequence: no pair overlaps.
+        OffsetProblem dense, sparse;
+        for (uint64_t i = 0; i < 2000; ++i) {
+            dense.buffers.push_back(buf(i, 4000, 8));
+            sparse.buffers.push_back(buf(i, i + 1, 8));
+        }
+        QVERIFY(placement::GapPlacer(dense).scans());
+        QVERIFY(!placement::GapPlacer(sparse).scans());
+        QVERIFY(placement::GapPlacer(problem({buf(0, 1, 1)})).scans()); // small: always scans
     }
 
     void bestFitKeepsTheLowestOrder() {
@@ -222,6 +331,46 @@ class TestStrategies : public QObject {
             QCOMPARE(runs.spatial.offsets, greedy.offsets);
             QCOMPARE(runs.spatial.producer, std::string("greedy-size"));
         }
+    }
+
+    void multiOrderIsNeverAboveBestFitAndSharesItsRuns() {
+        size_t lower = 0;
+        for (uint32_t seed = 0; seed < 30; ++seed) {
+            OffsetProblem p = test::random_problem(seed, 150, 200, 1 << 16, seed % 2);
+            OffsetSolution bf = solve("best-fit", p);
+            OffsetSolution mo = solve("multi-order", p);
+            QVERIFY(mo.height <= bf.height);
+            QVERIFY(mo.height >= lower_bound_bytes(p));
+            QCOMPARE(mo.producer, std::string("multi-order"));
+            lower += mo.height < bf.height;
+            MultiOrderRuns runs = solve_multi_order_runs(p, Progress{});
+            QCOMPARE(runs.best.offsets, mo.offsets);
+            QCOMPARE(runs.best_fit.best.offsets, bf.offsets);
+            QCOMPARE(runs.best_fit.spatial.offsets, solve("greedy-size", p).offsets);
+        }
+        QVERIFY2(lower >= 15, std::to_string(lower).c_str()); // lower on half of them (17)
+    }
+
+    void multiOrderStopsAtTheLowerBound() {
+        // best-fit already reaches the bound: nothing else is tried, its plan is kept.
+        OffsetSolution mo = solve("multi-order", gap_example());
+        QCOMPARE(mo.height, lower_bound_bytes(gap_example()));
+        QCOMPARE(mo.offsets, solve("best-fit", gap_example()).offsets);
+    }
+
+    void multiOrderBudgetGrowsLinearly() {
+        QVERIFY(multi_order_budget(0) == 0);
+        uint64_t last = 0;
+        for (size_t n : {1, 10, 500, 2000, 10000, 60000, 1000000}) {
+            const uint64_t b = multi_order_budget(n);
+            QVERIFY(b > last);
+            last = b;
+        }
+        // Past a few thousand buffers: a fixed share plus a fixed amount per buffer.
+        const uint64_t per_buffer = multi_order_budget(2000000) - multi_order_budget(1000000);
+        QCOMPARE(multi_order_budget(4000000) - multi_order_budget(3000000), per_buffer);
+        QVERIFY(multi_order_budget(size_t(1) << 40) / (uint64_t(1) << 40) <=
+                per_buffer / 1000000 + 1);
     }
 
     void autoNamesItsWinner() {
@@ -291,7 +440,10 @@ class TestStrategies : public QObject {
     }
 
     void largeProblemsUseTheIndexAndStayValid() {
-        OffsetProblem p = test::random_problem(5, 5000, 40000, 1 << 20, true);
+        // Lifetimes of a few steps among thousands: few pairs overlap, the index is cheaper.
+        OffsetProblem p = realistic_random_problem(5, 5000);
+        p.buffers[10].pinned = 1 << 20;
+        QVERIFY(!placement::GapPlacer(p).scans());
         for (const OffsetStrategy* s : all_strategies()) {
             OffsetSolution sol = solve(s->name(), p);
             QVERIFY(sol.height >= lower_bound_bytes(p));

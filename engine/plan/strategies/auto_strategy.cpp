@@ -1,17 +1,16 @@
 #include "plan/strategies/auto_strategy.h"
 
-#include "plan/strategies/best_fit.h"
 #include "plan/strategies/ffd.h"
+#include "plan/strategies/multi_order.h"
 #include "plan/strategies/slots.h"
-
-#include <fmt/format.h>
 
 namespace tmmu {
 
 OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progress) const {
     check_offset_problem(p, "strategy auto");
-    // Candidates in tie-break order: slots, ffd, greedy-size, best-fit. greedy-size's solution
-    // is best-fit's spatial run (same order, same gap rule), so it is not computed twice.
+    // Candidates in tie-break order: slots, ffd, greedy-size, best-fit, multi-order.
+    // greedy-size's solution is best-fit's spatial run (same order, same gap rule), and
+    // multi-order starts with best-fit's runs, so each order is placed once.
     OffsetSolution best;
     auto consider = [&best](OffsetSolution s) {
         if (best.producer.empty() || s.height < best.height) best = std::move(s);
@@ -23,9 +22,10 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
     progress.report(0.1, "auto: ffd");
     consider(FfdStrategy().solve(p, progress));
     progress.check_cancel("strategy auto");
-    progress.report(0.2, "auto: greedy-size, best-fit");
-    BestFitRuns runs = solve_best_fit_runs(p, progress);
-    consider(std::move(runs.spatial));
+    progress.report(0.2, "auto: greedy-size, best-fit, multi-order");
+    MultiOrderRuns runs = solve_multi_order_runs(p, progress);
+    consider(std::move(runs.best_fit.spatial));
+    consider(std::move(runs.best_fit.best));
     consider(std::move(runs.best));
     progress.report(1.0, "auto: done");
     return best;

@@ -1,27 +1,37 @@
 #include "plan/strategies/best_fit.h"
 
-#include "plan/strategies/placement.h"
-
 namespace tmmu {
 
-BestFitRuns solve_best_fit_runs(const OffsetProblem& p, const Progress& progress) {
-    check_offset_problem(p, "strategy best-fit");
-    using Order = std::vector<uint32_t> (*)(const OffsetProblem&);
-    static constexpr Order kOrders[] = {placement::order_by_size, placement::order_by_length,
-                                        placement::order_by_area};
-    const placement::Seed seed = placement::seed_solution(p);
-    placement::GapPlacer placer(p); // one overlap index for the three runs
+std::span<const OrderFn> best_fit_orders() {
+    static constexpr OrderFn kOrders[] = {placement::order_by_size, placement::order_by_length,
+                                          placement::order_by_area};
+    return kOrders;
+}
+
+BestFitRuns run_best_fit(const OffsetProblem& p, placement::GapPlacer& placer,
+                         const placement::Seed& seed, const Progress& progress) {
     BestFitRuns runs;
-    for (size_t k = 0; k < std::size(kOrders); ++k) {
+    const auto orders = best_fit_orders();
+    for (size_t k = 0; k < orders.size(); ++k) {
+        runs.orders.push_back(orders[k](p));
         OffsetSolution s = placement::finish(
-            p, placer.place(seed, kOrders[k](p), progress, "strategy best-fit"), "best-fit");
+            p, placer.place(seed, runs.orders.back(), progress, "strategy best-fit"), "best-fit");
         if (k == 0) {
             runs.spatial = s;
             runs.spatial.producer = "greedy-size";
         }
-        if (k == 0 || s.height < runs.best.height) runs.best = std::move(s);
+        if (k == 0 || s.height < runs.best.height) {
+            runs.best = std::move(s);
+            runs.best_order = k;
+        }
     }
     return runs;
+}
+
+BestFitRuns solve_best_fit_runs(const OffsetProblem& p, const Progress& progress) {
+    check_offset_problem(p, "strategy best-fit");
+    placement::GapPlacer placer(p); // one overlap index for the three runs
+    return run_best_fit(p, placer, placement::seed_solution(p), progress);
 }
 
 OffsetSolution BestFitStrategy::solve(const OffsetProblem& p, const Progress& progress) const {

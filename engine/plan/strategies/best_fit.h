@@ -3,7 +3,10 @@
 // smallest fitting gap, ties lowest offset) run with three buffer orders: spatial (size desc,
 // then lifetime desc), temporal (lifetime desc, then size desc) and area (size * lifetime desc),
 // all breaking the last tie by index. Keeps the lowest height; ties go to the earlier order.
+#include "plan/strategies/placement.h"
 #include "plan/strategy.h"
+
+#include <span>
 
 namespace tmmu {
 
@@ -22,7 +25,17 @@ class BestFitStrategy final : public OffsetStrategy {
 struct BestFitRuns {
     OffsetSolution spatial; // producer "greedy-size"
     OffsetSolution best;    // producer "best-fit"
+    size_t best_order = 0;  // which order gave best: index into best_fit_orders()
+    std::vector<std::vector<uint32_t>> orders; // the orders placed, as best_fit_orders() lists
 };
 BestFitRuns solve_best_fit_runs(const OffsetProblem& p, const Progress& progress);
+// The same runs on a caller's placer and seed (seed_solution(p)), so that a caller that goes on
+// placing (multi-order) builds the overlap index once. Checks nothing: the caller has.
+BestFitRuns run_best_fit(const OffsetProblem& p, placement::GapPlacer& placer,
+                         const placement::Seed& seed, const Progress& progress);
+
+// best-fit's orders, in tie-break order: spatial, temporal, area.
+using OrderFn = std::vector<uint32_t> (*)(const OffsetProblem&);
+std::span<const OrderFn> best_fit_orders();
 
 } // namespace tmmu

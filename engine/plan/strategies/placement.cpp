@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <bit>
 #include <fmt/format.h>
-#include <numeric>
 #include <utility>
 
 namespace tmmu::placement {
@@ -17,53 +16,6 @@ uint64_t end_of(uint64_t offset, uint64_t size, size_t i) {
     if (__builtin_add_overflow(offset, size, &end))
         checked_add(offset, size, fmt::format("buffer {} offset + size", i));
     return end;
-}
-
-uint64_t length(const Buffer& b) {
-    return b.end - b.begin;
-}
-
-namespace {
-
-template <typename Before>
-std::vector<uint32_t> sorted_indices(const OffsetProblem& p, Before before) {
-    std::vector<uint32_t> order(p.buffers.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        int c = before(p.buffers[a], p.buffers[b]);
-        return c != 0 ? c < 0 : a < b;
-    });
-    return order;
-}
-
-// -1 when x goes first because its key is larger, +1 when y does, 0 on a tie.
-template <typename T>
-int descending(const T& x, const T& y) {
-    return x > y ? -1 : (x < y ? 1 : 0);
-}
-
-__extension__ typedef unsigned __int128 Area; // size * length never overflows 128 bits
-
-} // namespace
-
-std::vector<uint32_t> order_by_size(const OffsetProblem& p) {
-    return sorted_indices(p, [](const Buffer& x, const Buffer& y) {
-        int c = descending(x.size, y.size);
-        return c != 0 ? c : descending(length(x), length(y));
-    });
-}
-
-std::vector<uint32_t> order_by_length(const OffsetProblem& p) {
-    return sorted_indices(p, [](const Buffer& x, const Buffer& y) {
-        int c = descending(length(x), length(y));
-        return c != 0 ? c : descending(x.size, y.size);
-    });
-}
-
-std::vector<uint32_t> order_by_area(const OffsetProblem& p) {
-    return sorted_indices(p, [](const Buffer& x, const Buffer& y) {
-        return descending(Area(x.size) * length(x), Area(y.size) * length(y));
-    });
 }
 
 Seed seed_solution(const OffsetProblem& p) {
@@ -209,10 +161,20 @@ void sort_by_offset(std::vector<Span>& spans, std::vector<Span>& scratch) {
     }
 }
 
+namespace {
+
+// Rounds up to alignment; past UINT64_MAX align_up throws, naming buffer.
+uint64_t aligned_top(uint64_t cursor, uint64_t alignment, size_t buffer) {
+    uint64_t top = (cursor + alignment - 1) & ~(alignment - 1);
+    return top >= cursor ? top
+                         : align_up(cursor, alignment, fmt::format("buffer {} offset", buffer));
+}
+
+} // namespace
+
 uint64_t best_gap(std::span<const Span> spans, uint64_t size, uint64_t alignment, size_t buffer) {
     // Equal offsets may come in any order: the gaps seen do not depend on it, so the result
     // stays deterministic.
-    const auto where = [buffer] { return fmt::format("buffer {} offset", buffer); };
     uint64_t cursor = 0; // top of the spans seen so far
     uint64_t best = 0;
     uint64_t best_gap = UINT64_MAX;
@@ -230,9 +192,19 @@ uint64_t best_gap(std::span<const Span> spans, uint64_t size, uint64_t alignment
         }
         cursor = std::max(cursor, s.end);
     }
-    if (found) return best;
-    uint64_t top = (cursor + alignment - 1) & ~(alignment - 1);
-    return top >= cursor ? top : align_up(cursor, alignment, where()); // the latter throws
+    return found ? best : aligned_top(cursor, alignment, buffer);
+}
+
+uint64_t first_gap(std::span<const Span> spans, uint64_t size, uint64_t alignment, size_t buffer) {
+    uint64_t cursor = 0; // top of the spans seen so far
+    for (const Span& s : spans) {
+        if (s.offset > cursor) {
+            uint64_t start = (cursor + alignment - 1) & ~(alignment - 1);
+            if (start >= cursor && start <= s.offset && s.offset - start >= size) return start;
+        }
+        cursor = std::max(cursor, s.end);
+    }
+    return aligned_top(cursor, alignment, buffer);
 }
 
 namespace {
@@ -253,6 +225,16 @@ class OffsetOrderedScan {
             [](uint64_t offset, const Placed& x) { return offset < x.bytes.offset; });
         placed_.insert(at, Placed{bytes, b.begin, b.end});
     }
+    // Many inserts at once, without a query in between: append, then one sort.
+    void append(uint32_t buffer, Span bytes) {
+        const Buffer& b = p_.buffers[buffer];
+        placed_.push_back(Placed{bytes, b.begin, b.end});
+    }
+    void end_appends() {
+        // Equal offsets may end up in any order: the gap searches do not depend on it.
+        std::sort(placed_.begin(), placed_.end(),
+                  [](const Placed& x, const Placed& y) { return x.bytes.offset < y.bytes.offset; });
+    }
     std::span<const Span> query_sorted(uint32_t buffer) {
         const Buffer& q = p_.buffers[buffer];
         // Branch-free filter: every span is written, the cursor advances only for overlaps.
@@ -263,6 +245,8 @@ class OffsetOrderedScan {
         }
         return {found_.get(), kept};
     }
+    // Work units of the last query: every placed buffer is read once.
+    uint64_t cost(std::span<const Span>) const { return placed_.size() + 16; }
 
   private:
     struct Placed {
@@ -282,46 +266,83 @@ struct SortedIndexQuery {
     std::vector<Span> scratch;
     void clear() { index.clear(); }
     void insert(uint32_t buffer, Span bytes) { index.insert(buffer, bytes); }
+    void append(uint32_t buffer, Span bytes) { index.insert(buffer, bytes); }
+    void end_appends() {}
     std::span<const Span> query_sorted(uint32_t buffer) {
         index.query(buffer, found);
         sort_by_offset(found, scratch);
         return found;
     }
+    // Work units of the last query: gathering, radix-sorting and scanning each reported span
+    // costs several times a scanned one, and the walk up the tree touches about 2 log T lists.
+    uint64_t cost(std::span<const Span> reported) const { return 8 * reported.size() + 600; }
 };
+
+// The cheaper search by the work units of GapPlacer::last_work: the scan reads about n^2 / 2
+// spans per run; the index reports each overlapping pair once (when the later of the two is
+// placed) and pays a fixed cost per query.
+bool prefer_scan(const OffsetProblem& p) {
+    const uint64_t n = p.buffers.size();
+    if (n <= kScanLimit) return true;
+    return n * n / 2 <= 8 * overlapping_pairs(p) + 600 * n;
+}
 
 } // namespace
 
 GapPlacer::GapPlacer(const OffsetProblem& p, OverlapSearch search) : p_(p) {
-    const bool scan = search == OverlapSearch::Scan ||
-                      (search == OverlapSearch::Automatic && p.buffers.size() <= kScanLimit);
+    const bool scan =
+        search == OverlapSearch::Scan || (search == OverlapSearch::Automatic && prefer_scan(p));
     if (!scan) index_ = std::make_unique<OverlapIndex>(p);
 }
 
 std::vector<uint64_t> GapPlacer::place(Seed seed, const std::vector<uint32_t>& order,
-                                       const Progress& progress, std::string_view stage) {
+                                       const Progress& progress, std::string_view stage,
+                                       GapRule rule) {
+    return place_after(std::move(seed), order, 0, {}, progress, stage, rule);
+}
+
+std::vector<uint64_t> GapPlacer::place_after(Seed seed, const std::vector<uint32_t>& order,
+                                             size_t kept, const std::vector<uint64_t>& previous,
+                                             const Progress& progress, std::string_view stage,
+                                             GapRule rule) {
     if (index_) {
         SortedIndexQuery search{*index_, {}, {}};
-        return run(search, std::move(seed), order, progress, stage);
+        return run(search, std::move(seed), order, kept, &previous, rule, progress, stage);
     }
     OffsetOrderedScan search(p_);
-    return run(search, std::move(seed), order, progress, stage);
+    return run(search, std::move(seed), order, kept, &previous, rule, progress, stage);
 }
 
 template <typename Search>
 std::vector<uint64_t> GapPlacer::run(Search& search, Seed seed, const std::vector<uint32_t>& order,
-                                     const Progress& progress, std::string_view stage) {
+                                     size_t kept, const std::vector<uint64_t>* previous,
+                                     GapRule rule, const Progress& progress,
+                                     std::string_view stage) {
     const OffsetProblem& p = p_;
     progress.check_cancel(stage);
     search.clear();
+    work_ = 0;
     for (uint32_t i = 0; i < p.buffers.size(); ++i)
         if (seed.placed[i] && p.buffers[i].size > 0)
-            search.insert(i, {seed.offsets[i], end_of(seed.offsets[i], p.buffers[i].size, i)});
-    for (size_t k = 0; k < order.size(); ++k) {
+            search.append(i, {seed.offsets[i], end_of(seed.offsets[i], p.buffers[i].size, i)});
+    kept = std::min(kept, order.size());
+    for (size_t k = 0; k < kept; ++k) {
+        uint32_t i = order[k];
+        if (seed.placed[i]) continue;
+        seed.offsets[i] = (*previous)[i];
+        search.append(i, {seed.offsets[i], end_of(seed.offsets[i], p.buffers[i].size, i)});
+    }
+    search.end_appends();
+    work_ += p.buffers.size();
+    for (size_t k = kept; k < order.size(); ++k) {
         uint32_t i = order[k];
         if ((k & 1023) == 0) progress.check_cancel(stage);
         if (seed.placed[i]) continue;
         const Buffer& b = p.buffers[i];
-        uint64_t offset = best_gap(search.query_sorted(i), b.size, b.alignment, i);
+        std::span<const Span> spans = search.query_sorted(i);
+        work_ += search.cost(spans);
+        uint64_t offset = rule == GapRule::Best ? best_gap(spans, b.size, b.alignment, i)
+                                                : first_gap(spans, b.size, b.alignment, i);
         seed.offsets[i] = offset;
         search.insert(i, {offset, end_of(offset, b.size, i)});
     }

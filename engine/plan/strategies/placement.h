@@ -1,8 +1,9 @@
 #pragma once
-// Shared machinery of the offset strategies: buffer orders, the time-overlap index over placed
-// buffers, best-gap search, and the handling of pinned and zero-size buffers.
+// Shared machinery of the offset strategies: the time-overlap index over placed buffers, gap
+// search, and the handling of pinned and zero-size buffers. Buffer orders are in orders.h.
 #include "core/progress.h"
 #include "plan/offset_problem.h"
+#include "plan/strategies/orders.h"
 
 #include <cstdint>
 #include <memory>
@@ -14,13 +15,6 @@ namespace tmmu::placement {
 
 // offset + size, overflow-checked; the failure names buffer i.
 uint64_t end_of(uint64_t offset, uint64_t size, size_t i);
-
-uint64_t length(const Buffer& b);
-
-// Buffer orders; every one breaks its last tie by lower index.
-std::vector<uint32_t> order_by_size(const OffsetProblem& p);   // size, length desc
-std::vector<uint32_t> order_by_length(const OffsetProblem& p); // length, size desc
-std::vector<uint32_t> order_by_area(const OffsetProblem& p);   // size * length desc
 
 // The starting state of every strategy: pinned buffers at their pins, non-pinned zero-size
 // buffers at 0 (they never conflict), everything else unplaced.
@@ -88,32 +82,58 @@ void sort_by_offset(std::vector<Span>& spans, std::vector<Span>& scratch);
 // at an aligned offset; the aligned top of the spans when no gap fits. Repeated spans change
 // nothing. buffer names the failure on overflow.
 uint64_t best_gap(std::span<const Span> sorted, uint64_t size, uint64_t alignment, size_t buffer);
+// The lowest aligned offset, in a gap between spans sorted by offset or on top of them, that
+// holds size bytes (first fit).
+uint64_t first_gap(std::span<const Span> sorted, uint64_t size, uint64_t alignment, size_t buffer);
+
+// How a buffer chooses among the gaps that hold it.
+enum class GapRule : uint8_t {
+    Best,  // best_gap: the smallest gap (TFLite arena, XLA)
+    First, // first_gap: the lowest offset (TFLite Micro)
+};
 
 // How GapPlacer finds the placed buffers that overlap a buffer in time: the OverlapIndex, or
-// a scan of all placed buffers kept in offset order (no sort per query). Both hand best_gap the
-// same spans in offset order, so they place identically. The scan is quadratic, and it is
-// chosen automatically only for problems of at most kScanLimit buffers, where it is several
-// times faster than building and querying the index.
+// a scan of all placed buffers kept in offset order (no sort per query). Both hand the gap
+// search the same spans in offset order, so they place identically. The scan reads every placed
+// buffer per query, so it is chosen automatically only where it costs less: up to kScanLimit
+// buffers, where it is several times faster than building and querying the index, and for
+// dense problems where so many pairs overlap in time that the index would report (and sort) a
+// large share of the placed buffers anyway.
 enum class OverlapSearch { Automatic, Index, Scan };
 inline constexpr size_t kScanLimit = 1024;
 
-// Places the unplaced buffers of a seed in a given order, each in the best gap among the
-// already placed buffers that overlap it in time. One placer serves several runs (orders) on
-// the same problem.
+// Places the unplaced buffers of a seed in a given order, each in the gap the rule picks among
+// the already placed buffers that overlap it in time. One placer serves several runs (orders,
+// rules) on the same problem.
 class GapPlacer {
   public:
     explicit GapPlacer(const OffsetProblem& p, OverlapSearch search = OverlapSearch::Automatic);
     // Polls cancellation under stage.
     std::vector<uint64_t> place(Seed seed, const std::vector<uint32_t>& order,
-                                const Progress& progress, std::string_view stage);
+                                const Progress& progress, std::string_view stage,
+                                GapRule rule = GapRule::Best);
+    // As place, but the first `kept` buffers of order take their offsets from `previous`
+    // without a search. Gives place's answer when previous came from this placer with the same
+    // seed and rule and an order with the same first `kept` buffers: a buffer's placement
+    // depends only on the buffers placed before it.
+    std::vector<uint64_t> place_after(Seed seed, const std::vector<uint32_t>& order, size_t kept,
+                                      const std::vector<uint64_t>& previous,
+                                      const Progress& progress, std::string_view stage,
+                                      GapRule rule);
+    // Cost of the last run in abstract units (about a nanosecond each on a current core): a
+    // deterministic count of the spans it read, for budgets that must not depend on timing.
+    uint64_t last_work() const { return work_; }
+    bool scans() const { return !index_; }
 
   private:
     template <typename Search>
     std::vector<uint64_t> run(Search& search, Seed seed, const std::vector<uint32_t>& order,
+                              size_t kept, const std::vector<uint64_t>* previous, GapRule rule,
                               const Progress& progress, std::string_view stage);
 
     const OffsetProblem& p_;
     std::unique_ptr<OverlapIndex> index_; // null when scanning
+    uint64_t work_ = 0;
 };
 
 } // namespace tmmu::placement

@@ -1,0 +1,211 @@
+#include "plan/strategies/multi_order.h"
+
+#include "plan/strategies/placement.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace tmmu {
+
+namespace {
+
+using placement::GapRule;
+
+constexpr std::string_view kStage = "strategy multi-order";
+
+// Tried after best-fit's three orders, most useful first (on the published real and synthetic
+// instances): when the budget runs short, the later ones are skipped.
+struct Candidate {
+    OrderFn order;
+    GapRule rule;
+};
+constexpr Candidate kCandidates[] = {
+    {placement::order_by_size, GapRule::First},
+    {placement::order_by_size_end, GapRule::First},
+    {placement::order_by_begin, GapRule::Best},
+    {placement::order_by_area, GapRule::First},
+    {placement::order_by_size_begin, GapRule::Best},
+    {placement::order_by_length, GapRule::First},
+    {placement::order_by_begin, GapRule::First},
+    {placement::order_by_conflicts, GapRule::Best},
+    {placement::order_by_conflicts, GapRule::First},
+    {placement::order_by_conflict_bytes, GapRule::Best},
+    {placement::order_by_conflict_bytes, GapRule::First},
+    {placement::order_by_begin_end, GapRule::Best},
+};
+
+// Squeaky-wheel schedule. Each step picks the buffers whose top reaches a threshold and moves
+// them earlier in the order by 1/kStepDivisor of its length (plus one). Thresholds cycle: the peak
+// itself, halfway between the lower bound and the peak, the peak, just above the lower bound.
+enum class Blame { Peak, Half, AboveBound };
+constexpr Blame kSchedule[] = {Blame::Peak, Blame::Half, Blame::Peak, Blame::AboveBound};
+constexpr size_t kStepDivisor = 20;
+constexpr size_t kMaxSteps = 60; // reorderings at most
+constexpr size_t kPatience = 16; // reorderings in a row without a lower plan end the search
+
+// Budget: kBudgetPerBuffer units per buffer, plus a share that grows as n^2 (the scan's cost
+// per run) up to kQuadraticBudgetCap, so that small problems get a few dozen runs and large
+// ones a run or two beyond best-fit's three. About 1 ns per unit: see GapPlacer::last_work.
+constexpr uint64_t kBudgetPerBuffer = 3'500;
+constexpr uint64_t kQuadraticBudget = 10;
+constexpr uint64_t kQuadraticBudgetCap = 24'000'000;
+
+// One placed order.
+struct Plan {
+    std::vector<uint32_t> order;
+    GapRule rule = GapRule::Best;
+    std::vector<uint64_t> offsets;
+    uint64_t height = 0;
+};
+
+class Search {
+  public:
+    Search(const OffsetProblem& p, const Progress& progress)
+        : p_(p), progress_(progress), placer_(p), seed_(placement::seed_solution(p)),
+          bound_(lower_bound_bytes(p)), budget_(multi_order_budget(p.buffers.size())) {}
+
+    MultiOrderRuns run() {
+        MultiOrderRuns runs;
+        runs.best_fit = run_best_fit(p_, placer_, seed_, progress_);
+        spent_ = 3 * placer_.last_work(); // about: the three runs cost alike
+        for (std::vector<uint32_t>& order : runs.best_fit.orders)
+            tried_.push_back({std::move(order), GapRule::Best});
+        runs.best_fit.orders.clear();
+        best_ = {tried_[runs.best_fit.best_order].first, GapRule::Best, runs.best_fit.best.offsets,
+                 runs.best_fit.best.height};
+        for (const Candidate& c : kCandidates) {
+            if (done()) break;
+            std::vector<uint32_t> order = c.order(p_);
+            if (tried(order, c.rule)) continue; // same order, same rule: the same plan
+            tried_.push_back({order, c.rule});
+            consider(place(std::move(order), c.rule));
+        }
+        tried_.clear();
+        reorder();
+        runs.best = placement::finish(p_, std::move(best_.offsets), "multi-order");
+        return runs;
+    }
+
+  private:
+    // No lower plan exists, or the next run would overspend. Runs cost about the same, so the
+    // last one predicts the next.
+    bool done() const { return best_.height <= bound_ || spent_ + placer_.last_work() > budget_; }
+
+    Plan place(std::vector<uint32_t> order, GapRule rule, size_t kept = 0,
+               const std::vector<uint64_t>& previous = {}) {
+        Plan plan{std::move(order), rule, {}, 0};
+        plan.offsets =
+            placer_.place_after(seed_, plan.order, kept, previous, progress_, kStage, rule);
+        plan.height = solution_height(p_, plan.offsets);
+        spent_ += placer_.last_work();
+        return plan;
+    }
+
+    // Orders often coincide (sizes all distinct: every size-first order is the same).
+    bool tried(const std::vector<uint32_t>& order, GapRule rule) const {
+        return std::any_of(tried_.begin(), tried_.end(),
+                           [&](const auto& t) { return t.second == rule && t.first == order; });
+    }
+
+    // Keeps plan when strictly lower: ties go to the earlier candidate.
+    bool consider(const Plan& plan) {
+        if (plan.height >= best_.height) return false;
+        best_ = plan;
+        return true;
+    }
+
+    uint64_t threshold(Blame blame, uint64_t height) const {
+        const uint64_t bound = std::min(bound_, height);
+        switch (blame) {
+        case Blame::Peak:
+            return height;
+        case Blame::Half:
+            return std::min(height, bound + (height - bound) / 2 + 1);
+        case Blame::AboveBound:
+            return std::min(height, bound + 1);
+        }
+        return height;
+    }
+
+    // The squeaky-wheel search from the best plan. Always continues from the last plan, so
+    // that a step that does not lower the peak still changes the next step's blame.
+    void reorder() {
+        Plan current = best_;
+        size_t since_lower = 0;
+        for (size_t step = 0; step < kMaxSteps && since_lower < kPatience && !done(); ++step) {
+            size_t kept = 0;
+            std::vector<uint32_t> order = blamed_first(
+                current, threshold(kSchedule[step % std::size(kSchedule)], current.height), kept);
+            if (kept == order.size()) return; // nothing to move: the next steps would repeat
+            current = place(std::move(order), current.rule, kept, current.offsets);
+            since_lower = consider(current) ? 0 : since_lower + 1;
+        }
+    }
+
+    // current's order with every buffer whose top reaches limit moved earlier by a fixed
+    // distance (stable among the moved and the others); kept receives the length of the
+    // prefix that did not change.
+    std::vector<uint32_t> blamed_first(const Plan& current, uint64_t limit, size_t& kept) const {
+        const std::vector<uint32_t>& order = current.order;
+        const size_t distance = order.size() / kStepDivisor + 1;
+        // Merge two lists sorted by target position: blamed buffers at max(k - distance, 0),
+        // the others where they were; a blamed buffer goes before an unblamed one at the same
+        // position.
+        std::vector<uint32_t> moved, rest;
+        std::vector<size_t> moved_to, rest_at;
+        for (size_t k = 0; k < order.size(); ++k) {
+            const uint32_t i = order[k];
+            if (!seed_.placed[i] && current.offsets[i] + p_.buffers[i].size >= limit) {
+                moved.push_back(i);
+                moved_to.push_back(k > distance ? k - distance : 0);
+            } else {
+                rest.push_back(i);
+                rest_at.push_back(k);
+            }
+        }
+        std::vector<uint32_t> result;
+        result.reserve(order.size());
+        size_t m = 0;
+        for (size_t r = 0; r < rest.size(); ++r) {
+            while (m < moved.size() && moved_to[m] <= rest_at[r])
+                result.push_back(moved[m++]);
+            result.push_back(rest[r]);
+        }
+        result.insert(result.end(), moved.begin() + m, moved.end());
+        kept = 0;
+        while (kept < order.size() && order[kept] == result[kept])
+            ++kept;
+        return result;
+    }
+
+    const OffsetProblem& p_;
+    const Progress& progress_;
+    placement::GapPlacer placer_;
+    const placement::Seed seed_;
+    const uint64_t bound_;
+    const uint64_t budget_;
+    uint64_t spent_ = 0;
+    std::vector<std::pair<std::vector<uint32_t>, GapRule>> tried_; // candidates placed so far
+    Plan best_;
+};
+
+} // namespace
+
+uint64_t multi_order_budget(size_t n) {
+    const uint64_t m = n;
+    const uint64_t quadratic = m < (uint64_t(1) << 16)
+                                   ? std::min(kQuadraticBudget * m * m, kQuadraticBudgetCap)
+                                   : kQuadraticBudgetCap; // m * m could overflow
+    return kBudgetPerBuffer * m + quadratic;
+}
+
+MultiOrderRuns solve_multi_order_runs(const OffsetProblem& p, const Progress& progress) {
+    check_offset_problem(p, "strategy multi-order");
+    return Search(p, progress).run();
+}
+
+OffsetSolution MultiOrderStrategy::solve(const OffsetProblem& p, const Progress& progress) const {
+    return solve_multi_order_runs(p, progress).best;
+}
+
+} // namespace tmmu

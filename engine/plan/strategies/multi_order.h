@@ -1,0 +1,37 @@
+#pragma once
+// "multi-order": best-fit's three runs, then more buffer orders (size with first fit, size then
+// end, lifetime begin as an online allocator sees buffers, conflict count, ...) under both gap
+// rules, then a squeaky-wheel search from the lowest plan found: the buffers that reach the top
+// of the current plan move earlier in its order, the new order is placed again, and the lowest
+// plan seen is kept. Every step is deterministic, and the effort is bounded by a budget of
+// placement work (spans read, counted, never timed), so the same problem always gives the same
+// offsets. Never higher than best-fit, whose runs are its first candidates.
+#include "plan/strategies/best_fit.h"
+#include "plan/strategy.h"
+
+#include <cstdint>
+
+namespace tmmu {
+
+class MultiOrderStrategy final : public OffsetStrategy {
+  public:
+    std::string_view name() const override { return "multi-order"; }
+    std::string_view description() const override {
+        return "many buffer orders and both gap rules, then peak-driven reordering";
+    }
+    OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
+};
+
+// Every answer of one multi-order run: best-fit's runs (hence greedy-size's), computed on the
+// way, and multi-order's own best. Lets "auto" place each order once.
+struct MultiOrderRuns {
+    BestFitRuns best_fit;
+    OffsetSolution best; // producer "multi-order"
+};
+MultiOrderRuns solve_multi_order_runs(const OffsetProblem& p, const Progress& progress);
+
+// The placement work multi-order may spend on a problem of n buffers, in GapPlacer::last_work
+// units. Grows linearly with n; a run that would exceed it is not started.
+uint64_t multi_order_budget(size_t n);
+
+} // namespace tmmu

@@ -1,0 +1,34 @@
+#pragma once
+// Buffer orders for the gap placer. Every order lists every buffer index once and breaks its
+// last tie by lower index, so the same problem always gives the same order.
+#include "plan/offset_problem.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tmmu::placement {
+
+uint64_t length(const Buffer& b);
+
+std::vector<uint32_t> order_by_size(const OffsetProblem& p);   // size, length desc
+std::vector<uint32_t> order_by_length(const OffsetProblem& p); // length, size desc
+std::vector<uint32_t> order_by_area(const OffsetProblem& p);   // size * length desc
+// Lifetime begin asc, then size desc: the order an online allocator sees (ONNX Runtime).
+std::vector<uint32_t> order_by_begin(const OffsetProblem& p);
+std::vector<uint32_t> order_by_size_begin(const OffsetProblem& p); // size desc, begin asc
+std::vector<uint32_t> order_by_size_end(const OffsetProblem& p);   // size desc, end desc
+std::vector<uint32_t> order_by_begin_end(const OffsetProblem& p);  // begin asc, end asc
+// Number of time-overlapping buffers desc, then size desc (TVM USMP greedy_by_conflicts).
+std::vector<uint32_t> order_by_conflicts(const OffsetProblem& p);
+// Total size of the time-overlapping buffers desc, then size desc.
+std::vector<uint32_t> order_by_conflict_bytes(const OffsetProblem& p);
+
+// conflicts[i] = number of other buffers whose lifetimes overlap buffer i's. O(n log n).
+std::vector<uint64_t> conflict_counts(const OffsetProblem& p);
+// bytes[i] = total size of the other buffers whose lifetimes overlap buffer i's. O(n log n).
+__extension__ typedef unsigned __int128 Bytes; // a sum of sizes never overflows 128 bits
+std::vector<Bytes> conflict_bytes(const OffsetProblem& p);
+// Number of unordered pairs of buffers with overlapping lifetimes. O(n log n).
+uint64_t overlapping_pairs(const OffsetProblem& p);
+
+} // namespace tmmu::placement
