@@ -1,0 +1,238 @@
+// tmmu-views-bench: builds a large plan, shows each timeline view offscreen and prints the
+// plan time, the first-frame time per view (construct + show + first full render) and the
+// median / 95th percentile repaint time over a scripted sequence of pans and zooms.
+//
+//   tmmu-views-bench [--tensors N] [--model PATH [--mode M]] [--ops N] [--size WxH]
+//                    [--png DIR] [--dark] [--slot-colours] [--view live|slots|layout]
+#include "context/plan_context.h"
+#include "io/model_source.h"
+#include "plan/planner.h"
+#include "plan/random_problem.h"
+#include "timeline/arena_layout_view.h"
+#include "timeline/live_range_view.h"
+#include "timeline/slot_view.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tmmu;
+using namespace tmmu::views;
+
+namespace {
+
+struct Options {
+    size_t tensors = 100000;
+    std::string model;
+    Mode mode = Mode::Training;
+    int ops = 200;
+    QSize size{1600, 900};
+    QString pngDir;
+    bool dark = false;
+    bool slotColours = false;
+    QString only; // run just this view ("live", "slots", "layout")
+};
+
+double ms(const QElapsedTimer& t) {
+    return double(t.nsecsElapsed()) / 1e6;
+}
+
+double percentile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, size_t(q * double(v.size() - 1) + 0.5))];
+}
+
+bool parseArgs(int argc, char** argv, Options& o) {
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : std::string(); };
+        if (a == "--tensors")
+            o.tensors = std::stoul(next());
+        else if (a == "--model")
+            o.model = next();
+        else if (a == "--mode")
+            o.mode = parse_mode(next()).value_or(Mode::Training);
+        else if (a == "--ops")
+            o.ops = std::stoi(next());
+        else if (a == "--png")
+            o.pngDir = QString::fromStdString(next());
+        else if (a == "--dark")
+            o.dark = true;
+        else if (a == "--slot-colours")
+            o.slotColours = true;
+        else if (a == "--view")
+            o.only = QString::fromStdString(next());
+        else if (a == "--size") {
+            auto s = QString::fromStdString(next()).split('x');
+            if (s.size() == 2) o.size = QSize(s[0].toInt(), s[1].toInt());
+        } else {
+            std::fprintf(stderr, "usage: tmmu-views-bench [--tensors N] [--model PATH [--mode M]] "
+                                 "[--ops N] [--size WxH] [--png DIR] [--dark] [--slot-colours] "
+                                 "[--view live|slots|layout]\n");
+            return false;
+        }
+    }
+    return true;
+}
+
+std::shared_ptr<const Plan> buildPlan(const Options& o, std::string& label) {
+    if (!o.model.empty()) {
+        LoadedModel m = load_model(o.model, ModelRequest{o.mode, 8, 1024});
+        label = m.description;
+        return std::make_shared<Plan>(plan_model(m, o.mode, PlanOptions{}, Progress{}));
+    }
+    OffsetProblem problem = realistic_random_problem(1, o.tensors);
+    std::vector<std::string> ids(problem.buffers.size());
+    for (size_t i = 0; i < ids.size(); ++i)
+        ids[i] = "t" + std::to_string(i);
+    PlanOptions options;
+    options.strategy = "greedy-size";
+    label = "realistic_random_problem(1, " + std::to_string(o.tensors) + "), greedy-size";
+    return std::make_shared<Plan>(plan_problem(problem, ids, options, Progress{}, "bench"));
+}
+
+// One scripted user action on the view: wheel zooms (both axes), drags and key pans.
+void scriptedOp(QWidget* view, int i, std::mt19937& rng) {
+    QRect area = static_cast<TimelineView*>(view)->plotRect();
+    QPointF at(area.left() + rng() % uint32_t(area.width()),
+               area.top() + rng() % uint32_t(area.height()));
+    auto wheel = [&](int delta, Qt::KeyboardModifiers mods) {
+        QWheelEvent e(at, view->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, mods,
+                      Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view, &e);
+    };
+    auto drag = [&](int dx, int dy) {
+        QPointF to = at + QPointF(dx, dy);
+        QMouseEvent press(QEvent::MouseButtonPress, at, view->mapToGlobal(at), Qt::LeftButton,
+                          Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, to, view->mapToGlobal(to), Qt::NoButton, Qt::LeftButton,
+                         Qt::NoModifier);
+        QMouseEvent release(QEvent::MouseButtonRelease, to, view->mapToGlobal(to), Qt::LeftButton,
+                            Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(view, &press);
+        QApplication::sendEvent(view, &move);
+        QApplication::sendEvent(view, &release);
+    };
+    auto key = [&](Qt::Key k) {
+        QKeyEvent e(QEvent::KeyPress, k, Qt::NoModifier);
+        QApplication::sendEvent(view, &e);
+    };
+    int d = 20 + int(rng() % 180);
+    switch (i % 8) {
+    case 0:
+    case 1:
+        return wheel(120, Qt::NoModifier);
+    case 2:
+        return drag(rng() % 2 ? d : -d, 0);
+    case 3:
+        return wheel(-120, Qt::NoModifier);
+    case 4:
+        return wheel(120, Qt::ControlModifier);
+    case 5:
+        return drag(rng() % 2 ? d : -d, rng() % 2 ? d / 3 : -d / 3);
+    case 6:
+        return wheel(-120, Qt::ControlModifier);
+    default:
+        return key(rng() % 2 ? Qt::Key_A : Qt::Key_D);
+    }
+}
+
+void runView(const char* name, const std::function<QWidget*()>& make, const Options& o,
+             const QString& pngName) {
+    QElapsedTimer t;
+    t.start();
+    std::unique_ptr<QWidget> view(make());
+    view->resize(o.size);
+    view->show();
+    QImage image(o.size, QImage::Format_ARGB32_Premultiplied);
+    view->render(&image);
+    double first = ms(t);
+    if (!o.pngDir.isEmpty()) image.save(QDir(o.pngDir).filePath(pngName + ".png"));
+    auto* tv = static_cast<TimelineView*>(view.get());
+    int buildsBefore = tv->geometryBuilds();
+    std::mt19937 rng(7);
+    std::vector<double> all, pans, zooms;
+    for (int i = 0; i < o.ops; ++i) {
+        t.restart();
+        scriptedOp(view.get(), i, rng);
+        view->render(&image);
+        double e = ms(t);
+        all.push_back(e);
+        (i % 8 == 2 || i % 8 == 5 || i % 8 == 7 ? pans : zooms).push_back(e);
+    }
+    if (!o.pngDir.isEmpty()) image.save(QDir(o.pngDir).filePath(pngName + "_zoomed.png"));
+    std::printf("%-16s first frame %7.1f ms | repaint median %6.2f ms  p95 %6.2f ms  max %6.2f ms"
+                " | pans median %5.2f  zooms median %5.2f | rebuilds %d/%d, cached rects %zu\n",
+                name, first, percentile(all, 0.5), percentile(all, 0.95), percentile(all, 1.0),
+                percentile(pans, 0.5), percentile(zooms, 0.5), tv->geometryBuilds() - buildsBefore,
+                o.ops, tv->cachedRectCount());
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    Options o;
+    if (!parseArgs(argc, argv, o)) return 2;
+    if (o.dark) {
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+        dark.setColor(QPalette::WindowText, QColor(0xdd, 0xdd, 0xdd));
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+        dark.setColor(QPalette::Text, QColor(0xdd, 0xdd, 0xdd));
+        dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+        dark.setColor(QPalette::ButtonText, QColor(0xdd, 0xdd, 0xdd));
+        QApplication::setPalette(dark);
+    }
+    try {
+        QElapsedTimer t;
+        t.start();
+        std::string label;
+        std::shared_ptr<const Plan> plan = buildPlan(o, label);
+        double planMs = ms(t);
+        std::printf("plan: %s\n      %zu tensors, %zu arenas, plan time %.1f ms\n", label.c_str(),
+                    plan->tensors.size(), plan->arenas.size(), planMs);
+        PlanContext ctx;
+        t.restart();
+        ctx.setPlan(plan, nullptr);
+        if (o.slotColours) ctx.setColorMode(ColorMode::Slot);
+        ctx.setCurrentStep(ctx.stepCount() / 3);
+        std::printf("context: %.1f ms, %llu time steps; view size %dx%d, %d scripted ops\n", ms(t),
+                    (unsigned long long)ctx.stepCount(), o.size.width(), o.size.height(), o.ops);
+        QString suffix = o.model.empty() ? QStringLiteral("_random") : QStringLiteral("_model");
+        if (o.dark) suffix += QStringLiteral("_dark");
+        if (o.slotColours) suffix += QStringLiteral("_slots");
+        auto wanted = [&](const char* key) { return o.only.isEmpty() || o.only == key; };
+        if (wanted("live"))
+            runView(
+                "LiveRangeView", [&] { return new LiveRangeView(&ctx); }, o,
+                QStringLiteral("live_ranges") + suffix);
+        if (wanted("slots"))
+            runView(
+                "SlotView", [&] { return new SlotView(&ctx); }, o,
+                QStringLiteral("slots") + suffix);
+        if (wanted("layout"))
+            runView(
+                "ArenaLayoutView", [&] { return new ArenaLayoutView(&ctx); }, o,
+                QStringLiteral("arena_layout") + suffix);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tmmu-views-bench: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

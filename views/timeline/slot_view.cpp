@@ -1,0 +1,144 @@
+#include "timeline/slot_view.h"
+
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace tmmu::views {
+namespace {
+
+constexpr double kPickSlack = 3;
+constexpr double kLabelMinPx = 40;
+
+} // namespace
+
+SlotView::SlotView(PlanContext* ctx, QWidget* parent) : TimelineView(ctx, parent) {
+    setObjectName(QStringLiteral("slotView"));
+    onPlanChanged();
+}
+
+void SlotView::rebuildData() {
+    const auto& tensors = plan()->tensors;
+    // Ordered map: rows come out sorted by (arena, slot) whatever the tensor order.
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<IntervalIndex::Item>> bySlot;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const PlannedTensor& t = tensors[i];
+        uint64_t end = std::max<uint64_t>(t.life.end, uint64_t(t.life.begin) + 1);
+        bySlot[{t.arena, t.slot}].push_back({t.life.begin, end, uint32_t(i)});
+    }
+    rows_.clear();
+    rows_.reserve(bySlot.size());
+    rowOf_.assign(tensors.size(), -1);
+    bands_.clear();
+    for (auto& [key, items] : bySlot) {
+        int row = int(rows_.size());
+        for (const auto& it : items)
+            rowOf_[it.id] = row;
+        rows_.push_back({key.first, key.second, {}});
+        rows_.back().items.build(std::move(items));
+        if (bands_.empty() || bands_.back().arena != key.first)
+            bands_.push_back({key.first, uint32_t(row), 0});
+        ++bands_.back().count;
+    }
+}
+
+int SlotView::rowOf(int planned) const {
+    return planned >= 0 && size_t(planned) < rowOf_.size() ? rowOf_[size_t(planned)] : -1;
+}
+
+QRectF SlotView::barRect(int row, const Lifetime& life) const {
+    double x0 = xOfTime(life.begin), x1 = xOfTime(life.end);
+    double y0 = yOfValue(row), y1 = yOfValue(row + 1);
+    return QRectF(x0, y0, x1 - x0, y1 - y0);
+}
+
+QRectF SlotView::rectOf(int planned) const {
+    int row = plan() ? rowOf(planned) : -1;
+    return row < 0 ? QRectF() : barRect(row, plan()->tensors[size_t(planned)].life);
+}
+
+int SlotView::tensorAt(QPoint p) const {
+    if (!plan() || rows_.empty() || !plotRect().contains(p)) return -1;
+    double at = valueAtY(p.y());
+    double rowSlack = kPickSlack / valueAxis().scale();
+    int lo = std::max(0, int(std::floor(at - rowSlack)));
+    int hi = std::min(int(rows_.size()) - 1, int(std::floor(at + rowSlack)));
+    double t = timeAtX(p.x());
+    double timeSlack = kPickSlack / timeAxis().scale();
+    int best = -1;
+    double bestDistance = kPickSlack + 1e-9, bestWidth = -1;
+    for (int r = lo; r <= hi; ++r) {
+        rows_[size_t(r)].items.query(t - timeSlack, t + timeSlack, [&](const auto& it) {
+            QRectF rr = barRect(r, Lifetime{uint32_t(it.begin), uint32_t(it.end)});
+            double d = distanceTo(rr, p);
+            if (d < bestDistance - 1e-9 || (d <= bestDistance + 1e-9 && rr.width() > bestWidth)) {
+                best = int(it.id);
+                bestDistance = d;
+                bestWidth = rr.width();
+            }
+        });
+    }
+    return best;
+}
+
+void SlotView::buildGeometry(const FetchWindow& w, RectBatches& out,
+                             std::vector<BarLabel>& labels) {
+    int r0 = std::max(0, int(std::floor(w.y0)));
+    int r1 = std::min(int(rows_.size()), int(std::ceil(w.y1)));
+    resetRowLanes(merger_, w, r0, r1);
+    bool labelled = w.sy >= 13;
+    double width = w.width();
+    for (int r = r0; r < r1; ++r) {
+        int lane = rowLane(merger_, w, r, r0);
+        rows_[size_t(r)].items.query(w.x0, w.x1, [&](const IntervalIndex::Item& it) {
+            double a0 = w.px(double(it.begin)), a1 = w.px(double(it.end));
+            uint8_t colour = colourKeyOf(it.id);
+            merger_.add(lane, a0, a1, colour);
+            if (labelled && a1 - a0 >= kLabelMinPx) {
+                int x0 = int(std::lround(std::max(a0, -2.0)));
+                int x1 = int(std::lround(std::min(a1, width + 2)));
+                int y0 = int(std::lround(w.py(r))), y1 = int(std::lround(w.py(r + 1)));
+                labels.push_back({QRect(x0, y0, x1 - x0, y1 - y0), int(it.id), colour});
+            }
+        });
+    }
+    merger_.flush(out);
+}
+
+void SlotView::paintBackdrop(QPainter& p, const QRect& plot) {
+    paintBandTints(p, plot, bands_);
+}
+
+void SlotView::paintGutter(QPainter& p, const QRect& gutter) {
+    int strip = paintBandNames(p, gutter, bands_);
+    QRect area = gutter.adjusted(strip, 0, 0, 0);
+    QFontMetrics fm(font());
+    if (valueAxis().scale() >= fm.height() - 1) {
+        paintRowLabels(p, area, uint32_t(rows_.size()),
+                       [this](uint32_t r) { return tr("slot %1").arg(rows_[r].slot); });
+        return;
+    }
+    p.setPen(viewPalette().text());
+    for (const ArenaBand& b : bands_) {
+        double y0 = std::max(yOfValue(b.first), double(gutter.top()));
+        double y1 = std::min(yOfValue(b.first + b.count), double(gutter.bottom()));
+        if (y1 - y0 < 2 * fm.height() + 4) continue;
+        QRectF box(area.left() + 4, y0 + 2, area.width() - 8, y1 - y0 - 4);
+        QString text = QString::fromStdString(plan()->arenas[b.arena].config.name) + '\n' +
+                       tr("%1 slots").arg(b.count);
+        p.drawText(box, Qt::AlignTop | Qt::AlignLeft, text);
+    }
+}
+
+QString SlotView::headerText() const {
+    size_t tensors = plan() ? plan()->tensors.size() : 0;
+    double share = rows_.empty() ? 0 : double(tensors) / double(rows_.size());
+    return tr("Slots · %1 slots for %2 tensors (%3 per slot)")
+        .arg(groupedNumber(rows_.size()))
+        .arg(groupedNumber(tensors))
+        .arg(share, 0, 'f', 1);
+}
+
+} // namespace tmmu::views
