@@ -1,0 +1,274 @@
+#include "main_window.h"
+
+#include "charts/memory_chart.h"
+#include "charts/strategy_chart.h"
+#include "context/plan_context.h"
+#include "core/failure.h"
+#include "panels/step_control.h"
+#include "panels/tensor_details_panel.h"
+#include "panels/tensor_table_panel.h"
+#include "plan_runner.h"
+#include "planning_controls.h"
+#include "studio_options.h"
+#include "studio_status_bar.h"
+#include "timeline/arena_layout_view.h"
+#include "timeline/live_range_view.h"
+#include "timeline/slot_view.h"
+
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QSettings>
+#include <QShortcut>
+#include <QToolBar>
+
+namespace tmmu::studio {
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), ctx_(new views::PlanContext(this)), runner_(new PlanRunner(this)),
+      controls_(new PlanningControls(this)), status_(new StudioStatusBar(this)) {
+    setObjectName(QStringLiteral("tmmuStudioMainWindow"));
+    setWindowTitle(tr("TMMU Studio"));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+    setStatusBar(status_);
+    buildToolbars();
+    buildDocks();
+    buildMenus();
+    connectRunner();
+    resize(1600, 1000);
+    defaultState_ = saveState(kStateVersion);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildToolbars() {
+    auto* planning = addToolBar(tr("Planning"));
+    planning->setObjectName(QStringLiteral("planningToolBar"));
+    planning->setMovable(false);
+    planning->addWidget(controls_);
+    connect(controls_, &PlanningControls::replanRequested, this, &MainWindow::replan);
+
+    auto* stepBar = new QToolBar(tr("Step"), this);
+    stepBar->setObjectName(QStringLiteral("stepToolBar"));
+    stepBar->setMovable(false);
+    step_ = new views::StepControl(ctx_, stepBar);
+    stepBar->addWidget(step_);
+    addToolBar(Qt::BottomToolBarArea, stepBar);
+}
+
+QDockWidget* MainWindow::addDock(const QString& objectName, const QString& title, QWidget* content,
+                                 Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);
+    dock->setWidget(content);
+    dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
+                      QDockWidget::DockWidgetFloatable);
+    addDockWidget(area, dock);
+    return dock;
+}
+
+void MainWindow::buildDocks() {
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    QWidget* arena = new views::ArenaLayoutView(ctx_, this);
+    arena->setObjectName(QStringLiteral("arenaLayout"));
+    setCentralWidget(arena);
+
+    table_ = new views::TensorTablePanel(ctx_, this);
+    // Edit > Find tensor owns Ctrl+F window-wide; two shortcuts on one key would be ambiguous.
+    if (QShortcut* own = table_->searchShortcut()) own->setEnabled(false);
+    QDockWidget* tableDock =
+        addDock(QStringLiteral("tensorTableDock"), tr("Tensors"), table_, Qt::LeftDockWidgetArea);
+    QDockWidget* details =
+        addDock(QStringLiteral("tensorDetailsDock"), tr("Tensor details"),
+                new views::TensorDetailsPanel(ctx_, this), Qt::LeftDockWidgetArea);
+    splitDockWidget(tableDock, details, Qt::Vertical);
+
+    memory_ = new views::MemoryChart(ctx_, this);
+    strategies_ = new views::StrategyChart(this);
+    QDockWidget* memory = addDock(QStringLiteral("memoryDock"), tr("Memory over time"), memory_,
+                                  Qt::RightDockWidgetArea);
+    QDockWidget* compare = addDock(QStringLiteral("strategyDock"), tr("Strategy comparison"),
+                                   strategies_, Qt::RightDockWidgetArea);
+    splitDockWidget(memory, compare, Qt::Vertical);
+    QWidget* slotPanel = new views::SlotView(ctx_, this);
+    QDockWidget* slotDock = addDock(QStringLiteral("slotsDock"), tr("Slot colouring"), slotPanel,
+                                    Qt::RightDockWidgetArea);
+    splitDockWidget(compare, slotDock, Qt::Vertical);
+    QWidget* ranges = new views::LiveRangeView(ctx_, this);
+    addDock(QStringLiteral("liveRangesDock"), tr("Live ranges"), ranges, Qt::BottomDockWidgetArea);
+
+    resizeDocks({tableDock, memory}, {430, 540}, Qt::Horizontal);
+    resizeDocks({tableDock, details}, {520, 340}, Qt::Vertical);
+    resizeDocks({memory, compare, slotDock}, {330, 250, 280}, Qt::Vertical);
+    resizeDocks({dock(QStringLiteral("liveRangesDock"))}, {380}, Qt::Vertical);
+}
+
+QDockWidget* MainWindow::dock(const QString& objectName) const {
+    return findChild<QDockWidget*>(objectName, Qt::FindDirectChildrenOnly);
+}
+
+QList<QDockWidget*> MainWindow::docks() const {
+    return findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly);
+}
+
+void MainWindow::resetLayout() {
+    for (QDockWidget* d : docks()) {
+        d->setFloating(false);
+        d->show();
+    }
+    restoreState(defaultState_, kStateVersion);
+}
+
+void MainWindow::connectRunner() {
+    connect(runner_, &PlanRunner::started, status_, &StudioStatusBar::planningStarted);
+    connect(runner_, &PlanRunner::progress, status_, &StudioStatusBar::planningProgress);
+    connect(runner_, &PlanRunner::finished, status_, &StudioStatusBar::planningStopped);
+    connect(status_, &StudioStatusBar::cancelRequested, runner_, &PlanRunner::cancel);
+    connect(runner_, &PlanRunner::planned, this, &MainWindow::onPlanned);
+    connect(runner_, &PlanRunner::failed, this, &MainWindow::onFailed);
+    connect(runner_, &PlanRunner::compared, this, &MainWindow::onCompared);
+    connect(runner_, &PlanRunner::compareFailed, this, [this](const QString& message) {
+        strategies_->showMessage(tr("Comparison stopped: %1").arg(message));
+    });
+}
+
+void MainWindow::openModel(const QString& path, const PlanSettings& settings, bool remember) {
+    PlanJob job;
+    job.path = path.toStdString();
+    job.settings = settings;
+    pendingPath_ = path;
+    startJob(std::move(job), remember);
+}
+
+void MainWindow::openModel(const QString& path) {
+    try {
+        openModel(path, controls_->settings());
+    } catch (const Failure& f) {
+        onFailed(QString::fromUtf8(failure_code_name(f.code()).data()),
+                 QString::fromStdString(f.where()), QString::fromStdString(f.message()));
+    }
+}
+
+bool MainWindow::openModelSync(const QString& path, const PlanSettings& settings) {
+    PlanJob job;
+    job.path = path.toStdString();
+    job.settings = settings;
+    pendingPath_ = path;
+    pendingRemember_ = false;
+    lastFailure_.clear();
+    controls_->setSettings(settings);
+    runner_->runSync(job);
+    return lastFailure_.isEmpty() && ctx_->plan() != nullptr;
+}
+
+void MainWindow::replan() {
+    if (modelPath_.isEmpty() && pendingPath_.isEmpty()) return;
+    PlanSettings settings;
+    try {
+        settings = controls_->settings();
+    } catch (const Failure& f) {
+        onFailed(QString::fromUtf8(failure_code_name(f.code()).data()),
+                 QString::fromStdString(f.where()), QString::fromStdString(f.message()));
+        return;
+    }
+    PlanJob job;
+    job.path = (modelPath_.isEmpty() ? pendingPath_ : modelPath_).toStdString();
+    job.settings = settings;
+    // Reuse the loaded graph unless loading depends on what changed (configs: batch, seq, mode).
+    const bool configChanged =
+        model_ && model_->kind == ModelKind::TransformerConfig &&
+        (settings.batch != loadedWith_.batch || settings.seq != loadedWith_.seq ||
+         settings.mode != loadedWith_.mode);
+    if (model_ && !configChanged) job.model = model_;
+    pendingPath_ = QString::fromStdString(job.path);
+    startJob(std::move(job), false);
+}
+
+void MainWindow::startJob(PlanJob job, bool remember) {
+    pendingRemember_ = remember;
+    lastFailure_.clear();
+    strategies_->showMessage(tr("Comparing strategies…"));
+    runner_->start(std::move(job));
+}
+
+void MainWindow::onPlanned(const PlanOutcome& outcome) {
+    const QString path = QString::fromStdString(outcome.model->path);
+    const bool sameModel = path == modelPath_;
+    const uint64_t step = ctx_->currentStep();
+    if (outcome.model != model_) loadedWith_ = outcome.settings; // freshly loaded
+    model_ = outcome.model;
+    modelPath_ = path;
+    ctx_->setPlan(outcome.plan, outcome.model);
+    if (sameModel) ctx_->setCurrentStep(step);
+    controls_->setModelKind(outcome.model->kind);
+    status_->showPlan(*outcome.plan, outcome.model.get());
+    status_->clearMessage();
+    setWindowTitle(tr("%1 — TMMU Studio").arg(QFileInfo(path).completeBaseName()));
+    if (pendingRemember_) rememberFile(path);
+    pendingRemember_ = false;
+    emit planShown();
+}
+
+void MainWindow::onFailed(const QString& code, const QString& where, const QString& message) {
+    lastFailure_ = where.isEmpty() ? QStringLiteral("%1: %2").arg(code, message)
+                                   : QStringLiteral("%1 at %2: %3").arg(code, where, message);
+    const bool keep = ctx_->plan() != nullptr;
+    QString text = code == QLatin1String("CANCELLED") ? tr("Planning cancelled") : lastFailure_;
+    if (keep) text += tr(" — the previous plan is still shown");
+    status_->showMessage(text);
+    if (strategies_->results().empty())
+        strategies_->showMessage(tr("No comparison"));
+    else if (ctx_->plan())
+        strategies_->setResults(strategies_->results(), ctx_->plan()->strategy);
+    if (code != QLatin1String("CANCELLED")) showFailureBox(lastFailure_);
+    emit planFailed(lastFailure_);
+}
+
+void MainWindow::onCompared(const std::vector<views::StrategyResult>& results) {
+    strategies_->setResults(results, ctx_->plan() ? ctx_->plan()->strategy : std::string());
+}
+
+void MainWindow::showMiddleOfPlan() {
+    const Plan* plan = ctx_->plan();
+    if (!plan) return;
+    uint64_t middle = ctx_->stepCount() / 2;
+    ctx_->setCurrentStep(middle);
+    int best = -1;
+    for (int i : ctx_->liveAt(middle)) {
+        const PlannedTensor& t = plan->tensors[size_t(i)];
+        auto score = [](const PlannedTensor& p) {
+            return std::pair(p.role == Role::Activation, p.size);
+        };
+        if (best < 0 || score(t) > score(plan->tensors[size_t(best)])) best = i;
+    }
+    ctx_->selectTensor(best);
+}
+
+void MainWindow::restoreSettings() {
+    QSettings s;
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
+    int mode = s.value(QStringLiteral("view/colorMode"), int(views::ColorMode::Role)).toInt();
+    ctx_->setColorMode(mode == int(views::ColorMode::Slot) ? views::ColorMode::Slot
+                                                           : views::ColorMode::Role);
+    rebuildRecentMenu();
+}
+
+void MainWindow::saveSettings() const {
+    if (!persist_) return;
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
+    s.setValue(QStringLiteral("view/colorMode"), int(ctx_->colorMode()));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    runner_->cancel();
+    event->accept();
+}
+
+} // namespace tmmu::studio

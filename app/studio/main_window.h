@@ -1,0 +1,125 @@
+#pragma once
+// The studio's main window: planning toolbar, step toolbar, the panels in docks around the arena
+// layout, menus, status bar, settings. It owns the one PlanContext every panel follows and the
+// PlanRunner that loads and plans models off the UI thread. Panels never compute plans.
+#include "planning.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <memory>
+
+QT_BEGIN_NAMESPACE
+class QActionGroup;
+class QDockWidget;
+class QMenu;
+class QMessageBox;
+QT_END_NAMESPACE
+
+namespace tmmu::views {
+class PlanContext;
+class MemoryChart;
+class StrategyChart;
+class StepControl;
+class TensorTablePanel;
+} // namespace tmmu::views
+
+namespace tmmu::studio {
+
+class PlanRunner;
+class PlanningControls;
+class StudioStatusBar;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    // Bump when docks are added, removed or renamed: older saved layouts are then ignored.
+    static constexpr int kStateVersion = 1;
+    static constexpr int kMaxRecentFiles = 10;
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads and plans a model off the UI thread; the plan on screen stays until it succeeds.
+    void openModel(const QString& path, const PlanSettings& settings, bool remember = true);
+    void openModel(const QString& path); // with the toolbar's settings
+    // Same on the calling thread, strategy comparison included. Returns false on failure.
+    bool openModelSync(const QString& path, const PlanSettings& settings);
+    // Plans the current model again with the toolbar's settings (off the UI thread).
+    void replan();
+
+    // Screenshot state: the step in the middle and a large tensor live there selected.
+    void showMiddleOfPlan();
+
+    void restoreSettings();
+    void saveSettings() const;
+    // Screenshot mode and some tests run without touching the user's settings.
+    void setPersistSettings(bool persist) { persist_ = persist; }
+
+    views::PlanContext* context() const { return ctx_; }
+    PlanningControls* controls() const { return controls_; }
+    StudioStatusBar* studioStatusBar() const { return status_; }
+    PlanRunner* runner() const { return runner_; }
+    views::MemoryChart* memoryChart() const { return memory_; }
+    views::StrategyChart* strategyChart() const { return strategies_; }
+    views::StepControl* stepControl() const { return step_; }
+    QDockWidget* dock(const QString& objectName) const;
+    QList<QDockWidget*> docks() const;
+    QString modelPath() const { return modelPath_; }
+    // "ARENA_TOO_SMALL at arena 'activations': ..." for the last failed job, else empty.
+    QString lastFailure() const { return lastFailure_; }
+    QStringList recentFiles() const;
+    void resetLayout();
+
+  signals:
+    void planShown();
+    void planFailed(const QString& text);
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+  private:
+    // main_window.cpp
+    void buildDocks();
+    QDockWidget* addDock(const QString& objectName, const QString& title, QWidget* content,
+                         Qt::DockWidgetArea area);
+    void buildToolbars();
+    void connectRunner();
+    void startJob(PlanJob job, bool remember);
+    void onPlanned(const PlanOutcome& outcome);
+    void onFailed(const QString& code, const QString& where, const QString& message);
+    void onCompared(const std::vector<views::StrategyResult>& results);
+    // main_window_menus.cpp
+    void buildMenus();
+    void buildStepShortcuts(QMenu* menu);
+    void openFileDialog();
+    void rememberFile(const QString& path);
+    void rebuildRecentMenu();
+    void showAbout();
+    void showShortcuts();
+    void showFailureBox(const QString& text);
+
+    views::PlanContext* ctx_;
+    PlanRunner* runner_;
+    PlanningControls* controls_;
+    StudioStatusBar* status_;
+    views::StepControl* step_ = nullptr;
+    views::MemoryChart* memory_ = nullptr;
+    views::StrategyChart* strategies_ = nullptr;
+    views::TensorTablePanel* table_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QActionGroup* colorModes_ = nullptr;
+    QMessageBox* failureBox_ = nullptr;
+    QByteArray defaultState_;
+    std::shared_ptr<const LoadedModel> model_;
+    PlanSettings loadedWith_; // settings the shown model was loaded with (batch, seq, mode)
+    QString modelPath_;
+    QString pendingPath_; // the file the running job opens
+    bool pendingRemember_ = false;
+    QString lastFailure_;
+    bool persist_ = true;
+};
+
+} // namespace tmmu::studio

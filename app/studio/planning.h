@@ -1,0 +1,64 @@
+#pragma once
+// What the studio asks the engine to do, as plain data and plain functions (no Qt): load a model,
+// plan it with the user's settings, and plan it once per strategy for the comparison chart.
+// The planning worker (plan_runner.h) runs these off the UI thread.
+#include "charts/strategy_chart.h"
+#include "io/model_source.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tmmu::studio {
+
+using CapacityList = std::vector<std::pair<std::string, uint64_t>>;
+
+struct PlanSettings {
+    Mode mode = Mode::Training;
+    uint64_t batch = 8;  // transformer configs only
+    uint64_t seq = 1024; // transformer configs only
+    std::string strategy = "auto";
+    uint64_t alignment = 0; // 0: the model kind's default (128 for graphs, 1 for CSV problems)
+    CapacityList capacities;
+
+    ModelRequest request() const { return ModelRequest{mode, batch, seq}; }
+};
+
+// "activations=8GiB, gradients=512MiB" (commas or spaces between entries). Throws
+// Failure(InvalidArgument) naming the bad entry.
+CapacityList parse_capacities(const std::string& text);
+std::string format_capacities(const CapacityList& capacities);
+
+// Arena policy for a model kind. Throws Failure(InvalidArgument) for a capacity naming an arena
+// no role is routed to, and Failure(AlignmentViolation) for an alignment that is no power of two.
+PlanOptions make_options(const PlanSettings& settings, ModelKind kind);
+
+struct PlanJob {
+    std::string path;
+    PlanSettings settings;
+    // Set: plan this model without reading path again (same file, same load request).
+    std::shared_ptr<const LoadedModel> model;
+    bool compare = true; // also plan once per strategy for the comparison chart
+};
+
+struct PlanOutcome {
+    std::shared_ptr<const LoadedModel> model;
+    std::shared_ptr<const Plan> plan;
+    PlanSettings settings;
+};
+
+// Loads (unless job.model is set) and plans. Throws Failure.
+PlanOutcome run_plan_job(const PlanJob& job, const Progress& progress);
+
+// Plans the model once per registered strategy with the same settings. A strategy that fails
+// (e.g. ARENA_TOO_SMALL) is reported in its result; cancellation throws Failure(Cancelled).
+std::vector<views::StrategyResult> compare_strategies(const LoadedModel& model,
+                                                      const PlanSettings& settings,
+                                                      const Progress& progress);
+
+// Totals over a plan's arenas.
+uint64_t total_height(const Plan& plan);
+uint64_t total_lower_bound(const Plan& plan);
+
+} // namespace tmmu::studio

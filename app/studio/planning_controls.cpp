@@ -1,0 +1,105 @@
+#include "planning_controls.h"
+
+#include "plan/strategy.h"
+
+#include <QBoxLayout>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace tmmu::studio {
+namespace {
+
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+QLabel* caption(const QString& text, QWidget* buddy, QWidget* parent) {
+    auto* label = new QLabel(text, parent);
+    label->setBuddy(buddy);
+    return label;
+}
+
+} // namespace
+
+PlanningControls::PlanningControls(QWidget* parent)
+    : QWidget(parent), mode_(new QComboBox(this)), strategy_(new QComboBox(this)),
+      alignment_(new QComboBox(this)), batch_(new QSpinBox(this)), seq_(new QSpinBox(this)),
+      capacities_(new QLineEdit(this)), replan_(new QPushButton(tr("Re-plan"), this)) {
+    for (Mode m : {Mode::Inference, Mode::Forward, Mode::Training})
+        mode_->addItem(qs(mode_name(m)), int(m));
+    mode_->setToolTip(tr("Liveness mode: inference (forward only), forward (saved tensors kept "
+                         "for a later backward), training (forward, backward, optimizer)"));
+    for (const OffsetStrategy* s : all_strategies()) {
+        strategy_->addItem(qs(s->name()));
+        strategy_->setItemData(strategy_->count() - 1, qs(s->description()), Qt::ToolTipRole);
+    }
+    strategy_->setToolTip(tr("Offset strategy (auto: the best per arena)"));
+    alignment_->addItem(tr("default"), 0);
+    for (int a : {1, 8, 16, 32, 64, 128, 256, 512, 1024, 4096})
+        alignment_->addItem(QString::number(a), a);
+    alignment_->setToolTip(tr("Arena alignment in bytes (default: 128 for graphs, 1 for CSV)"));
+    batch_->setRange(1, 1 << 16);
+    seq_->setRange(1, 1 << 20);
+    batch_->setToolTip(tr("Batch size (transformer configs)"));
+    seq_->setToolTip(tr("Sequence length (transformer configs)"));
+    capacities_->setPlaceholderText(tr("capacities, e.g. activations=8GiB"));
+    capacities_->setToolTip(tr("Arena capacities NAME=SIZE, separated by commas. Arenas: "
+                               "parameters, activations, gradients, optimizer (CSV: arena)"));
+    capacities_->setClearButtonEnabled(true);
+    capacities_->setMinimumWidth(capacities_->fontMetrics().averageCharWidth() * 28);
+    replan_->setToolTip(tr("Plan the model again with these settings (Ctrl+R)"));
+    replan_->setDefault(true);
+
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(4, 0, 4, 0);
+    layout->addWidget(caption(tr("&Mode"), mode_, this));
+    layout->addWidget(mode_);
+    layout->addWidget(caption(tr("S&trategy"), strategy_, this));
+    layout->addWidget(strategy_);
+    layout->addWidget(caption(tr("&Align"), alignment_, this));
+    layout->addWidget(alignment_);
+    layout->addWidget(caption(tr("&Batch"), batch_, this));
+    layout->addWidget(batch_);
+    layout->addWidget(caption(tr("Se&q"), seq_, this));
+    layout->addWidget(seq_);
+    layout->addWidget(caption(tr("Ca&pacities"), capacities_, this));
+    layout->addWidget(capacities_, 1);
+    layout->addWidget(replan_);
+
+    connect(replan_, &QPushButton::clicked, this, &PlanningControls::replanRequested);
+    connect(capacities_, &QLineEdit::returnPressed, this, &PlanningControls::replanRequested);
+    setSettings(PlanSettings{});
+}
+
+PlanSettings PlanningControls::settings() const {
+    PlanSettings s;
+    s.mode = Mode(mode_->currentData().toInt());
+    s.batch = uint64_t(batch_->value());
+    s.seq = uint64_t(seq_->value());
+    s.strategy = strategy_->currentText().toStdString();
+    s.alignment = uint64_t(alignment_->currentData().toInt());
+    s.capacities = parse_capacities(capacities_->text().toStdString());
+    return s;
+}
+
+void PlanningControls::setSettings(const PlanSettings& s) {
+    mode_->setCurrentIndex(std::max(0, mode_->findData(int(s.mode))));
+    strategy_->setCurrentIndex(
+        std::max(0, strategy_->findText(QString::fromStdString(s.strategy))));
+    alignment_->setCurrentIndex(std::max(0, alignment_->findData(int(s.alignment))));
+    batch_->setValue(int(s.batch));
+    seq_->setValue(int(s.seq));
+    capacities_->setText(QString::fromStdString(format_capacities(s.capacities)));
+}
+
+void PlanningControls::setModelKind(std::optional<ModelKind> kind) {
+    const bool config = kind == ModelKind::TransformerConfig;
+    batch_->setEnabled(config);
+    seq_->setEnabled(config);
+    mode_->setEnabled(kind != ModelKind::DsaCsv);
+}
+
+} // namespace tmmu::studio

@@ -1,0 +1,90 @@
+#include "studio_app.h"
+
+#include "core/failure.h"
+#include "main_window.h"
+#include "planning_controls.h"
+#include "studio_options.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QIcon>
+#include <QImage>
+#include <QThread>
+
+#include <cstdio>
+
+namespace tmmu::studio {
+namespace {
+
+QIcon app_icon() {
+    for (const QString& path : {QStringLiteral(":/icons/tmmu-studio.svg"),
+                                resource_dir() + QStringLiteral("/icons/tmmu-studio.svg")})
+        if (QFileInfo::exists(path)) return QIcon(path);
+    return {};
+}
+
+// Lets layouts, docks and charts settle: several rounds because docks lay out in steps.
+void settle() {
+    for (int i = 0; i < 8; ++i) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(5);
+    }
+}
+
+} // namespace
+
+void apply_application_identity() {
+    QCoreApplication::setOrganizationName(QStringLiteral("TMMU Studio"));
+    QCoreApplication::setApplicationName(QStringLiteral("tmmu-studio"));
+    QGuiApplication::setApplicationDisplayName(QStringLiteral("TMMU Studio"));
+    QGuiApplication::setDesktopFileName(QStringLiteral("tmmu-studio"));
+    QIcon icon = app_icon();
+    if (!icon.isNull()) QApplication::setWindowIcon(icon);
+}
+
+QString render_screenshot(MainWindow& window, const QString& model, const PlanSettings& settings,
+                          const QString& file, QSize size) {
+    window.setPersistSettings(false);
+    window.resize(size);
+    if (!window.openModelSync(model, settings)) return window.lastFailure();
+    window.showMiddleOfPlan();
+    window.show();
+    settle();
+    QImage image = window.grab().toImage();
+    if (image.isNull()) return QStringLiteral("the window could not be rendered");
+    if (!image.save(file, "PNG"))
+        return QStringLiteral("IO_ERROR at %1: cannot write the PNG").arg(file);
+    return {};
+}
+
+int run_studio(const QStringList& args) {
+    apply_application_identity();
+    StudioOptions options;
+    try {
+        options = parse_studio_options(args);
+    } catch (const Failure& f) {
+        std::fprintf(stderr, "tmmu-studio: %s\n%s", f.what(), qPrintable(studio_usage()));
+        return 2;
+    }
+    if (options.help) {
+        std::fputs(qPrintable(studio_usage()), stdout);
+        return 0;
+    }
+    const QString model = options.model.isEmpty() ? default_model_path() : options.model;
+    MainWindow window;
+    if (!options.screenshot.isEmpty()) {
+        QString error = render_screenshot(window, model, options.settings, options.screenshot);
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "tmmu-studio: %s\n", qPrintable(error));
+            return 1;
+        }
+        return 0;
+    }
+    window.restoreSettings();
+    window.controls()->setSettings(options.settings);
+    window.openModel(model, options.settings, !options.model.isEmpty());
+    window.show();
+    return QApplication::exec();
+}
+
+} // namespace tmmu::studio

@@ -1,0 +1,29 @@
+#pragma once
+// tmmu-studio's command line and where its bundled resources live.
+#include "planning.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace tmmu::studio {
+
+struct StudioOptions {
+    QString model; // empty: the bundled default model
+    PlanSettings settings;
+    QString screenshot; // non-empty: render the main window to this PNG and exit
+    bool help = false;
+};
+
+// Parses arguments after the program name:
+//   [MODEL] [--mode M] [--batch N] [--seq N] [--strategy S] [--screenshot FILE]
+// Throws Failure(InvalidArgument) naming the bad option.
+StudioOptions parse_studio_options(const QStringList& args);
+QString studio_usage();
+
+// TMMU_RESOURCES, else the source tree's resources/, else the installed share/tmmu.
+QString resource_dir();
+QString default_model_path();
+
+} // namespace tmmu::studio

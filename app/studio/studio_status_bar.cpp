@@ -1,0 +1,136 @@
+#include "studio_status_bar.h"
+
+#include "core/units.h"
+#include "io/model_source.h"
+#include "io/sha256.h"
+#include "planning.h"
+
+#include <QFileInfo>
+#include <QFrame>
+#include <QLabel>
+#include <QProgressBar>
+#include <QTimer>
+#include <QToolButton>
+
+namespace tmmu::studio {
+namespace {
+
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+} // namespace
+
+PlanSummary PlanSummary::of(const Plan& plan, const LoadedModel* model) {
+    PlanSummary s;
+    s.model = QFileInfo(QString::fromStdString(plan.source)).completeBaseName();
+    s.modelTip = QString::fromStdString(plan.source);
+    if (model && !model->description.empty())
+        s.modelTip += QStringLiteral("\n") + QString::fromStdString(model->description);
+    s.mode = plan.mode ? qs(mode_name(*plan.mode)) : QObject::tr("offset problem");
+    s.strategy = QString::fromStdString(plan.strategy);
+    QStringList winners;
+    for (const ArenaPlan& a : plan.arenas)
+        winners << QObject::tr("%1: %2, height %3")
+                       .arg(QString::fromStdString(a.config.name),
+                            QString::fromStdString(a.strategy),
+                            QString::fromStdString(format_bytes(a.metrics.peak_bytes)));
+    s.strategyTip = QObject::tr("Strategy per arena:\n") + winners.join('\n');
+    uint64_t height = total_height(plan), bound = total_lower_bound(plan);
+    s.height = QObject::tr("height %1").arg(QString::fromStdString(format_bytes(height)));
+    double over = bound == 0 ? 0.0 : 100.0 * (double(height) - double(bound)) / double(bound);
+    s.overBound = QObject::tr("+%1% over lower bound").arg(over, 0, 'f', 3);
+    std::string hex = to_hex(plan.plan_hash);
+    s.hash = QString::fromStdString(hex.substr(0, 8));
+    s.hashTip = QObject::tr("plan hash %1").arg(QString::fromStdString(hex));
+    return s;
+}
+
+StudioStatusBar::StudioStatusBar(QWidget* parent)
+    : QStatusBar(parent), bar_(new QProgressBar(this)), cancel_(new QToolButton(this)),
+      delay_(new QTimer(this)) {
+    bar_->setObjectName(QStringLiteral("planProgress"));
+    bar_->setRange(0, 1000);
+    bar_->setMaximumWidth(220);
+    bar_->setTextVisible(true);
+    cancel_->setObjectName(QStringLiteral("cancelPlanning"));
+    cancel_->setText(tr("Cancel"));
+    cancel_->setToolTip(tr("Stop planning; the plan on screen stays"));
+    addWidget(bar_);
+    addWidget(cancel_);
+    bar_->hide();
+    cancel_->hide();
+    addField("model", 14);
+    addField("mode", 8);
+    addField("strategy", 10);
+    addField("height", 16);
+    addField("over", 22);
+    addField("hash", 8);
+    delay_->setSingleShot(true);
+    delay_->setInterval(kProgressDelayMs);
+    connect(delay_, &QTimer::timeout, this, [this] {
+        if (!running_) return;
+        bar_->show();
+        cancel_->show();
+    });
+    connect(cancel_, &QToolButton::clicked, this, &StudioStatusBar::cancelRequested);
+}
+
+QLabel* StudioStatusBar::addField(const char* name, int minChars) {
+    if (field("model")) { // a thin rule between fields
+        auto* rule = new QFrame(this);
+        rule->setFrameShape(QFrame::VLine);
+        rule->setFrameShadow(QFrame::Sunken);
+        addPermanentWidget(rule);
+    }
+    auto* label = new QLabel(this);
+    label->setContentsMargins(4, 0, 4, 0);
+    label->setObjectName(QString::fromLatin1("status_%1").arg(QLatin1String(name)));
+    label->setMinimumWidth(label->fontMetrics().averageCharWidth() * minChars);
+    addPermanentWidget(label);
+    return label;
+}
+
+QLabel* StudioStatusBar::field(const char* name) const {
+    return findChild<QLabel*>(QString::fromLatin1("status_%1").arg(QLatin1String(name)));
+}
+
+void StudioStatusBar::showPlan(const Plan& plan, const LoadedModel* model) {
+    PlanSummary s = PlanSummary::of(plan, model);
+    auto set = [this](const char* name, const QString& text, const QString& tip) {
+        QLabel* label = field(name);
+        label->setText(text);
+        label->setToolTip(tip);
+    };
+    set("model", s.model, s.modelTip);
+    set("mode", s.mode, tr("Liveness mode"));
+    set("strategy", s.strategy, s.strategyTip);
+    set("height", s.height, tr("Sum of the arenas' peaks"));
+    set("over", s.overBound, tr("Height above the sum of the arenas' lower bounds"));
+    set("hash", s.hash, s.hashTip);
+}
+
+void StudioStatusBar::planningStarted() {
+    running_ = true;
+    bar_->setValue(0);
+    bar_->setFormat(tr("planning"));
+    delay_->start();
+}
+
+void StudioStatusBar::planningProgress(double fraction, const QString& stage) {
+    bar_->setValue(int(fraction * 1000));
+    bar_->setFormat(stage + QStringLiteral(" %p%"));
+}
+
+void StudioStatusBar::planningStopped() {
+    running_ = false;
+    delay_->stop();
+    bar_->hide();
+    cancel_->hide();
+}
+
+bool StudioStatusBar::progressVisible() const {
+    return bar_->isVisible();
+}
+
+} // namespace tmmu::studio

@@ -1,0 +1,294 @@
+// Charts, step control, command line and planning settings of the studio.
+#include "charts/memory_chart.h"
+#include "charts/strategy_chart.h"
+#include "context/plan_context.h"
+#include "core/failure.h"
+#include "io/model_source.h"
+#include "panels/step_control.h"
+#include "plan/planner.h"
+#include "plan/random_problem.h"
+#include "planning.h"
+#include "studio_options.h"
+#include "style/palette.h"
+#include "test_support.h"
+
+#include <QApplication>
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QLineSeries>
+#include <QSpinBox>
+#include <QTest>
+
+#include <memory>
+#include <random>
+
+using namespace tmmu;
+using namespace tmmu::views;
+using namespace tmmu::studio;
+
+namespace {
+
+std::shared_ptr<const LoadedModel> example(const char* name, Mode mode) {
+    ModelRequest r;
+    r.mode = mode;
+    return std::make_shared<const LoadedModel>(
+        load_model(std::string(TMMU_SOURCE_DIR "/resources/models/examples/") + name, r));
+}
+
+void showPlan(PlanContext& ctx, std::shared_ptr<const LoadedModel> model, Mode mode) {
+    auto plan = std::make_shared<const Plan>(plan_model(*model, mode, PlanOptions{}, Progress{}));
+    ctx.setPlan(plan, model);
+}
+
+std::vector<QLineSeries*> lineSeriesOf(QChart* chart) {
+    std::vector<QLineSeries*> out;
+    for (QAbstractSeries* s : chart->series())
+        if (auto* l = qobject_cast<QLineSeries*>(s)) out.push_back(l);
+    return out;
+}
+
+QLineSeries* seriesNamed(QChart* chart, const QString& name) {
+    for (QLineSeries* s : lineSeriesOf(chart))
+        if (s->name() == name) return s;
+    return nullptr;
+}
+
+} // namespace
+
+class TestCharts : public QObject {
+    Q_OBJECT
+  private slots:
+    void downsampleKeepsSmallSeriesExact() {
+        std::vector<uint64_t> t{0, 2, 5}, v{10, 30, 20};
+        auto p = downsampleMax(t, v, 8, 1000);
+        QCOMPARE(p.size(), size_t(6));
+        QCOMPARE(p[0], QPointF(0, 10));
+        QCOMPARE(p[1], QPointF(2, 10));
+        QCOMPARE(p[2], QPointF(2, 30));
+        QCOMPARE(p[5], QPointF(8, 20));
+        QVERIFY(downsampleMax({}, {}, 5, 1000).empty());
+    }
+
+    void downsampleKeepsThePeakOfEveryBucket() {
+        const size_t n = 100000;
+        std::vector<uint64_t> t(n), v(n);
+        std::mt19937_64 rng(7);
+        for (size_t i = 0; i < n; ++i) {
+            t[i] = i;
+            v[i] = rng() % 1000;
+        }
+        v[54321] = 5000; // a one-sample spike must survive
+        QElapsedTimer timer;
+        timer.start();
+        auto p = downsampleMax(t, v, n, 1000);
+        QVERIFY2(timer.elapsed() < 200, "down-sampling 100k points should take milliseconds");
+        QCOMPARE(p.size(), size_t(2000));
+        double top = 0;
+        for (const QPointF& q : p)
+            top = std::max(top, q.y());
+        QCOMPARE(top, 5000.0);
+        QCOMPARE(p.front().x(), 0.0);
+        QCOMPARE(p.back().x(), double(n));
+        // Bucket b covers 100 samples; its value is their maximum.
+        for (size_t b : {0, 17, 999}) {
+            uint64_t expect =
+                *std::max_element(v.begin() + long(b * 100), v.begin() + long(b * 100 + 100));
+            QCOMPARE(p[2 * b].y(), double(expect));
+        }
+    }
+
+    void byteScalePicksReadableUnits() {
+        QCOMPARE(byteScaleFor(500).unit, QString("B"));
+        QCOMPARE(byteScaleFor(4096).unit, QString("KiB"));
+        QCOMPARE(byteScaleFor(3ull << 20).unit, QString("MiB"));
+        QCOMPARE(byteScaleFor(14ull << 30).unit, QString("GiB"));
+        QCOMPARE(byteScaleFor(14ull << 30).divisor, double(1ull << 30));
+    }
+
+    void memoryChartDrawsSeriesAndFollowsTheStep() {
+        PlanContext ctx;
+        MemoryChart chart(&ctx);
+        showPlan(ctx, example("residual_blocks.json", Mode::Training), Mode::Training);
+        QCOMPARE(chart.chart()->animationOptions(), QChart::NoAnimation);
+        QCOMPARE(chart.cursorX(), 0.5);
+        ctx.setCurrentStep(7);
+        QCOMPARE(chart.cursorX(), 7.5);
+        QVERIFY(seriesNamed(chart.chart(), "sum of lower bounds"));
+        const Plan& plan = *ctx.plan();
+        // One stacked area per arena, lower bound line at the sum of the arenas' bounds.
+        int areas = 0;
+        for (QAbstractSeries* s : chart.chart()->series())
+            areas += s->type() == QAbstractSeries::SeriesTypeArea;
+        QCOMPARE(areas, int(plan.arenas.size()));
+        chart.setArena(1);
+        QCOMPARE(chart.arena(), 1);
+        QLineSeries* bound = seriesNamed(chart.chart(), "lower bound");
+        QVERIFY(bound && seriesNamed(chart.chart(), "high-water"));
+        QCOMPARE(chart.cursorX(), 7.5);
+        QVERIFY(bound->at(0).y() > 0);
+        chart.setArena(99); // out of range: all arenas
+        QCOMPARE(chart.arena(), int(MemoryChart::kAllArenas));
+    }
+
+    void clickingTheMemoryChartSetsTheStep() {
+        PlanContext ctx;
+        MemoryChart chart(&ctx);
+        showPlan(ctx, example("residual_blocks.json", Mode::Training), Mode::Training);
+        chart.resize(800, 400);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        auto* view = chart.findChild<QChartView*>("memoryChartView");
+        QVERIFY(view);
+        QLineSeries* bound = seriesNamed(chart.chart(), "sum of lower bounds");
+        const uint64_t target = ctx.stepCount() / 3;
+        QPointF inChart = chart.chart()->mapToPosition(
+            QPointF(double(target) + 0.5, bound->at(0).y() / 2), bound);
+        QPoint inView = view->mapFromScene(chart.chart()->mapToScene(inChart));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, inView);
+        QCOMPARE(ctx.currentStep(), target);
+    }
+
+    void memoryChartStaysFastOnHugePlans() {
+        OffsetProblem p = realistic_random_problem(3, 100000);
+        std::vector<std::string> ids(p.buffers.size());
+        for (size_t i = 0; i < ids.size(); ++i)
+            ids[i] = "b" + std::to_string(i);
+        PlanOptions o;
+        o.strategy = "greedy-size";
+        auto plan = std::make_shared<const Plan>(plan_problem(p, ids, o, Progress{}, "random"));
+        QVERIFY2(plan->series.times.size() > 20 * MemoryChart::kMaxBuckets,
+                 qPrintable(QString::number(plan->series.times.size())));
+        PlanContext ctx;
+        MemoryChart chart(&ctx);
+        QElapsedTimer timer;
+        timer.start();
+        ctx.setPlan(plan, nullptr);
+        QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
+        for (QLineSeries* s : lineSeriesOf(chart.chart()))
+            QVERIFY(s->count() <= int(2 * MemoryChart::kMaxBuckets));
+        QCOMPARE(chart.chart()->axes(Qt::Horizontal).value(0)->property("max").toDouble(),
+                 double(ctx.stepCount()));
+    }
+
+    void chartsFollowTheDarkPalette() {
+        QPalette saved = QApplication::palette();
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(30, 30, 30));
+        dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
+        QApplication::setPalette(dark);
+        PlanContext ctx;
+        MemoryChart memory(&ctx);
+        StrategyChart strategies;
+        showPlan(ctx, example("linear_chain.json", Mode::Inference), Mode::Inference);
+        strategies.setResults({{"auto", 100, 90, 0.5, {}}}, "auto");
+        QCOMPARE(memory.chart()->backgroundBrush().color(), ViewPalette(true).background());
+        QCOMPARE(strategies.chart()->backgroundBrush().color(), ViewPalette(true).background());
+        QApplication::setPalette(saved);
+        QCoreApplication::processEvents();
+        QCOMPARE(memory.chart()->backgroundBrush().color(), ViewPalette(false).background());
+    }
+
+    void strategyChartDrawsHeightBoundAndTime() {
+        StrategyChart chart;
+        std::vector<StrategyResult> results{{"slots", 1200, 1000, 1.5, {}},
+                                            {"ffd", 1000, 1000, 0.5, {}},
+                                            {"best-fit", 0, 0, 0.0, "ARENA_TOO_SMALL at arena"}};
+        chart.setResults(results, "ffd");
+        QBarSeries* bars = nullptr;
+        for (QAbstractSeries* s : chart.chart()->series())
+            if (auto* b = qobject_cast<QBarSeries*>(s)) bars = b;
+        QVERIFY(bars);
+        QCOMPARE(bars->count(), 2);
+        QCOMPARE(bars->barSets()[0]->at(0), 1200.0 / 1024.0); // KiB
+        QCOMPARE(bars->barSets()[1]->at(1), 1000.0 / 1024.0);
+        auto* axis = qobject_cast<QBarCategoryAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(axis);
+        QStringList categories = axis->categories();
+        QCOMPARE(categories.size(), 3);
+        QVERIFY2(categories[0].contains("+20.0%"), qPrintable(categories[0]));
+        QVERIFY(categories[1].startsWith("[ffd]"));
+        QVERIFY(categories[2].contains("failed"));
+        QLineSeries* time = lineSeriesOf(chart.chart()).at(0);
+        QCOMPARE(time->at(0).y(), 1.5);
+    }
+
+    void stepControlShowsStepAndNode() {
+        PlanContext ctx;
+        StepControl control(&ctx);
+        QVERIFY(!control.isEnabled());
+        auto model = example("residual_blocks.json", Mode::Inference);
+        showPlan(ctx, model, Mode::Inference);
+        QVERIFY(control.isEnabled());
+        ctx.setCurrentStep(3);
+        QCOMPARE(control.positionText(), QString("step 3 of %1").arg(ctx.stepCount()));
+        const std::string& id = ctx.plan()->execution_order[3];
+        const Graph& g = *model->graph;
+        auto node =
+            std::find_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.id == id; });
+        QVERIFY(control.nodeText().contains(QString::fromStdString(id)));
+        QVERIFY(control.nodeText().contains(QString::fromStdString(node->opcode)));
+        control.spinBox()->setValue(5);
+        QCOMPARE(ctx.currentStep(), uint64_t(5));
+        QCOMPARE(control.spinBox()->maximum(), int(ctx.stepCount() - 1));
+    }
+
+    void parsesTheCommandLine() {
+        StudioOptions o =
+            parse_studio_options({"m.json", "--mode", "inference", "--batch", "2", "--seq", "16",
+                                  "--strategy", "ffd", "--screenshot", "x.png"});
+        QCOMPARE(o.model, QString("m.json"));
+        QCOMPARE(o.settings.mode, Mode::Inference);
+        QCOMPARE(o.settings.batch, uint64_t(2));
+        QCOMPARE(o.settings.seq, uint64_t(16));
+        QCOMPARE(o.settings.strategy, std::string("ffd"));
+        QCOMPARE(o.screenshot, QString("x.png"));
+        StudioOptions d = parse_studio_options({});
+        QVERIFY(d.model.isEmpty());
+        QCOMPARE(d.settings.batch, uint64_t(8));
+        QCOMPARE(d.settings.seq, uint64_t(1024));
+        QCOMPARE(d.settings.mode, Mode::Training);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--mode", "sideways"}),
+                            FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--batch", "0"}), FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--strategy", "magic"}),
+                            FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--screenshot"}), FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--frobnicate"}), FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"a.json", "b.json"}),
+                            FailureCode::InvalidArgument);
+        QVERIFY(QFile::exists(default_model_path()));
+    }
+
+    void parsesCapacitiesAndBuildsOptions() {
+        CapacityList c = parse_capacities("activations=8GiB, gradients=512MiB");
+        QCOMPARE(c.size(), size_t(2));
+        QCOMPARE(c[0].first, std::string("activations"));
+        QCOMPARE(c[0].second, 8ull << 30);
+        QCOMPARE(c[1].second, 512ull << 20);
+        QVERIFY(parse_capacities("  ").empty());
+        QCOMPARE(parse_capacities(format_capacities(c)), c);
+        TMMU_EXPECT_FAILURE(parse_capacities("activations"), FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_capacities("activations=lots"), FailureCode::InvalidArgument);
+        PlanSettings s;
+        s.capacities = c;
+        PlanOptions o = make_options(s, ModelKind::TransformerConfig);
+        QCOMPARE(o.policy.find("activations")->capacity, 8ull << 30);
+        QCOMPARE(o.policy.find("activations")->alignment, uint64_t(128));
+        TMMU_EXPECT_FAILURE(make_options(s, ModelKind::DsaCsv), FailureCode::InvalidArgument);
+        s.capacities = {{"arena", 4096}};
+        PlanOptions csv = make_options(s, ModelKind::DsaCsv);
+        QCOMPARE(csv.policy.find("arena")->capacity, uint64_t(4096));
+        QCOMPARE(csv.policy.find("arena")->alignment, uint64_t(1));
+        s.capacities.clear();
+        s.alignment = 48;
+        TMMU_EXPECT_FAILURE(make_options(s, ModelKind::IrJson), FailureCode::AlignmentViolation);
+    }
+};
+
+QTEST_MAIN(TestCharts)
+#include "test_charts.moc"

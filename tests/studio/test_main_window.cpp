@@ -1,0 +1,341 @@
+// The studio's main window driven headless: default plan, re-planning, failures that keep the
+// previous plan, cancellation, step keys, drag and drop, settings round trip.
+#include "charts/strategy_chart.h"
+#include "context/plan_context.h"
+#include "io/sha256.h"
+#include "main_window.h"
+#include "panels/tensor_table_panel.h"
+#include "plan/strategy.h"
+#include "plan_runner.h"
+#include "planning_controls.h"
+#include "studio_app.h"
+#include "studio_options.h"
+#include "studio_status_bar.h"
+
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+using namespace tmmu;
+using namespace tmmu::studio;
+
+namespace {
+
+const QString kExamples = QStringLiteral(TMMU_SOURCE_DIR "/resources/models/examples");
+
+// A small request keeps these tests fast; one test plans the real default.
+PlanSettings smallSettings() {
+    PlanSettings s;
+    s.batch = 1;
+    s.seq = 64;
+    return s;
+}
+
+bool waitForPlan(MainWindow& w, const std::function<void()>& start) {
+    QSignalSpy shown(&w, &MainWindow::planShown);
+    start();
+    return shown.wait(30000);
+}
+
+// The comparison runs after the plan is shown; some tests need the runner quiet.
+bool waitIdle(MainWindow& w) {
+    return QTest::qWaitFor([&] { return !w.runner()->busy(); }, 30000);
+}
+
+QString statusText(MainWindow& w, const char* field) {
+    return w.studioStatusBar()->field(field)->text();
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+
+  private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
+        apply_application_identity();
+    }
+    void init() { QSettings().clear(); }
+
+    void startsWithTheBundledDefaultPlan() {
+        MainWindow w;
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), PlanSettings{}, false); }));
+        const Plan* plan = w.context()->plan();
+        QVERIFY(plan);
+        QCOMPARE(plan->mode, std::optional<Mode>(Mode::Training));
+        QCOMPARE(plan->execution_order.size(), size_t(592)); // GPT-2 small, batch 8, seq 1024
+        QCOMPARE(plan->tensors.size(), size_t(1483));
+        QCOMPARE(statusText(w, "model"), QString("gpt2-small"));
+        QCOMPARE(statusText(w, "mode"), QString("training"));
+        QCOMPARE(statusText(w, "strategy"), QString("auto"));
+        QString hex = QString::fromStdString(to_hex(plan->plan_hash));
+        QCOMPARE(statusText(w, "hash"), hex.left(8));
+        QVERIFY(w.studioStatusBar()->field("hash")->toolTip().contains(hex));
+        QVERIFY(statusText(w, "height").contains("GiB"));
+        QVERIFY(statusText(w, "over").contains("over lower bound"));
+        QVERIFY(w.studioStatusBar()->field("strategy")->toolTip().contains("activations"));
+        QVERIFY(w.controls()->batchBox()->isEnabled()); // a transformer config
+        QVERIFY(w.windowTitle().contains("gpt2-small"));
+    }
+
+    void comparesEveryStrategyOffTheUiThread() {
+        MainWindow w;
+        QSignalSpy compared(w.runner(), &PlanRunner::compared);
+        w.openModel(default_model_path(), smallSettings(), false);
+        QVERIFY(compared.wait(30000));
+        const auto& results = w.strategyChart()->results();
+        QCOMPARE(results.size(), all_strategies().size());
+        for (size_t i = 0; i < results.size(); ++i) {
+            QCOMPARE(results[i].strategy, std::string(all_strategies()[i]->name()));
+            QVERIFY(results[i].error.empty());
+            QVERIFY(results[i].height >= results[i].lower_bound);
+            QVERIFY(results[i].lower_bound > 0);
+        }
+    }
+
+    void replanWithAnotherStrategyChangesTheStatusBar() {
+        MainWindow w;
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        QCOMPARE(statusText(w, "strategy"), QString("auto"));
+        auto first = w.context()->planPtr();
+        w.controls()->strategyBox()->setCurrentText("slots");
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+        QCOMPARE(statusText(w, "strategy"), QString("slots"));
+        QVERIFY(w.context()->planPtr() != first);
+        QCOMPARE(w.context()->plan()->strategy, std::string("slots"));
+        QVERIFY(!w.studioStatusBar()->field("strategy")->toolTip().contains("ffd"));
+        // Mode changes reload the generated graph.
+        w.controls()->modeBox()->setCurrentText("inference");
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+        QCOMPARE(statusText(w, "mode"), QString("inference"));
+        QVERIFY(w.context()->plan()->execution_order.size() < first->execution_order.size());
+    }
+
+    void failingReplanKeepsThePreviousPlan() {
+        MainWindow w;
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        auto before = w.context()->planPtr();
+        QString hash = statusText(w, "hash");
+        w.controls()->capacitiesEdit()->setText("activations=1KiB");
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.replan();
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(w.lastFailure().startsWith("ARENA_TOO_SMALL at "), qPrintable(w.lastFailure()));
+        QVERIFY(w.lastFailure().contains("activations"));
+        QCOMPARE(w.context()->planPtr(), before);
+        QCOMPARE(statusText(w, "hash"), hash);
+        QVERIFY(w.studioStatusBar()->currentMessage().contains("ARENA_TOO_SMALL"));
+        auto* box = w.findChild<QMessageBox*>("failureBox");
+        QVERIFY(box && box->isVisible());
+        QVERIFY(box->text().contains("ARENA_TOO_SMALL"));
+        box->close();
+    }
+
+    void badCapacityTextIsReportedWithoutPlanning() {
+        MainWindow w;
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        w.controls()->capacitiesEdit()->setText("activations");
+        w.replan();
+        QVERIFY(w.lastFailure().startsWith("INVALID_ARGUMENT"));
+        w.controls()->capacitiesEdit()->setText("nosucharena=1GiB");
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.replan();
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(w.lastFailure().contains("nosucharena"), qPrintable(w.lastFailure()));
+    }
+
+    void cancelKeepsThePlanAndShowsNoBox() {
+        MainWindow w;
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        QVERIFY(waitIdle(w));
+        auto before = w.context()->planPtr();
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.openModel(default_model_path(), PlanSettings{}, false);
+        w.runner()->cancel();
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(w.lastFailure().startsWith("CANCELLED"), qPrintable(w.lastFailure()));
+        QCOMPARE(w.context()->planPtr(), before);
+        auto* box = w.findChild<QMessageBox*>("failureBox");
+        QVERIFY(!box || !box->isVisible());
+    }
+
+    void openFailureNamesTheFile() {
+        MainWindow w;
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.openModel("/nonexistent/model.json", smallSettings(), false);
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(w.lastFailure().startsWith("IO_ERROR"), qPrintable(w.lastFailure()));
+        QVERIFY(w.lastFailure().contains("/nonexistent/model.json"));
+        QVERIFY(!w.context()->plan());
+    }
+
+    void stepKeysMoveTheContextStep() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        w.show();
+        QApplication::setActiveWindow(&w);
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto* ctx = w.context();
+        const uint64_t last = ctx->stepCount() - 1;
+        w.centralWidget()->setFocus();
+        QCOMPARE(ctx->currentStep(), uint64_t(0));
+        QTest::keyClick(w.centralWidget(), Qt::Key_Right);
+        QTest::keyClick(w.centralWidget(), Qt::Key_Right);
+        QCOMPARE(ctx->currentStep(), uint64_t(2));
+        QTest::keyClick(w.centralWidget(), Qt::Key_Left);
+        QCOMPARE(ctx->currentStep(), uint64_t(1));
+        QTest::keyClick(w.centralWidget(), Qt::Key_End);
+        QCOMPARE(ctx->currentStep(), last);
+        QTest::keyClick(w.centralWidget(), Qt::Key_Right); // clamped
+        QCOMPARE(ctx->currentStep(), last);
+        QTest::keyClick(w.centralWidget(), Qt::Key_Home);
+        QCOMPARE(ctx->currentStep(), uint64_t(0));
+        // The step control follows the context.
+        ctx->setCurrentStep(5);
+        QCOMPARE(w.findChild<QSlider*>("stepSlider")->value(), 5);
+        // Keys typed into a text field stay there.
+        QLineEdit* edit = w.controls()->capacitiesEdit();
+        edit->setText("abc");
+        edit->setFocus();
+        edit->setCursorPosition(3);
+        QTest::keyClick(edit, Qt::Key_Left);
+        QTest::keyClick(edit, Qt::Key_Home);
+        QCOMPARE(ctx->currentStep(), uint64_t(5));
+        QCOMPARE(edit->cursorPosition(), 0);
+    }
+
+    void dropOpensTheFile() {
+        MainWindow w;
+        w.setPersistSettings(true);
+        QString path = kExamples + "/residual_blocks.json";
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                              Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QVERIFY(waitForPlan(w, [&] { QApplication::sendEvent(&w, &drop); }));
+        QCOMPARE(w.modelPath(), path);
+        QCOMPARE(statusText(w, "model"), QString("residual_blocks"));
+        QVERIFY(!w.controls()->batchBox()->isEnabled()); // IR JSON: no batch/seq
+        QCOMPARE(w.recentFiles().value(0), path);
+    }
+
+    void recentFilesKeepTheTenLatest() {
+        MainWindow w;
+        QTemporaryDir dir;
+        QStringList files;
+        for (int i = 0; i < 12; ++i) {
+            files << dir.filePath(QString("model%1.json").arg(i));
+            QVERIFY(QFile::copy(kExamples + "/linear_chain.json", files.back()));
+        }
+        for (const QString& path : files)
+            QVERIFY(waitForPlan(w, [&] { w.openModel(path, smallSettings(), true); }));
+        // Opening one again moves it to the front instead of listing it twice.
+        QVERIFY(waitForPlan(w, [&] { w.openModel(files[5], smallSettings(), true); }));
+        QStringList recent = w.recentFiles();
+        QCOMPARE(recent.size(), MainWindow::kMaxRecentFiles);
+        QCOMPARE(recent.value(0), files[5]);
+        QCOMPARE(recent.value(1), files[11]);
+        QVERIFY(!recent.contains(files[0]) && !recent.contains(files[1]));
+        QCOMPARE(recent.removeDuplicates(), 0);
+        QMenu* menu = nullptr;
+        for (QMenu* m : w.findChildren<QMenu*>())
+            if (m->title() == "Open &Recent") menu = m;
+        QVERIFY(menu);
+        QVERIFY(menu->actions().value(0)->text().contains("model5.json"));
+    }
+
+    void settingsRoundTrip() {
+        QByteArray state;
+        {
+            MainWindow w;
+            w.resize(1200, 800);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.dock("strategyDock")->hide();
+            w.dock("slotsDock")->setFloating(true);
+            w.context()->setColorMode(views::ColorMode::Slot);
+            state = w.saveState(MainWindow::kStateVersion);
+            w.close(); // closeEvent saves
+        }
+        QVERIFY(QSettings().contains("window/state"));
+        MainWindow restored;
+        restored.restoreSettings();
+        restored.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&restored));
+        QVERIFY(!restored.dock("strategyDock")->isVisible());
+        QVERIFY(restored.dock("slotsDock")->isFloating());
+        QVERIFY(restored.dock("memoryDock")->isVisible());
+        QCOMPARE(restored.context()->colorMode(), views::ColorMode::Slot);
+        QCOMPARE(restored.size(), QSize(1200, 800));
+        // A layout saved by another version of the dock set is ignored.
+        QSettings().setValue("window/state", restored.saveState(MainWindow::kStateVersion + 1));
+        MainWindow fresh;
+        fresh.restoreSettings();
+        fresh.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+        QVERIFY(fresh.dock("strategyDock")->isVisible());
+        QVERIFY(!fresh.dock("slotsDock")->isFloating());
+    }
+
+    void statusBarShowsProgressOnlyForSlowJobs() {
+        StudioStatusBar bar;
+        bar.show();
+        bar.planningStarted();
+        QVERIFY(!bar.progressVisible());
+        QTest::qWait(StudioStatusBar::kProgressDelayMs + 200);
+        QVERIFY(bar.progressVisible());
+        bar.planningProgress(0.5, "arena activations");
+        bar.planningStopped();
+        QVERIFY(!bar.progressVisible());
+        bar.planningStarted();
+        bar.planningStopped();
+        QTest::qWait(StudioStatusBar::kProgressDelayMs + 200);
+        QVERIFY(!bar.progressVisible());
+    }
+
+    void colourModeMenuFollowsTheContext() {
+        MainWindow w;
+        QAction* slot = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == "&Slot") slot = a;
+        QVERIFY(slot);
+        slot->trigger();
+        QCOMPARE(w.context()->colorMode(), views::ColorMode::Slot);
+        w.context()->setColorMode(views::ColorMode::Role);
+        QVERIFY(!slot->isChecked());
+    }
+
+    void everyPanelIsInADock() {
+        MainWindow w;
+        QStringList names;
+        for (QDockWidget* d : w.docks())
+            names << d->objectName();
+        names.sort();
+        QCOMPARE(names, QStringList({"liveRangesDock", "memoryDock", "slotsDock", "strategyDock",
+                                     "tensorDetailsDock", "tensorTableDock"}));
+        QVERIFY(w.centralWidget()); // the arena layout
+        QCOMPARE(w.centralWidget()->objectName(), QString("arenaLayout"));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

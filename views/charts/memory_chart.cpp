@@ -1,0 +1,348 @@
+#include "charts/memory_chart.h"
+
+#include "context/plan_context.h"
+#include "style/palette.h"
+
+#include <QAreaSeries>
+#include <QBoxLayout>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QMouseEvent>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace tmmu::views {
+
+std::vector<QPointF> downsampleMax(const std::vector<uint64_t>& times,
+                                   const std::vector<uint64_t>& values, uint64_t end,
+                                   size_t buckets) {
+    std::vector<QPointF> points;
+    const size_t n = std::min(times.size(), values.size());
+    if (n == 0 || buckets == 0) return points;
+    // Sample i holds until the next sample, the last one until end (at least one unit).
+    auto until = [&](size_t i) {
+        return i + 1 < n ? times[i + 1] : std::max<uint64_t>(end, times[i] + 1);
+    };
+    if (n <= buckets) {
+        points.reserve(2 * n);
+        for (size_t i = 0; i < n; ++i) {
+            points.emplace_back(double(times[i]), double(values[i]));
+            points.emplace_back(double(until(i)), double(values[i]));
+        }
+        return points;
+    }
+    const double t0 = double(times[0]);
+    const double width = (double(until(n - 1)) - t0) / double(buckets);
+    auto bucketOf = [&](double t) {
+        double b = std::floor((t - t0) / width);
+        return std::min(buckets - 1, size_t(std::max(0.0, b)));
+    };
+    // Samples tile [t0, end) without overlap, so this visits n + buckets (bucket, sample) pairs.
+    std::vector<uint64_t> maxOf(buckets, 0);
+    for (size_t i = 0; i < n; ++i) {
+        size_t last = bucketOf(double(until(i)) - 0.5);
+        for (size_t b = bucketOf(double(times[i])); b <= last; ++b)
+            maxOf[b] = std::max(maxOf[b], values[i]);
+    }
+    points.reserve(2 * buckets);
+    for (size_t b = 0; b < buckets; ++b) {
+        points.emplace_back(t0 + double(b) * width, double(maxOf[b]));
+        points.emplace_back(t0 + double(b + 1) * width, double(maxOf[b]));
+    }
+    return points;
+}
+
+ByteScale byteScaleFor(uint64_t maxBytes) {
+    static const std::array<const char*, 4> units{"B", "KiB", "MiB", "GiB"};
+    ByteScale s;
+    for (size_t u = 1; u < units.size() && double(maxBytes) >= std::ldexp(1.0, int(10 * u)); ++u)
+        s = ByteScale{std::ldexp(1.0, int(10 * u)), QString::fromLatin1(units[u])};
+    return s;
+}
+
+void applyChartPalette(QChart* chart, const ViewPalette& palette) {
+    chart->setBackgroundBrush(palette.background());
+    chart->setBackgroundPen(Qt::NoPen);
+    chart->setBackgroundRoundness(0);
+    chart->setTitleBrush(palette.text());
+    chart->legend()->setLabelColor(palette.text());
+    for (QAbstractAxis* axis : chart->axes()) {
+        axis->setLabelsColor(palette.text());
+        axis->setTitleBrush(palette.text());
+        axis->setGridLineColor(palette.grid());
+        axis->setLinePenColor(palette.grid());
+    }
+}
+
+// Clicking or dragging on the plot area moves the current step.
+class MemoryChartView : public QChartView {
+  public:
+    MemoryChartView(QChart* chart, MemoryChart* owner) : QChartView(chart), owner_(owner) {
+        setRenderHint(QPainter::Antialiasing, false);
+        setToolTip(tr("Click to move the current step"));
+    }
+
+  protected:
+    void mousePressEvent(QMouseEvent* e) override {
+        if (e->button() == Qt::LeftButton) owner_->stepFromChart(e->position());
+        QChartView::mousePressEvent(e);
+    }
+    void mouseMoveEvent(QMouseEvent* e) override {
+        if (e->buttons() & Qt::LeftButton) owner_->stepFromChart(e->position());
+        QChartView::mouseMoveEvent(e);
+    }
+
+  private:
+    MemoryChart* owner_;
+};
+
+namespace {
+
+QLineSeries* lineSeries(const std::vector<QPointF>& points, QObject* parent = nullptr) {
+    auto* s = new QLineSeries(parent);
+    s->replace(QList<QPointF>(points.begin(), points.end()));
+    return s;
+}
+
+std::vector<QPointF> scaled(std::vector<QPointF> points, double divisor) {
+    for (QPointF& p : points)
+        p.setY(p.y() / divisor);
+    return points;
+}
+
+// Colour of an arena: the colour of the role most of its tensors have, so arenas match the
+// role colouring of the timeline views.
+QColor arenaColor(const Plan& plan, size_t arena, const ViewPalette& palette) {
+    std::array<size_t, 7> count{};
+    for (const PlannedTensor& t : plan.tensors)
+        if (t.arena == arena) ++count[size_t(t.role)];
+    auto best = std::max_element(count.begin(), count.end()) - count.begin();
+    if (count[size_t(best)] == 0) return palette.slot(uint32_t(arena));
+    return palette.role(Role(best));
+}
+
+// 1, 2 or 5 times a power of ten, at least 1: tick spacing a person reads at a glance.
+double roundStep(double approx) {
+    if (approx <= 1.0) return 1.0;
+    double p = std::pow(10.0, std::floor(std::log10(approx)));
+    double m = approx / p;
+    return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
+}
+
+void hideFromLegend(QChart* chart, QAbstractSeries* series) {
+    for (QLegendMarker* m : chart->legend()->markers(series))
+        m->setVisible(false);
+}
+
+} // namespace
+
+MemoryChart::MemoryChart(PlanContext* ctx, QWidget* parent)
+    : QWidget(parent), ctx_(ctx), arenaBox_(new QComboBox(this)), chart_(new QChart) {
+    chart_->setAnimationOptions(QChart::NoAnimation);
+    chart_->setMargins(QMargins(2, 2, 2, 2));
+    chart_->legend()->setAlignment(Qt::AlignBottom);
+    QFont legendFont = chart_->legend()->font();
+    legendFont.setPointSizeF(std::max(7.0, legendFont.pointSizeF() - 1));
+    chart_->legend()->setFont(legendFont);
+    auto* view = new MemoryChartView(chart_, this);
+    view->setObjectName(QStringLiteral("memoryChartView"));
+
+    auto* top = new QHBoxLayout;
+    top->setContentsMargins(4, 2, 4, 0);
+    top->addWidget(new QLabel(tr("Arena:"), this));
+    top->addWidget(arenaBox_, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(top);
+    layout->addWidget(view, 1);
+
+    connect(arenaBox_, &QComboBox::activated, this,
+            [this](int index) { setArena(arenaBox_->itemData(index).toInt()); });
+    connect(ctx_, &PlanContext::planChanged, this, &MemoryChart::onPlanChanged);
+    connect(ctx_, &PlanContext::currentStepChanged, this, &MemoryChart::updateCursor);
+    onPlanChanged();
+}
+
+void MemoryChart::setArena(int arena) {
+    const Plan* plan = ctx_->plan();
+    if (!plan || arena < kAllArenas || arena >= int(plan->arenas.size())) arena = kAllArenas;
+    arena_ = arena;
+    arenaBox_->setCurrentIndex(std::max(0, arenaBox_->findData(arena)));
+    rebuild();
+}
+
+double MemoryChart::cursorX() const {
+    return cursor_ && cursor_->count() > 0 ? cursor_->at(0).x() : -1.0;
+}
+
+void MemoryChart::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) rebuild();
+}
+
+void MemoryChart::onPlanChanged() {
+    arenaBox_->clear();
+    arenaBox_->addItem(tr("All arenas (stacked)"), kAllArenas);
+    if (const Plan* plan = ctx_->plan())
+        for (size_t a = 0; a < plan->arenas.size(); ++a)
+            arenaBox_->addItem(QString::fromStdString(plan->arenas[a].config.name), int(a));
+    setArena(arena_);
+}
+
+void MemoryChart::rebuild() {
+    chart_->removeAllSeries();
+    for (QAbstractAxis* axis : chart_->axes()) {
+        chart_->removeAxis(axis);
+        delete axis;
+    }
+    cursor_ = nullptr;
+    axisX_ = new QValueAxis;
+    axisY_ = new QValueAxis;
+    chart_->addAxis(axisX_, Qt::AlignBottom);
+    chart_->addAxis(axisY_, Qt::AlignLeft);
+    const Plan* plan = ctx_->plan();
+    if (!plan || plan->series.times.empty()) {
+        applyChartPalette(chart_, ViewPalette::fromApplication());
+        return;
+    }
+    uint64_t top = 0;
+    for (const ArenaPlan& a : plan->arenas)
+        top += arena_ == kAllArenas ? a.metrics.peak_bytes : 0;
+    if (arena_ != kAllArenas) top = plan->arenas[size_t(arena_)].metrics.peak_bytes;
+    ByteScale scale = byteScaleFor(top);
+    yMax_ = std::max(1e-9, double(top) / scale.divisor * 1.08);
+    if (arena_ == kAllArenas)
+        buildStacked(scale.divisor);
+    else
+        buildArena(size_t(arena_), scale.divisor);
+
+    const bool graph = plan->mode.has_value();
+    axisX_->setRange(0, double(ctx_->stepCount()));
+    // Ticks on round steps (0, 100, 200, ...) while the range stays exactly the plan's time.
+    axisX_->setTickType(QValueAxis::TicksDynamic);
+    axisX_->setTickAnchor(0);
+    axisX_->setTickInterval(roundStep(double(ctx_->stepCount()) / 6.0));
+    axisX_->setLabelFormat(QStringLiteral("%d"));
+    axisX_->setTitleText(graph ? tr("step") : tr("time"));
+    axisY_->setRange(0, yMax_);
+    axisY_->applyNiceNumbers();
+    yMax_ = axisY_->max();
+    axisY_->setLabelFormat(QStringLiteral("%.3g"));
+    axisY_->setTitleText(scale.unit);
+
+    cursor_ = new QLineSeries;
+    cursor_->setName(tr("current step"));
+    chart_->addSeries(cursor_);
+    cursor_->attachAxis(axisX_);
+    cursor_->attachAxis(axisY_);
+    ViewPalette palette = ViewPalette::fromApplication();
+    cursor_->setPen(QPen(palette.cursor(), 2));
+    hideFromLegend(chart_, cursor_);
+    applyChartPalette(chart_, palette);
+    updateCursor();
+}
+
+void MemoryChart::buildStacked(double divisor) {
+    const Plan& plan = *ctx_->plan();
+    const MemorySeries& s = plan.series;
+    ViewPalette palette = ViewPalette::fromApplication();
+    std::vector<uint64_t> cumulative(s.times.size(), 0);
+    QLineSeries* below = nullptr;
+    uint64_t bound = 0, height = 0;
+    for (size_t a = 0; a < plan.arenas.size() && a < s.live_bytes.size(); ++a) {
+        for (size_t i = 0; i < cumulative.size(); ++i)
+            cumulative[i] += s.live_bytes[a][i];
+        auto* area = new QAreaSeries;
+        QLineSeries* upper = lineSeries(
+            scaled(downsampleMax(s.times, cumulative, ctx_->stepCount(), kMaxBuckets), divisor),
+            area);
+        area->setUpperSeries(upper);
+        if (below) area->setLowerSeries(below);
+        area->setName(QString::fromStdString(plan.arenas[a].config.name));
+        QColor color = arenaColor(plan, a, palette);
+        area->setPen(QPen(color.darker(130), 1));
+        area->setBrush(color);
+        chart_->addSeries(area);
+        area->attachAxis(axisX_);
+        area->attachAxis(axisY_);
+        below = upper;
+        bound += plan.arenas[a].metrics.lower_bound;
+        height += plan.arenas[a].metrics.peak_bytes;
+    }
+    addHorizontal(tr("sum of lower bounds"), double(bound) / divisor, palette.lowerBound(),
+                  Qt::DashLine);
+    if (height != bound)
+        addHorizontal(tr("total height"), double(height) / divisor, palette.peak(), Qt::DotLine);
+}
+
+void MemoryChart::buildArena(size_t arena, double divisor) {
+    const Plan& plan = *ctx_->plan();
+    const MemorySeries& s = plan.series;
+    const ArenaPlan& a = plan.arenas[arena];
+    ViewPalette palette = ViewPalette::fromApplication();
+    QColor color = arenaColor(plan, arena, palette);
+    uint64_t end = ctx_->stepCount();
+    if (arena < s.live_bytes.size()) {
+        auto* area = new QAreaSeries;
+        area->setUpperSeries(lineSeries(
+            scaled(downsampleMax(s.times, s.live_bytes[arena], end, kMaxBuckets), divisor), area));
+        area->setName(tr("live bytes"));
+        QColor fill = color;
+        fill.setAlpha(170);
+        area->setBrush(fill);
+        area->setPen(QPen(color.darker(130), 1));
+        chart_->addSeries(area);
+        area->attachAxis(axisX_);
+        area->attachAxis(axisY_);
+    }
+    if (arena < s.high_water.size()) {
+        QLineSeries* hw = lineSeries(
+            scaled(downsampleMax(s.times, s.high_water[arena], end, kMaxBuckets), divisor));
+        hw->setName(tr("high-water"));
+        hw->setPen(QPen(palette.text(), 1.5));
+        chart_->addSeries(hw);
+        hw->attachAxis(axisX_);
+        hw->attachAxis(axisY_);
+    }
+    addHorizontal(tr("lower bound"), double(a.metrics.lower_bound) / divisor, palette.lowerBound(),
+                  Qt::DashLine);
+    addHorizontal(tr("height"), double(a.metrics.peak_bytes) / divisor, palette.peak(),
+                  Qt::DotLine);
+}
+
+void MemoryChart::addHorizontal(const QString& name, double y, const QColor& color,
+                                Qt::PenStyle style) {
+    double end = double(ctx_->stepCount());
+    QLineSeries* line = lineSeries({QPointF(0, y), QPointF(end, y)});
+    line->setName(name);
+    line->setPen(QPen(color, 2, style));
+    chart_->addSeries(line);
+    line->attachAxis(axisX_);
+    line->attachAxis(axisY_);
+}
+
+void MemoryChart::updateCursor() {
+    if (!cursor_) return;
+    double x = double(ctx_->currentStep()) + 0.5;
+    cursor_->replace(QList<QPointF>{QPointF(x, 0), QPointF(x, yMax_)});
+}
+
+void MemoryChart::stepFromChart(const QPointF& viewPos) {
+    if (!ctx_->plan() || !cursor_) return;
+    auto* view = findChild<QChartView*>();
+    QPointF scenePos = view->mapToScene(viewPos.toPoint());
+    QPointF chartPos = chart_->mapFromScene(scenePos);
+    if (!chart_->plotArea().contains(chartPos)) return;
+    double x = chart_->mapToValue(chartPos, cursor_).x();
+    ctx_->setCurrentStep(uint64_t(std::max(0.0, std::floor(x))));
+}
+
+} // namespace tmmu::views
