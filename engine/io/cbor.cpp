@@ -378,6 +378,32 @@ bool Value::operator==(const Value& o) const {
     return false;
 }
 
+void Writer::array(size_t count) {
+    put_head(out_, kMajorArray, count);
+}
+void Writer::uint64(uint64_t n) {
+    put_head(out_, kMajorUnsigned, n);
+}
+
+void Writer::text(std::string_view s) {
+    if (!valid_utf8(s))
+        fail(FailureCode::InvalidArgument, "cbor text string", "text is not valid UTF-8");
+    put_head(out_, kMajorText, s.size());
+    out_.insert(out_.end(), s.begin(), s.end());
+}
+
+void Writer::bytes(const uint8_t* data, size_t size) {
+    put_head(out_, kMajorBytes, size);
+    out_.insert(out_.end(), data, data + size);
+}
+
+void Writer::null() {
+    out_.push_back(kNull);
+}
+void Writer::value(const Value& v) {
+    encode_into(out_, v, 0);
+}
+
 std::vector<uint8_t> encode_canonical(const Value& v) {
     std::vector<uint8_t> out;
     encode_into(out, v, 0);

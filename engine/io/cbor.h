@@ -50,6 +50,23 @@ struct Value {
 // a text string that is not UTF-8, or nesting deeper than kMaxDepth.
 std::vector<uint8_t> encode_canonical(const Value& v);
 
+// Streams deterministic CBOR without building a Value tree, for large tables of arrays,
+// integers and strings (plan and problem hashes). The bytes equal encode_canonical() of the
+// equivalent Value; the caller writes each array's item count before its items.
+class Writer {
+  public:
+    void array(size_t count);
+    void uint64(uint64_t n);
+    void text(std::string_view s); // throws Failure(InvalidArgument) when not UTF-8
+    void bytes(const uint8_t* data, size_t size);
+    void null();
+    void value(const Value& v); // any Value, maps included, encoded canonically
+    const std::vector<uint8_t>& data() const { return out_; }
+
+  private:
+    std::vector<uint8_t> out_;
+};
+
 // Decodes exactly one deterministically encoded item spanning all `size` bytes. Throws
 // Failure(CorruptCheckpoint) whose "where" is "cbor byte N" for truncation, indefinite
 // lengths, non-shortest heads, unsorted or duplicate map keys, trailing bytes, floats, tags,

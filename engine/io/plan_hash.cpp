@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 namespace tmmu {
 
@@ -21,7 +22,18 @@ Digest hash_value(const Value& v) {
     return sha256(cbor::encode_canonical(v));
 }
 
-// Indices 0..n-1 ordered by the id the callback returns (bytewise), ties by index.
+// A CBOR array built by moving its items in: tuple(...) goes through an
+// initializer_list, which copies every item, and a copied 100k-row table dominated hashing time.
+template <class... Items>
+Value tuple(Items&&... items) {
+    Value a = Value::array();
+    a.items.reserve(sizeof...(items));
+    (a.items.push_back(std::forward<Items>(items)), ...);
+    return a;
+}
+
+// Indices 0..n-1 ordered by the id the callback returns (bytewise), ties by index. id_of must
+// return a reference so that sorting does not copy strings.
 template <class IdOf>
 std::vector<size_t> sorted_by_id(size_t n, IdOf id_of) {
     std::vector<size_t> order(n);
@@ -105,9 +117,8 @@ const std::string& arena_name_of(const Plan& plan, const PlannedTensor& t) {
 Digest arena_config_hash(const Plan& plan) {
     Value configs = Value::array();
     for (const ArenaPlan& a : plan.arenas)
-        configs.items.push_back(
-            Value::array({Value::str(a.config.name), Value::uint64(a.config.capacity),
-                          Value::uint64(a.config.alignment)}));
+        configs.items.push_back(tuple(Value::str(a.config.name), Value::uint64(a.config.capacity),
+                                      Value::uint64(a.config.alignment)));
     return hash_value(configs);
 }
 
@@ -122,15 +133,17 @@ Digest execution_order_hash(const Plan& plan) {
 
 Value canonical_ir(const Graph& g) {
     Value tensors = Value::array();
-    for (size_t i : sorted_by_id(g.tensors.size(), [&](size_t k) { return g.tensors[k].id; }))
+    for (size_t i : sorted_by_id(g.tensors.size(),
+                                 [&](size_t k) -> const std::string& { return g.tensors[k].id; }))
         tensors.items.push_back(canonical_tensor(g, g.tensors[i]));
     Value nodes = Value::array();
-    for (size_t i : sorted_by_id(g.nodes.size(), [&](size_t k) { return g.nodes[k].id; }))
+    for (size_t i : sorted_by_id(g.nodes.size(),
+                                 [&](size_t k) -> const std::string& { return g.nodes[k].id; }))
         nodes.items.push_back(canonical_node(g, g.nodes[i]));
     Value body = Value::map();
     body.set("tensors", std::move(tensors));
     body.set("nodes", std::move(nodes));
-    return Value::array({Value::str("tmmu_ir_v1"), std::move(body)});
+    return tuple(Value::str("tmmu_ir_v1"), std::move(body));
 }
 
 Digest ir_hash(const Graph& g) {
@@ -142,41 +155,69 @@ Digest problem_hash(const OffsetProblem& p, const std::vector<std::string>& ids)
         fail(FailureCode::InvalidArgument, "problem_hash ids",
              "expected one id per buffer (" + std::to_string(p.buffers.size()) + "), got " +
                  std::to_string(ids.size()));
-    Value rows = Value::array();
+    // ["tmmu_problem_v1", [[id, begin, end, size, alignment, pinned | null], ...]], streamed:
+    // problems reach millions of rows.
+    cbor::Writer w;
+    w.array(2);
+    w.text("tmmu_problem_v1");
+    w.array(p.buffers.size());
     for (size_t i = 0; i < p.buffers.size(); ++i) {
         const Buffer& b = p.buffers[i];
-        rows.items.push_back(
-            Value::array({Value::str(ids[i]), Value::uint64(b.begin), Value::uint64(b.end),
-                          Value::uint64(b.size), Value::uint64(b.alignment),
-                          b.pinned ? Value::uint64(*b.pinned) : Value::null()}));
+        w.array(6);
+        w.text(ids[i]);
+        w.uint64(b.begin);
+        w.uint64(b.end);
+        w.uint64(b.size);
+        w.uint64(b.alignment);
+        if (b.pinned)
+            w.uint64(*b.pinned);
+        else
+            w.null();
     }
-    return hash_value(Value::array({Value::str("tmmu_problem_v1"), std::move(rows)}));
+    return sha256(w.data());
 }
 
-Value plan_hash_preimage(const Plan& plan) {
-    Value slots = Value::array();
-    Value addresses = Value::array();
-    for (size_t i :
-         sorted_by_id(plan.tensors.size(), [&](size_t k) { return plan.tensors[k].id; })) {
+std::vector<uint8_t> plan_hash_preimage(const Plan& plan) {
+    std::vector<size_t> order = sorted_by_id(
+        plan.tensors.size(), [&](size_t k) -> const std::string& { return plan.tensors[k].id; });
+    const Digest arena_hash = arena_config_hash(plan);
+    const Digest order_hash = execution_order_hash(plan);
+    const Digest shard_hash = hash_value(Value::map());
+    cbor::Writer w;
+    w.array(2);
+    w.text("tmmu_plan_v1");
+    w.array(9);
+    w.bytes(plan.ir_hash.data(), plan.ir_hash.size());
+    w.text(plan.mode ? mode_name(*plan.mode) : std::string_view("none"));
+    w.bytes(arena_hash.data(), arena_hash.size());
+    w.bytes(order_hash.data(), order_hash.size());
+    w.uint64(0); // rank
+    w.uint64(1); // world_size
+    w.bytes(shard_hash.data(), shard_hash.size());
+    w.array(2); // slot_assignment_table
+    w.bytes(plan.replay_token.data(), plan.replay_token.size());
+    w.array(order.size());
+    for (size_t i : order) {
         const PlannedTensor& t = plan.tensors[i];
-        const std::string& arena = arena_name_of(plan, t);
-        slots.items.push_back(
-            Value::array({Value::str(t.id), Value::str(arena), Value::uint64(t.slot)}));
-        addresses.items.push_back(Value::array(
-            {Value::str(t.id), Value::str(arena), Value::uint64(t.offset), Value::uint64(t.size)}));
+        w.array(3);
+        w.text(t.id);
+        w.text(arena_name_of(plan, t));
+        w.uint64(t.slot);
     }
-    Value slot_assignment_table = Value::array({digest_value(plan.replay_token), std::move(slots)});
-    const Value mode = Value::str(plan.mode ? mode_name(*plan.mode) : std::string_view("none"));
-    Value body =
-        Value::array({digest_value(plan.ir_hash), mode, digest_value(arena_config_hash(plan)),
-                      digest_value(execution_order_hash(plan)), Value::uint64(0), Value::uint64(1),
-                      digest_value(hash_value(Value::map())), std::move(slot_assignment_table),
-                      std::move(addresses)});
-    return Value::array({Value::str("tmmu_plan_v1"), std::move(body)});
+    w.array(order.size()); // logical_address_table
+    for (size_t i : order) {
+        const PlannedTensor& t = plan.tensors[i];
+        w.array(4);
+        w.text(t.id);
+        w.text(arena_name_of(plan, t));
+        w.uint64(t.offset);
+        w.uint64(t.size);
+    }
+    return w.data();
 }
 
 Digest compute_plan_hash(const Plan& plan) {
-    return hash_value(plan_hash_preimage(plan));
+    return sha256(plan_hash_preimage(plan));
 }
 
 } // namespace tmmu

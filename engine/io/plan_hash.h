@@ -25,7 +25,7 @@ Digest ir_hash(const Graph& g);
 // to the arena config and is hashed there. ids.size() must equal the buffer count.
 Digest problem_hash(const OffsetProblem& p, const std::vector<std::string>& ids);
 
-// The value hashed by compute_plan_hash:
+// The canonical CBOR bytes hashed by compute_plan_hash (streamed, not built as a Value):
 //   ["tmmu_plan_v1", [ir_hash, mode, arena_config_hash, execution_order_hash, rank = 0,
 //     world_size = 1, shard_spec_hash, slot_assignment_table, logical_address_table]]
 // mode is the mode's name or "none" (bare problems); hashes are 32-byte byte strings;
@@ -36,7 +36,7 @@ Digest problem_hash(const OffsetProblem& p, const std::vector<std::string>& ids)
 //   logical_address_table = [[tensor_id, arena_name, offset, size], ...]
 // with both tables sorted by tensor id. Throws Failure(InvalidArgument) when a tensor names an
 // arena index the plan does not have.
-cbor::Value plan_hash_preimage(const Plan& plan);
+std::vector<uint8_t> plan_hash_preimage(const Plan& plan);
 Digest compute_plan_hash(const Plan& plan);
 
 } // namespace tmmu
