@@ -22,8 +22,10 @@ default is planned: GPT-2 small, training, batch 8, sequence 1024.
 options:
   --mode M             inference | forward | training (default training; "backward" = training)
   --batch N --seq N    batch and sequence length for transformer configs (default 8, 1024)
-  --strategy S         slots | ffd | greedy-size | best-fit | multi-order | auto
+  --strategy S         slots | ffd | greedy-size | best-fit | multi-order | auto | optimal
                        (default auto)
+  --budget N           search nodes of --strategy optimal (default 1000); the same N
+                       always gives the same plan
   --arena NAME=SIZE    arena capacity, e.g. activations=8GiB (repeatable); CSV problems use
                        the arena name "arena"
   --route ROLE=ARENA   put a role's tensors in another arena, e.g. gradient=activations
@@ -35,6 +37,10 @@ options:
   --trace OUT          write the allocation trace (JSON lines)
   --checkpoint OUT     write the CBOR checkpoint
   --quiet              print nothing but errors
+  --record             record the run in the sessions database (see tmmu session --help)
+  --title T --tag X    title and tags (repeatable) of the recorded session
+  --notes TEXT         free-form notes of the recorded session
+  --sessions PATH      sessions database (default $XDG_DATA_HOME/tmmu/sessions.db)
 )";
 
 void print_summary(const LoadedModel& model, const Plan& plan) {
@@ -42,13 +48,13 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
     fmt::print("mode       {}   strategy {}   steps {}   tensors {}\n",
                plan.mode ? mode_name(*plan.mode) : "n/a", plan.strategy,
                plan.execution_order.size(), plan.tensors.size());
-    fmt::print("\n{:<12} {:<12} {:>14} {:>14} {:>9} {:>7} {:>8} {:>8} {:>7} {:>9}\n", "arena",
+    fmt::print("\n{:<12} {:<16} {:>14} {:>14} {:>9} {:>7} {:>8} {:>8} {:>7} {:>9}\n", "arena",
                "strategy", "peak", "lower bound", "over LB", "slots", "max live", "buffers",
                "reuse", "plan ms");
     uint64_t peak = 0, bound = 0;
     for (const ArenaPlan& a : plan.arenas) {
         const ArenaMetrics& m = a.metrics;
-        fmt::print("{:<12} {:<12} {:>14} {:>14} {:>8.3f}% {:>7} {:>8} {:>8} {:>6.1f}% {:>9.3f}\n",
+        fmt::print("{:<12} {:<16} {:>14} {:>14} {:>8.3f}% {:>7} {:>8} {:>8} {:>6.1f}% {:>9.3f}\n",
                    a.config.name, a.strategy, format_bytes(m.peak_bytes),
                    format_bytes(m.lower_bound), (m.peak_over_bound - 1.0) * 100.0, m.slot_count,
                    m.max_live, m.buffers, m.reuse_ratio * 100.0, double(m.plan_ns) / 1e6);
@@ -56,7 +62,7 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
         bound += m.lower_bound;
     }
     double over = bound ? (double(peak) / double(bound) - 1.0) * 100.0 : 0.0;
-    fmt::print("{:<12} {:<12} {:>14} {:>14} {:>8.3f}%\n", "total", "", format_bytes(peak),
+    fmt::print("{:<12} {:<16} {:>14} {:>14} {:>8.3f}%\n", "total", "", format_bytes(peak),
                format_bytes(bound), over);
     fmt::print("\nplan hash  {}\nir hash    {}\n", to_hex(plan.plan_hash), to_hex(plan.ir_hash));
     for (const std::string& note : plan.notes)
@@ -77,6 +83,7 @@ int cmd_plan(Args& args) {
     auto trace_out = args.value("--trace");
     auto checkpoint_out = args.value("--checkpoint");
     bool quiet = args.flag("--quiet");
+    RecordOptions rec = record_options_from(args);
     auto pos = args.positionals(0, 1);
     std::string path = pos.empty() ? default_model_path() : pos[0];
 
@@ -92,6 +99,8 @@ int cmd_plan(Args& args) {
     if (trace_out) write_trace_file(plan, *trace_out);
     if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
     if (!quiet && json_out != "-") print_summary(model, plan);
+    if (auto id = record_if_asked(rec, model, request, options, plan); id && !quiet)
+        fmt::print(json_out == "-" ? stderr : stdout, "recorded session {}\n", *id);
     return 0;
 }
 

@@ -4,7 +4,10 @@
 #include "io/model_source.h"
 #include "plan/planner.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace tmmu::cli {
 
@@ -13,6 +16,20 @@ int cmd_validate(Args& args);
 int cmd_gen(Args& args);
 int cmd_bench(Args& args);
 int cmd_strategies(Args& args);
+int cmd_session(Args& args);
+
+// `plan --record [--title T] [--tag X]... [--notes N] [--sessions PATH]` (cmd_session.cpp).
+struct RecordOptions {
+    bool record = false;
+    std::string title, notes;
+    std::vector<std::string> tags;
+    std::optional<std::string> sessions; // database path; default_sessions_path() otherwise
+};
+RecordOptions record_options_from(Args& args);
+// Records the run when asked; returns the new session's id.
+std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedModel& model,
+                                       const ModelRequest& request, const PlanOptions& options,
+                                       const Plan& plan);
 
 // Shared option handling (--mode --batch --seq --strategy --arena --align --replay-token).
 ModelRequest model_request_from(Args& args);

@@ -17,6 +17,7 @@ commands:
   gen gpt2|llama CONFIG --out FILE   expand a transformer config into native IR JSON
   bench              benchmark every strategy on the shared instances and random problems
   strategies         list the offset strategies
+  session list|show|replay|delete|diff   recorded planning runs (plan --record)
 
 Exit status: 0 success, 2 usage error, 10 + failure code otherwise (see README).
 )";
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
         if (command == "gen") return cmd_gen(args);
         if (command == "bench") return cmd_bench(args);
         if (command == "strategies") return cmd_strategies(args);
+        if (command == "session") return cmd_session(args);
         if (command == "--version") {
             fmt::print("tmmu {}\n", TMMU_VERSION);
             return 0;

@@ -63,6 +63,7 @@ void check_arenas_are_used(const ArenaPolicy& policy, const std::vector<std::str
 PlanOptions plan_options_from(Args& args) {
     PlanOptions o;
     if (auto s = args.value("--strategy")) o.strategy = *s;
+    o.search_budget = args.number("--budget", 0);
     if (auto a = args.value("--align")) {
         uint64_t align = parse_byte_size(*a, "--align");
         if (!is_power_of_two(align))

@@ -5,6 +5,7 @@
 #include "io/plan_hash.h"
 #include "plan/linear_scan.h"
 #include "plan/memory_series.h"
+#include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
 #include "plan/validator.h"
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <numeric>
+#include <optional>
 
 namespace tmmu {
 
@@ -95,8 +97,12 @@ void solve_arena(ArenaPlan& arena, const OffsetStrategy& strategy, const Progres
         std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start).count());
 }
 
-void solve_all(Plan& plan, const std::string& strategy_name, const Progress& progress) {
-    const OffsetStrategy& strategy = require_strategy(strategy_name);
+void solve_all(Plan& plan, const PlanOptions& options, const Progress& progress) {
+    // "optimal" with a budget of its own; the registry's instance keeps the default.
+    std::optional<OptimalStrategy> optimal;
+    if (options.strategy == "optimal" && options.search_budget != 0)
+        optimal.emplace(OptimalOptions{options.search_budget});
+    const OffsetStrategy& strategy = optimal ? *optimal : require_strategy(options.strategy);
     for (size_t a = 0; a < plan.arenas.size(); ++a) {
         progress.check_cancel("planning");
         progress.report(double(a) / double(plan.arenas.size()),
@@ -215,7 +221,7 @@ Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Pro
         plan.execution_order.push_back(g.nodes[n].id);
     std::vector<std::vector<uint32_t>> storages_of_arena;
     plan.arenas = build_arenas(g, lv, options.policy, storages_of_arena);
-    solve_all(plan, options.strategy, progress);
+    solve_all(plan, options, progress);
     map_tensors(g, lv, storages_of_arena, plan);
     for (auto& arena : plan.arenas)
         arena.metrics.derive_ratios();
@@ -251,7 +257,7 @@ Plan plan_problem(const OffsetProblem& problem, const std::vector<std::string>& 
         b.alignment = std::max(b.alignment, arena.config.alignment);
     arena.buffer_names = ids;
     plan.arenas.push_back(std::move(arena));
-    solve_all(plan, options.strategy, progress);
+    solve_all(plan, options, progress);
     ArenaPlan& solved = plan.arenas.front();
     for (uint32_t b = 0; b < ids.size(); ++b) {
         const Buffer& buf = solved.problem.buffers[b];

@@ -25,6 +25,7 @@ struct ArenaPolicy {
 
 struct PlanOptions {
     std::string strategy = "auto";
+    uint64_t search_budget = 0; // search nodes of strategy "optimal"; 0: its default budget
     ArenaPolicy policy = ArenaPolicy::defaults();
     Digest replay_token{};
 };

@@ -21,7 +21,8 @@ class OffsetStrategy {
     virtual OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const = 0;
 };
 
-// Registered strategies in a fixed order: slots, ffd, greedy-size, best-fit, multi-order, auto.
+// Registered strategies in a fixed order: slots, ffd, greedy-size, best-fit, multi-order, auto,
+// optimal (auto never runs optimal: it is the heuristics' minimum).
 const std::vector<const OffsetStrategy*>& all_strategies();
 // nullptr when no strategy has that name.
 const OffsetStrategy* find_strategy(std::string_view name);

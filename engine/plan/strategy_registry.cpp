@@ -5,6 +5,7 @@
 #include "plan/strategies/ffd.h"
 #include "plan/strategies/greedy_size.h"
 #include "plan/strategies/multi_order.h"
+#include "plan/strategies/optimal.h"
 #include "plan/strategies/slots.h"
 
 namespace tmmu {
@@ -16,8 +17,9 @@ const std::vector<const OffsetStrategy*>& all_strategies() {
     static const BestFitStrategy best_fit;
     static const MultiOrderStrategy multi_order;
     static const AutoStrategy auto_strategy;
-    static const std::vector<const OffsetStrategy*> all = {&slots,    &ffd,         &greedy_size,
-                                                           &best_fit, &multi_order, &auto_strategy};
+    static const OptimalStrategy optimal; // default node budget; the planner may use its own
+    static const std::vector<const OffsetStrategy*> all = {
+        &slots, &ffd, &greedy_size, &best_fit, &multi_order, &auto_strategy, &optimal};
     return all;
 }
 

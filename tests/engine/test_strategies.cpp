@@ -58,7 +58,7 @@ class TestStrategies : public QObject {
             QCOMPARE(find_strategy(s->name()), s);
         }
         QCOMPARE(names, (std::vector<std::string>{"slots", "ffd", "greedy-size", "best-fit",
-                                                  "multi-order", "auto"}));
+                                                  "multi-order", "auto", "optimal"}));
         QVERIFY(find_strategy("first-fit") == nullptr);
     }
 

@@ -1,0 +1,169 @@
+// `tmmu session ...` and `tmmu plan --record`: the sessions database from the command line.
+#include "commands.h"
+
+#include "replay.h"
+#include "session_diff.h"
+#include "session_store.h"
+
+#include "core/failure.h"
+#include "core/units.h"
+#include "io/sha256.h"
+
+#include <charconv>
+#include <cstdio>
+#include <fmt/format.h>
+
+namespace tmmu::cli {
+namespace {
+
+using namespace tmmu::sessions;
+
+constexpr const char* kHelp = R"(usage: tmmu session COMMAND [options]
+
+Recorded planning runs. `tmmu plan MODEL --record [--title T] [--tag X]` adds one.
+
+commands:
+  list [--search TEXT] [--limit N]   sessions, newest first; TEXT matches a title substring
+                                     or a tag exactly
+  show ID                            inputs, metrics and integrity of a session
+  replay ID                          plan the stored inputs again and compare with the stored
+                                     plan: "identical", or which tensors moved
+  delete ID                          remove a session
+  diff A B                           metric deltas per arena and tensors placed differently
+
+options:
+  --sessions PATH   sessions database (default $XDG_DATA_HOME/tmmu/sessions.db, else
+                    ~/.local/share/tmmu/sessions.db)
+
+Exit status: replay and diff exit 1 when the plans differ; show exits 10 + CORRUPT_CHECKPOINT
+when the stored plan was altered.
+)";
+
+std::string db_path(const std::optional<std::string>& given) {
+    return given ? *given : default_sessions_path();
+}
+
+int64_t parse_id(const std::string& text) {
+    int64_t id = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec != std::errc() || end != text.data() + text.size() || id <= 0)
+        fail(FailureCode::InvalidArgument, "ID",
+             fmt::format("expected a session id, got '{}'", text));
+    return id;
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& s : v)
+        out += (out.empty() ? "" : ",") + s;
+    return out;
+}
+
+int list(const ListQuery& q, const std::string& path) {
+    SessionStore store(path);
+    fmt::print("{:>6}  {:<20}  {:<9}  {:<11}  {:>12}  {:<12}  {}\n", "id", "created", "mode",
+               "strategy", "peak", "plan hash", "title [tags] source");
+    for (const SessionSummary& s : store.list(q))
+        fmt::print("{:>6}  {:<20}  {:<9}  {:<11}  {:>12}  {:<12}  {}{} {}\n", s.id, s.created,
+                   s.mode, s.strategy, format_bytes(s.peak_bytes), s.plan_hash.substr(0, 12),
+                   s.title, s.tags.empty() ? "" : " [" + join(s.tags) + "]", s.source_path);
+    return 0;
+}
+
+int show(const Session& s) {
+    const SessionSummary& m = s.summary;
+    fmt::print("session    {}\ncreated    {}   tmmu {}\ntitle      {}\ntags       {}\n", m.id,
+               m.created, s.program_version, m.title, join(m.tags));
+    if (!s.notes.empty()) fmt::print("notes      {}\n", s.notes);
+    fmt::print("source     {} ({}, {} bytes stored)\n", m.source_path,
+               s.input.is_problem ? "offset problem CSV" : "IR JSON", s.input.model_text.size());
+    fmt::print("mode       {}   batch {}   seq {}   strategy {}\n", m.mode, s.input.request.batch,
+               s.input.request.seq, m.strategy);
+    fmt::print("ir hash    {}\nplan hash  {}\n", s.ir_hash, m.plan_hash);
+    if (s.plan) {
+        fmt::print("\n{:<14} {:<12} {:>14} {:>14} {:>8}\n", "arena", "strategy", "peak",
+                   "lower bound", "tensors");
+        for (const ArenaPlan& a : s.plan->arenas)
+            fmt::print("{:<14} {:<12} {:>14} {:>14} {:>8}\n", a.config.name, a.strategy,
+                       format_bytes(a.metrics.peak_bytes), format_bytes(a.metrics.lower_bound),
+                       a.metrics.tensors);
+    }
+    if (s.altered) {
+        fmt::print("\nintegrity  ALTERED: {}\n", s.altered_reason);
+        return 10 + int(FailureCode::CorruptCheckpoint);
+    }
+    fmt::print("\nintegrity  ok (stored plan decodes and matches its hash)\n");
+    return 0;
+}
+
+} // namespace
+
+RecordOptions record_options_from(Args& args) {
+    RecordOptions r;
+    r.record = args.flag("--record");
+    r.title = args.value("--title").value_or("");
+    r.notes = args.value("--notes").value_or("");
+    r.tags = args.values("--tag");
+    r.sessions = args.value("--sessions");
+    if (!r.record && (!r.title.empty() || !r.notes.empty() || !r.tags.empty() || r.sessions))
+        fail(FailureCode::InvalidArgument, "--record",
+             "--title, --tag, --notes and --sessions only apply with --record");
+    return r;
+}
+
+std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedModel& model,
+                                       const ModelRequest& request, const PlanOptions& options,
+                                       const Plan& plan) {
+    if (!rec.record) return std::nullopt;
+    SessionStore store(db_path(rec.sessions));
+    NewSession n{input_from_model(model, request, options), plan, rec.title, rec.notes, rec.tags};
+    return store.record(n);
+}
+
+int cmd_session(Args& args) {
+    if (args.flag("--help") || args.flag("-h")) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+    std::string path = db_path(args.value("--sessions"));
+    ListQuery q;
+    auto search = args.value("--search");
+    q.search = search.value_or("");
+    q.limit = size_t(args.number("--limit", 0));
+    auto pos = args.positionals(1, 3);
+    const std::string& sub = pos[0];
+    size_t want = sub == "list" ? 1 : sub == "diff" ? 3 : 2;
+    if (pos.size() != want)
+        fail(FailureCode::InvalidArgument, "session " + sub,
+             fmt::format("expects {} argument(s) (see tmmu session --help)", want - 1));
+    if (sub == "list") return list(q, path);
+    if (search || q.limit) fail(FailureCode::InvalidArgument, "--search", "only applies to list");
+    if (sub == "show") return show(SessionStore(path).load(parse_id(pos[1])));
+    if (sub == "delete") {
+        int64_t id = parse_id(pos[1]);
+        if (!SessionStore(path).remove(id))
+            fail(FailureCode::InvalidArgument, fmt::format("session {}", id), "no such session");
+        fmt::print("deleted session {}\n", id);
+        return 0;
+    }
+    if (sub == "replay") {
+        Session s = SessionStore(path).load(parse_id(pos[1]));
+        ReplayResult r = replay_session(s);
+        fmt::print("replay of session {} with tmmu {} (recorded with {})\n{}", s.summary.id,
+                   TMMU_VERSION, s.program_version, format_comparison(r.comparison));
+        return r.comparison.identical ? 0 : 1;
+    }
+    if (sub == "diff") {
+        SessionStore store(path);
+        Session a = store.load(parse_id(pos[1]));
+        Session b = store.load(parse_id(pos[2]));
+        PlanComparison c = diff_sessions(a, b);
+        fmt::print("session {} -> session {}\n{}", a.summary.id, b.summary.id,
+                   format_comparison(c));
+        return c.identical ? 0 : 1;
+    }
+    fail(FailureCode::InvalidArgument, sub,
+         "unknown session command; expected list, show, replay, delete or diff");
+}
+
+} // namespace tmmu::cli

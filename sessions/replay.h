@@ -1,0 +1,21 @@
+#pragma once
+// Replay: plan a session's stored inputs again with the current engine and compare the result
+// with the stored plan. Identical plan hashes mean the engine still reproduces the run.
+#include "session_diff.h"
+#include "session_store.h"
+
+namespace tmmu::sessions {
+
+// Plans stored inputs (IR JSON via load_ir_string, CSV via parse_dsa_csv) with the stored
+// request and options.
+Plan replan(const SessionInput& input, const Progress& progress = Progress{});
+
+struct ReplayResult {
+    Plan replayed;
+    PlanComparison comparison; // stored plan -> replayed plan
+};
+
+// Throws CorruptCheckpoint when the session is altered: an altered plan proves nothing.
+ReplayResult replay_session(const Session& s, const Progress& progress = Progress{});
+
+} // namespace tmmu::sessions

@@ -1,0 +1,127 @@
+#include "session_diff.h"
+
+#include "core/failure.h"
+#include "core/units.h"
+#include "io/sha256.h"
+
+#include <fmt/format.h>
+
+namespace tmmu::sessions {
+
+int64_t ArenaDelta::peak_delta() const {
+    return int64_t((after ? after->peak_bytes : 0) - (before ? before->peak_bytes : 0));
+}
+
+int64_t ArenaDelta::lower_bound_delta() const {
+    return int64_t((after ? after->lower_bound : 0) - (before ? before->lower_bound : 0));
+}
+
+bool ArenaDelta::changed() const {
+    if (!before || !after) return true;
+    return before->peak_bytes != after->peak_bytes || before->lower_bound != after->lower_bound ||
+           before->slot_count != after->slot_count || before->buffers != after->buffers;
+}
+
+namespace {
+
+std::vector<ArenaDelta> arena_deltas(const Plan& a, const Plan& b) {
+    std::vector<ArenaDelta> out;
+    for (const ArenaPlan& x : a.arenas)
+        out.push_back({x.config.name, x.metrics, std::nullopt});
+    for (const ArenaPlan& y : b.arenas) {
+        auto it = std::find_if(out.begin(), out.end(),
+                               [&](const ArenaDelta& d) { return d.arena == y.config.name; });
+        if (it != out.end())
+            it->after = y.metrics;
+        else
+            out.push_back({y.config.name, std::nullopt, y.metrics});
+    }
+    return out;
+}
+
+const std::string& arena_name(const Plan& p, const PlannedTensor& t) {
+    return p.arenas.at(t.arena).config.name;
+}
+
+// Both tensor lists are sorted by id (Plan invariant), so one merge pass matches them.
+std::vector<TensorMove> tensor_moves(const Plan& a, const Plan& b) {
+    std::vector<TensorMove> out;
+    size_t i = 0, j = 0;
+    while (i < a.tensors.size() || j < b.tensors.size()) {
+        const PlannedTensor* x = i < a.tensors.size() ? &a.tensors[i] : nullptr;
+        const PlannedTensor* y = j < b.tensors.size() ? &b.tensors[j] : nullptr;
+        if (x && (!y || x->id < y->id)) {
+            out.push_back({x->id, arena_name(a, *x), "", x->offset, 0});
+            ++i;
+        } else if (y && (!x || y->id < x->id)) {
+            out.push_back({y->id, "", arena_name(b, *y), 0, y->offset});
+            ++j;
+        } else {
+            if (x->offset != y->offset || arena_name(a, *x) != arena_name(b, *y))
+                out.push_back({x->id, arena_name(a, *x), arena_name(b, *y), x->offset, y->offset});
+            ++i;
+            ++j;
+        }
+    }
+    return out;
+}
+
+std::string signed_bytes(int64_t d) {
+    if (d == 0) return "0";
+    return (d > 0 ? "+" : "-") + format_bytes(uint64_t(d > 0 ? d : -d));
+}
+
+} // namespace
+
+PlanComparison compare_plans(const Plan& before, const Plan& after) {
+    PlanComparison c;
+    c.hash_before = to_hex(before.plan_hash);
+    c.hash_after = to_hex(after.plan_hash);
+    c.identical = before.plan_hash == after.plan_hash;
+    c.arenas = arena_deltas(before, after);
+    c.moved = tensor_moves(before, after);
+    return c;
+}
+
+PlanComparison diff_sessions(const Session& a, const Session& b) {
+    for (const Session* s : {&a, &b})
+        if (!s->plan)
+            fail(FailureCode::CorruptCheckpoint, fmt::format("session {}", s->summary.id),
+                 s->altered_reason);
+    return compare_plans(*a.plan, *b.plan);
+}
+
+std::string format_comparison(const PlanComparison& c, size_t max_moves) {
+    std::string out = fmt::format("plan hash  {}\n        -> {}\n", c.hash_before, c.hash_after);
+    if (c.identical) return out + "identical\n";
+    out += fmt::format("\n{:<14} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n", "arena",
+                       "peak before", "peak after", "delta", "LB before", "LB after", "delta");
+    for (const ArenaDelta& d : c.arenas) {
+        auto peak = [](const std::optional<ArenaMetrics>& m) {
+            return m ? format_bytes(m->peak_bytes) : std::string("-");
+        };
+        auto bound = [](const std::optional<ArenaMetrics>& m) {
+            return m ? format_bytes(m->lower_bound) : std::string("-");
+        };
+        out += fmt::format("{:<14} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n", d.arena,
+                           peak(d.before), peak(d.after), signed_bytes(d.peak_delta()),
+                           bound(d.before), bound(d.after), signed_bytes(d.lower_bound_delta()));
+    }
+    out += fmt::format("\n{} tensor(s) moved\n", c.moved.size());
+    for (size_t k = 0; k < c.moved.size() && k < max_moves; ++k) {
+        const TensorMove& m = c.moved[k];
+        if (m.arena_after.empty())
+            out +=
+                fmt::format("  {}  only before ({} @ {})\n", m.id, m.arena_before, m.offset_before);
+        else if (m.arena_before.empty())
+            out += fmt::format("  {}  only after ({} @ {})\n", m.id, m.arena_after, m.offset_after);
+        else
+            out += fmt::format("  {}  {} @ {} -> {} @ {}\n", m.id, m.arena_before, m.offset_before,
+                               m.arena_after, m.offset_after);
+    }
+    if (c.moved.size() > max_moves)
+        out += fmt::format("  ... and {} more\n", c.moved.size() - max_moves);
+    return out;
+}
+
+} // namespace tmmu::sessions

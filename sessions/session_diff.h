@@ -1,0 +1,43 @@
+#pragma once
+// Differences between two plans (two sessions, or a session and its replay): per-arena metric
+// deltas and per-tensor placement changes, matched by arena name and tensor id.
+#include "session_store.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tmmu::sessions {
+
+struct ArenaDelta {
+    std::string arena;
+    std::optional<ArenaMetrics> before; // empty when the arena is only in the second plan
+    std::optional<ArenaMetrics> after;  // empty when the arena is only in the first plan
+    int64_t peak_delta() const;
+    int64_t lower_bound_delta() const;
+    bool changed() const;
+};
+
+struct TensorMove {
+    std::string id;
+    std::string arena_before, arena_after; // "" when the tensor is absent on that side
+    uint64_t offset_before = 0, offset_after = 0;
+};
+
+struct PlanComparison {
+    bool identical = false; // plan hashes equal
+    std::string hash_before, hash_after;
+    std::vector<ArenaDelta> arenas; // first plan's arena order, then arenas only in the second
+    std::vector<TensorMove> moved;  // ascending id; includes tensors present on one side only
+};
+
+PlanComparison compare_plans(const Plan& before, const Plan& after);
+
+// Throws CorruptCheckpoint when either session is altered beyond decoding.
+PlanComparison diff_sessions(const Session& a, const Session& b);
+
+// Human-readable report (the CLI prints it); at most max_moves tensor lines, then a count.
+std::string format_comparison(const PlanComparison& c, size_t max_moves = 50);
+
+} // namespace tmmu::sessions

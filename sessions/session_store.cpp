@@ -1,0 +1,387 @@
+#include "session_store.h"
+
+#include "sqlite_util.h"
+
+#include "core/failure.h"
+#include "io/checkpoint.h"
+#include "io/dsa_csv.h"
+#include "io/sha256.h"
+#include "ir/ir_json.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tmmu::sessions {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Forward migrations: entry i takes the schema from version i to i + 1. Never edit a shipped
+// entry; append a new one and bump kSchemaVersion.
+constexpr const char* kMigrations[] = {
+    // 0 -> 1: the sessions table with its listing and title indexes.
+    R"(CREATE TABLE sessions(
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         created TEXT NOT NULL,
+         program_version TEXT NOT NULL,
+         title TEXT NOT NULL DEFAULT '',
+         source_path TEXT NOT NULL,
+         is_problem INTEGER NOT NULL,
+         model_text BLOB NOT NULL,
+         ir_hash TEXT NOT NULL,
+         mode TEXT NOT NULL,
+         batch INTEGER NOT NULL,
+         seq INTEGER NOT NULL,
+         strategy TEXT NOT NULL,
+         options_json TEXT NOT NULL,
+         plan_cbor BLOB NOT NULL,
+         plan_hash TEXT NOT NULL,
+         peak_bytes INTEGER NOT NULL,
+         lower_bound INTEGER NOT NULL,
+         metrics_json TEXT NOT NULL);
+       CREATE INDEX sessions_by_created ON sessions(created, id);
+       CREATE INDEX sessions_by_title ON sessions(title COLLATE NOCASE);)",
+    // 1 -> 2: free-form notes and tags.
+    R"(ALTER TABLE sessions ADD COLUMN notes TEXT NOT NULL DEFAULT '';
+       CREATE TABLE session_tags(
+         session_id INTEGER NOT NULL,
+         tag TEXT NOT NULL,
+         PRIMARY KEY(session_id, tag));
+       CREATE INDEX session_tags_by_tag ON session_tags(tag, session_id);)",
+};
+static_assert(std::size(kMigrations) == size_t(kSchemaVersion));
+
+int pragma_int(sqlite3* db, const std::string& where, const char* sql) {
+    Stmt s(db, where, sql);
+    return s.step() ? int(s.integer(0)) : 0;
+}
+
+// Opens read-only and checks the identity of a non-empty file before anything may write it.
+// A read-only connection never creates, migrates or checkpoints, so a foreign file stays
+// byte-identical.
+void check_is_ours(const std::string& path) {
+    std::error_code ec;
+    if (!fs::exists(path, ec) || fs::file_size(path, ec) == 0) return;
+    sqlite3* db = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    struct Closer {
+        sqlite3* db;
+        ~Closer() { sqlite3_close(db); }
+    } closer{db};
+    if (rc != SQLITE_OK) sqlite_fail(db, path, "cannot open sessions database");
+    sqlite3_stmt* st = nullptr;
+    rc = sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, nullptr);
+    int app = 0;
+    if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        app = sqlite3_column_int(st, 0);
+    else
+        rc = SQLITE_NOTADB;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        fail(FailureCode::IoError, path,
+             "not a TMMU sessions database (not an SQLite file); left untouched");
+    // An SQLite file with no tables at all (e.g. a crash before migration 1 committed) holds
+    // nothing to lose: treat it as new.
+    if (app == 0 && pragma_int(db, path, "PRAGMA user_version") == 0 &&
+        pragma_int(db, path, "SELECT count(*) FROM sqlite_schema") == 0)
+        return;
+    if (app != kApplicationId)
+        fail(FailureCode::IoError, path,
+             fmt::format("not a TMMU sessions database (SQLite application_id {:#x}, expected "
+                         "{:#x}); left untouched",
+                         uint32_t(app), uint32_t(kApplicationId)));
+    int version = pragma_int(db, path, "PRAGMA user_version");
+    if (version > kSchemaVersion)
+        fail(FailureCode::IoError, path,
+             fmt::format("sessions schema version {} is newer than this program's {}; upgrade "
+                         "tmmu",
+                         version, kSchemaVersion));
+}
+
+void migrate(sqlite3* db, const std::string& path) {
+    Transaction tx(db, path);
+    int version = pragma_int(db, path, "PRAGMA user_version");
+    if (version == 0) {
+        // A fresh file: claim it. Re-checked inside the write lock so two processes creating
+        // the same database do not both run migration 1.
+        if (pragma_int(db, path, "SELECT count(*) FROM sqlite_schema") != 0)
+            fail(FailureCode::IoError, path,
+                 "not a TMMU sessions database (has tables but no schema version); left "
+                 "untouched");
+        exec(db, path, fmt::format("PRAGMA application_id = {}", kApplicationId).c_str());
+    }
+    for (int v = version; v < kSchemaVersion; ++v) {
+        exec(db, fmt::format("{} (migration {} -> {})", path, v, v + 1), kMigrations[v]);
+        exec(db, path, fmt::format("PRAGMA user_version = {}", v + 1).c_str());
+    }
+    tx.commit();
+}
+
+std::string utc_now_iso8601() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+json options_to_json(const PlanOptions& o) {
+    json arenas = json::array();
+    for (const ArenaConfig& a : o.policy.arenas)
+        arenas.push_back({{"name", a.name}, {"capacity", a.capacity}, {"alignment", a.alignment}});
+    json routes = json::array();
+    for (const std::string& r : o.policy.arena_of_role)
+        routes.push_back(r);
+    return {{"strategy", o.strategy},
+            {"search_budget", o.search_budget},
+            {"arenas", arenas},
+            {"arena_of_role", routes},
+            {"replay_token", to_hex(o.replay_token)}};
+}
+
+PlanOptions options_from_json(const std::string& text, const std::string& where) {
+    try {
+        json j = json::parse(text);
+        PlanOptions o;
+        o.strategy = j.at("strategy").get<std::string>();
+        o.search_budget = j.value("search_budget", uint64_t(0));
+        o.policy.arenas.clear();
+        for (const json& a : j.at("arenas"))
+            o.policy.arenas.push_back({a.at("name").get<std::string>(),
+                                       a.at("capacity").get<uint64_t>(),
+                                       a.at("alignment").get<uint64_t>()});
+        const json& routes = j.at("arena_of_role");
+        if (routes.size() != o.policy.arena_of_role.size())
+            fail(FailureCode::CorruptCheckpoint, where, "arena_of_role has the wrong length");
+        for (size_t i = 0; i < routes.size(); ++i)
+            o.policy.arena_of_role[i] = routes[i].get<std::string>();
+        o.replay_token = digest_from_hex(j.at("replay_token").get<std::string>(), where);
+        return o;
+    } catch (const json::exception& e) {
+        fail(FailureCode::CorruptCheckpoint, where,
+             fmt::format("stored options are not valid: {}", e.what()));
+    }
+}
+
+std::string metrics_json(const Plan& plan) {
+    json j = json::array();
+    for (const ArenaPlan& a : plan.arenas)
+        j.push_back({{"arena", a.config.name},
+                     {"peak_bytes", a.metrics.peak_bytes},
+                     {"lower_bound", a.metrics.lower_bound}});
+    return j.dump();
+}
+
+std::vector<std::string> load_tags(sqlite3* db, const std::string& where, int64_t id) {
+    Stmt s(db, where, "SELECT tag FROM session_tags WHERE session_id = ? ORDER BY tag");
+    s.bind(1, id);
+    std::vector<std::string> tags;
+    while (s.step())
+        tags.push_back(s.text(0));
+    return tags;
+}
+
+constexpr const char* kSummaryColumns =
+    "id, created, title, source_path, mode, strategy, plan_hash, peak_bytes, lower_bound";
+
+SessionSummary read_summary(const Stmt& s) {
+    SessionSummary r;
+    r.id = s.integer(0);
+    r.created = s.text(1);
+    r.title = s.text(2);
+    r.source_path = s.text(3);
+    r.mode = s.text(4);
+    r.strategy = s.text(5);
+    r.plan_hash = s.text(6);
+    r.peak_bytes = uint64_t(s.integer(7));
+    r.lower_bound = uint64_t(s.integer(8));
+    return r;
+}
+
+} // namespace
+
+std::string default_sessions_path() {
+    const char* xdg = std::getenv("XDG_DATA_HOME");
+    if (xdg && *xdg == '/') return std::string(xdg) + "/tmmu/sessions.db";
+    const char* home = std::getenv("HOME");
+    if (!home || !*home)
+        fail(FailureCode::IoError, "sessions",
+             "neither XDG_DATA_HOME nor HOME is set; use --sessions");
+    return std::string(home) + "/.local/share/tmmu/sessions.db";
+}
+
+SessionInput input_from_model(const LoadedModel& model, const ModelRequest& request,
+                              const PlanOptions& options) {
+    SessionInput in;
+    in.source_path = model.path;
+    in.request = request;
+    in.options = options;
+    if (model.graph) {
+        in.model_text = save_ir_json(*model.graph);
+    } else {
+        in.is_problem = true;
+        in.model_text = write_dsa_csv(*model.problem, nullptr);
+    }
+    return in;
+}
+
+SessionStore::SessionStore(const std::string& path) : path_(path) {
+    check_is_ours(path);
+    std::error_code ec;
+    fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    int rc =
+        sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    try {
+        if (rc != SQLITE_OK) sqlite_fail(db_, path, "cannot open sessions database");
+        sqlite3_busy_timeout(db_, 5000);
+        exec(db_, path, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+        migrate(db_, path);
+    } catch (...) {
+        sqlite3_close(db_);
+        db_ = nullptr;
+        throw;
+    }
+}
+
+SessionStore::~SessionStore() {
+    sqlite3_close(db_);
+}
+
+int SessionStore::schema_version() const {
+    return pragma_int(db_, path_, "PRAGMA user_version");
+}
+
+int64_t SessionStore::record(const NewSession& n) {
+    std::vector<uint8_t> cbor = encode_checkpoint(n.plan);
+    uint64_t peak = 0, bound = 0;
+    for (const ArenaPlan& a : n.plan.arenas) {
+        peak += a.metrics.peak_bytes;
+        bound += a.metrics.lower_bound;
+    }
+    const SessionInput& in = n.input;
+    Transaction tx(db_, path_);
+    Stmt s(db_, path_,
+           "INSERT INTO sessions(created, program_version, title, source_path, is_problem, "
+           "model_text, ir_hash, mode, batch, seq, strategy, options_json, plan_cbor, plan_hash, "
+           "peak_bytes, lower_bound, metrics_json, notes) "
+           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    s.bind(1, utc_now_iso8601()).bind(2, TMMU_VERSION).bind(3, n.title).bind(4, in.source_path);
+    s.bind(5, int64_t(in.is_problem))
+        .bind_blob(6, std::vector<uint8_t>(in.model_text.begin(), in.model_text.end()));
+    s.bind(7, to_hex(n.plan.ir_hash))
+        .bind(8, in.is_problem ? std::string_view("none") : mode_name(in.request.mode));
+    s.bind(9, int64_t(in.request.batch)).bind(10, int64_t(in.request.seq));
+    s.bind(11, in.options.strategy).bind(12, options_to_json(in.options).dump());
+    s.bind_blob(13, cbor).bind(14, to_hex(n.plan.plan_hash));
+    s.bind(15, int64_t(peak)).bind(16, int64_t(bound)).bind(17, metrics_json(n.plan));
+    s.bind(18, n.notes);
+    s.step();
+    int64_t id = sqlite3_last_insert_rowid(db_);
+    Stmt t(db_, path_, "INSERT OR IGNORE INTO session_tags(session_id, tag) VALUES(?, ?)");
+    for (const std::string& tag : n.tags) {
+        t.reset();
+        t.bind(1, id).bind(2, tag);
+        t.step();
+    }
+    tx.commit();
+    return id;
+}
+
+std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
+    std::string sql = fmt::format("SELECT {} FROM sessions", kSummaryColumns);
+    if (!q.search.empty())
+        sql += " WHERE instr(lower(title), lower(?1)) > 0 OR id IN "
+               "(SELECT session_id FROM session_tags WHERE tag = ?1)";
+    sql += " ORDER BY created DESC, id DESC";
+    if (q.limit) sql += fmt::format(" LIMIT {}", q.limit);
+    Stmt s(db_, path_, sql.c_str());
+    if (!q.search.empty()) s.bind(1, q.search);
+    std::vector<SessionSummary> out;
+    while (s.step())
+        out.push_back(read_summary(s));
+    // Tags in one pass rather than a query per row: listings of 10k sessions stay fast.
+    Stmt t(db_, path_, "SELECT session_id, tag FROM session_tags ORDER BY session_id, tag");
+    std::vector<std::pair<int64_t, std::string>> tags;
+    while (t.step())
+        tags.emplace_back(t.integer(0), t.text(1));
+    for (SessionSummary& r : out) {
+        auto it = std::lower_bound(tags.begin(), tags.end(), std::make_pair(r.id, std::string()));
+        for (; it != tags.end() && it->first == r.id; ++it)
+            r.tags.push_back(it->second);
+    }
+    return out;
+}
+
+Session SessionStore::load(int64_t id) const {
+    std::string where = fmt::format("{}: session {}", path_, id);
+    Stmt s(db_, where,
+           fmt::format("SELECT {}, is_problem, model_text, batch, seq, options_json, notes, "
+                       "program_version, ir_hash, metrics_json, plan_cbor FROM sessions "
+                       "WHERE id = ?",
+                       kSummaryColumns)
+               .c_str());
+    s.bind(1, id);
+    if (!s.step()) fail(FailureCode::InvalidArgument, where, "no such session (see session list)");
+    Session r;
+    r.summary = read_summary(s);
+    r.summary.tags = load_tags(db_, where, id);
+    r.input.source_path = r.summary.source_path;
+    r.input.is_problem = s.integer(9) != 0;
+    std::vector<uint8_t> text = s.blob(10);
+    r.input.model_text.assign(text.begin(), text.end());
+    if (auto mode = parse_mode(r.summary.mode)) r.input.request.mode = *mode;
+    r.input.request.batch = uint64_t(s.integer(11));
+    r.input.request.seq = uint64_t(s.integer(12));
+    r.input.options = options_from_json(s.text(13), where + ".options_json");
+    r.notes = s.text(14);
+    r.program_version = s.text(15);
+    r.ir_hash = s.text(16);
+    r.metrics_json = s.text(17);
+    r.checkpoint = s.blob(18);
+    verify_session(r);
+    return r;
+}
+
+void verify_session(Session& s) {
+    s.plan.reset();
+    s.altered = false;
+    s.altered_reason.clear();
+    try {
+        Plan p = decode_checkpoint(s.checkpoint.data(), s.checkpoint.size());
+        if (to_hex(p.plan_hash) != s.summary.plan_hash) {
+            s.altered = true;
+            s.altered_reason = fmt::format("stored plan hashes to {}, the session says {}",
+                                           to_hex(p.plan_hash), s.summary.plan_hash);
+        }
+        s.plan = std::move(p);
+    } catch (const Failure& f) {
+        s.altered = true;
+        s.altered_reason = fmt::format("stored plan does not decode: {}", f.what());
+    }
+}
+
+bool SessionStore::remove(int64_t id) {
+    Transaction tx(db_, path_);
+    Stmt t(db_, path_, "DELETE FROM session_tags WHERE session_id = ?");
+    t.bind(1, id);
+    t.step();
+    Stmt s(db_, path_, "DELETE FROM sessions WHERE id = ?");
+    s.bind(1, id);
+    s.step();
+    bool removed = sqlite3_changes(db_) > 0;
+    tx.commit();
+    return removed;
+}
+
+size_t SessionStore::count() const {
+    return size_t(pragma_int(db_, path_, "SELECT count(*) FROM sessions"));
+}
+
+} // namespace tmmu::sessions

@@ -1,0 +1,109 @@
+#pragma once
+// The sessions database: one row per recorded planning run, holding everything needed to show
+// it again (plan checkpoint, metrics) and to replay it (model text, request, options).
+//
+// Invariants: a file is only ever written when it is empty/absent or already carries our
+// application_id; every write is one transaction; the schema version is PRAGMA user_version
+// and only moves forward through the migration list in session_store.cpp.
+#include "io/model_source.h"
+#include "plan/plan.h"
+#include "plan/planner.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace tmmu::sessions {
+
+inline constexpr int32_t kApplicationId = 0x544D4D55; // "TMMU"
+inline constexpr int kSchemaVersion = 2;
+
+// The inputs of a run, enough to plan it again with the current engine.
+struct SessionInput {
+    std::string source_path;
+    bool is_problem = false; // model_text is CSV (offset problem) instead of IR JSON
+    std::string model_text;  // canonical IR JSON (save_ir_json) or CSV (write_dsa_csv)
+    ModelRequest request;
+    PlanOptions options;
+};
+
+// Captures a loaded model's inputs (the graph as canonical IR JSON, a problem as CSV).
+SessionInput input_from_model(const LoadedModel& model, const ModelRequest& request,
+                              const PlanOptions& options);
+
+struct NewSession {
+    SessionInput input;
+    Plan plan; // planned from input; its plan_hash must be set
+    std::string title;
+    std::string notes;
+    std::vector<std::string> tags;
+};
+
+struct SessionSummary {
+    int64_t id = 0;
+    std::string created; // UTC ISO-8601
+    std::string title;
+    std::vector<std::string> tags; // sorted
+    std::string source_path;
+    std::string mode; // "inference", ..., "none" for problems
+    std::string strategy;
+    std::string plan_hash;    // hex, as stored
+    uint64_t peak_bytes = 0;  // sum over arenas
+    uint64_t lower_bound = 0; // sum over arenas
+};
+
+struct Session {
+    SessionSummary summary;
+    SessionInput input;
+    std::string notes;
+    std::string program_version;
+    std::string ir_hash;      // hex
+    std::string metrics_json; // [{"arena", "peak_bytes", "lower_bound"}, ...]
+    std::vector<uint8_t> checkpoint;
+    std::optional<Plan> plan; // decoded checkpoint; empty when altered beyond decoding
+    bool altered = false;     // stored plan does not decode or does not match plan_hash
+    std::string altered_reason;
+};
+
+struct ListQuery {
+    std::string search; // substring of the title (case-insensitive) or an exact tag; "" = all
+    size_t limit = 0;   // 0 = no limit; newest first
+};
+
+// $XDG_DATA_HOME/tmmu/sessions.db, else ~/.local/share/tmmu/sessions.db.
+std::string default_sessions_path();
+
+class SessionStore {
+  public:
+    // Opens or creates the database (and its directory). A file that is not a TMMU sessions
+    // database, or has a newer schema, fails with IoError and is left byte-for-byte untouched.
+    explicit SessionStore(const std::string& path);
+    ~SessionStore();
+    SessionStore(const SessionStore&) = delete;
+    SessionStore& operator=(const SessionStore&) = delete;
+
+    int64_t record(const NewSession& s);
+    std::vector<SessionSummary> list(const ListQuery& q = {}) const;
+    // Throws InvalidArgument when no session has this id. Integrity is checked, not thrown:
+    // see Session::altered.
+    Session load(int64_t id) const;
+    bool remove(int64_t id); // false when absent
+    size_t count() const;
+    int schema_version() const;
+    const std::string& path() const { return path_; }
+    sqlite3* handle() const { return db_; } // for tests and maintenance
+
+  private:
+    std::string path_;
+    sqlite3* db_ = nullptr;
+};
+
+// Decodes the stored checkpoint (decode_checkpoint verifies its content and plan hashes) and
+// compares its plan hash with the session's plan_hash column. Sets plan, altered and
+// altered_reason; never throws for a damaged plan.
+void verify_session(Session& s);
+
+} // namespace tmmu::sessions

@@ -1,0 +1,166 @@
+// End to end through the tmmu binary: the session commands, and crash safety of
+// `tmmu plan --record` killed (SIGKILL) at random moments, many times.
+#include "session_store.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <random>
+#include <sqlite3.h>
+
+using namespace tmmu::sessions;
+
+namespace {
+
+const char* kModel = TMMU_SOURCE_DIR "/resources/models/examples/residual_blocks.json";
+
+QStringList record_args(const QString& db, int i) {
+    return {"plan",    kModel,       "--mode", "inference", "--record",
+            "--quiet", "--sessions", db,       "--title",   QString("run %1").arg(i)};
+}
+
+struct Result {
+    int code = -1;
+    QString out, err;
+};
+
+Result run_tmmu(const QStringList& args) {
+    QProcess p;
+    p.start(TMMU_CLI, args);
+    if (!p.waitForFinished(60000)) return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+std::string integrity(sqlite3* db) {
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, nullptr);
+    std::string r = sqlite3_step(st) == SQLITE_ROW
+                        ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0))
+                        : "no result";
+    sqlite3_finalize(st);
+    return r;
+}
+
+} // namespace
+
+class TestSessionCli : public QObject {
+    Q_OBJECT
+  private slots:
+    void sessionCommands() {
+        QTemporaryDir dir;
+        QString db = dir.path() + "/cli.db";
+        Result r = run_tmmu({"plan", kModel, "--mode", "inference", "--record", "--title", "base",
+                             "--tag", "demo", "--sessions", db});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("recorded session 1"), qPrintable(r.out));
+        QCOMPARE(run_tmmu({"plan", kModel, "--mode", "inference", "--align", "4096", "--record",
+                           "--quiet", "--sessions", db})
+                     .code,
+                 0);
+        r = run_tmmu({"session", "list", "--sessions", db});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("base [demo]"), qPrintable(r.out));
+        r = run_tmmu({"session", "list", "--search", "demo", "--sessions", db});
+        QCOMPARE(r.out.count('\n'), 2); // header + session 1
+        r = run_tmmu({"session", "show", "1", "--sessions", db});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("integrity  ok"), qPrintable(r.out));
+        r = run_tmmu({"session", "replay", "1", "--sessions", db});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("identical"), qPrintable(r.out));
+        r = run_tmmu({"session", "diff", "1", "2", "--sessions", db});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.out.contains("tensor(s) moved") && r.out.contains("parameters @"),
+                 qPrintable(r.out));
+        QCOMPARE(run_tmmu({"session", "delete", "2", "--sessions", db}).code, 0);
+        QCOMPARE(run_tmmu({"session", "show", "2", "--sessions", db}).code, 2);
+        QCOMPARE(run_tmmu({"session", "frobnicate", "--sessions", db}).code, 2);
+        QCOMPARE(run_tmmu({"plan", kModel, "--title", "x"}).code, 2); // --title needs --record
+        {
+            // Alter the stored plan behind the store's back: show and replay must refuse it.
+            sqlite3* h = nullptr;
+            QCOMPARE(sqlite3_open(db.toUtf8().constData(), &h), SQLITE_OK);
+            sqlite3_exec(h,
+                         "UPDATE sessions SET plan_hash = replace(plan_hash, substr(plan_hash, "
+                         "1, 1), 'x') WHERE id = 1",
+                         nullptr, nullptr, nullptr);
+            sqlite3_close(h);
+        }
+        r = run_tmmu({"session", "show", "1", "--sessions", db});
+        QCOMPARE(r.code, 18); // 10 + CORRUPT_CHECKPOINT
+        QVERIFY2(r.out.contains("ALTERED"), qPrintable(r.out));
+        QCOMPARE(run_tmmu({"session", "replay", "1", "--sessions", db}).code, 18);
+        r = run_tmmu({"session", "--help"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("replay ID"));
+    }
+
+    void foreignFileRefusedByCli() {
+        QTemporaryDir dir;
+        QString path = dir.path() + "/notes.txt";
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("just some text, not a database\n");
+        f.close();
+        Result r = run_tmmu({"plan", kModel, "--record", "--quiet", "--sessions", path});
+        QCOMPARE(r.code, 16); // 10 + IO_ERROR
+        QVERIFY2(r.err.contains("not a TMMU sessions database"), qPrintable(r.err));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("just some text, not a database\n"));
+    }
+
+    void killedRecordersLeaveAConsistentDatabase() {
+        QTemporaryDir dir;
+        QString db = dir.path() + "/crash.db";
+        // One clean run sets the time scale of the kill delays.
+        QElapsedTimer t;
+        t.start();
+        QProcess first;
+        first.start(TMMU_CLI, record_args(db, 0));
+        QVERIFY(first.waitForFinished(60000));
+        QCOMPARE(first.exitCode(), 0);
+        const int run_ms = std::max<int>(int(t.elapsed()), 5);
+        qInfo("one recording run: %d ms", run_ms);
+
+        std::mt19937 rng(12345);
+        // Up to twice a clean run: about half the runs die somewhere in planning or writing.
+        std::uniform_int_distribution<int> delay(0, 2 * run_ms);
+        int completed = 1, killed = 0;
+        for (int i = 1; i <= 30; ++i) {
+            QProcess p;
+            p.start(TMMU_CLI, record_args(db, i));
+            QVERIFY(p.waitForStarted(10000));
+            if (!p.waitForFinished(delay(rng))) {
+                p.kill(); // SIGKILL: no destructors, no SQLite cleanup
+                p.waitForFinished(10000);
+                ++killed;
+            } else if (p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0) {
+                ++completed;
+            }
+        }
+        qInfo("30 runs: %d killed, %d completed (including the first)", killed, completed);
+
+        SessionStore store(db.toStdString());
+        QCOMPARE(integrity(store.handle()), std::string("ok"));
+        auto all = store.list();
+        QVERIFY2(int(all.size()) >= completed, "a finished recording is missing");
+        for (const SessionSummary& s : all) {
+            Session full = store.load(s.id);
+            QVERIFY2(!full.altered, full.altered_reason.c_str());
+            QVERIFY(full.plan.has_value());
+        }
+        // The database is still writable after all the kills.
+        QProcess last;
+        last.start(TMMU_CLI, record_args(db, 99));
+        QVERIFY(last.waitForFinished(60000));
+        QCOMPARE(last.exitCode(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSessionCli)
+#include "test_session_cli.moc"
