@@ -10,7 +10,6 @@ namespace tmmu::views {
 namespace {
 
 constexpr double kPickSlack = 3;
-constexpr double kLabelMinPx = 40;
 
 } // namespace
 
@@ -89,19 +88,12 @@ void SlotView::buildGeometry(const FetchWindow& w, RectBatches& out,
     int r1 = std::min(int(rows_.size()), int(std::ceil(w.y1)));
     resetRowLanes(merger_, w, r0, r1);
     bool labelled = w.sy >= 13;
-    double width = w.width();
     for (int r = r0; r < r1; ++r) {
         int lane = rowLane(merger_, w, r, r0);
         rows_[size_t(r)].items.query(w.x0, w.x1, [&](const IntervalIndex::Item& it) {
             double a0 = w.px(double(it.begin)), a1 = w.px(double(it.end));
             uint8_t colour = colourKeyOf(it.id);
-            merger_.add(lane, a0, a1, colour);
-            if (labelled && a1 - a0 >= kLabelMinPx) {
-                int x0 = int(std::lround(std::max(a0, -2.0)));
-                int x1 = int(std::lround(std::min(a1, width + 2)));
-                int y0 = int(std::lround(w.py(r))), y1 = int(std::lround(w.py(r + 1)));
-                labels.push_back({QRect(x0, y0, x1 - x0, y1 - y0), int(it.id), colour});
-            }
+            addRowBar(merger_, w, lane, r, a0, a1, int(it.id), colour, labelled, labels);
         });
     }
     merger_.flush(out);

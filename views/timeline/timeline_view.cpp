@@ -492,6 +492,18 @@ int TimelineView::rowLane(LaneMerger& m, const FetchWindow& w, int r, int r0) {
     return lane;
 }
 
+void TimelineView::addRowBar(LaneMerger& m, const FetchWindow& w, int lane, int r, double a0,
+                             double a1, int tensor, uint8_t colour, bool labelled,
+                             std::vector<BarLabel>& labels) {
+    constexpr double kLabelMinPx = 40;
+    m.add(lane, a0, a1, colour);
+    if (!labelled || a1 - a0 < kLabelMinPx) return;
+    int x0 = int(std::lround(std::max(a0, -2.0)));
+    int x1 = int(std::lround(std::min(a1, double(w.width()) + 2)));
+    int y0 = int(std::lround(w.py(r))), y1 = int(std::lround(w.py(r + 1)));
+    labels.push_back({QRect(x0, y0, x1 - x0, y1 - y0), tensor, colour});
+}
+
 void TimelineView::resizeEvent(QResizeEvent* e) {
     syncAxes();
     QWidget::resizeEvent(e);

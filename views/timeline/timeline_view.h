@@ -143,6 +143,11 @@ class TimelineView : public QWidget {
     // pixel row, holding every row whose centre falls in it.
     static void resetRowLanes(LaneMerger& m, const FetchWindow& w, int r0, int r1);
     static int rowLane(LaneMerger& m, const FetchWindow& w, int r, int r0);
+    // Adds the bar [a0, a1) (cache pixels) of row r to its lane, plus a label when labels are
+    // shown and the bar is wide enough to hold one.
+    static void addRowBar(LaneMerger& m, const FetchWindow& w, int lane, int r, double a0,
+                          double a1, int tensor, uint8_t colour, bool labelled,
+                          std::vector<BarLabel>& labels);
 
     void paintEvent(QPaintEvent*) override;
     void resizeEvent(QResizeEvent*) override;
