@@ -99,6 +99,12 @@ int cmd_gen(Args& args) {
 }
 
 int cmd_strategies(Args& args) {
+    if (args.flag("--help") || args.flag("-h")) {
+        std::fputs("usage: tmmu strategies\n\nLists the offset strategies `tmmu plan --strategy` "
+                   "accepts.\n",
+                   stdout);
+        return 0;
+    }
     args.positionals(0, 0);
     for (const OffsetStrategy* s : all_strategies())
         fmt::print("{:<12} {}\n", s->name(), s->description());

@@ -182,7 +182,7 @@ class TestCli : public QObject {
         QVERIFY(twice.err.contains("more than once"));
     }
     void everyCommandHasHelp() {
-        for (const char* cmd : {"plan", "validate", "gen", "bench"}) {
+        for (const char* cmd : {"plan", "validate", "gen", "bench", "strategies", "session"}) {
             Result r = tmmu({cmd, "--help"});
             QCOMPARE(r.code, 0);
             QVERIFY2(r.out.startsWith(QString("usage: tmmu ") + cmd), cmd);
