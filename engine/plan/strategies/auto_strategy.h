@@ -9,7 +9,7 @@ class AutoStrategy final : public OffsetStrategy {
   public:
     std::string_view name() const override { return "auto"; }
     std::string_view description() const override {
-        return "runs every strategy and keeps the lowest plan";
+        return "runs every heuristic above and keeps the lowest plan";
     }
     OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
 };
