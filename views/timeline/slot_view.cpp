@@ -104,24 +104,10 @@ void SlotView::paintBackdrop(QPainter& p, const QRect& plot) {
 }
 
 void SlotView::paintGutter(QPainter& p, const QRect& gutter) {
-    int strip = paintBandNames(p, gutter, bands_);
-    QRect area = gutter.adjusted(strip, 0, 0, 0);
-    QFontMetrics fm(font());
-    if (valueAxis().scale() >= fm.height() - 1) {
-        paintRowLabels(p, area, uint32_t(rows_.size()),
-                       [this](uint32_t r) { return tr("slot %1").arg(rows_[r].slot); });
-        return;
-    }
-    p.setPen(viewPalette().text());
-    for (const ArenaBand& b : bands_) {
-        double y0 = std::max(yOfValue(b.first), double(gutter.top()));
-        double y1 = std::min(yOfValue(b.first + b.count), double(gutter.bottom()));
-        if (y1 - y0 < 2 * fm.height() + 4) continue;
-        QRectF box(area.left() + 4, y0 + 2, area.width() - 8, y1 - y0 - 4);
-        QString text = QString::fromStdString(plan()->arenas[b.arena].config.name) + '\n' +
-                       tr("%1 slots").arg(b.count);
-        p.drawText(box, Qt::AlignTop | Qt::AlignLeft, text);
-    }
+    paintBandedGutter(
+        p, gutter, bands_, uint32_t(rows_.size()),
+        [this](uint32_t r) { return tr("slot %1").arg(rows_[r].slot); },
+        [this](const ArenaBand& b) { return tr("%1 slots").arg(b.count); });
 }
 
 QString SlotView::headerText() const {

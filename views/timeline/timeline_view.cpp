@@ -492,6 +492,30 @@ int TimelineView::rowLane(LaneMerger& m, const FetchWindow& w, int r, int r0) {
     return lane;
 }
 
+void TimelineView::paintBandedGutter(QPainter& p, const QRect& gutter,
+                                     const std::vector<ArenaBand>& bands, uint32_t rows,
+                                     const std::function<QString(uint32_t)>& rowLabel,
+                                     const std::function<QString(const ArenaBand&)>& bandSummary) {
+    int strip = paintBandNames(p, gutter, bands);
+    QRect area = gutter.adjusted(strip, 0, 0, 0);
+    QFontMetrics fm(font());
+    if (valueAxis().scale() >= fm.height() - 1) {
+        paintRowLabels(p, area, rows, rowLabel);
+        return;
+    }
+    // Rows too thin to name: a sticky summary at the top of each visible band.
+    p.setPen(viewPalette().text());
+    for (const ArenaBand& b : bands) {
+        double y0 = std::max(yOfValue(b.first), double(gutter.top()));
+        double y1 = std::min(yOfValue(b.first + b.count), double(gutter.bottom()));
+        if (y1 - y0 < 2 * fm.height() + 4) continue;
+        QRectF box(area.left() + 4, y0 + 2, area.width() - 8, y1 - y0 - 4);
+        QString text =
+            QString::fromStdString(plan()->arenas[b.arena].config.name) + '\n' + bandSummary(b);
+        p.drawText(box, Qt::AlignTop | Qt::AlignLeft, text);
+    }
+}
+
 void TimelineView::addRowBar(LaneMerger& m, const FetchWindow& w, int lane, int r, double a0,
                              double a1, int tensor, uint8_t colour, bool labelled,
                              std::vector<BarLabel>& labels) {

@@ -143,6 +143,11 @@ class TimelineView : public QWidget {
     // pixel row, holding every row whose centre falls in it.
     static void resetRowLanes(LaneMerger& m, const FetchWindow& w, int r0, int r1);
     static int rowLane(LaneMerger& m, const FetchWindow& w, int r, int r0);
+    // Gutter of a banded row view: arena names in a strip, then each row's label when rows are
+    // tall enough for text, else a summary at the top of each visible band.
+    void paintBandedGutter(QPainter& p, const QRect& gutter, const std::vector<ArenaBand>& bands,
+                           uint32_t rows, const std::function<QString(uint32_t)>& rowLabel,
+                           const std::function<QString(const ArenaBand&)>& bandSummary);
     // Adds the bar [a0, a1) (cache pixels) of row r to its lane, plus a label when labels are
     // shown and the bar is wide enough to hold one.
     static void addRowBar(LaneMerger& m, const FetchWindow& w, int lane, int r, double a0,
