@@ -8,14 +8,27 @@
 
 namespace tmmu::sessions {
 
-Plan replan(const SessionInput& input, const Progress& progress) {
+LoadedModel load_input(const SessionInput& input) {
     std::string origin = input.source_path + " (stored)";
+    LoadedModel m;
+    m.path = input.source_path;
     if (input.is_problem) {
-        DsaProblem p = parse_dsa_csv(input.model_text, origin);
-        return plan_problem(p.problem, p.ids, input.options, progress, input.source_path);
+        m.kind = ModelKind::DsaCsv;
+        m.problem = parse_dsa_csv(input.model_text, origin);
+        m.description = fmt::format("offset-assignment problem, {} buffers (stored)",
+                                    m.problem->problem.buffers.size());
+    } else {
+        m.kind = ModelKind::IrJson;
+        m.graph = load_ir_string(input.model_text, origin);
+        m.description = fmt::format("IR '{}', {} tensors, {} nodes (stored)", m.graph->name,
+                                    m.graph->tensors.size(), m.graph->nodes.size());
     }
-    Graph g = load_ir_string(input.model_text, origin);
-    return plan_graph(g, input.request.mode, input.options, progress, input.source_path);
+    return m;
+}
+
+Plan replan(const SessionInput& input, const Progress& progress) {
+    LoadedModel m = load_input(input);
+    return plan_model(m, input.request.mode, input.options, progress);
 }
 
 ReplayResult replay_session(const Session& s, const Progress& progress) {

@@ -6,6 +6,10 @@
 
 namespace tmmu::sessions {
 
+// The stored model as the engine loads it (a graph from IR JSON, a problem from CSV), for views
+// that show a session without planning it again. Throws what load_ir_string/parse_dsa_csv throw.
+LoadedModel load_input(const SessionInput& input);
+
 // Plans stored inputs (IR JSON via load_ir_string, CSV via parse_dsa_csv) with the stored
 // request and options.
 Plan replan(const SessionInput& input, const Progress& progress = Progress{});

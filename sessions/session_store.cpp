@@ -187,6 +187,16 @@ std::vector<std::string> load_tags(sqlite3* db, const std::string& where, int64_
     return tags;
 }
 
+void insert_tags(sqlite3* db, const std::string& where, int64_t id,
+                 const std::vector<std::string>& tags) {
+    Stmt t(db, where, "INSERT OR IGNORE INTO session_tags(session_id, tag) VALUES(?, ?)");
+    for (const std::string& tag : tags) {
+        t.reset();
+        t.bind(1, id).bind(2, tag);
+        t.step();
+    }
+}
+
 constexpr const char* kSummaryColumns =
     "id, created, title, source_path, mode, strategy, plan_hash, peak_bytes, lower_bound";
 
@@ -284,12 +294,7 @@ int64_t SessionStore::record(const NewSession& n) {
     s.bind(18, n.notes);
     s.step();
     int64_t id = sqlite3_last_insert_rowid(db_);
-    Stmt t(db_, path_, "INSERT OR IGNORE INTO session_tags(session_id, tag) VALUES(?, ?)");
-    for (const std::string& tag : n.tags) {
-        t.reset();
-        t.bind(1, id).bind(2, tag);
-        t.step();
-    }
+    insert_tags(db_, path_, id, n.tags);
     tx.commit();
     return id;
 }
@@ -365,6 +370,27 @@ void verify_session(Session& s) {
         s.altered = true;
         s.altered_reason = fmt::format("stored plan does not decode: {}", f.what());
     }
+}
+
+void SessionStore::edit(int64_t id, const SessionEdit& e) {
+    std::string where = fmt::format("{}: session {}", path_, id);
+    Transaction tx(db_, where);
+    Stmt s(db_, where,
+           "UPDATE sessions SET title = coalesce(?, title), notes = coalesce(?, notes) "
+           "WHERE id = ?");
+    if (e.title) s.bind(1, *e.title);
+    if (e.notes) s.bind(2, *e.notes);
+    s.bind(3, id);
+    s.step();
+    if (sqlite3_changes(db_) == 0)
+        fail(FailureCode::InvalidArgument, where, "no such session (see session list)");
+    if (e.tags) {
+        Stmt d(db_, where, "DELETE FROM session_tags WHERE session_id = ?");
+        d.bind(1, id);
+        d.step();
+        insert_tags(db_, where, id, *e.tags);
+    }
+    tx.commit();
 }
 
 bool SessionStore::remove(int64_t id) {

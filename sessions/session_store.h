@@ -68,6 +68,13 @@ struct Session {
     std::string altered_reason;
 };
 
+// A change to a recorded session's user fields; unset fields stay as they are.
+struct SessionEdit {
+    std::optional<std::string> title;
+    std::optional<std::string> notes;
+    std::optional<std::vector<std::string>> tags; // replaces the whole set
+};
+
 struct ListQuery {
     std::string search; // substring of the title (case-insensitive) or an exact tag; "" = all
     size_t limit = 0;   // 0 = no limit; newest first
@@ -90,6 +97,8 @@ class SessionStore {
     // Throws InvalidArgument when no session has this id. Integrity is checked, not thrown:
     // see Session::altered.
     Session load(int64_t id) const;
+    // Throws InvalidArgument when no session has this id. The plan and inputs are never edited.
+    void edit(int64_t id, const SessionEdit& e);
     bool remove(int64_t id); // false when absent
     size_t count() const;
     int schema_version() const;

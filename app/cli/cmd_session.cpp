@@ -39,19 +39,6 @@ Exit status: replay and diff exit 1 when the plans differ; show exits 10 + CORRU
 when the stored plan was altered.
 )";
 
-std::string db_path(const std::optional<std::string>& given) {
-    return given ? *given : default_sessions_path();
-}
-
-int64_t parse_id(const std::string& text) {
-    int64_t id = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-    if (ec != std::errc() || end != text.data() + text.size() || id <= 0)
-        fail(FailureCode::InvalidArgument, "ID",
-             fmt::format("expected a session id, got '{}'", text));
-    return id;
-}
-
 std::string join(const std::vector<std::string>& v) {
     std::string out;
     for (const std::string& s : v)
@@ -98,6 +85,19 @@ int show(const Session& s) {
 
 } // namespace
 
+std::string sessions_db_path(const std::optional<std::string>& given) {
+    return given ? *given : default_sessions_path();
+}
+
+int64_t parse_session_id(const std::string& text) {
+    int64_t id = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec != std::errc() || end != text.data() + text.size() || id <= 0)
+        fail(FailureCode::InvalidArgument, "ID",
+             fmt::format("expected a session id, got '{}'", text));
+    return id;
+}
+
 RecordOptions record_options_from(Args& args) {
     RecordOptions r;
     r.record = args.flag("--record");
@@ -115,7 +115,7 @@ std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedMod
                                        const ModelRequest& request, const PlanOptions& options,
                                        const Plan& plan) {
     if (!rec.record) return std::nullopt;
-    SessionStore store(db_path(rec.sessions));
+    SessionStore store(sessions_db_path(rec.sessions));
     NewSession n{input_from_model(model, request, options), plan, rec.title, rec.notes, rec.tags};
     return store.record(n);
 }
@@ -125,7 +125,7 @@ int cmd_session(Args& args) {
         std::fputs(kHelp, stdout);
         return 0;
     }
-    std::string path = db_path(args.value("--sessions"));
+    std::string path = sessions_db_path(args.value("--sessions"));
     ListQuery q;
     auto search = args.value("--search");
     q.search = search.value_or("");
@@ -138,16 +138,16 @@ int cmd_session(Args& args) {
              fmt::format("expects {} argument(s) (see tmmu session --help)", want - 1));
     if (sub == "list") return list(q, path);
     if (search || q.limit) fail(FailureCode::InvalidArgument, "--search", "only applies to list");
-    if (sub == "show") return show(SessionStore(path).load(parse_id(pos[1])));
+    if (sub == "show") return show(SessionStore(path).load(parse_session_id(pos[1])));
     if (sub == "delete") {
-        int64_t id = parse_id(pos[1]);
+        int64_t id = parse_session_id(pos[1]);
         if (!SessionStore(path).remove(id))
             fail(FailureCode::InvalidArgument, fmt::format("session {}", id), "no such session");
         fmt::print("deleted session {}\n", id);
         return 0;
     }
     if (sub == "replay") {
-        Session s = SessionStore(path).load(parse_id(pos[1]));
+        Session s = SessionStore(path).load(parse_session_id(pos[1]));
         ReplayResult r = replay_session(s);
         fmt::print("replay of session {} with tmmu {} (recorded with {})\n{}", s.summary.id,
                    TMMU_VERSION, s.program_version, format_comparison(r.comparison));
@@ -155,8 +155,8 @@ int cmd_session(Args& args) {
     }
     if (sub == "diff") {
         SessionStore store(path);
-        Session a = store.load(parse_id(pos[1]));
-        Session b = store.load(parse_id(pos[2]));
+        Session a = store.load(parse_session_id(pos[1]));
+        Session b = store.load(parse_session_id(pos[2]));
         PlanComparison c = diff_sessions(a, b);
         fmt::print("session {} -> session {}\n{}", a.summary.id, b.summary.id,
                    format_comparison(c));

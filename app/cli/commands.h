@@ -26,6 +26,10 @@ struct RecordOptions {
     std::optional<std::string> sessions; // database path; default_sessions_path() otherwise
 };
 RecordOptions record_options_from(Args& args);
+// --sessions PATH, else default_sessions_path().
+std::string sessions_db_path(const std::optional<std::string>& given);
+// A positive session id; InvalidArgument naming ID otherwise.
+int64_t parse_session_id(const std::string& text);
 // Records the run when asked; returns the new session's id.
 std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedModel& model,
                                        const ModelRequest& request, const PlanOptions& options,
