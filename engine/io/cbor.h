@@ -14,6 +14,20 @@
 namespace tmmu::cbor {
 
 enum class Type : uint8_t { Unsigned, Negative, Bytes, Text, Array, Map, Bool, Null };
+std::string_view type_name(Type t); // "an unsigned integer", "a map", ... for messages
+
+// Major types of RFC 8949 section 3.1 and the simple values this format allows.
+inline constexpr uint8_t kMajorUnsigned = 0;
+inline constexpr uint8_t kMajorNegative = 1;
+inline constexpr uint8_t kMajorBytes = 2;
+inline constexpr uint8_t kMajorText = 3;
+inline constexpr uint8_t kMajorArray = 4;
+inline constexpr uint8_t kMajorMap = 5;
+inline constexpr uint8_t kMajorTag = 6;
+inline constexpr uint8_t kMajorSimple = 7;
+inline constexpr uint8_t kFalse = 0xf4;
+inline constexpr uint8_t kTrue = 0xf5;
+inline constexpr uint8_t kNull = 0xf6;
 
 // Nesting deeper than this (arrays and maps inside each other) is refused by both directions.
 constexpr int kMaxDepth = 64;
@@ -56,12 +70,14 @@ std::vector<uint8_t> encode_canonical(const Value& v);
 class Writer {
   public:
     void array(size_t count);
+    void map(size_t count); // then count key/value pairs, keys in deterministic order
     void uint64(uint64_t n);
     void text(std::string_view s); // throws Failure(InvalidArgument) when not UTF-8
     void bytes(const uint8_t* data, size_t size);
     void null();
     void value(const Value& v); // any Value, maps included, encoded canonically
     const std::vector<uint8_t>& data() const { return out_; }
+    std::vector<uint8_t> take() { return std::move(out_); }
 
   private:
     std::vector<uint8_t> out_;
@@ -73,5 +89,50 @@ class Writer {
 // simple values other than false/true/null, invalid UTF-8, nesting deeper than kMaxDepth and
 // lengths beyond the input. Never reads outside [data, data + size).
 Value decode(const uint8_t* data, size_t size);
+
+// A pull parser over one item in the same strict encoding, for documents too large for a Value
+// tree (checkpoints of 100k tensors): the caller reads straight into its own structures and
+// checks each type with peek() so that it can name its own field in a mismatch. Malformed input
+// fails exactly as decode() does ("cbor byte N"). Key order inside maps the caller walks is the
+// caller's to check (check_key_order); skip() checks everything it passes over.
+class Reader {
+  public:
+    Reader(const uint8_t* data, size_t size);
+
+    Type peek();           // the next item's type; throws at the end or for bad input
+    size_t offset() const; // where the next item starts
+    const uint8_t* data() const { return d_; }
+    uint64_t uint64();   // each typed read fails unless peek() is that type
+    uint64_t negative(); // n, where the value is -1 - n
+    bool boolean();
+    void null();
+    std::string_view text(); // checked UTF-8
+    std::pair<const uint8_t*, size_t> bytes();
+    size_t array(int depth); // the item count; depth is the new array's nesting level
+    size_t map(int depth);   // the entry count; keys and values follow, alternating
+    void skip(int depth);    // one whole item inside `depth` levels, fully checked
+    void finish() const;     // fails unless the input ended exactly here
+    // Keys must be strictly ascending in the bytewise order of their encodings.
+    void check_key_order(size_t prev_begin, size_t prev_end, size_t begin, size_t end) const;
+    [[noreturn]] void bad(size_t at, const std::string& message) const;
+
+  private:
+    struct Head {
+        Type type;
+        uint64_t arg; // value, length or count
+        size_t start; // the initial byte
+        size_t end;   // first byte after the head
+    };
+    Head read_head() const;
+    uint64_t argument(size_t start, uint8_t initial, size_t& pos) const;
+    Head take(Type t);
+    const uint8_t* span(const Head& h);
+
+    const uint8_t* d_;
+    size_t n_;
+    size_t pos_ = 0;
+    bool peeked_ = false;
+    Head head_{};
+};
 
 } // namespace tmmu::cbor

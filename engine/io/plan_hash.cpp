@@ -14,10 +14,6 @@ namespace {
 
 using cbor::Value;
 
-Value digest_value(const Digest& d) {
-    return Value::byte_string(d.data(), d.size());
-}
-
 Digest hash_value(const Value& v) {
     return sha256(cbor::encode_canonical(v));
 }

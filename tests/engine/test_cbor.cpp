@@ -4,6 +4,8 @@
 
 #include <QObject>
 
+#include <functional>
+#include <optional>
 #include <random>
 
 using namespace tmmu;
@@ -48,6 +50,44 @@ Value sample_value() {
     inner.set("bb", Value::map());
     m.set("inner", Value::array({inner, Value::str(""), Value::byte_string({})}));
     return m;
+}
+
+// Random bytes (every third input) or the seed with one to three random edits.
+std::vector<uint8_t> fuzz_input(std::mt19937_64& rng, const std::vector<uint8_t>& seed, int iter) {
+    std::vector<uint8_t> input;
+    if (iter % 3 == 0) {
+        input.resize(rng() % 48);
+        for (auto& b : input)
+            b = static_cast<uint8_t>(rng());
+        return input;
+    }
+    input = seed;
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits && !input.empty(); ++e) {
+        const size_t at = rng() % input.size();
+        switch (rng() % 4) {
+        case 0:
+            input[at] ^= static_cast<uint8_t>(1 + rng() % 255);
+            break;
+        case 1:
+            input.resize(at);
+            break;
+        case 2:
+            input.insert(input.begin() + static_cast<long>(at), uint8_t(rng()));
+            break;
+        default:
+            input.erase(input.begin() + static_cast<long>(at));
+            break;
+        }
+    }
+    return input;
+}
+
+// The failure decode() or Reader::skip() raise for an input, or none.
+std::optional<std::string> failure_where(const std::function<void()>& f) {
+    auto failure = test::capture_failure(f);
+    if (!failure) return std::nullopt;
+    return failure->where() + ": " + failure->message();
 }
 
 } // namespace
@@ -225,32 +265,7 @@ class TestCbor : public QObject {
         const auto seed = cbor::encode_canonical(sample_value());
         int accepted = 0, rejected = 0;
         for (int iter = 0; iter < 6000; ++iter) {
-            std::vector<uint8_t> input;
-            if (iter % 3 == 0) {
-                input.resize(rng() % 48);
-                for (auto& b : input)
-                    b = static_cast<uint8_t>(rng());
-            } else {
-                input = seed;
-                const int edits = 1 + static_cast<int>(rng() % 3);
-                for (int e = 0; e < edits && !input.empty(); ++e) {
-                    const size_t at = rng() % input.size();
-                    switch (rng() % 4) {
-                    case 0:
-                        input[at] ^= static_cast<uint8_t>(1 + rng() % 255);
-                        break;
-                    case 1:
-                        input.resize(at);
-                        break;
-                    case 2:
-                        input.insert(input.begin() + static_cast<long>(at), uint8_t(rng()));
-                        break;
-                    default:
-                        input.erase(input.begin() + static_cast<long>(at));
-                        break;
-                    }
-                }
-            }
+            const std::vector<uint8_t> input = fuzz_input(rng, seed, iter);
             try {
                 const Value v = cbor::decode(input.data(), input.size());
                 QCOMPARE(cbor::encode_canonical(v), input);
@@ -262,6 +277,50 @@ class TestCbor : public QObject {
         }
         QVERIFY(rejected > 3000);
         QVERIFY(accepted > 0);
+    }
+    // The pull parser (checkpoints of 100k tensors use it) accepts exactly what decode()
+    // accepts and refuses the rest at the same byte with the same message.
+    void readerAgreesWithDecoder() {
+        std::mt19937_64 rng(7);
+        const auto seed = cbor::encode_canonical(sample_value());
+        int rejected = 0;
+        for (int iter = 0; iter < 6000; ++iter) {
+            const std::vector<uint8_t> input = fuzz_input(rng, seed, iter);
+            const auto by_tree =
+                failure_where([&] { (void)cbor::decode(input.data(), input.size()); });
+            const auto by_reader = failure_where([&] {
+                cbor::Reader r(input.data(), input.size());
+                r.skip(0);
+                r.finish();
+            });
+            QCOMPARE(by_reader, by_tree);
+            rejected += by_tree.has_value();
+        }
+        QVERIFY(rejected > 3000);
+    }
+    void readerReadsTypedFields() {
+        const auto bytes = cbor::encode_canonical(sample_value());
+        cbor::Reader r(bytes.data(), bytes.size());
+        QCOMPARE(r.peek(), cbor::Type::Map);
+        const size_t entries = r.map(1);
+        QCOMPARE(entries, size_t(6));
+        QCOMPARE(r.text(), std::string_view("big")); // shortest keys first
+        QCOMPARE(r.uint64(), UINT64_MAX);
+        QCOMPARE(r.text(), std::string_view("hash"));
+        QCOMPARE(r.bytes().second, size_t(32));
+        QCOMPARE(r.text(), std::string_view("name"));
+        // A typed read of the wrong type fails at the item's byte, naming both types.
+        const size_t at = r.offset();
+        auto f = test::capture_failure([&] { (void)r.uint64(); });
+        QVERIFY(f.has_value());
+        QCOMPARE(f->where(), "cbor byte " + std::to_string(at));
+        QCOMPARE(f->message(), std::string("expected an unsigned integer, found a text string"));
+        QCOMPARE(r.text(), std::string_view("h3.attn.q \xc3\xbc"));
+        for (size_t i = 3; i < entries; ++i) {
+            r.skip(1);
+            r.skip(1);
+        }
+        r.finish();
     }
 };
 
