@@ -29,6 +29,9 @@ commands:
   replay ID                          plan the stored inputs again and compare with the stored
                                      plan: "identical", or which tensors moved
   delete ID                          remove a session
+  edit ID [--title T] [--notes N] [--tag X]... [--clear-tags]
+                                     change what a person wrote about a session; --tag
+                                     replaces the tag set (the plan and inputs never change)
   diff A B                           metric deltas per arena and tensors placed differently
 
 options:
@@ -83,6 +86,37 @@ int show(const Session& s) {
     return 0;
 }
 
+// `edit`'s options, read before the positionals so that Args sees them consumed.
+struct EditOptions {
+    SessionEdit edit;
+    bool any() const { return edit.title || edit.notes || edit.tags; }
+};
+
+EditOptions edit_options_from(Args& args) {
+    EditOptions o;
+    o.edit.title = args.value("--title");
+    o.edit.notes = args.value("--notes");
+    std::vector<std::string> tags = args.values("--tag");
+    bool clear = args.flag("--clear-tags");
+    if (clear && !tags.empty())
+        fail(FailureCode::InvalidArgument, "--clear-tags", "give either --tag or --clear-tags");
+    if (clear || !tags.empty()) o.edit.tags = std::move(tags);
+    return o;
+}
+
+int edit(SessionStore& store, int64_t id, const EditOptions& o) {
+    if (!o.any())
+        fail(FailureCode::InvalidArgument, "session edit",
+             "nothing to change: give --title, --notes, --tag or --clear-tags");
+    store.edit(id, o.edit);
+    fmt::print("updated session {}", id);
+    if (o.edit.title) fmt::print(": title '{}'", *o.edit.title);
+    if (o.edit.tags) fmt::print("{} tags [{}]", o.edit.title ? "," : ":", join(*o.edit.tags));
+    if (o.edit.notes) fmt::print("{} notes changed", o.edit.title || o.edit.tags ? "," : ":");
+    fmt::print("\n");
+    return 0;
+}
+
 } // namespace
 
 std::string sessions_db_path(const std::optional<std::string>& given) {
@@ -130,6 +164,7 @@ int cmd_session(Args& args) {
     auto search = args.value("--search");
     q.search = search.value_or("");
     q.limit = size_t(args.number("--limit", 0));
+    EditOptions edits = edit_options_from(args);
     auto pos = args.positionals(1, 3);
     const std::string& sub = pos[0];
     size_t want = sub == "list" ? 1 : sub == "diff" ? 3 : 2;
@@ -138,6 +173,12 @@ int cmd_session(Args& args) {
              fmt::format("expects {} argument(s) (see tmmu session --help)", want - 1));
     if (sub == "list") return list(q, path);
     if (search || q.limit) fail(FailureCode::InvalidArgument, "--search", "only applies to list");
+    if (sub == "edit") {
+        SessionStore store(path);
+        return edit(store, parse_session_id(pos[1]), edits);
+    }
+    if (edits.any())
+        fail(FailureCode::InvalidArgument, "--title", "--title, --notes and --tag apply to edit");
     if (sub == "show") return show(SessionStore(path).load(parse_session_id(pos[1])));
     if (sub == "delete") {
         int64_t id = parse_session_id(pos[1]);
@@ -163,7 +204,7 @@ int cmd_session(Args& args) {
         return c.identical ? 0 : 1;
     }
     fail(FailureCode::InvalidArgument, sub,
-         "unknown session command; expected list, show, replay, delete or diff");
+         "unknown session command; expected list, show, replay, delete, edit or diff");
 }
 
 } // namespace tmmu::cli

@@ -17,6 +17,7 @@ int cmd_gen(Args& args);
 int cmd_bench(Args& args);
 int cmd_strategies(Args& args);
 int cmd_session(Args& args);
+int cmd_export(Args& args); // cmd_export.cpp
 
 // `plan --record [--title T] [--tag X]... [--notes N] [--sessions PATH]` (cmd_session.cpp).
 struct RecordOptions {

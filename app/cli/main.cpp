@@ -18,6 +18,7 @@ commands:
   bench              benchmark every strategy on the shared instances and random problems
   strategies         list the offset strategies
   session list|show|replay|delete|diff   recorded planning runs (plan --record)
+  export ID --format html|pdf|csv|json|chrome-trace   a recorded session as a report or data
 
 Exit status: 0 success, 2 usage error, 10 + failure code otherwise (see README).
 )";
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
         if (command == "bench") return cmd_bench(args);
         if (command == "strategies") return cmd_strategies(args);
         if (command == "session") return cmd_session(args);
+        if (command == "export") return cmd_export(args);
         if (command == "--version") {
             fmt::print("tmmu {}\n", TMMU_VERSION);
             return 0;
