@@ -140,6 +140,7 @@ json options_to_json(const PlanOptions& o) {
         routes.push_back(r);
     return {{"strategy", o.strategy},
             {"search_budget", o.search_budget},
+            {"search_budget_ms", o.search_budget_ms},
             {"arenas", arenas},
             {"arena_of_role", routes},
             {"replay_token", to_hex(o.replay_token)}};
@@ -151,6 +152,7 @@ PlanOptions options_from_json(const std::string& text, const std::string& where)
         PlanOptions o;
         o.strategy = j.at("strategy").get<std::string>();
         o.search_budget = j.value("search_budget", uint64_t(0));
+        o.search_budget_ms = j.value("search_budget_ms", uint64_t(0));
         o.policy.arenas.clear();
         for (const json& a : j.at("arenas"))
             o.policy.arenas.push_back({a.at("name").get<std::string>(),

@@ -6,6 +6,7 @@
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
 #include "plan/random_problem.h"
+#include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
 #include "plan/validator.h"
 
@@ -19,14 +20,18 @@
 namespace tmmu::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: tmmu bench [--data DIR] [--max-buffers N] [--json OUT|-]
+constexpr const char* kHelp =
+    R"(usage: tmmu bench [--data DIR] [--max-buffers N] [--budget N] [--json OUT|-]
 
 Runs every offset strategy on
   1. each offset-assignment CSV under DIR (default: $TMMU_DSA_DIR or ../shared/data/dsa),
   2. the bundled transformer graphs (GPT-2 small training b8 s1024 and inference, TinyLlama-1.1B
      training b1 s2048), per arena, summed,
   3. random problems shaped like real graphs, from 500 up to --max-buffers (default 1000000).
-It prints each strategy's height, % over the lower bound (LB) and planning time. Every solution
+It prints each strategy's height, % over the lower bound (LB) and planning time; "P" marks a
+height that optimal proved minimal, and the instance table ends with each strategy's total time.
+On the instances, optimal searches --budget N nodes (default 600000, which brings the minimalloc
+suite to its targets); elsewhere it keeps its default budget. Every solution
 is checked by the independent validator (outside the timed region). Times are one run each on
 this machine: compare strategies within one run, not across machines.
 )";
@@ -37,6 +42,7 @@ struct Run {
     std::string strategy;
     uint64_t height = 0;
     double ms = 0;
+    bool proven = false; // "optimal" proved the height minimal
 };
 
 double over_percent(uint64_t height, uint64_t bound) {
@@ -48,7 +54,7 @@ Run run_strategy(const OffsetStrategy& s, const OffsetProblem& p, std::string_vi
     OffsetSolution sol = s.solve(p, Progress{});
     double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     validate_solution(p, sol.offsets, fmt::format("{} ({})", what, s.name()));
-    return {std::string(s.name()), sol.height, ms};
+    return {std::string(s.name()), sol.height, ms, sol.producer == "optimal (proven)"};
 }
 
 void print_header(std::string_view first) {
@@ -61,8 +67,8 @@ void print_header(std::string_view first) {
 void print_row(std::string_view name, size_t n, uint64_t bound, const std::vector<Run>& runs) {
     fmt::print("{:<22} {:>8} {:>14}", name, n, bound);
     for (const Run& r : runs)
-        fmt::print(" {:>20}",
-                   fmt::format("{:+.3f}% {:.1f}ms", over_percent(r.height, bound), r.ms));
+        fmt::print(" {:>20}", fmt::format("{}{:+.3f}% {:.1f}ms", r.proven ? "P " : "",
+                                          over_percent(r.height, bound), r.ms));
     fmt::print("\n");
 }
 
@@ -70,19 +76,24 @@ nlohmann::json row_json(std::string_view name, size_t n, uint64_t bound,
                         const std::vector<Run>& runs) {
     nlohmann::json row{{"name", name}, {"buffers", n}, {"lower_bound", bound}};
     for (const Run& r : runs)
-        row["strategies"][r.strategy] = {
-            {"height", r.height}, {"over_lb_pct", over_percent(r.height, bound)}, {"ms", r.ms}};
+        row["strategies"][r.strategy] = {{"height", r.height},
+                                         {"over_lb_pct", over_percent(r.height, bound)},
+                                         {"ms", r.ms},
+                                         {"proven", r.proven}};
     return row;
 }
 
-std::vector<Run> run_all(const OffsetProblem& p, std::string_view what) {
+// optimal_budget: the node budget of "optimal" (0: its default).
+std::vector<Run> run_all(const OffsetProblem& p, std::string_view what, uint64_t optimal_budget) {
+    const OptimalStrategy optimal(
+        OptimalOptions{optimal_budget ? optimal_budget : kDefaultOptimalBudget});
     std::vector<Run> runs;
     for (const OffsetStrategy* s : all_strategies())
-        runs.push_back(run_strategy(*s, p, what));
+        runs.push_back(run_strategy(s->name() == "optimal" ? optimal : *s, p, what));
     return runs;
 }
 
-nlohmann::json bench_instances(const std::string& dir) {
+nlohmann::json bench_instances(const std::string& dir, uint64_t optimal_budget) {
     namespace fs = std::filesystem;
     nlohmann::json rows = nlohmann::json::array();
     if (!fs::is_directory(dir)) {
@@ -95,15 +106,22 @@ nlohmann::json bench_instances(const std::string& dir) {
     std::sort(files.begin(), files.end());
     fmt::print("== offset-assignment instances ({}) ==  cells: % over LB, planning time\n", dir);
     print_header("instance");
+    std::vector<double> total_ms(all_strategies().size(), 0.0);
     for (const auto& f : files) {
         DsaProblem d = load_dsa_csv(f.string());
         uint64_t bound = lower_bound_bytes(d.problem);
         std::string name = f.parent_path().filename().string() + "/" + f.stem().string();
-        auto runs = run_all(d.problem, name);
+        auto runs = run_all(d.problem, name, optimal_budget);
         print_row(name, d.problem.buffers.size(), bound, runs);
         rows.push_back(row_json(name, d.problem.buffers.size(), bound, runs));
+        for (size_t k = 0; k < runs.size(); ++k)
+            total_ms[k] += runs[k].ms;
     }
-    fmt::print("\n");
+    fmt::print("{:<22} {:>8} {:>14}", "total time", "", "");
+    for (double ms : total_ms)
+        fmt::print(" {:>20}", fmt::format("{:.1f}ms", ms));
+    fmt::print("\n(P: optimal proved the height minimal; optimal budget {} nodes)\n\n",
+               optimal_budget);
     return rows;
 }
 
@@ -201,10 +219,11 @@ int cmd_bench(Args& args) {
     }
     std::string dir = args.value("--data").value_or(default_data_dir());
     size_t max_buffers = args.number("--max-buffers", 1000000);
+    const uint64_t optimal_budget = args.number("--budget", 600000);
     auto json_out = args.value("--json");
     args.positionals(0, 0);
     nlohmann::json report;
-    report["instances"] = bench_instances(dir);
+    report["instances"] = bench_instances(dir, optimal_budget);
     report["graphs"] = bench_graphs();
     report["scaling"] = bench_scaling(max_buffers);
     if (json_out) {

@@ -24,8 +24,10 @@ options:
   --batch N --seq N    batch and sequence length for transformer configs (default 8, 1024)
   --strategy S         slots | ffd | greedy-size | best-fit | multi-order | auto | optimal
                        (default auto)
-  --budget N           search nodes of --strategy optimal (default 1000); the same N
-                       always gives the same plan
+  --budget N|Nms       effort of --strategy optimal: N search nodes (default 1000; the
+                       same N always gives the same plan; 600000 brings the minimalloc
+                       suite A-K to its targets), or N milliseconds (e.g. 500ms: NOT
+                       reproducible, the plan depends on the machine's speed and load)
   --arena NAME=SIZE    arena capacity, e.g. activations=8GiB (repeatable); CSV problems use
                        the arena name "arena"
   --route ROLE=ARENA   put a role's tensors in another arena, e.g. gradient=activations

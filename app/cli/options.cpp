@@ -4,6 +4,7 @@
 #include "core/failure.h"
 #include "core/units.h"
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -58,12 +59,26 @@ void check_arenas_are_used(const ArenaPolicy& policy, const std::vector<std::str
     }
 }
 
+// "--budget N" (search nodes, reproducible) or "--budget Nms" (milliseconds, not reproducible).
+void parse_budget(const std::string& text, PlanOptions& o) {
+    const bool ms = text.size() > 2 && text.ends_with("ms");
+    const std::string digits = ms ? text.substr(0, text.size() - 2) : text;
+    uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || value == 0)
+        fail(FailureCode::InvalidArgument, "--budget",
+             fmt::format("'{}': expected a positive node count (e.g. 200000) or milliseconds "
+                         "(e.g. 500ms)",
+                         text));
+    (ms ? o.search_budget_ms : o.search_budget) = value;
+}
+
 } // namespace
 
 PlanOptions plan_options_from(Args& args) {
     PlanOptions o;
     if (auto s = args.value("--strategy")) o.strategy = *s;
-    o.search_budget = args.number("--budget", 0);
+    if (auto budget = args.value("--budget")) parse_budget(*budget, o);
     if (auto a = args.value("--align")) {
         uint64_t align = parse_byte_size(*a, "--align");
         if (!is_power_of_two(align))

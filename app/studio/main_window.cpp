@@ -4,11 +4,14 @@
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "core/failure.h"
+#include "panels/session_compare_panel.h"
+#include "panels/sessions_panel.h"
 #include "panels/step_control.h"
 #include "panels/tensor_details_panel.h"
 #include "panels/tensor_table_panel.h"
 #include "plan_runner.h"
 #include "planning_controls.h"
+#include "session_actions.h"
 #include "studio_options.h"
 #include "studio_status_bar.h"
 #include "timeline/arena_layout_view.h"
@@ -98,7 +101,20 @@ void MainWindow::buildDocks() {
                                     Qt::RightDockWidgetArea);
     splitDockWidget(compare, slotDock, Qt::Vertical);
     QWidget* ranges = new views::LiveRangeView(ctx_, this);
-    addDock(QStringLiteral("liveRangesDock"), tr("Live ranges"), ranges, Qt::BottomDockWidgetArea);
+    QDockWidget* rangesDock = addDock(QStringLiteral("liveRangesDock"), tr("Live ranges"), ranges,
+                                      Qt::BottomDockWidgetArea);
+
+    // Sessions share tabs with docks already there, so the default layout keeps its proportions.
+    sessions_ = new SessionActions(this, ctx_);
+    QDockWidget* sessionsDock = addDock(QStringLiteral("sessionsDock"), tr("Sessions"),
+                                        sessions_->panel(), Qt::LeftDockWidgetArea);
+    tabifyDockWidget(tableDock, sessionsDock);
+    QDockWidget* compareDock =
+        addDock(QStringLiteral("sessionCompareDock"), tr("Session comparison"),
+                sessions_->comparePanel(), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(rangesDock, compareDock);
+    tableDock->raise();
+    rangesDock->raise();
 
     resizeDocks({tableDock, memory}, {430, 540}, Qt::Horizontal);
     resizeDocks({tableDock, details}, {520, 340}, Qt::Vertical);
@@ -128,6 +144,8 @@ void MainWindow::connectRunner() {
     connect(runner_, &PlanRunner::finished, status_, &StudioStatusBar::planningStopped);
     connect(status_, &StudioStatusBar::cancelRequested, runner_, &PlanRunner::cancel);
     connect(runner_, &PlanRunner::planned, this, &MainWindow::onPlanned);
+    // After onPlanned: the run is recorded once it is on screen.
+    connect(runner_, &PlanRunner::planned, sessions_, &SessionActions::recordRun);
     connect(runner_, &PlanRunner::failed, this, &MainWindow::onFailed);
     connect(runner_, &PlanRunner::compared, this, &MainWindow::onCompared);
     connect(runner_, &PlanRunner::compareFailed, this, [this](const QString& message) {
@@ -185,6 +203,16 @@ void MainWindow::replan() {
     if (model_ && !configChanged) job.model = model_;
     pendingPath_ = QString::fromStdString(job.path);
     startJob(std::move(job), false);
+}
+
+void MainWindow::showStoredOutcome(const PlanOutcome& outcome) {
+    runner_->cancel();
+    pendingRemember_ = false;
+    pendingPath_.clear();
+    lastFailure_.clear();
+    controls_->setSettings(outcome.settings);
+    onPlanned(outcome);
+    strategies_->showMessage(tr("Stored session: re-plan (Ctrl+R) to compare strategies"));
 }
 
 void MainWindow::startJob(PlanJob job, bool remember) {
@@ -254,6 +282,7 @@ void MainWindow::restoreSettings() {
     int mode = s.value(QStringLiteral("view/colorMode"), int(views::ColorMode::Role)).toInt();
     ctx_->setColorMode(mode == int(views::ColorMode::Slot) ? views::ColorMode::Slot
                                                            : views::ColorMode::Role);
+    sessions_->setRecording(s.value(QStringLiteral("sessions/record"), true).toBool());
     rebuildRecentMenu();
 }
 
@@ -263,6 +292,7 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
     s.setValue(QStringLiteral("view/colorMode"), int(ctx_->colorMode()));
+    s.setValue(QStringLiteral("sessions/record"), sessions_->recordAction()->isChecked());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -28,13 +28,14 @@ namespace tmmu::studio {
 
 class PlanRunner;
 class PlanningControls;
+class SessionActions;
 class StudioStatusBar;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
     // Bump when docks are added, removed or renamed: older saved layouts are then ignored.
-    static constexpr int kStateVersion = 1;
+    static constexpr int kStateVersion = 2;
     static constexpr int kMaxRecentFiles = 10;
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -47,6 +48,9 @@ class MainWindow : public QMainWindow {
     bool openModelSync(const QString& path, const PlanSettings& settings);
     // Plans the current model again with the toolbar's settings (off the UI thread).
     void replan();
+    // Shows an outcome that was not planned here (a recorded session) exactly as a planned one,
+    // without re-planning; a running planning job is cancelled so it cannot replace it.
+    void showStoredOutcome(const PlanOutcome& outcome);
 
     // Screenshot state: the step in the middle and a large tensor live there selected.
     void showMiddleOfPlan();
@@ -60,6 +64,7 @@ class MainWindow : public QMainWindow {
     PlanningControls* controls() const { return controls_; }
     StudioStatusBar* studioStatusBar() const { return status_; }
     PlanRunner* runner() const { return runner_; }
+    SessionActions* sessions() const { return sessions_; }
     views::MemoryChart* memoryChart() const { return memory_; }
     views::StrategyChart* strategyChart() const { return strategies_; }
     views::StepControl* stepControl() const { return step_; }
@@ -105,6 +110,7 @@ class MainWindow : public QMainWindow {
     PlanRunner* runner_;
     PlanningControls* controls_;
     StudioStatusBar* status_;
+    SessionActions* sessions_ = nullptr;
     views::StepControl* step_ = nullptr;
     views::MemoryChart* memory_ = nullptr;
     views::StrategyChart* strategies_ = nullptr;

@@ -4,6 +4,7 @@
 #include "context/plan_context.h"
 #include "panels/tensor_table_panel.h"
 #include "plan_runner.h"
+#include "session_actions.h"
 #include "studio_options.h"
 
 #include <QAbstractSpinBox>
@@ -55,6 +56,7 @@ void MainWindow::buildMenus() {
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openFileDialog);
     open->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
+    sessions_->addExportAction(file);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -64,6 +66,7 @@ void MainWindow::buildMenus() {
     QAction* replanAction = plan->addAction(tr("&Re-plan"), this, &MainWindow::replan);
     replanAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     plan->addAction(tr("&Cancel planning"), runner_, &PlanRunner::cancel);
+    menuBar()->addMenu(sessions_->buildMenu(this));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* find = view->addAction(tr("&Find tensor…"), this, [this] {

@@ -3,6 +3,8 @@
 #include "core/failure.h"
 #include "main_window.h"
 #include "planning_controls.h"
+#include "session_actions.h"
+#include "session_store.h"
 #include "studio_options.h"
 
 #include <QApplication>
@@ -73,6 +75,9 @@ int run_studio(const QStringList& args) {
     const QString model = options.model.isEmpty() ? default_model_path() : options.model;
     MainWindow window;
     if (!options.screenshot.isEmpty()) {
+        // Screenshots never record; they list a database only when one is named.
+        window.sessions()->setRecording(false);
+        if (!options.sessions.isEmpty()) window.sessions()->openStore(options.sessions);
         QString error = render_screenshot(window, model, options.settings, options.screenshot);
         if (!error.isEmpty()) {
             std::fprintf(stderr, "tmmu-studio: %s\n", qPrintable(error));
@@ -81,6 +86,9 @@ int run_studio(const QStringList& args) {
         return 0;
     }
     window.restoreSettings();
+    window.sessions()->openStore(options.sessions.isEmpty()
+                                     ? QString::fromStdString(sessions::default_sessions_path())
+                                     : options.sessions);
     window.controls()->setSettings(options.settings);
     window.openModel(model, options.settings, !options.model.isEmpty());
     window.show();

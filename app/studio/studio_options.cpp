@@ -30,10 +30,14 @@ QString studio_usage() {
     return QStringLiteral(
                "usage: tmmu-studio [MODEL] [--mode inference|forward|training] [--batch N] "
                "[--seq N]\n"
-               "                   [--strategy %1] [--screenshot FILE]\n"
+               "                   [--strategy %1] [--screenshot FILE] [--sessions PATH]\n"
                "MODEL: native IR JSON, a GPT-2/Llama config.json or an offset-assignment CSV\n"
                "       (default: the bundled GPT-2 small config, training, batch 8, seq 1024).\n"
-               "--screenshot FILE renders the main window to a PNG and exits.\n")
+               "--screenshot FILE renders the main window to a PNG and exits (it records\n"
+               "                  nothing; with --sessions it lists that database).\n"
+               "--sessions PATH   the sessions database planning runs are recorded in\n"
+               "                  (default $XDG_DATA_HOME/tmmu/sessions.db, else\n"
+               "                  ~/.local/share/tmmu/sessions.db).\n")
         .arg(strategies.join('|'));
 }
 
@@ -68,6 +72,8 @@ StudioOptions parse_studio_options(const QStringList& args) {
             o.settings.strategy = s;
         } else if (arg == "--screenshot") {
             o.screenshot = value();
+        } else if (arg == "--sessions") {
+            o.sessions = value();
         } else if (arg.startsWith('-') && arg.size() > 1) {
             fail(FailureCode::InvalidArgument, arg.toStdString(), "unknown option");
         } else if (o.model.isEmpty()) {

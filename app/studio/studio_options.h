@@ -13,11 +13,13 @@ struct StudioOptions {
     QString model; // empty: the bundled default model
     PlanSettings settings;
     QString screenshot; // non-empty: render the main window to this PNG and exit
+    QString sessions;   // sessions database; empty: sessions::default_sessions_path()
     bool help = false;
 };
 
 // Parses arguments after the program name:
 //   [MODEL] [--mode M] [--batch N] [--seq N] [--strategy S] [--screenshot FILE]
+//   [--sessions PATH]
 // Throws Failure(InvalidArgument) naming the bad option.
 StudioOptions parse_studio_options(const QStringList& args);
 QString studio_usage();

@@ -100,8 +100,10 @@ void solve_arena(ArenaPlan& arena, const OffsetStrategy& strategy, const Progres
 void solve_all(Plan& plan, const PlanOptions& options, const Progress& progress) {
     // "optimal" with a budget of its own; the registry's instance keeps the default.
     std::optional<OptimalStrategy> optimal;
-    if (options.strategy == "optimal" && options.search_budget != 0)
-        optimal.emplace(OptimalOptions{options.search_budget});
+    if (options.strategy == "optimal" && (options.search_budget != 0 || options.search_budget_ms))
+        optimal.emplace(
+            OptimalOptions{options.search_budget ? options.search_budget : kDefaultOptimalBudget,
+                           options.search_budget_ms});
     const OffsetStrategy& strategy = optimal ? *optimal : require_strategy(options.strategy);
     for (size_t a = 0; a < plan.arenas.size(); ++a) {
         progress.check_cancel("planning");

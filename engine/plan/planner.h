@@ -26,6 +26,9 @@ struct ArenaPolicy {
 struct PlanOptions {
     std::string strategy = "auto";
     uint64_t search_budget = 0; // search nodes of strategy "optimal"; 0: its default budget
+    // Milliseconds of search for "optimal" instead of nodes (wins over search_budget when > 0).
+    // Not reproducible: the plan depends on the machine's speed and load.
+    uint64_t search_budget_ms = 0;
     ArenaPolicy policy = ArenaPolicy::defaults();
     Digest replay_token{};
 };

@@ -32,7 +32,10 @@ std::vector<Fact> input_facts(const Session& s, const Plan& p) {
         f.push_back({"batch / seq", fmt::format("{} / {}", in.request.batch, in.request.seq)});
     f.push_back({"strategy", in.options.strategy});
     if (in.options.search_budget)
-        f.push_back({"search budget", fmt::format("{}", in.options.search_budget)});
+        f.push_back({"search budget", fmt::format("{} nodes", in.options.search_budget)});
+    if (in.options.search_budget_ms)
+        f.push_back({"search budget",
+                     fmt::format("{} ms (not reproducible)", in.options.search_budget_ms)});
     // The arenas the plan was made with (a CSV problem uses one arena whatever the policy).
     for (const ArenaPlan& a : p.arenas)
         f.push_back({"arena " + a.config.name,

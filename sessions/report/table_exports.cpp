@@ -64,6 +64,7 @@ ojson inputs_json(const Session& s) {
                  {"seq", in.request.seq},
                  {"strategy", in.options.strategy},
                  {"search_budget", in.options.search_budget},
+                 {"search_budget_ms", in.options.search_budget_ms},
                  {"arenas", arenas},
                  {"routes", in.is_problem ? ojson(nullptr) : routes}};
 }

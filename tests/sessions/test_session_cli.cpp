@@ -70,6 +70,14 @@ class TestSessionCli : public QObject {
         r = run_tmmu({"session", "show", "1", "--sessions", db});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("integrity  ok"), qPrintable(r.out));
+        r = run_tmmu({"session", "edit", "1", "--title", "renamed", "--tag", "kept", "--notes",
+                      "why", "--sessions", db});
+        QCOMPARE(r.code, 0);
+        r = run_tmmu({"session", "list", "--search", "kept", "--sessions", db});
+        QVERIFY2(r.out.contains("renamed [kept]"), qPrintable(r.out));
+        QCOMPARE(run_tmmu({"session", "edit", "1", "--sessions", db}).code, 2); // no change
+        QCOMPARE(run_tmmu({"session", "edit", "9", "--title", "t", "--sessions", db}).code, 2);
+        QCOMPARE(run_tmmu({"session", "show", "1", "--title", "t", "--sessions", db}).code, 2);
         r = run_tmmu({"session", "replay", "1", "--sessions", db});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("identical"), qPrintable(r.out));

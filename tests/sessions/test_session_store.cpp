@@ -95,6 +95,32 @@ class TestSessionStore : public QObject {
         TMMU_EXPECT_FAILURE(store.load(a), FailureCode::InvalidArgument);
     }
 
+    // Title, notes and tags change; the plan, its hash and the inputs never do.
+    void editChangesOnlyUserFields() {
+        SessionStore store(db("edit.db"));
+        NewSession n = graph_session("before", {"old"});
+        int64_t id = store.record(n);
+        store.edit(id, {std::string("after"), std::nullopt, std::nullopt});
+        Session s = store.load(id);
+        QCOMPARE(s.summary.title, std::string("after"));
+        QCOMPARE(s.notes, std::string("some notes")); // unset fields stay
+        QCOMPARE(s.summary.tags, std::vector<std::string>{"old"});
+        store.edit(
+            id, {std::nullopt, std::string("new notes"), std::vector<std::string>{"b", "a", "b"}});
+        s = store.load(id);
+        QCOMPARE(s.summary.title, std::string("after"));
+        QCOMPARE(s.notes, std::string("new notes"));
+        QCOMPARE(s.summary.tags, (std::vector<std::string>{"a", "b"}));
+        QCOMPARE(store.list({"old", 0}).size(), size_t(0));
+        QCOMPARE(store.list({"a", 0}).at(0).id, id);
+        store.edit(id, {std::nullopt, std::nullopt, std::vector<std::string>{}});
+        QVERIFY(store.load(id).summary.tags.empty());
+        QVERIFY2(!s.altered, s.altered_reason.c_str());
+        QCOMPARE(s.plan->plan_hash, n.plan.plan_hash);
+        TMMU_EXPECT_FAILURE(store.edit(id + 1, {std::string("x"), std::nullopt, std::nullopt}),
+                            FailureCode::InvalidArgument);
+    }
+
     void reopenKeepsSessionsAndUsesWal() {
         std::string path = db("reopen.db");
         int64_t id = SessionStore(path).record(problem_session("kept"));

@@ -83,6 +83,12 @@ class TestScreenshot : public QObject {
 
         ViewPalette palette = ViewPalette::fromApplication();
         for (QDockWidget* dock : w.docks()) {
+            // The session docks do not draw the plan: they wait as tabs behind plan panels.
+            if (dock->objectName().startsWith("session")) {
+                QVERIFY2(!dock->isFloating() && !w.tabifiedDockWidgets(dock).isEmpty(),
+                         qPrintable(dock->objectName()));
+                continue;
+            }
             QVERIFY2(dock->isVisible() && !dock->isFloating(), qPrintable(dock->objectName()));
             QRect area = areaOf(w, dock->widget());
             QVERIFY2(area.width() > 150 && area.height() > 120, qPrintable(dock->objectName()));

@@ -1,29 +1,35 @@
 #pragma once
-// "optimal": multi-order's plan, then an exact branch-and-bound in the style of minimalloc
-// (Moffitt, ASPLOS 2023; our own code) that searches for lower plans. Buffers are placed in
-// non-decreasing offset order, each at its canonical offset (the aligned top of the highest
-// buffer already placed under its lifetime, or 0), which reaches every plan that cannot be
-// lowered buffer by buffer. A node is pruned when a time section cannot hold the sizes still to
-// be placed there under the target height. Time-disjoint groups of buffers are searched apart;
-// several buffer orderings take turns with growing node slices. The target height is found by
-// bisection between the lower bound and the best plan.
+// "optimal": multi-order's plan, then an exact decision search in the style of minimalloc
+// (Moffitt, ASPLOS 2023; our own code, optimal_search.h: canonical placements, section
+// inference, dominance, symmetry, dynamic decomposition with re-ranked parts) run for a
+// sequence of target heights: the arena's capacity first when the heuristic misses it, else the
+// lower bound (half the budget), then bisection between the highest failed target and the best
+// plan (a third of what is left each). Three static buffer orders take turns with node slices
+// that double every round. Time-disjoint groups of buffers are searched apart; groups of more
+// than 2,000 buffers keep multi-order's placement.
 //
-// The effort is a node budget, never time, so the same problem and budget give the same
-// offsets. Never higher than multi-order (hence never higher than auto). The producer says
-// "optimal (proven)" when the height is proven minimal (it equals the lower bound, or the search
-// exhausted the next lower target without pinned buffers), "optimal (budget)" otherwise.
-// Cancellation during the search returns the best plan found so far; cancellation during the
-// multi-order phase throws Failure(Cancelled) like every strategy.
+// The effort is a node budget by default, so the same problem and budget give the same
+// offsets; a time budget (time_budget_ms) is offered too and is not reproducible. Never higher
+// than multi-order (hence never higher than auto). The producer says "optimal (proven)" when the
+// height is proven minimal (it equals the lower bound, or the search exhausted the next lower
+// target without pinned buffers), "optimal (budget)" otherwise. Cancellation during the search
+// returns the best plan found so far; cancellation during the multi-order phase throws
+// Failure(Cancelled) like every strategy. Progress is reported as "optimal: search".
 #include "plan/strategy.h"
 
 #include <cstdint>
 
 namespace tmmu {
 
-inline constexpr uint64_t kDefaultOptimalBudget = 1'000; // search nodes: a light search
+// Search nodes: a light search that keeps small problems fast. The minimalloc suite A-K reaches
+// its targets with 600,000 (tmmu plan --budget 600000).
+inline constexpr uint64_t kDefaultOptimalBudget = 1'000;
 
 struct OptimalOptions {
     uint64_t node_budget = kDefaultOptimalBudget; // search nodes over all targets; 0: none
+    // When > 0: search for this many milliseconds instead (node_budget is then ignored). Not
+    // reproducible: how far the search gets depends on the machine and its load.
+    uint64_t time_budget_ms = 0;
 };
 
 // What one run did, for benchmarks and tests.

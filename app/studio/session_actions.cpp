@@ -1,0 +1,454 @@
+#include "session_actions.h"
+
+#include "context/plan_context.h"
+#include "core/failure.h"
+#include "io/sha256.h"
+#include "main_window.h"
+#include "panels/session_compare_panel.h"
+#include "panels/sessions_panel.h"
+#include "replay.h"
+#include "session_store.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QStatusBar>
+#include <QThread>
+
+#include <array>
+#include <fmt/format.h>
+
+namespace tmmu::studio {
+namespace {
+
+using sessions::ExportFormat;
+
+constexpr int kCompareMinHeight = 440;
+
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+QString failureText(const Failure& f) {
+    return qs(f.what());
+}
+
+// The toolbar settings a stored run was planned with (what the controls should show).
+PlanSettings settingsOf(const sessions::SessionInput& in) {
+    PlanSettings s;
+    s.mode = in.request.mode;
+    s.batch = in.request.batch;
+    s.seq = in.request.seq;
+    s.strategy = in.options.strategy;
+    if (!in.is_problem && !in.options.policy.arenas.empty())
+        s.alignment = in.options.policy.arenas.front().alignment;
+    for (const ArenaConfig& a : in.options.policy.arenas)
+        if (a.capacity != UINT64_MAX) s.capacities.emplace_back(a.name, a.capacity);
+    return s;
+}
+
+std::string jsonString(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20)
+            out += fmt::format("\\u{:04x}", int(c));
+        else
+            out += c;
+    }
+    return out + '"';
+}
+
+// Same shape as the store's metrics_json column.
+std::string metricsJson(const Plan& plan) {
+    std::string out = "[";
+    for (const ArenaPlan& a : plan.arenas)
+        out += fmt::format("{}{{\"arena\":{},\"peak_bytes\":{},\"lower_bound\":{}}}",
+                           out.size() > 1 ? "," : "", jsonString(a.config.name),
+                           a.metrics.peak_bytes, a.metrics.lower_bound);
+    return out + "]";
+}
+
+struct FormatFilter {
+    ExportFormat format;
+    const char* filter;
+};
+
+constexpr std::array<FormatFilter, 5> kFilters{{
+    {ExportFormat::Html, "HTML report (*.html)"},
+    {ExportFormat::Pdf, "PDF report (*.pdf)"},
+    {ExportFormat::Csv, "CSV tensor table (*.csv)"},
+    {ExportFormat::Json, "JSON (*.json)"},
+    {ExportFormat::ChromeTrace, "Chrome trace for Perfetto (*.json)"},
+}};
+
+} // namespace
+
+SessionActions::SessionActions(MainWindow* window, views::PlanContext* ctx)
+    : QObject(window), window_(window), ctx_(ctx), panel_(new views::SessionsPanel(window)),
+      compare_(new views::SessionComparePanel(window)),
+      record_(new QAction(tr("&Record runs"), this)) {
+    panel_->setObjectName(QStringLiteral("sessionsPanel"));
+    compare_->setObjectName(QStringLiteral("sessionComparePanel"));
+    record_->setCheckable(true);
+    record_->setChecked(true);
+    record_->setEnabled(false); // until a store is open
+    record_->setToolTip(tr("Record every successful planning run in the sessions database"));
+    panel_->setStore(nullptr, tr("no sessions database is open"));
+    connect(panel_, &views::SessionsPanel::openRequested, this, &SessionActions::openSession);
+    connect(panel_, &views::SessionsPanel::replayRequested, this, &SessionActions::replaySession);
+    connect(panel_, &views::SessionsPanel::compareRequested, this,
+            &SessionActions::compareSessions);
+    connect(panel_, &views::SessionsPanel::renameRequested, this, &SessionActions::renameSession);
+    connect(panel_, &views::SessionsPanel::editRequested, this, &SessionActions::editSession);
+    connect(panel_, &views::SessionsPanel::deleteRequested, this, &SessionActions::deleteSessions);
+}
+
+SessionActions::~SessionActions() {
+    if (replayThread_) {
+        replayCancel_->store(true);
+        replayThread_->wait();
+        delete replayThread_;
+    }
+}
+
+bool SessionActions::openStore(const QString& path) {
+    store_.reset();
+    storeError_.clear();
+    try {
+        store_ = std::make_unique<sessions::SessionStore>(path.toStdString());
+    } catch (const Failure& f) {
+        storeError_ = failureText(f);
+    } catch (const std::exception& e) {
+        storeError_ = QString::fromUtf8(e.what());
+    }
+    panel_->setStore(store_.get(), storeError_);
+    record_->setEnabled(store_ != nullptr);
+    storeErrorPending_ = !store_;
+    if (!store_) report(tr("Sessions are not recorded: %1").arg(storeError_));
+    return store_ != nullptr;
+}
+
+bool SessionActions::recording() const {
+    return record_->isChecked() && store_;
+}
+
+void SessionActions::setRecording(bool on) {
+    record_->setChecked(on);
+}
+
+void SessionActions::report(const QString& text) {
+    lastMessage_ = text;
+    window_->statusBar()->showMessage(text);
+}
+
+void SessionActions::addExportAction(QMenu* file) {
+    QAction* exportAction = new QAction(tr("&Export…"), this);
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportAction->setToolTip(
+        tr("Write the plan on screen as HTML, PDF, CSV, JSON or a Chrome trace"));
+    connect(exportAction, &QAction::triggered, this, &SessionActions::exportDialog);
+    file->addAction(exportAction);
+}
+
+QMenu* SessionActions::buildMenu(QWidget* parent) {
+    auto* menu = new QMenu(tr("&Sessions"), parent);
+    menu->addAction(record_);
+    menu->addSeparator();
+    menu->addAction(tr("Show &sessions"), this, [this] {
+        if (QDockWidget* d = window_->dock(QStringLiteral("sessionsDock"))) {
+            d->show();
+            d->raise();
+        }
+        panel_->searchField()->setFocus();
+    });
+    menu->addAction(tr("&Replay shown session"), this, [this] {
+        if (current_)
+            replaySession(current_);
+        else
+            report(tr("The plan on screen is not a recorded session"));
+    });
+    menu->addAction(tr("Show &comparison"), this, &SessionActions::raiseCompare);
+    return menu;
+}
+
+void SessionActions::recordRun(const PlanOutcome& outcome) {
+    shown_ = std::make_shared<const PlanOutcome>(outcome);
+    current_ = 0;
+    // The first plan clears the status bar: say again, once, why nothing is recorded.
+    if (storeErrorPending_) {
+        storeErrorPending_ = false;
+        report(tr("Sessions are not recorded: %1").arg(storeError_));
+    }
+    if (recording() && outcome.model && outcome.plan) {
+        try {
+            QElapsedTimer timer;
+            timer.start();
+            PlanOptions options = make_options(outcome.settings, outcome.model->kind);
+            sessions::NewSession n{
+                sessions::input_from_model(*outcome.model, outcome.settings.request(), options),
+                *outcome.plan,
+                fmt::format("{} ({})",
+                            QFileInfo(qs(outcome.model->path)).completeBaseName().toStdString(),
+                            outcome.plan->strategy),
+                "",
+                {}};
+            current_ = store_->record(n);
+            panel_->refresh();
+            lastRecordMs_ = double(timer.nsecsElapsed()) / 1e6;
+            emit sessionRecorded(current_);
+        } catch (const Failure& f) {
+            report(tr("Recording the run failed: %1").arg(failureText(f)));
+        }
+    }
+    panel_->setCurrentSession(current_);
+}
+
+bool SessionActions::openSession(qint64 id) {
+    if (!store_) return false;
+    try {
+        sessions::Session s = store_->load(id);
+        if (s.altered) markAltered(s);
+        if (!s.plan) {
+            report(tr("Session %1 cannot be shown: %2").arg(id).arg(qs(s.altered_reason)));
+            return false;
+        }
+        auto outcome = std::make_shared<PlanOutcome>();
+        outcome->model = std::make_shared<const LoadedModel>(sessions::load_input(s.input));
+        outcome->plan = std::make_shared<const Plan>(std::move(*s.plan));
+        outcome->settings = settingsOf(s.input);
+        window_->showStoredOutcome(*outcome);
+        shown_ = std::move(outcome);
+        current_ = id;
+        panel_->setCurrentSession(id);
+        report(s.altered ? tr("Session %1 shown — ALTERED: %2").arg(id).arg(qs(s.altered_reason))
+                         : tr("Session %1 shown (stored plan, not re-planned)").arg(id));
+        emit sessionOpened(id);
+        return true;
+    } catch (const Failure& f) {
+        report(tr("Cannot open session %1: %2").arg(id).arg(failureText(f)));
+        return false;
+    }
+}
+
+void SessionActions::markAltered(const sessions::Session& s) {
+    panel_->markAltered(s.summary.id, qs(s.altered_reason));
+}
+
+void SessionActions::replaySession(qint64 id) {
+    if (!store_) return;
+    if (replayThread_) {
+        report(tr("A replay is already running"));
+        return;
+    }
+    auto session = std::make_shared<sessions::Session>();
+    try {
+        *session = store_->load(id);
+    } catch (const Failure& f) {
+        report(tr("Cannot replay session %1: %2").arg(id).arg(failureText(f)));
+        emit replayFinished(false, false);
+        return;
+    }
+    if (session->altered) {
+        markAltered(*session);
+        report(tr("Session %1 is altered and cannot be replayed: %2")
+                   .arg(id)
+                   .arg(qs(session->altered_reason)));
+        emit replayFinished(false, false);
+        return;
+    }
+    report(tr("Replaying session %1…").arg(id));
+    replayCancel_ = std::make_shared<std::atomic<bool>>(false);
+    auto cancel = replayCancel_;
+    // The destructor waits for the thread, so `this` outlives everything posted to it.
+    replayThread_ = QThread::create([this, session, cancel] {
+        Progress progress;
+        progress.cancel_flag = cancel.get();
+        try {
+            auto result = std::make_shared<sessions::ReplayResult>(
+                sessions::replay_session(*session, progress));
+            QMetaObject::invokeMethod(
+                this, [this, session, result] { showReplay(*session, *result); },
+                Qt::QueuedConnection);
+        } catch (const std::exception& e) {
+            QString text = QString::fromUtf8(e.what());
+            QMetaObject::invokeMethod(
+                this,
+                [this, id = session->summary.id, text] {
+                    report(tr("Replay of session %1 failed: %2").arg(id).arg(text));
+                    emit replayFinished(false, false);
+                },
+                Qt::QueuedConnection);
+        }
+    });
+    replayThread_->setObjectName(QStringLiteral("tmmu-replay"));
+    connect(replayThread_, &QThread::finished, this, [this] {
+        delete replayThread_;
+        replayThread_ = nullptr;
+    });
+    replayThread_->start(QThread::LowPriority);
+}
+
+void SessionActions::showReplay(const sessions::Session& stored, const sessions::ReplayResult& r) {
+    const int64_t id = stored.summary.id;
+    views::CompareSide before{
+        tr("session %1 as recorded (tmmu %2)").arg(id).arg(qs(stored.program_version)),
+        std::make_shared<const Plan>(*stored.plan)};
+    views::CompareSide after{tr("replayed with tmmu %1").arg(QStringLiteral(TMMU_VERSION)),
+                             std::make_shared<const Plan>(r.replayed)};
+    compare_->setComparison(r.comparison, std::move(before), std::move(after));
+    raiseCompare();
+    report(r.comparison.identical
+               ? tr("Replay of session %1: identical").arg(id)
+               : tr("Replay of session %1: the plan differs (%n tensor(s) moved)", nullptr,
+                    int(r.comparison.moved.size()))
+                     .arg(id));
+    emit replayFinished(true, r.comparison.identical);
+}
+
+bool SessionActions::compareSessions(qint64 before, qint64 after) {
+    if (!store_) return false;
+    try {
+        sessions::Session a = store_->load(before);
+        sessions::Session b = store_->load(after);
+        for (const sessions::Session* s : {&a, &b})
+            if (s->altered) markAltered(*s);
+        sessions::PlanComparison c = sessions::diff_sessions(a, b);
+        // Recorded titles name the strategy already; others get it added.
+        auto label = [](const sessions::Session& s) {
+            QString title = qs(s.summary.title), strategy = qs(s.summary.strategy);
+            if (!title.contains(strategy)) title += QStringLiteral(" [%1]").arg(strategy);
+            return tr("session %1: %2").arg(s.summary.id).arg(title);
+        };
+        compare_->setComparison(c, {label(a), std::make_shared<const Plan>(std::move(*a.plan))},
+                                {label(b), std::make_shared<const Plan>(std::move(*b.plan))});
+        raiseCompare();
+        report(c.identical ? tr("Sessions %1 and %2: identical plans").arg(before).arg(after)
+                           : tr("Sessions %1 and %2 differ").arg(before).arg(after));
+        return true;
+    } catch (const Failure& f) {
+        report(
+            tr("Cannot compare sessions %1 and %2: %3").arg(before).arg(after).arg(failureText(f)));
+        return false;
+    }
+}
+
+bool SessionActions::renameSession(qint64 id, const QString& title) {
+    sessions::SessionEdit e;
+    e.title = title.toStdString();
+    try {
+        if (!store_) return false;
+        store_->edit(id, e);
+    } catch (const Failure& f) {
+        report(tr("Cannot rename session %1: %2").arg(id).arg(failureText(f)));
+        return false;
+    }
+    panel_->refresh();
+    return true;
+}
+
+bool SessionActions::editSession(qint64 id, const QString& notes, const QStringList& tags) {
+    sessions::SessionEdit e;
+    e.notes = notes.toStdString();
+    std::vector<std::string> list;
+    for (const QString& t : tags)
+        list.push_back(t.toStdString());
+    e.tags = std::move(list);
+    try {
+        if (!store_) return false;
+        store_->edit(id, e);
+    } catch (const Failure& f) {
+        report(tr("Cannot edit session %1: %2").arg(id).arg(failureText(f)));
+        return false;
+    }
+    panel_->refresh();
+    return true;
+}
+
+bool SessionActions::deleteSessions(const QList<qint64>& ids) {
+    if (!store_) return false;
+    int removed = 0;
+    try {
+        for (qint64 id : ids) {
+            removed += store_->remove(id) ? 1 : 0;
+            if (id == current_) current_ = 0;
+        }
+    } catch (const Failure& f) {
+        report(tr("Deleting sessions failed: %1").arg(failureText(f)));
+    }
+    panel_->setCurrentSession(current_);
+    panel_->refresh();
+    report(tr("Deleted %n session(s)", nullptr, removed));
+    return removed == int(ids.size());
+}
+
+void SessionActions::raiseCompare() {
+    if (QDockWidget* d = window_->dock(QStringLiteral("sessionCompareDock"))) {
+        d->show();
+        d->raise();
+        // Two tables and a chart need room: grow a docked comparison that is too short.
+        if (!d->isFloating() && d->height() < kCompareMinHeight)
+            window_->resizeDocks({d}, {kCompareMinHeight}, Qt::Vertical);
+    }
+}
+
+sessions::Session SessionActions::currentAsSession() const {
+    if (current_ && store_) return store_->load(current_);
+    if (!shown_ || !shown_->model || !shown_->plan)
+        fail(FailureCode::InvalidArgument, "File > Export", "no plan is shown");
+    const PlanOutcome& o = *shown_;
+    const Plan& plan = *o.plan;
+    sessions::Session s;
+    s.summary.title = QFileInfo(qs(o.model->path)).completeBaseName().toStdString();
+    s.summary.source_path = o.model->path;
+    s.summary.mode = plan.mode ? std::string(mode_name(*plan.mode)) : "none";
+    s.summary.strategy = plan.strategy;
+    s.summary.plan_hash = to_hex(plan.plan_hash);
+    s.summary.peak_bytes = total_height(plan);
+    s.summary.lower_bound = total_lower_bound(plan);
+    s.input = sessions::input_from_model(*o.model, o.settings.request(),
+                                         make_options(o.settings, o.model->kind));
+    s.program_version = TMMU_VERSION;
+    s.ir_hash = to_hex(plan.ir_hash);
+    s.metrics_json = metricsJson(plan);
+    s.plan = plan;
+    return s;
+}
+
+bool SessionActions::exportCurrent(const QString& path, sessions::ExportFormat format) {
+    try {
+        sessions::write_export(currentAsSession(), format, path.toStdString());
+    } catch (const Failure& f) {
+        report(tr("Export failed: %1").arg(failureText(f)));
+        return false;
+    }
+    report(tr("Exported %1 to %2").arg(qs(sessions::export_format_name(format)), path));
+    return true;
+}
+
+void SessionActions::exportDialog() {
+    if (!ctx_->plan()) {
+        report(tr("Nothing to export: no plan is shown"));
+        return;
+    }
+    QStringList filters;
+    for (const FormatFilter& f : kFilters)
+        filters << tr(f.filter);
+    QString selected = filters.front();
+    QString base = shown_ && shown_->model ? QFileInfo(qs(shown_->model->path)).completeBaseName()
+                                           : QStringLiteral("plan");
+    if (current_) base += QStringLiteral("-session%1").arg(current_);
+    QString path = QFileDialog::getSaveFileName(window_, tr("Export plan"), base + ".html",
+                                                filters.join(QStringLiteral(";;")), &selected);
+    if (path.isEmpty()) return;
+    ExportFormat format =
+        kFilters[size_t(std::max<qsizetype>(0, filters.indexOf(selected)))].format;
+    QString extension = qs(sessions::export_extension(format));
+    if (QFileInfo(path).suffix().isEmpty()) path += extension;
+    exportCurrent(path, format);
+}
+
+} // namespace tmmu::studio

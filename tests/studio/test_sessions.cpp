@@ -1,0 +1,335 @@
+// The studio's sessions: every planning run recorded in a temporary database, listed in the
+// Sessions panel, opened without re-planning, renamed / annotated / deleted through the panel's
+// own code paths, replayed off the UI thread, compared, exported; a foreign database file is
+// reported and left byte-for-byte untouched while the studio keeps working.
+#include "context/plan_context.h"
+#include "io/sha256.h"
+#include "main_window.h"
+#include "models/session_list_model.h"
+#include "panels/session_compare_panel.h"
+#include "panels/sessions_panel.h"
+#include "plan_runner.h"
+#include "planning_controls.h"
+#include "session_actions.h"
+#include "session_store.h"
+#include "studio_app.h"
+#include "studio_options.h"
+#include "studio_status_bar.h"
+#include "style/palette.h"
+
+#include <QAction>
+#include <QChart>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tmmu;
+using namespace tmmu::studio;
+
+namespace {
+
+PlanSettings smallSettings(const std::string& strategy = "auto") {
+    PlanSettings s;
+    s.batch = 1;
+    s.seq = 64;
+    s.strategy = strategy;
+    return s;
+}
+
+bool waitForPlan(MainWindow& w, const std::function<void()>& start) {
+    QSignalSpy shown(&w, &MainWindow::planShown);
+    start();
+    return shown.wait(30000);
+}
+
+bool waitIdle(MainWindow& w) {
+    return QTest::qWaitFor([&] { return !w.runner()->busy(); }, 30000);
+}
+
+// Plans the default model (small request) with a strategy; returns the recorded session id.
+int64_t planAndRecord(MainWindow& w, const std::string& strategy) {
+    if (!waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(strategy), false); }))
+        return 0;
+    waitIdle(w);
+    return w.sessions()->currentSession();
+}
+
+template <class T>
+T* waitForDialog(QWidget* parent, const char* name) {
+    T* found = nullptr;
+    QTest::qWaitFor([&] { return (found = parent->findChild<T*>(name)) != nullptr; }, 2000);
+    return found;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestSessions : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QTemporaryDir settingsDir_;
+    int dbCounter_ = 0;
+
+    QString freshDb() { return dir_.path() + QStringLiteral("/s%1.db").arg(++dbCounter_); }
+
+  private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
+        apply_application_identity();
+    }
+    void init() { QSettings().clear(); }
+
+    void parsesTheSessionsOption() {
+        StudioOptions o = parse_studio_options({"--sessions", "/tmp/x.db"});
+        QCOMPARE(o.sessions, QStringLiteral("/tmp/x.db"));
+        QVERIFY(parse_studio_options({}).sessions.isEmpty());
+    }
+
+    void withoutAStoreNothingIsRecorded() {
+        MainWindow w;
+        QVERIFY(!w.sessions()->store());
+        QVERIFY(!w.sessions()->recordAction()->isEnabled());
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        QCOMPARE(w.sessions()->currentSession(), 0);
+        QVERIFY(w.sessions()->panel()->statusText().contains("no sessions database"));
+        QVERIFY(w.dock("sessionsDock"));
+        QVERIFY(w.dock("sessionCompareDock"));
+        waitIdle(w);
+    }
+
+    void recordsRunsAndOpensThemWithoutReplanning() {
+        MainWindow w;
+        const QString db = freshDb();
+        QVERIFY(w.sessions()->openStore(db));
+        const int64_t first = planAndRecord(w, "slots");
+        QVERIFY(first > 0);
+        qInfo("recording a GPT-2 (batch 1, seq 64) run: %.1f ms", w.sessions()->lastRecordMs());
+        const std::string firstHash = to_hex(w.context()->plan()->plan_hash);
+        const int64_t second = planAndRecord(w, "greedy-size");
+        QVERIFY(second > first);
+        QCOMPARE(w.sessions()->store()->count(), size_t(2));
+
+        views::SessionsPanel* panel = w.sessions()->panel();
+        QCOMPARE(panel->model()->rowCount(), 2);
+        const sessions::SessionSummary& listed =
+            panel->model()->summary(panel->model()->rowOf(first));
+        QCOMPARE(listed.plan_hash, firstHash);
+        QCOMPARE(listed.strategy, std::string("slots"));
+        QCOMPARE(panel->currentSession(), second);
+
+        // Open through the panel: the stored plan is shown, nothing is planned.
+        QSignalSpy started(w.runner(), &PlanRunner::started);
+        panel->selectSession(first);
+        QElapsedTimer t;
+        t.start();
+        panel->openSelected();
+        qInfo("opening a recorded GPT-2 session: %lld ms", t.elapsed());
+        QCOMPARE(started.count(), 0);
+        QCOMPARE(to_hex(w.context()->plan()->plan_hash), firstHash);
+        QCOMPARE(w.studioStatusBar()->field("hash")->text(),
+                 QString::fromStdString(firstHash).left(
+                     w.studioStatusBar()->field("hash")->text().size()));
+        QVERIFY(w.studioStatusBar()->field("hash")->text().size() >= 8);
+        QCOMPARE(w.sessions()->currentSession(), first);
+        QCOMPARE(w.controls()->settings().strategy, std::string("slots"));
+        QCOMPARE(w.sessions()->store()->count(), size_t(2)); // opening records nothing
+    }
+
+    void renamesAnnotatesAndDeletesThroughThePanel() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        const int64_t a = planAndRecord(w, "slots");
+        const int64_t b = planAndRecord(w, "greedy-size");
+        views::SessionsPanel* panel = w.sessions()->panel();
+        sessions::SessionStore& store = *w.sessions()->store();
+
+        panel->selectSession(a);
+        panel->renameSelected();
+        auto* rename = waitForDialog<QInputDialog>(panel, "renameDialog");
+        QVERIFY(rename);
+        rename->setTextValue(QStringLiteral("baseline"));
+        rename->accept();
+        QCOMPARE(store.load(a).summary.title, std::string("baseline"));
+        QCOMPARE(
+            panel->model()->text(panel->model()->rowOf(a), views::SessionListModel::TitleColumn),
+            QStringLiteral("baseline"));
+
+        panel->selectSession(a);
+        panel->editSelected();
+        auto* editor = waitForDialog<QDialog>(panel, "editSessionDialog");
+        QVERIFY(editor);
+        editor->findChild<QPlainTextEdit*>("notesEdit")->setPlainText(QStringLiteral("why: demo"));
+        editor->findChild<QLineEdit*>("tagsEdit")->setText(QStringLiteral("demo, gpt2"));
+        editor->accept();
+        sessions::Session edited = store.load(a);
+        QCOMPARE(edited.notes, std::string("why: demo"));
+        QCOMPARE(edited.summary.tags, (std::vector<std::string>{"demo", "gpt2"}));
+        panel->setSearch(QStringLiteral("demo"));
+        QCOMPARE(panel->model()->rowCount(), 1);
+        panel->setSearch(QString());
+
+        panel->selectSession(b);
+        panel->deleteSelected();
+        auto* box = waitForDialog<QMessageBox>(panel, "confirmDeleteBox");
+        QVERIFY(box);
+        box->button(QMessageBox::Yes)->click();
+        QCOMPARE(store.count(), size_t(1));
+        QCOMPARE(panel->model()->rowCount(), 1);
+        QCOMPARE(w.sessions()->currentSession(), 0); // the shown run is no longer a session
+    }
+
+    void replayIsIdentical() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        const int64_t id = planAndRecord(w, "auto");
+        QSignalSpy done(w.sessions(), &SessionActions::replayFinished);
+        w.sessions()->panel()->selectSession(id);
+        w.sessions()->panel()->replaySelected();
+        QVERIFY(w.sessions()->replayBusy()); // off the UI thread
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.at(0).at(0).toBool(), true);
+        QCOMPARE(done.at(0).at(1).toBool(), true);
+        views::SessionComparePanel* compare = w.sessions()->comparePanel();
+        QVERIFY(compare->comparison().identical);
+        QVERIFY(compare->headline().contains("Identical"));
+        QVERIFY(compare->comparison().moved.empty());
+        QVERIFY(w.sessions()->lastMessage().contains("identical"));
+        QTRY_VERIFY(!w.sessions()->replayBusy());
+    }
+
+    void comparesTwoSessions() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        const int64_t a = planAndRecord(w, "slots");
+        const int64_t b = planAndRecord(w, "greedy-size");
+        views::SessionsPanel* panel = w.sessions()->panel();
+        panel->table()->selectAll();
+        panel->compareSelected();
+        views::SessionComparePanel* compare = w.sessions()->comparePanel();
+        const sessions::PlanComparison& c = compare->comparison();
+        QVERIFY(!c.identical);
+        bool anyChanged = false;
+        for (const sessions::ArenaDelta& d : c.arenas)
+            anyChanged |= d.changed();
+        QVERIFY(anyChanged);
+        QVERIFY(!c.moved.empty());
+        QCOMPARE(compare->arenaTable()->rowCount(), int(c.arenas.size()));
+        QCOMPARE(compare->movedTable()->model()->rowCount(), int(c.moved.size()));
+        QVERIFY(compare->headline().contains(QStringLiteral("session %1").arg(a)));
+        QVERIFY(compare->headline().contains(QStringLiteral("session %1").arg(b)));
+        // The overlay: live bytes and high-water of both plans.
+        QCOMPARE(compare->chart()->series().size(), 4);
+        compare->setArena(QStringLiteral("activations"));
+        QCOMPARE(compare->arena(), QStringLiteral("activations"));
+        QCOMPARE(compare->chart()->series().size(), 4);
+    }
+
+    // Offscreen grabs of the Sessions dock and the compare view (written to $TMMU_SHOT_DIR when
+    // set, for people to look at): both plans' curves are drawn in the palette's colours.
+    void sessionsAndCompareViewsAreDrawn() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        planAndRecord(w, "slots");
+        planAndRecord(w, "greedy-size");
+        w.show();
+        w.dock("sessionsDock")->raise();
+        w.sessions()->panel()->table()->selectAll();
+        w.sessions()->panel()->compareSelected();
+        QTest::qWait(200);
+        QString dir = qEnvironmentVariable("TMMU_SHOT_DIR", dir_.path());
+        QImage panel = w.dock("sessionsDock")->grab().toImage();
+        QImage compare = w.dock("sessionCompareDock")->grab().toImage();
+        QVERIFY(panel.save(dir + "/sessions-dock.png"));
+        QVERIFY(compare.save(dir + "/session-compare.png"));
+        QVERIFY(w.dock("sessionCompareDock")->isVisible());
+        auto count = [](const QImage& image, QColor c) {
+            int n = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x) {
+                    QColor p = image.pixelColor(x, y);
+                    n += std::abs(p.red() - c.red()) + std::abs(p.green() - c.green()) +
+                             std::abs(p.blue() - c.blue()) <
+                         40;
+                }
+            return n;
+        };
+        views::ViewPalette palette = views::ViewPalette::fromApplication();
+        // Live bytes do not depend on the strategy: B's dashed line covers A's (drawn first).
+        QVERIFY(count(compare, palette.slot(0)) > 20);  // A high-water (mostly under B)
+        QVERIFY(count(compare, palette.slot(1)) > 100); // B live
+        QVERIFY(count(compare, palette.slot(5)) > 100); // B high-water
+    }
+
+    void recordingCanBeTurnedOff() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        w.sessions()->setRecording(false);
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        waitIdle(w);
+        QCOMPARE(w.sessions()->store()->count(), size_t(0));
+        QCOMPARE(w.sessions()->currentSession(), 0);
+    }
+
+    void foreignDatabaseIsLeftAlone() {
+        const QString path = dir_.path() + QStringLiteral("/foreign.db");
+        QByteArray bytes("this is somebody else's file, not a TMMU sessions database\n");
+        bytes.append(4096, 'x');
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        }
+        MainWindow w;
+        QVERIFY(!w.sessions()->openStore(path));
+        QVERIFY(!w.sessions()->storeError().isEmpty());
+        QVERIFY(w.sessions()->lastMessage().contains("not recorded"));
+        QVERIFY(w.sessions()->panel()->statusText().contains("unavailable"));
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        QVERIFY(w.context()->plan());
+        waitIdle(w);
+        // Said again once after the first plan cleared the status bar.
+        QVERIFY(w.statusBar()->currentMessage().contains("not recorded"));
+        QCOMPARE(readAll(path), bytes);
+    }
+
+    void exportsTheShownPlan() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        planAndRecord(w, "auto");
+        const QString csv = dir_.path() + QStringLiteral("/recorded.csv");
+        QVERIFY2(w.sessions()->exportCurrent(csv, sessions::ExportFormat::Csv),
+                 qPrintable(w.sessions()->lastMessage()));
+        QVERIFY(readAll(csv).size() > 100);
+        // Not recorded: exported from the plan on screen.
+        w.sessions()->setRecording(false);
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        waitIdle(w);
+        QCOMPARE(w.sessions()->currentSession(), 0);
+        const QString json = dir_.path() + QStringLiteral("/unrecorded.json");
+        QVERIFY2(w.sessions()->exportCurrent(json, sessions::ExportFormat::Json),
+                 qPrintable(w.sessions()->lastMessage()));
+        QVERIFY(readAll(json).contains("activations"));
+    }
+};
+
+QTEST_MAIN(TestSessions)
+#include "test_sessions.moc"
