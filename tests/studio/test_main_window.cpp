@@ -11,6 +11,7 @@
 #include "studio_app.h"
 #include "studio_options.h"
 #include "studio_status_bar.h"
+#include "studio_test_util.h"
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -30,29 +31,11 @@
 
 using namespace tmmu;
 using namespace tmmu::studio;
+using namespace tmmu::studio::testing;
 
 namespace {
 
 const QString kExamples = QStringLiteral(TMMU_SOURCE_DIR "/resources/models/examples");
-
-// A small request keeps these tests fast; one test plans the real default.
-PlanSettings smallSettings() {
-    PlanSettings s;
-    s.batch = 1;
-    s.seq = 64;
-    return s;
-}
-
-bool waitForPlan(MainWindow& w, const std::function<void()>& start) {
-    QSignalSpy shown(&w, &MainWindow::planShown);
-    start();
-    return shown.wait(30000);
-}
-
-// The comparison runs after the plan is shown; some tests need the runner quiet.
-bool waitIdle(MainWindow& w) {
-    return QTest::qWaitFor([&] { return !w.runner()->busy(); }, 30000);
-}
 
 QString statusText(MainWindow& w, const char* field) {
     return w.studioStatusBar()->field(field)->text();

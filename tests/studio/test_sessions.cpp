@@ -15,6 +15,7 @@
 #include "studio_app.h"
 #include "studio_options.h"
 #include "studio_status_bar.h"
+#include "studio_test_util.h"
 #include "style/palette.h"
 
 #include <QAction>
@@ -38,26 +39,9 @@
 
 using namespace tmmu;
 using namespace tmmu::studio;
+using namespace tmmu::studio::testing;
 
 namespace {
-
-PlanSettings smallSettings(const std::string& strategy = "auto") {
-    PlanSettings s;
-    s.batch = 1;
-    s.seq = 64;
-    s.strategy = strategy;
-    return s;
-}
-
-bool waitForPlan(MainWindow& w, const std::function<void()>& start) {
-    QSignalSpy shown(&w, &MainWindow::planShown);
-    start();
-    return shown.wait(30000);
-}
-
-bool waitIdle(MainWindow& w) {
-    return QTest::qWaitFor([&] { return !w.runner()->busy(); }, 30000);
-}
 
 // Plans the default model (small request) with a strategy; returns the recorded session id.
 int64_t planAndRecord(MainWindow& w, const std::string& strategy) {

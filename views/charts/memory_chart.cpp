@@ -67,6 +67,23 @@ ByteScale byteScaleFor(uint64_t maxBytes) {
     return s;
 }
 
+void clearChart(QChart* chart) {
+    chart->removeAllSeries();
+    for (QAbstractAxis* axis : chart->axes()) {
+        chart->removeAxis(axis);
+        delete axis;
+    }
+}
+
+void applyCompactChartLayout(QChart* chart) {
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    QFont legendFont = chart->legend()->font();
+    legendFont.setPointSizeF(std::max(7.0, legendFont.pointSizeF() - 1));
+    chart->legend()->setFont(legendFont);
+}
+
 void applyChartPalette(QChart* chart, const ViewPalette& palette) {
     chart->setBackgroundBrush(palette.background());
     chart->setBackgroundPen(Qt::NoPen);
@@ -145,12 +162,7 @@ void hideFromLegend(QChart* chart, QAbstractSeries* series) {
 
 MemoryChart::MemoryChart(PlanContext* ctx, QWidget* parent)
     : QWidget(parent), ctx_(ctx), arenaBox_(new QComboBox(this)), chart_(new QChart) {
-    chart_->setAnimationOptions(QChart::NoAnimation);
-    chart_->setMargins(QMargins(2, 2, 2, 2));
-    chart_->legend()->setAlignment(Qt::AlignBottom);
-    QFont legendFont = chart_->legend()->font();
-    legendFont.setPointSizeF(std::max(7.0, legendFont.pointSizeF() - 1));
-    chart_->legend()->setFont(legendFont);
+    applyCompactChartLayout(chart_);
     auto* view = new MemoryChartView(chart_, this);
     view->setObjectName(QStringLiteral("memoryChartView"));
 
@@ -198,11 +210,7 @@ void MemoryChart::onPlanChanged() {
 }
 
 void MemoryChart::rebuild() {
-    chart_->removeAllSeries();
-    for (QAbstractAxis* axis : chart_->axes()) {
-        chart_->removeAxis(axis);
-        delete axis;
-    }
+    clearChart(chart_);
     cursor_ = nullptr;
     axisX_ = new QValueAxis;
     axisY_ = new QValueAxis;

@@ -37,6 +37,13 @@ struct ByteScale {
 };
 ByteScale byteScaleFor(uint64_t maxBytes);
 
+// Removes every series and axis, before a chart is filled again.
+void clearChart(QChart* chart);
+
+// The compact look of the studio's docked charts: no animation, thin margins, a small legend
+// at the bottom.
+void applyCompactChartLayout(QChart* chart);
+
 // Colours a chart's background, axes, grid and legend from the view palette.
 void applyChartPalette(QChart* chart, const ViewPalette& palette);
 

@@ -78,11 +78,7 @@ void StrategyChart::changeEvent(QEvent* event) {
 }
 
 void StrategyChart::rebuild() {
-    chart_->removeAllSeries();
-    for (QAbstractAxis* axis : chart_->axes()) {
-        chart_->removeAxis(axis);
-        delete axis;
-    }
+    clearChart(chart_);
     ViewPalette palette = ViewPalette::fromApplication();
     uint64_t top = 0;
     double slowest = 0;

@@ -161,12 +161,7 @@ SessionComparePanel::SessionComparePanel(QWidget* parent)
     for (int c = 0; c < TensorMoveModel::ColumnCount; ++c)
         moved_->setColumnWidth(c, (c == 0 ? 9 : c <= 2 ? 11 : 9) * ch);
 
-    chart_->setAnimationOptions(QChart::NoAnimation);
-    chart_->setMargins(QMargins(2, 2, 2, 2));
-    chart_->legend()->setAlignment(Qt::AlignBottom);
-    QFont legendFont = chart_->legend()->font();
-    legendFont.setPointSizeF(std::max(7.0, legendFont.pointSizeF() - 1));
-    chart_->legend()->setFont(legendFont);
+    applyCompactChartLayout(chart_);
     auto* view = new QChartView(chart_, this);
     view->setObjectName(QStringLiteral("compareChartView"));
     view->setRenderHint(QPainter::Antialiasing, true);
@@ -316,11 +311,7 @@ void SessionComparePanel::addSeries(const Plan& plan, int arena, bool highWater,
 }
 
 void SessionComparePanel::rebuildChart() {
-    chart_->removeAllSeries();
-    for (QAbstractAxis* axis : chart_->axes()) {
-        chart_->removeAxis(axis);
-        delete axis;
-    }
+    clearChart(chart_);
     ViewPalette palette = ViewPalette::fromApplication();
     const QString name = arena();
     const Plan* a = before_.plan.get();
