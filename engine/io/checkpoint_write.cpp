@@ -1,5 +1,7 @@
 #include "io/checkpoint_codec.h"
 
+#include "io/plan_hash.h"
+
 #include <algorithm>
 #include <functional>
 #include <utility>
@@ -55,14 +57,7 @@ void write_buffers(Writer& w, const std::vector<Buffer>& buffers) {
     w.array(buffers.size());
     for (const Buffer& b : buffers) {
         w.array(kBufferFields);
-        w.uint64(b.begin);
-        w.uint64(b.end);
-        w.uint64(b.size);
-        w.uint64(b.alignment);
-        if (b.pinned)
-            w.uint64(*b.pinned);
-        else
-            w.null();
+        write_buffer_fields(w, b);
     }
 }
 

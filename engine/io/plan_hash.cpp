@@ -146,6 +146,17 @@ Digest ir_hash(const Graph& g) {
     return hash_value(canonical_ir(g));
 }
 
+void write_buffer_fields(cbor::Writer& w, const Buffer& b) {
+    w.uint64(b.begin);
+    w.uint64(b.end);
+    w.uint64(b.size);
+    w.uint64(b.alignment);
+    if (b.pinned)
+        w.uint64(*b.pinned);
+    else
+        w.null();
+}
+
 Digest problem_hash(const OffsetProblem& p, const std::vector<std::string>& ids) {
     if (ids.size() != p.buffers.size())
         fail(FailureCode::InvalidArgument, "problem_hash ids",
@@ -161,14 +172,7 @@ Digest problem_hash(const OffsetProblem& p, const std::vector<std::string>& ids)
         const Buffer& b = p.buffers[i];
         w.array(6);
         w.text(ids[i]);
-        w.uint64(b.begin);
-        w.uint64(b.end);
-        w.uint64(b.size);
-        w.uint64(b.alignment);
-        if (b.pinned)
-            w.uint64(*b.pinned);
-        else
-            w.null();
+        write_buffer_fields(w, b);
     }
     return sha256(w.data());
 }

@@ -25,6 +25,10 @@ Digest ir_hash(const Graph& g);
 // to the arena config and is hashed there. ids.size() must equal the buffer count.
 Digest problem_hash(const OffsetProblem& p, const std::vector<std::string>& ids);
 
+// begin, end, size, alignment, pinned or null: the buffer fields as the problem hash and the
+// checkpoint both write them (the caller writes the enclosing array head).
+void write_buffer_fields(cbor::Writer& w, const Buffer& b);
+
 // The canonical CBOR bytes hashed by compute_plan_hash (streamed, not built as a Value):
 //   ["tmmu_plan_v1", [ir_hash, mode, arena_config_hash, execution_order_hash, rank = 0,
 //     world_size = 1, shard_spec_hash, slot_assignment_table, logical_address_table]]
