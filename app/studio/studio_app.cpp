@@ -44,11 +44,9 @@ void apply_application_identity() {
     if (!icon.isNull()) QApplication::setWindowIcon(icon);
 }
 
-QString render_screenshot(MainWindow& window, const QString& model, const PlanSettings& settings,
-                          const QString& file, QSize size) {
-    window.setPersistSettings(false);
-    window.resize(size);
-    if (!window.openModelSync(model, settings)) return window.lastFailure();
+namespace {
+
+QString save_window_png(MainWindow& window, const QString& file) {
     window.showMiddleOfPlan();
     window.show();
     settle();
@@ -57,6 +55,32 @@ QString render_screenshot(MainWindow& window, const QString& model, const PlanSe
     if (!image.save(file, "PNG"))
         return QStringLiteral("IO_ERROR at %1: cannot write the PNG").arg(file);
     return {};
+}
+
+// Shows a recorded session; returns why it cannot be shown, empty on success.
+QString show_session(MainWindow& window, qint64 session) {
+    SessionActions* actions = window.sessions();
+    if (!actions->store()) return actions->storeError();
+    if (!actions->openSession(session)) return actions->lastMessage();
+    return {};
+}
+
+} // namespace
+
+QString render_screenshot(MainWindow& window, const QString& model, const PlanSettings& settings,
+                          const QString& file, QSize size) {
+    window.setPersistSettings(false);
+    window.resize(size);
+    if (!window.openModelSync(model, settings)) return window.lastFailure();
+    return save_window_png(window, file);
+}
+
+QString render_session_screenshot(MainWindow& window, qint64 session, const QString& file,
+                                  QSize size) {
+    window.setPersistSettings(false);
+    window.resize(size);
+    QString error = show_session(window, session);
+    return error.isEmpty() ? save_window_png(window, file) : error;
 }
 
 int run_studio(const QStringList& args) {
@@ -73,12 +97,19 @@ int run_studio(const QStringList& args) {
         return 0;
     }
     const QString model = options.model.isEmpty() ? default_model_path() : options.model;
+    const QString sessionsPath = options.sessions.isEmpty()
+                                     ? QString::fromStdString(sessions::default_sessions_path())
+                                     : options.sessions;
     MainWindow window;
     if (!options.screenshot.isEmpty()) {
-        // Screenshots never record; they list a database only when one is named.
+        // Screenshots never record; they list a database only when one is named or shown.
         window.sessions()->setRecording(false);
-        if (!options.sessions.isEmpty()) window.sessions()->openStore(options.sessions);
-        QString error = render_screenshot(window, model, options.settings, options.screenshot);
+        if (!options.sessions.isEmpty() || options.session)
+            window.sessions()->openStore(sessionsPath);
+        QString error =
+            options.session
+                ? render_session_screenshot(window, options.session, options.screenshot)
+                : render_screenshot(window, model, options.settings, options.screenshot);
         if (!error.isEmpty()) {
             std::fprintf(stderr, "tmmu-studio: %s\n", qPrintable(error));
             return 1;
@@ -86,11 +117,11 @@ int run_studio(const QStringList& args) {
         return 0;
     }
     window.restoreSettings();
-    window.sessions()->openStore(options.sessions.isEmpty()
-                                     ? QString::fromStdString(sessions::default_sessions_path())
-                                     : options.sessions);
+    window.sessions()->openStore(sessionsPath);
     window.controls()->setSettings(options.settings);
-    window.openModel(model, options.settings, !options.model.isEmpty());
+    // A session that cannot be shown says why in the status bar; the default model opens.
+    if (!options.session || !show_session(window, options.session).isEmpty())
+        window.openModel(model, options.settings, !options.model.isEmpty());
     window.show();
     return QApplication::exec();
 }

@@ -21,5 +21,8 @@ int run_studio(const QStringList& args);
 // success. The user's settings are neither read nor written.
 QString render_screenshot(MainWindow& window, const QString& model, const PlanSettings& settings,
                           const QString& file, QSize size = QSize(1600, 1000));
+// The same for a recorded session of the window's open sessions database, shown as stored.
+QString render_session_screenshot(MainWindow& window, qint64 session, const QString& file,
+                                  QSize size = QSize(1600, 1000));
 
 } // namespace tmmu::studio

@@ -31,13 +31,17 @@ QString studio_usage() {
                "usage: tmmu-studio [MODEL] [--mode inference|forward|training] [--batch N] "
                "[--seq N]\n"
                "                   [--strategy %1] [--screenshot FILE] [--sessions PATH]\n"
+               "                   [--open-session ID]\n"
                "MODEL: native IR JSON, a GPT-2/Llama config.json or an offset-assignment CSV\n"
                "       (default: the bundled GPT-2 small config, training, batch 8, seq 1024).\n"
                "--screenshot FILE renders the main window to a PNG and exits (it records\n"
                "                  nothing; with --sessions it lists that database).\n"
                "--sessions PATH   the sessions database planning runs are recorded in\n"
                "                  (default $XDG_DATA_HOME/tmmu/sessions.db, else\n"
-               "                  ~/.local/share/tmmu/sessions.db).\n")
+               "                  ~/.local/share/tmmu/sessions.db).\n"
+               "--open-session ID shows recorded session ID (tmmu session list) as it was\n"
+               "                  stored, without planning again (not --session: Qt takes\n"
+               "                  that one for desktop session management).\n")
         .arg(strategies.join('|'));
 }
 
@@ -74,6 +78,8 @@ StudioOptions parse_studio_options(const QStringList& args) {
             o.screenshot = value();
         } else if (arg == "--sessions") {
             o.sessions = value();
+        } else if (arg == "--open-session") {
+            o.session = qint64(parse_count(value(), "--open-session"));
         } else if (arg.startsWith('-') && arg.size() > 1) {
             fail(FailureCode::InvalidArgument, arg.toStdString(), "unknown option");
         } else if (o.model.isEmpty()) {
@@ -83,6 +89,9 @@ StudioOptions parse_studio_options(const QStringList& args) {
                  "more than one model given; tmmu-studio opens one model");
         }
     }
+    if (o.session && !o.model.isEmpty())
+        fail(FailureCode::InvalidArgument, "--open-session",
+             "give a model or a recorded session, not both");
     return o;
 }
 

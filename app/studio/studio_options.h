@@ -14,12 +14,13 @@ struct StudioOptions {
     PlanSettings settings;
     QString screenshot; // non-empty: render the main window to this PNG and exit
     QString sessions;   // sessions database; empty: sessions::default_sessions_path()
+    qint64 session = 0; // non-zero: show this recorded session instead of planning a model
     bool help = false;
 };
 
 // Parses arguments after the program name:
 //   [MODEL] [--mode M] [--batch N] [--seq N] [--strategy S] [--screenshot FILE]
-//   [--sessions PATH]
+//   [--sessions PATH] [--open-session ID]
 // Throws Failure(InvalidArgument) naming the bad option.
 StudioOptions parse_studio_options(const QStringList& args);
 QString studio_usage();

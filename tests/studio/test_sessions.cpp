@@ -17,12 +17,14 @@
 #include "studio_status_bar.h"
 #include "studio_test_util.h"
 #include "style/palette.h"
+#include "test_support.h"
 
 #include <QAction>
 #include <QChart>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QImage>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -85,6 +87,39 @@ class TestSessions : public QObject {
         StudioOptions o = parse_studio_options({"--sessions", "/tmp/x.db"});
         QCOMPARE(o.sessions, QStringLiteral("/tmp/x.db"));
         QVERIFY(parse_studio_options({}).sessions.isEmpty());
+        QCOMPARE(parse_studio_options({"--open-session", "3"}).session, qint64(3));
+        TMMU_EXPECT_FAILURE(parse_studio_options({"m.json", "--open-session", "3"}),
+                            FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--open-session", "x"}),
+                            FailureCode::InvalidArgument);
+    }
+
+    // `tmmu-studio --open-session ID --screenshot FILE`: the stored plan, drawn as stored; a
+    // missing session is an error naming it, and no PNG is written.
+    void screenshotOfARecordedSession() {
+        const QString db = freshDb();
+        int64_t id = 0;
+        std::string hash;
+        {
+            MainWindow w;
+            QVERIFY(w.sessions()->openStore(db));
+            id = planAndRecord(w, "slots");
+            QVERIFY(id > 0);
+            hash = to_hex(w.context()->plan()->plan_hash);
+        }
+        MainWindow w;
+        w.sessions()->setRecording(false);
+        QVERIFY(w.sessions()->openStore(db));
+        const QString png = dir_.path() + "/session.png";
+        QCOMPARE(render_session_screenshot(w, id, png), QString());
+        QCOMPARE(to_hex(w.context()->plan()->plan_hash), hash);
+        QCOMPARE(QImage(png).size(), QSize(1600, 1000));
+        QCOMPARE(w.runner()->busy(), false); // shown as stored, nothing planned
+        const QString missing = dir_.path() + "/missing.png";
+        QString error = render_session_screenshot(w, id + 10, missing);
+        QVERIFY2(error.contains("no such session"), qPrintable(error));
+        QVERIFY(!QFile::exists(missing));
+        QCOMPARE(w.sessions()->store()->count(), size_t(1)); // nothing recorded
     }
 
     void withoutAStoreNothingIsRecorded() {
