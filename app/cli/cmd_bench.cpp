@@ -30,7 +30,7 @@ Runs every offset strategy on
   3. random problems shaped like real graphs, from 500 up to --max-buffers (default 1000000).
 It prints each strategy's height, % over the lower bound (LB) and planning time; "P" marks a
 height that optimal proved minimal, and the instance table ends with each strategy's total time.
-On the instances, optimal searches --budget N nodes (default 600000, which brings the minimalloc
+On the instances, optimal searches --budget N nodes (default 400000, which brings the minimalloc
 suite to its targets); elsewhere it keeps its default budget. Every solution
 is checked by the independent validator (outside the timed region). Times are one run each on
 this machine: compare strategies within one run, not across machines.
@@ -219,7 +219,7 @@ int cmd_bench(Args& args) {
     }
     std::string dir = args.value("--data").value_or(default_data_dir());
     size_t max_buffers = args.number("--max-buffers", 1000000);
-    const uint64_t optimal_budget = args.number("--budget", 600000);
+    const uint64_t optimal_budget = args.number("--budget", 400000);
     auto json_out = args.value("--json");
     args.positionals(0, 0);
     nlohmann::json report;

@@ -25,7 +25,7 @@ options:
   --strategy S         slots | ffd | greedy-size | best-fit | multi-order | auto | optimal
                        (default auto)
   --budget N|Nms       effort of --strategy optimal: N search nodes (default 1000; the
-                       same N always gives the same plan; 600000 brings the minimalloc
+                       same N always gives the same plan; 400000 brings the minimalloc
                        suite A-K to its targets), or N milliseconds (e.g. 500ms: NOT
                        reproducible, the plan depends on the machine's speed and load)
   --arena NAME=SIZE    arena capacity, e.g. activations=8GiB (repeatable); CSV problems use

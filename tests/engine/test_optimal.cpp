@@ -136,6 +136,25 @@ class TestOptimal : public QObject {
         QCOMPARE(none.solution.height, none.heuristic_height);
     }
 
+    void everyBudgetEndsWithAValidPlanWithinItsNodes() {
+        // Budgets from one node up cut the target schedule (bound, descent, bisection) at every
+        // stage; each run must end, stay within its nodes and the bounds, and repeat exactly.
+        for (uint32_t seed = 0; seed < 60; ++seed) {
+            const OffsetProblem p = seed % 3 ? small_problem(seed, 6 + seed % 10)
+                                             : test::random_problem(seed, 40, 20, 1000, true);
+            for (uint64_t budget : {1u, 7u, 300u, 5'000u}) {
+                const OptimalResult r = optimal(p, budget), again = optimal(p, budget);
+                const std::string label =
+                    "seed " + std::to_string(seed) + " budget " + std::to_string(budget);
+                QVERIFY2(r.nodes <= budget, label.c_str());
+                QVERIFY2(r.solution.height <= r.heuristic_height, label.c_str());
+                QVERIFY2(r.solution.height >= r.lower_bound, label.c_str());
+                QVERIFY2(r.solution.offsets == again.solution.offsets, label.c_str());
+                QVERIFY2(r.nodes == again.nodes, label.c_str());
+            }
+        }
+    }
+
     void solvesTheMinimallocExample() {
         DsaProblem d = parse_dsa_csv(
             "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n",

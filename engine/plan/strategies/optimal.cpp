@@ -21,6 +21,15 @@ constexpr std::string_view kStage = "strategy optimal";
 // per-node cost and its overlap lists grow with the items.
 constexpr size_t kMaxSearchItems = 2000;
 constexpr uint64_t kMinAttempt = 4096; // nodes: the least a target is given while nodes remain
+constexpr uint64_t kBoundShare = 2;    // the first try at the bound gets half of the nodes
+constexpr uint64_t kTargetCap = 16;    // any other target: at most 1/16 of the node budget
+constexpr uint64_t kStep = 32;         // descending targets: best - best / kStep
+constexpr uint64_t kTinyGap = 1024;    // stop when best - lo <= best / kTinyGap
+// The bound's attempts also stop after kWorkPerNode work units (NodeBudget::work) per node of
+// their share: where nodes are expensive (dense instances: ~24,000 units each, against 400-3,000
+// where the bound was reached) the bound is mostly unreachable, and its nodes are better spent
+// on the descent.
+constexpr uint64_t kWorkPerNode = 2048;
 
 uint64_t component_height(const Component& c, const std::vector<uint64_t>& offsets) {
     uint64_t h = 0;
@@ -38,11 +47,11 @@ Outcome round_robin(const Component& c, uint64_t target, NodeBudget& budget, uin
     Outcome outcome = Outcome::OutOfNodes;
     for (uint64_t slice = std::max<uint64_t>(64, 2 * c.items.size());
          outcome == Outcome::OutOfNodes && !budget.stopped &&
-         budget.spent < std::min(attempt_end, total_limit);
+         budget.spent < std::min(attempt_end, total_limit) && budget.work < budget.work_limit;
          slice *= 2)
         for (size_t order = 0; order < c.ranks.size(); ++order) {
             const uint64_t end = std::min(attempt_end, total_limit);
-            if (budget.spent >= end) break;
+            if (budget.spent >= end || budget.work >= budget.work_limit) break;
             budget.limit = std::min(end, budget.spent + slice);
             outcome = optimal::search_component(c, order, target, budget, offsets);
             budget.limit = total_limit;
@@ -85,23 +94,40 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
         progress.report(std::min(done, 1.0), "optimal: search");
         return progress.cancelled() || (timed && Clock::now() >= attempt_deadline);
     };
-    // The arena's capacity first when the heuristic misses it (the decision the caller
-    // needs), else the bound (which many problems reach, and which prunes hardest); then
-    // bisection: target in [lo, best).
-    bool first = true;
+    // Schedule (deterministic for a node budget): the arena's capacity first when the heuristic
+    // misses it (the decision the caller needs), else the bound with half of the nodes (a
+    // reachable bound is usually found well within them, and it prunes hardest). Then targets
+    // descend kStep below the best plan (found ones are cheap) until one fails, then bisection
+    // in [lo, best); each gets at most 1/kTargetCap of a node budget, since a target below the
+    // optimum is rarely refuted. The bound is retried when the descent reaches it. Once a
+    // target was given up unproven, the search stops when the gap is below best / kTinyGap.
+    bool first = true, descending = true, bound_failed = false;
+    const uint64_t bound = lo;
     while (best > lo && budget.spent < budget.limit && !budget.stopped) {
-        const uint64_t target = first && p.capacity < best && p.capacity >= lo ? p.capacity
-                                : first                                        ? lo
-                                        : lo + (best - 1 - lo) / 2;
+        const bool capacity_first = first && p.capacity < best && p.capacity >= lo;
+        if (!proof && best - lo <= best / kTinyGap) break;
+        const uint64_t target = capacity_first ? p.capacity
+                                : first        ? lo
+                                : descending
+                                    ? std::max(lo, best - std::max<uint64_t>(1, best / kStep))
+                                    : lo + (best - 1 - lo) / 2;
         const bool first_target = std::exchange(first, false);
         const uint64_t left = budget.limit - budget.spent;
-        // The first target gets half the nodes (when the bound is reachable it is usually
-        // found well within them), each later one a third of what is left.
-        const uint64_t attempt_end = budget.spent + std::max(first_target ? left / 2 : left / 3,
-                                                             std::min(left, kMinAttempt));
+        const uint64_t share_div = capacity_first    ? 2
+                                   : first_target    ? kBoundShare
+                                   : target == bound ? 2
+                                                     : 3;
+        uint64_t share = left / share_div;
+        if (!timed && target != bound) share = std::min(share, options.node_budget / kTargetCap);
+        const uint64_t attempt_end = budget.spent + std::max(share, std::min(left, kMinAttempt));
+        const uint64_t nodes = attempt_end - budget.spent;
+        budget.work_limit =
+            timed || target != bound || nodes > (UINT64_MAX - budget.work) / kWorkPerNode
+                ? UINT64_MAX
+                : budget.work + nodes * kWorkPerNode;
         if (timed) {
             const auto now = Clock::now();
-            attempt_deadline = now + (deadline - now) / (first_target ? 2 : 3);
+            attempt_deadline = now + (deadline - now) / share_div;
         }
         Outcome outcome = Outcome::Found;
         for (Component& c : comps) {
@@ -114,6 +140,7 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
             outcome = round_robin(c, target, budget, attempt_end, offsets);
             if (outcome != Outcome::Found) break;
         }
+        budget.work_limit = UINT64_MAX;
         // Timed: a target whose share of the time ran out stops the search only at the end.
         if (timed && budget.stopped && !progress.cancelled() && Clock::now() < deadline)
             budget.stopped = false;
@@ -122,8 +149,13 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
         } else {
             // Exhausted: no canonical plan fits under target, which proves it without pins
             // (pins make the search incomplete); out of nodes: give this target up unproven.
-            proof = proof && outcome == Outcome::Exhausted && !pinned;
-            lo = target + 1;
+            if (target == bound && outcome == Outcome::OutOfNodes && !bound_failed) {
+                bound_failed = true; // retried when the descent reaches it
+            } else {
+                proof = proof && outcome == Outcome::Exhausted && !pinned;
+                lo = target + 1;
+            }
+            if (target != bound || lo > bound) descending = false;
         }
     }
     r.nodes = budget.spent;

@@ -181,7 +181,8 @@ class Search {
     }
 
     Outcome node(const Part& part, uint64_t last_offset, int64_t last_rank, size_t depth) {
-        if (budget_.stopped || budget_.spent >= budget_.limit) return Outcome::OutOfNodes;
+        if (budget_.stopped || budget_.spent >= budget_.limit || budget_.work >= budget_.work_limit)
+            return Outcome::OutOfNodes;
         if (++budget_.spent % kPollEvery == 0 && budget_.poll && budget_.poll()) {
             budget_.stopped = true;
             return Outcome::OutOfNodes;
@@ -246,6 +247,7 @@ class Search {
 
     // low_[s] from the unplaced items alive in s (logged for undo).
     void recompute_low(uint32_t s) {
+        budget_.work += c_.section_start[s + 1] - c_.section_start[s];
         uint64_t low = kNone;
         for (uint32_t e = c_.section_start[s]; e < c_.section_start[s + 1]; ++e) {
             const uint32_t j = c_.section_items[e];

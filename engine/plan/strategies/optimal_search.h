@@ -59,9 +59,13 @@ enum class Outcome { Found, Exhausted, OutOfNodes };
 // Node accounting shared by every search of one solve: nodes are counted in spent, and a search
 // stops (OutOfNodes) when spent reaches limit or poll() returns true (checked every
 // kPollEvery nodes); then stopped is set and every later search stops at once.
+// work counts the section entries the searches scan (a deterministic measure of their cost,
+// which differs tenfold between instances); a search also stops when work reaches work_limit.
 struct NodeBudget {
     uint64_t spent = 0;
     uint64_t limit = 0;
+    uint64_t work = 0;
+    uint64_t work_limit = UINT64_MAX;
     std::function<bool()> poll;
     bool stopped = false;
 };
