@@ -1,11 +1,13 @@
 #include "plan/strategies/optimal.h"
 
 #include "plan/strategies/multi_order.h"
+#include "plan/strategies/optimal_improve.h"
 #include "plan/strategies/optimal_search.h"
 #include "plan/strategies/placement.h"
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <utility>
 
 namespace tmmu {
@@ -20,6 +22,9 @@ constexpr std::string_view kStage = "strategy optimal";
 // Components with more items than this are left as multi-order placed them: the search's
 // per-node cost and its overlap lists grow with the items.
 constexpr size_t kMaxSearchItems = 2000;
+// Nodes of the improvement search (optimal_improve.h) for those larger components, on top of the
+// node budget: the default budget is sized for the exact search of small problems.
+constexpr uint64_t kImproveNodes = 100'000;
 constexpr uint64_t kMinAttempt = 4096; // nodes: the least a target is given while nodes remain
 constexpr uint64_t kBoundShare = 2;    // the first try at the bound gets half of the nodes
 constexpr uint64_t kTargetCap = 16;    // any other target: at most 1/16 of the node budget
@@ -60,6 +65,23 @@ Outcome round_robin(const Component& c, uint64_t target, NodeBudget& budget, uin
     return outcome;
 }
 
+// Runs the improvement search on every component too large for the exact one whose top is above
+// floor, with kImproveNodes shared by them; returns the plan's new height.
+uint64_t improve_large(const OffsetProblem& p, const std::vector<Component>& comps, uint64_t floor,
+                       const std::function<bool()>& poll, std::vector<uint64_t>& offsets) {
+    NodeBudget budget;
+    budget.limit = kImproveNodes;
+    budget.poll = poll;
+    for (const Component& c : comps) {
+        if (c.items.size() <= kMaxSearchItems || component_height(c, offsets) <= floor) continue;
+        std::vector<uint32_t> members;
+        for (const optimal::Item& it : c.items)
+            members.push_back(it.buffer);
+        optimal::improve_group(p, members, floor, budget, offsets);
+    }
+    return solution_height(p, offsets);
+}
+
 } // namespace
 
 OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& options,
@@ -94,6 +116,12 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
         progress.report(std::min(done, 1.0), "optimal: search");
         return progress.cancelled() || (timed && Clock::now() >= attempt_deadline);
     };
+    // Components too large for the exact search are improved first, with nodes of their own;
+    // the targets below then lower the others down to them.
+    if (options.node_budget > 0 || timed) {
+        best = std::max(seed.pinned_top, improve_large(p, comps, lo, budget.poll, offsets));
+        if (progress.cancelled()) budget.stopped = true;
+    }
     // Schedule (deterministic for a node budget): the arena's capacity first when the heuristic
     // misses it (the decision the caller needs), else the bound with half of the nodes (a
     // reachable bound is usually found well within them, and it prunes hardest). Then targets

@@ -6,7 +6,9 @@
 // lower bound (half the budget), then bisection between the highest failed target and the best
 // plan (a third of what is left each). Three static buffer orders take turns with node slices
 // that double every round. Time-disjoint groups of buffers are searched apart; groups of more
-// than 2,000 buffers keep multi-order's placement.
+// than 2,000 buffers are too large for it and get a windowed improvement search first instead
+// (optimal_improve.h: the peak's buffers re-solved exactly around the others, 100,000 nodes of
+// its own, so the default budget also helps them).
 //
 // The effort is a node budget by default, so the same problem and budget give the same
 // offsets; a time budget (time_budget_ms) is offered too and is not reproducible. Never higher
