@@ -81,6 +81,13 @@ OptimalResult optimal(const OffsetProblem& p, uint64_t budget, const Progress& p
     return r;
 }
 
+// The five-buffer example of minimalloc's documentation (optimal height 12).
+DsaProblem minimalloc_example() {
+    return parse_dsa_csv(
+        "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n",
+        "input.12.csv");
+}
+
 } // namespace
 
 class TestOptimal : public QObject {
@@ -157,9 +164,7 @@ class TestOptimal : public QObject {
     }
 
     void solvesTheMinimallocExample() {
-        DsaProblem d = parse_dsa_csv(
-            "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n",
-            "input.12.csv");
+        DsaProblem d = minimalloc_example();
         const OptimalResult r = optimal(d.problem, 1'000);
         QCOMPARE(r.solution.height, 12u);
         QVERIFY(r.proven);
@@ -237,9 +242,7 @@ class TestOptimal : public QObject {
 
     void capacityIsTheFirstTarget() {
         // The heuristic misses a capacity that a plan can meet: the search meets it.
-        DsaProblem d = parse_dsa_csv(
-            "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n",
-            "input.12.csv");
+        DsaProblem d = minimalloc_example();
         d.problem.capacity = 12;
         const OptimalResult r = optimal(d.problem, 1'000);
         QVERIFY(r.solution.height <= 12u);
@@ -263,9 +266,7 @@ class TestOptimal : public QObject {
     }
 
     void plannerPassesTheTimeBudget() {
-        DsaProblem d = parse_dsa_csv("id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\n"
-                                     "b4,9,21,4\nb5,0,21,4\n",
-                                     "input.12.csv");
+        DsaProblem d = minimalloc_example();
         PlanOptions options;
         options.strategy = "optimal";
         options.search_budget_ms = 50;
@@ -274,9 +275,7 @@ class TestOptimal : public QObject {
     }
 
     void plannerPassesTheBudget() {
-        DsaProblem d = parse_dsa_csv("id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\n"
-                                     "b4,9,21,4\nb5,0,21,4\n",
-                                     "input.12.csv");
+        DsaProblem d = minimalloc_example();
         PlanOptions options;
         options.strategy = "optimal";
         options.search_budget = 10;

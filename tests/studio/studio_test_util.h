@@ -4,14 +4,25 @@
 #include "main_window.h"
 #include "plan_runner.h"
 #include "planning.h"
+#include "studio_app.h"
 
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
+#include <QString>
 #include <QTest>
 
 #include <functional>
 #include <string>
 
 namespace tmmu::studio::testing {
+
+// Keeps the user's settings and data out of the tests: QSettings in `dir`, test-mode paths.
+inline void isolateSettings(const QString& dir) {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir);
+    apply_application_identity();
+}
 
 // A small request keeps the tests fast; a few plan the real default.
 inline PlanSettings smallSettings(const std::string& strategy = "auto") {

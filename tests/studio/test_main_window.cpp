@@ -48,11 +48,7 @@ class TestMainWindow : public QObject {
     QTemporaryDir settingsDir_;
 
   private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
-        apply_application_identity();
-    }
+    void initTestCase() { isolateSettings(settingsDir_.path()); }
     void init() { QSettings().clear(); }
 
     void startsWithTheBundledDefaultPlan() {

@@ -76,11 +76,7 @@ class TestSessions : public QObject {
     QString freshDb() { return dir_.path() + QStringLiteral("/s%1.db").arg(++dbCounter_); }
 
   private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
-        apply_application_identity();
-    }
+    void initTestCase() { isolateSettings(settingsDir_.path()); }
     void init() { QSettings().clear(); }
 
     void parsesTheSessionsOption() {
