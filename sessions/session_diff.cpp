@@ -2,7 +2,7 @@
 
 #include "core/failure.h"
 #include "core/units.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 
 #include <fmt/format.h>
 

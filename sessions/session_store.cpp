@@ -5,7 +5,7 @@
 #include "core/failure.h"
 #include "io/checkpoint.h"
 #include "io/dsa_csv.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "ir/ir_json.h"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 // Invariants: a file is only ever written when it is empty/absent or already carries our
 // application_id; every write is one transaction; the schema version is PRAGMA user_version
 // and only moves forward through the migration list in session_store.cpp.
-#include "io/model_source.h"
+#include "source/model_source.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
 

@@ -4,7 +4,7 @@
 #include "core/failure.h"
 #include "io/checkpoint.h"
 #include "io/file_io.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "ir/ir_json.h"
 #include "liveness/liveness.h"
 #include "models/transformer_config.h"

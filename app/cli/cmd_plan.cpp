@@ -4,7 +4,7 @@
 #include "io/checkpoint.h"
 #include "io/file_io.h"
 #include "io/plan_json.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "io/trace.h"
 
 #include <cstdio>

@@ -7,7 +7,7 @@
 
 #include "core/failure.h"
 #include "core/units.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 
 #include <charconv>
 #include <cstdio>
@@ -80,7 +80,7 @@ int show(const Session& s) {
     }
     if (s.altered) {
         fmt::print("\nintegrity  ALTERED: {}\n", s.altered_reason);
-        return 10 + int(FailureCode::CorruptCheckpoint);
+        return failure_exit_status(FailureCode::CorruptCheckpoint);
     }
     fmt::print("\nintegrity  ok (stored plan decodes and matches its hash)\n");
     return 0;

@@ -1,7 +1,7 @@
 #pragma once
 #include "args.h"
 
-#include "io/model_source.h"
+#include "source/model_source.h"
 #include "plan/planner.h"
 
 #include <cstdint>

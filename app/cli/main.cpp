@@ -23,13 +23,6 @@ commands:
 Exit status: 0 success, 2 usage error, 10 + failure code otherwise (see README).
 )";
 
-// Exit codes: usage errors are 2; every other failure gets its own code so scripts can tell
-// an arena that is too small from a malformed model.
-int exit_code(tmmu::FailureCode code) {
-    if (code == tmmu::FailureCode::InvalidArgument) return 2;
-    return 10 + static_cast<int>(code);
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -60,7 +53,7 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const tmmu::Failure& f) {
         fmt::print(stderr, "tmmu: {}\n", f.what());
-        return exit_code(f.code());
+        return tmmu::failure_exit_status(f.code());
     } catch (const std::exception& e) {
         fmt::print(stderr, "tmmu: internal error: {}\n", e.what());
         return 1;

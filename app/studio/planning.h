@@ -3,7 +3,7 @@
 // plan it with the user's settings, and plan it once per strategy for the comparison chart.
 // The planning worker (plan_runner.h) runs these off the UI thread.
 #include "charts/strategy_chart.h"
-#include "io/model_source.h"
+#include "source/model_source.h"
 
 #include <memory>
 #include <string>

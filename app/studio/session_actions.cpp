@@ -2,7 +2,7 @@
 
 #include "context/plan_context.h"
 #include "core/failure.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "main_window.h"
 #include "panels/session_compare_panel.h"
 #include "panels/sessions_panel.h"

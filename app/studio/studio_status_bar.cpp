@@ -1,8 +1,8 @@
 #include "studio_status_bar.h"
 
 #include "core/units.h"
-#include "io/model_source.h"
-#include "io/sha256.h"
+#include "source/model_source.h"
+#include "encoding/sha256.h"
 #include "planning.h"
 
 #include <QFileInfo>

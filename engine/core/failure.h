@@ -1,26 +1,56 @@
 #pragma once
 // Named failure codes. Every bad input ends in a Failure carrying one of these codes plus
 // "where" (which tensor, node, field, file:line) and a message saying what was expected.
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace tmmu {
 
-enum class FailureCode {
+// The values are part of the product's interface: `tmmu` exits with 10 + the value (see
+// failure_exit_status), scripts and sessions depend on them, and the README lists them. Give a
+// new code the next free value; never renumber or reuse one (the static_asserts below pin
+// every existing value, so a code inserted in the middle fails to compile).
+enum class FailureCode : uint8_t {
     // The seed's allocator codes (UML_OS.TMMU.PrepareMemory_v2, section 0.K).
-    InvalidIrShapes,    // malformed IR: bad field, dangling reference, bad shape or dtype
-    LivenessCycle,      // the dataflow graph or the given execution order has a cycle
-    AddressCollision,   // two tensors alive at once overlap in an arena (corrupt plan)
-    AllocationOverflow, // size or offset arithmetic overflows uint64
-    ArenaTooSmall,      // a plan does not fit its arena's capacity
-    AlignmentViolation, // an offset or pinned placement breaks its alignment
+    InvalidIrShapes = 0,    // malformed IR: bad field, dangling reference, bad shape or dtype
+    LivenessCycle = 1,      // the dataflow graph or the given execution order has a cycle
+    AddressCollision = 2,   // two tensors alive at once overlap in an arena (corrupt plan)
+    AllocationOverflow = 3, // size or offset arithmetic overflows uint64
+    ArenaTooSmall = 4,      // a plan does not fit its arena's capacity
+    AlignmentViolation = 5, // an offset or pinned placement breaks its alignment
     // Codes for failures outside the allocator proper.
-    IoError,           // a file cannot be read or written
-    InvalidArgument,   // a command-line or API argument is wrong
-    CorruptCheckpoint, // a CBOR checkpoint is malformed or its hash does not match
-    Cancelled,         // the caller cancelled long-running work
+    IoError = 6,           // a file cannot be read or written
+    InvalidArgument = 7,   // a command-line or API argument is wrong
+    CorruptCheckpoint = 8, // a CBOR checkpoint is malformed or its hash does not match
+    Cancelled = 9,         // the caller cancelled long-running work
 };
+
+static_assert(static_cast<int>(FailureCode::InvalidIrShapes) == 0);
+static_assert(static_cast<int>(FailureCode::LivenessCycle) == 1);
+static_assert(static_cast<int>(FailureCode::AddressCollision) == 2);
+static_assert(static_cast<int>(FailureCode::AllocationOverflow) == 3);
+static_assert(static_cast<int>(FailureCode::ArenaTooSmall) == 4);
+static_assert(static_cast<int>(FailureCode::AlignmentViolation) == 5);
+static_assert(static_cast<int>(FailureCode::IoError) == 6);
+static_assert(static_cast<int>(FailureCode::InvalidArgument) == 7);
+static_assert(static_cast<int>(FailureCode::CorruptCheckpoint) == 8);
+static_assert(static_cast<int>(FailureCode::Cancelled) == 9);
+
+// Every code, in value order (tests and docs walk it).
+inline constexpr FailureCode kAllFailureCodes[] = {
+    FailureCode::InvalidIrShapes,   FailureCode::LivenessCycle,
+    FailureCode::AddressCollision,  FailureCode::AllocationOverflow,
+    FailureCode::ArenaTooSmall,     FailureCode::AlignmentViolation,
+    FailureCode::IoError,           FailureCode::InvalidArgument,
+    FailureCode::CorruptCheckpoint, FailureCode::Cancelled};
+
+// Process exit status for a failure: 2 for a usage error (InvalidArgument), 10 + the code's
+// value otherwise, so scripts can tell an arena that is too small from a malformed model.
+constexpr int failure_exit_status(FailureCode code) {
+    return code == FailureCode::InvalidArgument ? 2 : 10 + static_cast<int>(code);
+}
 
 std::string_view failure_code_name(FailureCode code);
 

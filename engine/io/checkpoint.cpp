@@ -4,8 +4,8 @@
 #include "core/failure.h"
 #include "io/checkpoint_codec.h"
 #include "io/file_io.h"
-#include "io/plan_hash.h"
-#include "io/sha256.h"
+#include "plan/plan_hash.h"
+#include "encoding/sha256.h"
 #include "plan/validator.h"
 
 #include <algorithm>

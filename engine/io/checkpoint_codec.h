@@ -2,7 +2,7 @@
 // The checkpoint's CBOR layout, written and read field by field without a Value tree (a 100k
 // tensor plan would otherwise build millions of nodes). checkpoint.cpp adds the integrity
 // checks on top; resources/docs/outputs.md documents the fields.
-#include "io/cbor.h"
+#include "encoding/cbor.h"
 #include "plan/plan.h"
 
 #include <cstdint>

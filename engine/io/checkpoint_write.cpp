@@ -1,6 +1,6 @@
 #include "io/checkpoint_codec.h"
 
-#include "io/plan_hash.h"
+#include "plan/plan_hash.h"
 
 #include <algorithm>
 #include <functional>

@@ -2,7 +2,7 @@
 
 #include "core/failure.h"
 #include "io/file_io.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 
 #include <nlohmann/json.hpp>
 

@@ -11,8 +11,6 @@
 namespace tmmu {
 namespace {
 
-constexpr std::array<std::string_view, 3> kModeNames{"inference", "forward", "training"};
-
 bool runs_in_mode(Phase phase, Mode mode) {
     return mode == Mode::Training || phase == Phase::Forward;
 }
@@ -247,17 +245,6 @@ class Analyzer {
 };
 
 } // namespace
-
-std::string_view mode_name(Mode m) {
-    return kModeNames[static_cast<size_t>(m)];
-}
-
-std::optional<Mode> parse_mode(std::string_view s) {
-    if (s == "backward" || s == "train") return Mode::Training;
-    for (size_t i = 0; i < kModeNames.size(); ++i)
-        if (kModeNames[i] == s) return static_cast<Mode>(i);
-    return std::nullopt;
-}
 
 Liveness analyze_liveness(const Graph& g, Mode mode) {
     return Analyzer(g, mode).run();

@@ -8,6 +8,7 @@
 // merged into one Storage whose lifetime is the union of its members': base storage stays
 // alive until every member is dead. Storages are what the planner places.
 #include "ir/graph.h"
+#include "ir/mode.h"
 
 #include <optional>
 #include <string>
@@ -15,16 +16,6 @@
 #include <vector>
 
 namespace tmmu {
-
-// inference: forward nodes only; saved_for_backward is ignored.
-// forward:   forward nodes only; saved_for_backward tensors are retained to the last step,
-//            because the backward pass that reads them runs after this one.
-// training:  all nodes (forward, backward, optimizer); saved_for_backward tensors live through
-//            their last backward consumer. The seed calls this mode "backward".
-enum class Mode : uint8_t { Inference, Forward, Training };
-
-std::string_view mode_name(Mode m);
-std::optional<Mode> parse_mode(std::string_view s); // also accepts "backward" for training
 
 struct Lifetime {
     uint32_t begin = 0;

@@ -14,7 +14,7 @@
 // gradients append ".grad". Ids are "t000000".. and "n000000".. in creation order.
 #include "ir/dtype.h"
 #include "ir/graph.h"
-#include "liveness/liveness.h"
+#include "ir/mode.h"
 #include "models/transformer_config.h"
 
 #include <cstdint>

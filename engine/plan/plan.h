@@ -1,5 +1,6 @@
 #pragma once
 // A Plan is immutable data: every view, report and file format reads it; nothing edits it.
+#include "core/digest.h"
 #include "ir/graph.h"
 #include "liveness/liveness.h"
 #include "plan/offset_problem.h"
@@ -11,8 +12,6 @@
 #include <vector>
 
 namespace tmmu {
-
-using Digest = std::array<uint8_t, 32>; // SHA-256
 
 struct ArenaConfig {
     std::string name;

@@ -2,7 +2,7 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
-#include "io/plan_hash.h"
+#include "plan/plan_hash.h"
 #include "plan/linear_scan.h"
 #include "plan/memory_series.h"
 #include "plan/strategies/optimal.h"

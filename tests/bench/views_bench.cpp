@@ -5,7 +5,7 @@
 //   tmmu-views-bench [--tensors N] [--model PATH [--mode M]] [--ops N] [--size WxH]
 //                    [--png DIR] [--dark] [--slot-colours] [--view live|slots|layout]
 #include "context/plan_context.h"
-#include "io/model_source.h"
+#include "source/model_source.h"
 #include "plan/planner.h"
 #include "plan/random_problem.h"
 #include "timeline/arena_layout_view.h"

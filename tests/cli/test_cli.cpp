@@ -28,9 +28,6 @@ Result tmmu(const QStringList& args) {
 QString resource(const char* rel) {
     return QStringLiteral(TMMU_SOURCE_DIR "/resources/") + rel;
 }
-QString fixture(const char* rel) {
-    return QStringLiteral(TMMU_SOURCE_DIR "/tests/data/") + rel;
-}
 
 QString hash_line(const QString& summary, const char* label) {
     for (const QString& line : summary.split('\n'))

@@ -1,5 +1,5 @@
 #include "core/failure.h"
-#include "io/cbor.h"
+#include "encoding/cbor.h"
 #include "test_support.h"
 
 #include <QObject>

@@ -1,9 +1,9 @@
 #include "core/failure.h"
-#include "io/cbor.h"
+#include "encoding/cbor.h"
 #include "io/checkpoint.h"
-#include "io/model_source.h"
-#include "io/plan_hash.h"
-#include "io/sha256.h"
+#include "source/model_source.h"
+#include "plan/plan_hash.h"
+#include "encoding/sha256.h"
 #include "sample_plan.h"
 #include "test_support.h"
 

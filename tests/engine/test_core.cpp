@@ -5,6 +5,10 @@
 
 #include <QObject>
 
+#include <set>
+#include <string_view>
+#include <utility>
+
 using namespace tmmu;
 
 class TestCore : public QObject {
@@ -31,6 +35,27 @@ class TestCore : public QObject {
         QVERIFY(f.has_value());
         QCOMPARE(QString::fromStdString(f->what()),
                  QString("LIVENESS_CYCLE at node 'n3': cycle n3 -> n4 -> n3"));
+    }
+    // The exit statuses are documented in the README and relied on by scripts: they must not
+    // move when codes are added.
+    void failureExitStatusesAreStable() {
+        const std::pair<const char*, int> expected[] = {
+            {"INVALID_IR_SHAPES", 10},  {"LIVENESS_CYCLE", 11},
+            {"ADDRESS_COLLISION", 12},  {"ALLOCATION_OVERFLOW", 13},
+            {"ARENA_TOO_SMALL", 14},    {"ALIGNMENT_VIOLATION", 15},
+            {"IO_ERROR", 16},           {"INVALID_ARGUMENT", 2},
+            {"CORRUPT_CHECKPOINT", 18}, {"CANCELLED", 19}};
+        QCOMPARE(std::size(kAllFailureCodes), std::size(expected));
+        std::set<std::string_view> names;
+        for (size_t i = 0; i < std::size(kAllFailureCodes); ++i) {
+            const FailureCode code = kAllFailureCodes[i];
+            QCOMPARE(int(code), int(i));
+            QCOMPARE(QString::fromUtf8(failure_code_name(code).data()),
+                     QString::fromUtf8(expected[i].first));
+            QCOMPARE(failure_exit_status(code), expected[i].second);
+            names.insert(failure_code_name(code));
+        }
+        QCOMPARE(names.size(), std::size(kAllFailureCodes));
     }
     void dtypesHaveSizesAndNames() {
         QCOMPARE(dtype_bytes(*parse_dtype("bf16")), 2u);

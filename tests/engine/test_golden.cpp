@@ -1,7 +1,7 @@
 // Golden traces (seed VII.C / E0): the reference `slots` strategy must reproduce the checked-in
 // traces byte for byte. Regenerate only on purpose, saying why in the commit message:
 //   TMMU_REGENERATE_GOLDEN=1 build/tests/engine_test_golden
-#include "io/model_source.h"
+#include "source/model_source.h"
 #include "io/trace.h"
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 #include "core/failure.h"
-#include "io/cbor.h"
-#include "io/plan_hash.h"
-#include "io/sha256.h"
+#include "encoding/cbor.h"
+#include "plan/plan_hash.h"
+#include "encoding/sha256.h"
 #include "sample_plan.h"
 #include "test_support.h"
 

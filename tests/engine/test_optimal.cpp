@@ -17,12 +17,6 @@ using namespace tmmu;
 
 namespace {
 
-OffsetProblem problem(std::vector<Buffer> buffers) {
-    OffsetProblem p;
-    p.buffers = std::move(buffers);
-    return p;
-}
-
 // Small dense problems: lifetimes of 1 to 8 steps over 10, sizes 1 to 20, some aligned.
 OffsetProblem small_problem(uint32_t seed, size_t n) {
     std::mt19937_64 rng(seed);

@@ -1,4 +1,4 @@
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "ir/validate.h"
 #include "models/graph_builder.h"
 #include "plan/planner.h"

@@ -5,8 +5,8 @@
 #include "session_store.h"
 #include "test_support.h"
 
-#include "io/model_source.h"
-#include "io/sha256.h"
+#include "source/model_source.h"
+#include "encoding/sha256.h"
 #include "plan/random_problem.h"
 
 #include <QDir>

@@ -6,7 +6,7 @@
 
 #include "io/checkpoint.h"
 #include "io/dsa_csv.h"
-#include "io/model_source.h"
+#include "source/model_source.h"
 
 #include <QElapsedTimer>
 #include <QObject>

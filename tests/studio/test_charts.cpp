@@ -3,7 +3,7 @@
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "core/failure.h"
-#include "io/model_source.h"
+#include "source/model_source.h"
 #include "panels/step_control.h"
 #include "plan/planner.h"
 #include "plan/random_problem.h"

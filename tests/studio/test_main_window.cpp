@@ -2,7 +2,7 @@
 // previous plan, cancellation, step keys, drag and drop, settings round trip.
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "main_window.h"
 #include "panels/tensor_table_panel.h"
 #include "plan/strategy.h"

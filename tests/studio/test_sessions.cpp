@@ -3,7 +3,7 @@
 // own code paths, replayed off the UI thread, compared, exported; a foreign database file is
 // reported and left byte-for-byte untouched while the studio keeps working.
 #include "context/plan_context.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "main_window.h"
 #include "models/session_list_model.h"
 #include "panels/session_compare_panel.h"
@@ -56,7 +56,8 @@ int64_t planAndRecord(MainWindow& w, const std::string& strategy) {
 template <class T>
 T* waitForDialog(QWidget* parent, const char* name) {
     T* found = nullptr;
-    QTest::qWaitFor([&] { return (found = parent->findChild<T*>(name)) != nullptr; }, 2000);
+    // The caller checks the pointer, which says more than the wait's result.
+    (void)QTest::qWaitFor([&] { return (found = parent->findChild<T*>(name)) != nullptr; }, 2000);
     return found;
 }
 

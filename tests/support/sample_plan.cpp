@@ -1,7 +1,7 @@
 #include "sample_plan.h"
 
-#include "io/plan_hash.h"
-#include "io/sha256.h"
+#include "plan/plan_hash.h"
+#include "encoding/sha256.h"
 
 #include <string>
 
@@ -25,9 +25,9 @@ Plan sample_plan() {
     params.problem.capacity = params.config.capacity;
     params.problem.buffers = {{0, 4, 256, 128, std::nullopt}, {0, 4, 100, 128, std::nullopt}};
     params.buffer_names = {"w1", "w2"};
-    params.solution = {{0, 256}, 356};
+    params.solution = {{0, 256}, 356, "best-fit"};
     params.slot_of_buffer = {0, 1};
-    params.strategy = params.solution.producer = "best-fit";
+    params.strategy = params.solution.producer;
     params.metrics = {356, 356, 2, 2, 2, 2, 1.0, 0.0, 0.0, 1234};
     ArenaPlan acts;
     acts.config = {"activations", 4096, 64};
@@ -35,9 +35,9 @@ Plan sample_plan() {
     acts.problem.buffers = {
         {0, 2, 512, 64, std::nullopt}, {1, 3, 256, 64, std::nullopt}, {2, 4, 512, 64, 0}};
     acts.buffer_names = {"a", "b", "c"};
-    acts.solution = {{0, 512, 0}, 768};
+    acts.solution = {{0, 512, 0}, 768, "greedy-size"};
     acts.slot_of_buffer = {0, 1, 0};
-    acts.strategy = acts.solution.producer = "greedy-size";
+    acts.strategy = acts.solution.producer;
     acts.metrics = {768, 768, 2, 2, 3, 4, 1.0, 0.5, 0.0, 5678};
     p.arenas = {params, acts};
     auto t = [](std::string id, Role role, uint32_t arena, uint32_t buffer, uint32_t slot,

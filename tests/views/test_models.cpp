@@ -3,7 +3,7 @@
 // computed here straight from the Plan and Graph, never through the models.
 #include "context/plan_context.h"
 #include "core/units.h"
-#include "io/model_source.h"
+#include "source/model_source.h"
 #include "models/slot_model.h"
 #include "models/tensor_filter_model.h"
 #include "models/tensor_table_model.h"

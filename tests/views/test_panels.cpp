@@ -3,7 +3,7 @@
 // field, and a 100k-tensor plan resets quickly. Renders both panels to PNG for a look.
 #include "context/plan_context.h"
 #include "core/units.h"
-#include "io/model_source.h"
+#include "source/model_source.h"
 #include "models/slot_model.h"
 #include "models/tensor_filter_model.h"
 #include "models/tensor_table_model.h"
@@ -322,7 +322,7 @@ class TestPanels : public QObject {
         ctx.setPlan(plan_, model_);
         QSplitter window(Qt::Horizontal);
         auto* table = new TensorTablePanel(&ctx, &window);
-        auto* details = new TensorDetailsPanel(&ctx, &window);
+        new TensorDetailsPanel(&ctx, &window); // owned by the splitter
         window.resize(1400, 600);
         window.setSizes({900, 500});
         window.show();

@@ -3,7 +3,7 @@
 // role colours and the cursor colour. Also: keyboard/wheel navigation leaves the step keys to
 // the main window, selection and pans do not rebuild geometry, and the layout's free gaps.
 #include "context/plan_context.h"
-#include "io/model_source.h"
+#include "source/model_source.h"
 #include "timeline/arena_layout_view.h"
 #include "timeline/live_range_view.h"
 #include "timeline/slot_view.h"

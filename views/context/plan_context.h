@@ -2,7 +2,7 @@
 // The one "current step + current selection" context every panel follows (RenderDoc's current
 // event). Panels read the plan from here, draw it, and report user picks back here; they never
 // talk to each other directly.
-#include "io/model_source.h"
+#include "source/model_source.h"
 #include "plan/plan.h"
 
 #include <QObject>

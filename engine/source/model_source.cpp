@@ -1,4 +1,4 @@
-#include "io/model_source.h"
+#include "source/model_source.h"
 
 #include "core/failure.h"
 #include "io/file_io.h"

@@ -1,7 +1,7 @@
-#include "io/cbor.h"
+#include "encoding/cbor.h"
 
 #include "core/failure.h"
-#include "io/utf8.h"
+#include "encoding/utf8.h"
 
 #include <algorithm>
 #include <numeric>

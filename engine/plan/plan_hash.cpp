@@ -1,7 +1,7 @@
-#include "io/plan_hash.h"
+#include "plan/plan_hash.h"
 
 #include "core/failure.h"
-#include "io/sha256.h"
+#include "encoding/sha256.h"
 #include "liveness/liveness.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #pragma once
 // SHA-256 (FIPS 180-4) through OpenSSL's EVP interface; OpenSSL stays out of the headers.
-#include "plan/plan.h"
+#include "core/digest.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -27,11 +27,5 @@ class Sha256 {
   private:
     void* ctx_; // EVP_MD_CTX
 };
-
-// 64 lowercase hex characters.
-std::string to_hex(const Digest& d);
-// Inverse of to_hex (either case). Throws Failure(InvalidArgument) unless `hex` is exactly 64
-// hex characters; `where` names the field or argument it came from.
-Digest digest_from_hex(std::string_view hex, std::string_view where);
 
 } // namespace tmmu

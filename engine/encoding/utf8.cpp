@@ -1,4 +1,4 @@
-#include "io/utf8.h"
+#include "encoding/utf8.h"
 
 namespace tmmu {
 

@@ -1,8 +1,8 @@
 // Decoding: the pull parser (Reader) and the Value-tree decoder built on it.
-#include "io/cbor.h"
+#include "encoding/cbor.h"
 
 #include "core/failure.h"
-#include "io/utf8.h"
+#include "encoding/utf8.h"
 
 #include <algorithm>
 
