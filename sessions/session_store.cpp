@@ -3,10 +3,12 @@
 #include "sqlite_util.h"
 
 #include "core/failure.h"
+#include "encoding/sha256.h"
 #include "io/checkpoint.h"
 #include "io/dsa_csv.h"
-#include "encoding/sha256.h"
+#include "io/plan_json.h"
 #include "ir/ir_json.h"
+#include "plan/plan_summary.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -171,15 +173,6 @@ PlanOptions options_from_json(const std::string& text, const std::string& where)
     }
 }
 
-std::string metrics_json(const Plan& plan) {
-    json j = json::array();
-    for (const ArenaPlan& a : plan.arenas)
-        j.push_back({{"arena", a.config.name},
-                     {"peak_bytes", a.metrics.peak_bytes},
-                     {"lower_bound", a.metrics.lower_bound}});
-    return j.dump();
-}
-
 std::vector<std::string> load_tags(sqlite3* db, const std::string& where, int64_t id) {
     Stmt s(db, where, "SELECT tag FROM session_tags WHERE session_id = ? ORDER BY tag");
     s.bind(1, id);
@@ -270,13 +263,36 @@ int SessionStore::schema_version() const {
     return pragma_int(db_, path_, "PRAGMA user_version");
 }
 
+SessionSummary run_summary(const SessionInput& in, const Plan& plan, const std::string& title) {
+    const PlanTotals totals = plan_totals(plan);
+    SessionSummary s;
+    s.title = title;
+    s.source_path = in.source_path;
+    s.mode = in.is_problem ? "none" : std::string(mode_name(in.request.mode));
+    s.strategy = in.options.strategy;
+    s.plan_hash = to_hex(plan.plan_hash);
+    s.peak_bytes = totals.peak_bytes;
+    s.lower_bound = totals.lower_bound;
+    return s;
+}
+
+Session session_from_run(NewSession n) {
+    Session s;
+    s.summary = run_summary(n.input, n.plan, n.title);
+    s.summary.tags = std::move(n.tags);
+    std::sort(s.summary.tags.begin(), s.summary.tags.end());
+    s.input = std::move(n.input);
+    s.notes = std::move(n.notes);
+    s.program_version = TMMU_VERSION;
+    s.ir_hash = to_hex(n.plan.ir_hash);
+    s.metrics_json = metrics_json(n.plan).dump();
+    s.plan = std::move(n.plan);
+    return s;
+}
+
 int64_t SessionStore::record(const NewSession& n) {
     std::vector<uint8_t> cbor = encode_checkpoint(n.plan);
-    uint64_t peak = 0, bound = 0;
-    for (const ArenaPlan& a : n.plan.arenas) {
-        peak += a.metrics.peak_bytes;
-        bound += a.metrics.lower_bound;
-    }
+    const SessionSummary summary = run_summary(n.input, n.plan, n.title);
     const SessionInput& in = n.input;
     Transaction tx(db_, path_);
     Stmt s(db_, path_,
@@ -287,12 +303,12 @@ int64_t SessionStore::record(const NewSession& n) {
     s.bind(1, utc_now_iso8601()).bind(2, TMMU_VERSION).bind(3, n.title).bind(4, in.source_path);
     s.bind(5, int64_t(in.is_problem))
         .bind_blob(6, std::vector<uint8_t>(in.model_text.begin(), in.model_text.end()));
-    s.bind(7, to_hex(n.plan.ir_hash))
-        .bind(8, in.is_problem ? std::string_view("none") : mode_name(in.request.mode));
+    s.bind(7, to_hex(n.plan.ir_hash)).bind(8, summary.mode);
     s.bind(9, int64_t(in.request.batch)).bind(10, int64_t(in.request.seq));
     s.bind(11, in.options.strategy).bind(12, options_to_json(in.options).dump());
-    s.bind_blob(13, cbor).bind(14, to_hex(n.plan.plan_hash));
-    s.bind(15, int64_t(peak)).bind(16, int64_t(bound)).bind(17, metrics_json(n.plan));
+    s.bind_blob(13, cbor).bind(14, summary.plan_hash);
+    s.bind(15, int64_t(summary.peak_bytes)).bind(16, int64_t(summary.lower_bound));
+    s.bind(17, metrics_json(n.plan).dump());
     s.bind(18, n.notes);
     s.step();
     int64_t id = sqlite3_last_insert_rowid(db_);

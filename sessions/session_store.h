@@ -5,9 +5,9 @@
 // Invariants: a file is only ever written when it is empty/absent or already carries our
 // application_id; every write is one transaction; the schema version is PRAGMA user_version
 // and only moves forward through the migration list in session_store.cpp.
-#include "source/model_source.h"
 #include "plan/plan.h"
 #include "plan/planner.h"
+#include "source/model_source.h"
 
 #include <cstdint>
 #include <optional>
@@ -61,12 +61,19 @@ struct Session {
     std::string notes;
     std::string program_version;
     std::string ir_hash;      // hex
-    std::string metrics_json; // [{"arena", "peak_bytes", "lower_bound"}, ...]
+    std::string metrics_json; // io/plan_json.h metrics_json: per arena, config and metrics
     std::vector<uint8_t> checkpoint;
     std::optional<Plan> plan; // decoded checkpoint; empty when altered beyond decoding
     bool altered = false;     // stored plan does not decode or does not match plan_hash
     std::string altered_reason;
 };
+
+// The summary recording a run stores: title, source, mode ("none" for problems), strategy,
+// plan hash and the plan's totals; id, created and tags are the store's.
+SessionSummary run_summary(const SessionInput& in, const Plan& plan, const std::string& title);
+// The Session that recording n and loading it back would give (id 0, no checkpoint bytes, not
+// altered), without a database: what exports write for a run that was not recorded.
+Session session_from_run(NewSession n);
 
 // A change to a recorded session's user fields; unset fields stay as they are.
 struct SessionEdit {

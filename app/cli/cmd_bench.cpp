@@ -5,6 +5,7 @@
 #include "io/file_io.h"
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
+#include "plan/plan_summary.h"
 #include "plan/random_problem.h"
 #include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
@@ -144,7 +145,7 @@ nlohmann::json bench_graphs() {
     print_header("graph");
     for (const GraphCase& c : cases) {
         ModelRequest request{c.mode, c.batch, c.seq};
-        LoadedModel model = load_model(resource_dir() + "/models/" + c.config, request);
+        LoadedModel model = load_model(app::resource_dir() + "/models/" + c.config, request);
         PlanOptions options;
         std::vector<Run> totals;
         uint64_t bound = 0;
@@ -152,14 +153,11 @@ nlohmann::json bench_graphs() {
         for (const OffsetStrategy* s : all_strategies()) {
             options.strategy = std::string(s->name());
             Plan plan = plan_model(model, c.mode, options, Progress{});
-            Run r{options.strategy, 0, double(plan.total_plan_ns) / 1e6};
-            bound = buffers = 0;
-            for (const ArenaPlan& a : plan.arenas) {
-                r.height += a.metrics.peak_bytes;
-                bound += a.metrics.lower_bound;
-                buffers += a.metrics.buffers;
-            }
-            totals.push_back(r);
+            const PlanTotals sums = plan_totals(plan);
+            totals.push_back(
+                Run{options.strategy, sums.peak_bytes, double(plan.total_plan_ns) / 1e6, false});
+            bound = sums.lower_bound;
+            buffers = size_t(sums.buffers);
         }
         print_row(c.name, buffers, bound, totals);
         rows.push_back(row_json(c.name, buffers, bound, totals));

@@ -2,9 +2,9 @@
 #include "commands.h"
 
 #include "core/failure.h"
+#include "encoding/sha256.h"
 #include "io/checkpoint.h"
 #include "io/file_io.h"
-#include "encoding/sha256.h"
 #include "ir/ir_json.h"
 #include "liveness/liveness.h"
 #include "models/transformer_config.h"

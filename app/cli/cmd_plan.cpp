@@ -1,11 +1,12 @@
 #include "commands.h"
 
 #include "core/units.h"
+#include "encoding/sha256.h"
 #include "io/checkpoint.h"
 #include "io/file_io.h"
 #include "io/plan_json.h"
-#include "encoding/sha256.h"
 #include "io/trace.h"
+#include "plan/plan_summary.h"
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -53,16 +54,15 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
     fmt::print("\n{:<12} {:<16} {:>14} {:>14} {:>9} {:>7} {:>8} {:>8} {:>7} {:>9}\n", "arena",
                "strategy", "peak", "lower bound", "over LB", "slots", "max live", "buffers",
                "reuse", "plan ms");
-    uint64_t peak = 0, bound = 0;
     for (const ArenaPlan& a : plan.arenas) {
         const ArenaMetrics& m = a.metrics;
         fmt::print("{:<12} {:<16} {:>14} {:>14} {:>8.3f}% {:>7} {:>8} {:>8} {:>6.1f}% {:>9.3f}\n",
                    a.config.name, a.strategy, format_bytes(m.peak_bytes),
                    format_bytes(m.lower_bound), (m.peak_over_bound - 1.0) * 100.0, m.slot_count,
                    m.max_live, m.buffers, m.reuse_ratio * 100.0, double(m.plan_ns) / 1e6);
-        peak += m.peak_bytes;
-        bound += m.lower_bound;
     }
+    const PlanTotals totals = plan_totals(plan);
+    const uint64_t peak = totals.peak_bytes, bound = totals.lower_bound;
     double over = bound ? (double(peak) / double(bound) - 1.0) * 100.0 : 0.0;
     fmt::print("{:<12} {:<16} {:>14} {:>14} {:>8.3f}%\n", "total", "", format_bytes(peak),
                format_bytes(bound), over);
@@ -79,7 +79,7 @@ int cmd_plan(Args& args) {
         return 0;
     }
     ModelRequest request = model_request_from(args);
-    PlanOptions options = plan_options_from(args);
+    app::PlanChoices choices = plan_choices_from(args);
     auto json_out = args.value("--json");
     bool with_tensors = args.flag("--tensors");
     auto trace_out = args.value("--trace");
@@ -87,9 +87,10 @@ int cmd_plan(Args& args) {
     bool quiet = args.flag("--quiet");
     RecordOptions rec = record_options_from(args);
     auto pos = args.positionals(0, 1);
-    std::string path = pos.empty() ? default_model_path() : pos[0];
+    std::string path = pos.empty() ? app::default_model_path() : pos[0];
 
     LoadedModel model = load_model(path, request);
+    PlanOptions options = app::make_plan_options(choices, model.kind);
     Plan plan = plan_model(model, request.mode, options, Progress{});
     if (json_out) {
         std::string json = plan_to_json(plan, with_tensors);

@@ -1,8 +1,9 @@
 #pragma once
 #include "args.h"
+#include "plan_choices.h"
 
-#include "source/model_source.h"
 #include "plan/planner.h"
+#include "source/model_source.h"
 
 #include <cstdint>
 #include <optional>
@@ -36,11 +37,9 @@ std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedMod
                                        const ModelRequest& request, const PlanOptions& options,
                                        const Plan& plan);
 
-// Shared option handling (--mode --batch --seq --strategy --arena --align --replay-token).
+// Shared option handling: --mode --batch --seq, and --strategy --budget --arena --align --route
+// --replay-token (turned into PlanOptions by app::make_plan_options once the model is loaded).
 ModelRequest model_request_from(Args& args);
-PlanOptions plan_options_from(Args& args);
-// The bundled default model (GPT-2 small config) from the resource directory.
-std::string default_model_path();
-std::string resource_dir();
+app::PlanChoices plan_choices_from(Args& args);
 
 } // namespace tmmu::cli

@@ -1,7 +1,7 @@
 #include "planning.h"
 
 #include "core/failure.h"
-#include "core/units.h"
+#include "plan/plan_summary.h"
 #include "plan/strategy.h"
 
 #include <algorithm>
@@ -13,13 +13,7 @@ CapacityList parse_capacities(const std::string& text) {
     CapacityList list;
     std::string spec;
     auto flush = [&] {
-        if (spec.empty()) return;
-        size_t eq = spec.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-            fail(FailureCode::InvalidArgument, "arena capacities",
-                 fmt::format("'{}': expected NAME=CAPACITY, e.g. activations=8GiB", spec));
-        list.emplace_back(spec.substr(0, eq),
-                          parse_byte_size(spec.substr(eq + 1), "arena capacity " + spec));
+        if (!spec.empty()) list.push_back(app::parse_capacity(spec, "arena capacities"));
         spec.clear();
     };
     for (char c : text) {
@@ -42,28 +36,11 @@ std::string format_capacities(const CapacityList& capacities) {
 }
 
 PlanOptions make_options(const PlanSettings& settings, ModelKind kind) {
-    PlanOptions o;
-    o.strategy = settings.strategy;
-    const bool csv = kind == ModelKind::DsaCsv;
-    // A CSV problem is one arena named "arena"; it exists in the policy only when configured.
-    if (csv) o.policy.set_capacity("arena", UINT64_MAX);
-    for (const auto& [name, bytes] : settings.capacities) {
-        bool routed = csv ? name == "arena" : false;
-        for (const std::string& target : o.policy.arena_of_role)
-            routed |= !csv && target == name;
-        if (!routed)
-            fail(FailureCode::InvalidArgument, "arena capacity " + name,
-                 csv ? "offset-assignment problems have one arena, named 'arena'"
-                     : "no role is routed to this arena; arenas: parameters, activations, "
-                       "gradients, optimizer");
-        o.policy.set_capacity(name, bytes);
-    }
-    uint64_t alignment = settings.alignment != 0 ? settings.alignment : (csv ? 1 : 128);
-    if ((alignment & (alignment - 1)) != 0)
-        fail(FailureCode::AlignmentViolation, "alignment",
-             fmt::format("{} is not a power of two", alignment));
-    o.policy.set_alignment(alignment);
-    return o;
+    app::PlanChoices choices;
+    choices.strategy = settings.strategy;
+    choices.alignment = settings.alignment;
+    choices.capacities = settings.capacities;
+    return app::make_plan_options(choices, kind);
 }
 
 PlanOutcome run_plan_job(const PlanJob& job, const Progress& progress) {
@@ -99,8 +76,9 @@ std::vector<views::StrategyResult> compare_strategies(const LoadedModel& model,
         quiet.cancel_flag = progress.cancel_flag;
         try {
             Plan plan = plan_model(model, s.mode, make_options(s, model.kind), quiet);
-            r.height = total_height(plan);
-            r.lower_bound = total_lower_bound(plan);
+            const PlanTotals totals = plan_totals(plan);
+            r.height = totals.peak_bytes;
+            r.lower_bound = totals.lower_bound;
             r.ms = double(plan.total_plan_ns) / 1e6;
         } catch (const Failure& f) {
             if (f.code() == FailureCode::Cancelled) throw;
@@ -110,20 +88,6 @@ std::vector<views::StrategyResult> compare_strategies(const LoadedModel& model,
     }
     progress.report(1.0, "compared");
     return results;
-}
-
-uint64_t total_height(const Plan& plan) {
-    uint64_t sum = 0;
-    for (const ArenaPlan& a : plan.arenas)
-        sum += a.metrics.peak_bytes;
-    return sum;
-}
-
-uint64_t total_lower_bound(const Plan& plan) {
-    uint64_t sum = 0;
-    for (const ArenaPlan& a : plan.arenas)
-        sum += a.metrics.lower_bound;
-    return sum;
 }
 
 } // namespace tmmu::studio

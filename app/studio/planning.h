@@ -3,6 +3,7 @@
 // plan it with the user's settings, and plan it once per strategy for the comparison chart.
 // The planning worker (plan_runner.h) runs these off the UI thread.
 #include "charts/strategy_chart.h"
+#include "plan_choices.h"
 #include "source/model_source.h"
 
 #include <memory>
@@ -12,7 +13,7 @@
 
 namespace tmmu::studio {
 
-using CapacityList = std::vector<std::pair<std::string, uint64_t>>;
+using app::CapacityList;
 
 struct PlanSettings {
     Mode mode = Mode::Training;
@@ -30,8 +31,8 @@ struct PlanSettings {
 CapacityList parse_capacities(const std::string& text);
 std::string format_capacities(const CapacityList& capacities);
 
-// Arena policy for a model kind. Throws Failure(InvalidArgument) for a capacity naming an arena
-// no role is routed to, and Failure(AlignmentViolation) for an alignment that is no power of two.
+// Engine options for a model kind, validated exactly as `tmmu plan` validates its flags
+// (app::make_plan_options).
 PlanOptions make_options(const PlanSettings& settings, ModelKind kind);
 
 struct PlanJob {
@@ -56,9 +57,5 @@ PlanOutcome run_plan_job(const PlanJob& job, const Progress& progress);
 std::vector<views::StrategyResult> compare_strategies(const LoadedModel& model,
                                                       const PlanSettings& settings,
                                                       const Progress& progress);
-
-// Totals over a plan's arenas.
-uint64_t total_height(const Plan& plan);
-uint64_t total_lower_bound(const Plan& plan);
 
 } // namespace tmmu::studio

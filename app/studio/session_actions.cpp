@@ -50,28 +50,6 @@ PlanSettings settingsOf(const sessions::SessionInput& in) {
     return s;
 }
 
-std::string jsonString(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20)
-            out += fmt::format("\\u{:04x}", int(c));
-        else
-            out += c;
-    }
-    return out + '"';
-}
-
-// Same shape as the store's metrics_json column.
-std::string metricsJson(const Plan& plan) {
-    std::string out = "[";
-    for (const ArenaPlan& a : plan.arenas)
-        out += fmt::format("{}{{\"arena\":{},\"peak_bytes\":{},\"lower_bound\":{}}}",
-                           out.size() > 1 ? "," : "", jsonString(a.config.name),
-                           a.metrics.peak_bytes, a.metrics.lower_bound);
-    return out + "]";
-}
-
 struct FormatFilter {
     ExportFormat format;
     const char* filter;
@@ -400,22 +378,13 @@ sessions::Session SessionActions::currentAsSession() const {
     if (!shown_ || !shown_->model || !shown_->plan)
         fail(FailureCode::InvalidArgument, "File > Export", "no plan is shown");
     const PlanOutcome& o = *shown_;
-    const Plan& plan = *o.plan;
-    sessions::Session s;
-    s.summary.title = QFileInfo(qs(o.model->path)).completeBaseName().toStdString();
-    s.summary.source_path = o.model->path;
-    s.summary.mode = plan.mode ? std::string(mode_name(*plan.mode)) : "none";
-    s.summary.strategy = plan.strategy;
-    s.summary.plan_hash = to_hex(plan.plan_hash);
-    s.summary.peak_bytes = total_height(plan);
-    s.summary.lower_bound = total_lower_bound(plan);
-    s.input = sessions::input_from_model(*o.model, o.settings.request(),
-                                         make_options(o.settings, o.model->kind));
-    s.program_version = TMMU_VERSION;
-    s.ir_hash = to_hex(plan.ir_hash);
-    s.metrics_json = metricsJson(plan);
-    s.plan = plan;
-    return s;
+    return sessions::session_from_run(
+        {sessions::input_from_model(*o.model, o.settings.request(),
+                                    make_options(o.settings, o.model->kind)),
+         *o.plan,
+         QFileInfo(qs(o.model->path)).completeBaseName().toStdString(),
+         "",
+         {}});
 }
 
 bool SessionActions::exportCurrent(const QString& path, sessions::ExportFormat format) {

@@ -96,6 +96,10 @@ int run_studio(const QStringList& args) {
         std::fputs(qPrintable(studio_usage()), stdout);
         return 0;
     }
+    if (options.version) {
+        std::printf("tmmu-studio %s\n", TMMU_VERSION);
+        return 0;
+    }
     const QString model = options.model.isEmpty() ? default_model_path() : options.model;
     const QString sessionsPath = options.sessions.isEmpty()
                                      ? QString::fromStdString(sessions::default_sessions_path())

@@ -3,107 +3,162 @@
 #include "core/failure.h"
 #include "plan/strategy.h"
 
-#include <QDir>
-#include <QFileInfo>
+#include <QCommandLineParser>
 
-#include <cstdlib>
-#include <fmt/format.h>
+#include <algorithm>
+#include <cstdio>
 
 namespace tmmu::studio {
 namespace {
 
-uint64_t parse_count(const QString& text, const char* what) {
-    bool ok = false;
-    qulonglong v = text.toULongLong(&ok);
-    if (!ok || v == 0)
-        fail(FailureCode::InvalidArgument, what,
-             fmt::format("'{}' is not a positive integer", text.toStdString()));
-    return v;
+// QCommandLineParser wants the program name first.
+const QString kProgram = QStringLiteral("tmmu-studio");
+
+struct Parser {
+    QCommandLineParser parser;
+    QCommandLineOption mode{QStringLiteral("mode"),
+                            QStringLiteral("Planning mode: inference, forward or training."),
+                            QStringLiteral("M")};
+    QCommandLineOption batch{QStringLiteral("batch"),
+                             QStringLiteral("Batch size of a transformer config (default 8)."),
+                             QStringLiteral("N")};
+    QCommandLineOption seq{
+        QStringLiteral("seq"),
+        QStringLiteral("Sequence length of a transformer config (default 1024)."),
+        QStringLiteral("N")};
+    QCommandLineOption strategy{QStringLiteral("strategy"), QString(), QStringLiteral("S")};
+    QCommandLineOption screenshot{
+        QStringLiteral("screenshot"),
+        QStringLiteral("Render the main window to a PNG and exit (records nothing; with "
+                       "--sessions it lists that database)."),
+        QStringLiteral("FILE")};
+    QCommandLineOption sessions{
+        QStringLiteral("sessions"),
+        QStringLiteral("The sessions database planning runs are recorded in (default "
+                       "$XDG_DATA_HOME/tmmu/sessions.db, else ~/.local/share/tmmu/sessions.db)."),
+        QStringLiteral("PATH")};
+    QCommandLineOption openSession{
+        QStringLiteral("open-session"),
+        QStringLiteral("Show recorded session ID (tmmu session list) as it was stored, without "
+                       "planning again (not --session: Qt takes that one for desktop session "
+                       "management)."),
+        QStringLiteral("ID")};
+    QCommandLineOption help{{QStringLiteral("h"), QStringLiteral("help")},
+                            QStringLiteral("Show this help and exit.")};
+    QCommandLineOption version{QStringLiteral("version"),
+                               QStringLiteral("Show the version and exit.")};
+
+    Parser() {
+        QStringList names;
+        for (const OffsetStrategy* s : all_strategies())
+            names << QString::fromUtf8(s->name().data(), qsizetype(s->name().size()));
+        strategy.setDescription(QStringLiteral("Offset strategy: %1 (default auto).")
+                                    .arg(names.join(QStringLiteral(", "))));
+        parser.setApplicationDescription(
+            QStringLiteral("TMMU Studio: see how a model uses memory."));
+        parser.addOptions(
+            {mode, batch, seq, strategy, screenshot, sessions, openSession, help, version});
+        parser.addPositionalArgument(
+            QStringLiteral("MODEL"),
+            QStringLiteral("Native IR JSON, a GPT-2/Llama config.json or an offset-assignment CSV "
+                           "(default: the bundled GPT-2 small config, training, batch 8, seq "
+                           "1024)."),
+            QStringLiteral("[MODEL]"));
+    }
+};
+
+// Options QGuiApplication and QApplication take out of the arguments (one or two dashes).
+bool isQtOption(const QString& arg) {
+    static const QStringList kQtOptions{
+        QStringLiteral("platform"),        QStringLiteral("platformpluginpath"),
+        QStringLiteral("platformtheme"),   QStringLiteral("plugin"),
+        QStringLiteral("qwindowgeometry"), QStringLiteral("qwindowicon"),
+        QStringLiteral("qwindowtitle"),    QStringLiteral("reverse"),
+        QStringLiteral("session"),         QStringLiteral("style"),
+        QStringLiteral("stylesheet"),      QStringLiteral("widgetcount"),
+        QStringLiteral("display"),         QStringLiteral("geometry"),
+        QStringLiteral("qmljsdebugger")};
+    if (!arg.startsWith('-')) return false;
+    QString name = arg.mid(arg.startsWith(QStringLiteral("--")) ? 2 : 1).section('=', 0, 0);
+    return kQtOptions.contains(name);
+}
+
+std::string text(const QString& s) {
+    return s.toStdString();
+}
+
+void readSettings(const Parser& p, PlanSettings& s) {
+    const QCommandLineParser& q = p.parser;
+    if (q.isSet(p.mode)) s.mode = app::parse_mode_choice(text(q.value(p.mode)), "--mode");
+    if (q.isSet(p.batch)) s.batch = app::parse_positive(text(q.value(p.batch)), "--batch");
+    if (q.isSet(p.seq)) s.seq = app::parse_positive(text(q.value(p.seq)), "--seq");
+    if (q.isSet(p.strategy))
+        s.strategy = app::parse_strategy(text(q.value(p.strategy)), "--strategy");
 }
 
 } // namespace
 
 QString studio_usage() {
-    QStringList strategies;
-    for (const OffsetStrategy* s : all_strategies())
-        strategies << QString::fromUtf8(s->name().data(), qsizetype(s->name().size()));
-    return QStringLiteral(
-               "usage: tmmu-studio [MODEL] [--mode inference|forward|training] [--batch N] "
-               "[--seq N]\n"
-               "                   [--strategy %1] [--screenshot FILE] [--sessions PATH]\n"
-               "                   [--open-session ID]\n"
-               "MODEL: native IR JSON, a GPT-2/Llama config.json or an offset-assignment CSV\n"
-               "       (default: the bundled GPT-2 small config, training, batch 8, seq 1024).\n"
-               "--screenshot FILE renders the main window to a PNG and exits (it records\n"
-               "                  nothing; with --sessions it lists that database).\n"
-               "--sessions PATH   the sessions database planning runs are recorded in\n"
-               "                  (default $XDG_DATA_HOME/tmmu/sessions.db, else\n"
-               "                  ~/.local/share/tmmu/sessions.db).\n"
-               "--open-session ID shows recorded session ID (tmmu session list) as it was\n"
-               "                  stored, without planning again (not --session: Qt takes\n"
-               "                  that one for desktop session management).\n")
-        .arg(strategies.join('|'));
+    Parser p;
+    // Qt names the program after argv[0] (or "<executable_name>" before QCoreApplication
+    // exists): name it the same way in both cases.
+    QString help = p.parser.helpText();
+    return QStringLiteral("usage: %1 [options] [MODEL]").arg(kProgram) +
+           help.mid(help.indexOf('\n'));
 }
 
 StudioOptions parse_studio_options(const QStringList& args) {
+    Parser p;
+    if (!p.parser.parse(QStringList{kProgram} + args))
+        fail(FailureCode::InvalidArgument, "command line", text(p.parser.errorText()));
+    const QCommandLineParser& q = p.parser;
     StudioOptions o;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString& arg = args[i];
-        auto value = [&]() -> QString {
-            if (i + 1 >= args.size())
-                fail(FailureCode::InvalidArgument, arg.toStdString(), "expects a value");
-            return args[++i];
-        };
-        if (arg == "--help" || arg == "-h") {
-            o.help = true;
-        } else if (arg == "--mode") {
-            QString m = value();
-            auto mode = parse_mode(m.toStdString());
-            if (!mode)
-                fail(FailureCode::InvalidArgument, "--mode",
-                     fmt::format("unknown mode '{}'; expected inference, forward or training",
-                                 m.toStdString()));
-            o.settings.mode = *mode;
-        } else if (arg == "--batch") {
-            o.settings.batch = parse_count(value(), "--batch");
-        } else if (arg == "--seq") {
-            o.settings.seq = parse_count(value(), "--seq");
-        } else if (arg == "--strategy") {
-            std::string s = value().toStdString();
-            if (!find_strategy(s))
-                fail(FailureCode::InvalidArgument, "--strategy",
-                     fmt::format("unknown strategy '{}'; see tmmu strategies", s));
-            o.settings.strategy = s;
-        } else if (arg == "--screenshot") {
-            o.screenshot = value();
-        } else if (arg == "--sessions") {
-            o.sessions = value();
-        } else if (arg == "--open-session") {
-            o.session = qint64(parse_count(value(), "--open-session"));
-        } else if (arg.startsWith('-') && arg.size() > 1) {
-            fail(FailureCode::InvalidArgument, arg.toStdString(), "unknown option");
-        } else if (o.model.isEmpty()) {
-            o.model = arg;
-        } else {
-            fail(FailureCode::InvalidArgument, arg.toStdString(),
-                 "more than one model given; tmmu-studio opens one model");
-        }
-    }
+    o.help = q.isSet(p.help);
+    o.version = q.isSet(p.version);
+    readSettings(p, o.settings);
+    o.screenshot = q.value(p.screenshot);
+    o.sessions = q.value(p.sessions);
+    if (q.isSet(p.openSession))
+        o.session = qint64(app::parse_positive(text(q.value(p.openSession)), "--open-session"));
+    const QStringList models = q.positionalArguments();
+    if (models.size() > 1)
+        fail(FailureCode::InvalidArgument, text(models[1]),
+             "more than one model given; tmmu-studio opens one model");
+    if (!models.isEmpty()) o.model = models.front();
     if (o.session && !o.model.isEmpty())
         fail(FailureCode::InvalidArgument, "--open-session",
              "give a model or a recorded session, not both");
     return o;
 }
 
+std::optional<int> answer_without_display(const QStringList& args) {
+    StudioOptions o;
+    try {
+        o = parse_studio_options(args);
+    } catch (const Failure& f) {
+        // Qt's own options are only known to QApplication: let it take them, then run_studio
+        // parses what is left and reports errors.
+        if (std::any_of(args.begin(), args.end(), isQtOption)) return std::nullopt;
+        std::fprintf(stderr, "tmmu-studio: %s\n%s", f.what(), qPrintable(studio_usage()));
+        return 2;
+    }
+    if (o.help) {
+        std::fputs(qPrintable(studio_usage()), stdout);
+        return 0;
+    }
+    if (o.version) {
+        std::printf("tmmu-studio %s\n", TMMU_VERSION);
+        return 0;
+    }
+    return std::nullopt;
+}
+
 QString resource_dir() {
-    if (const char* env = std::getenv("TMMU_RESOURCES")) return QString::fromLocal8Bit(env);
-    if (QFileInfo::exists(QStringLiteral(TMMU_SOURCE_RESOURCES)))
-        return QStringLiteral(TMMU_SOURCE_RESOURCES);
-    return QStringLiteral(TMMU_INSTALL_RESOURCES);
+    return QString::fromStdString(app::resource_dir());
 }
 
 QString default_model_path() {
-    return resource_dir() + QStringLiteral("/models/gpt2-small.json");
+    return QString::fromStdString(app::default_model_path());
 }
 
 } // namespace tmmu::studio

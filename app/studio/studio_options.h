@@ -1,5 +1,6 @@
 #pragma once
-// tmmu-studio's command line and where its bundled resources live.
+// tmmu-studio's command line (QCommandLineParser; values validated by the same app-common
+// functions as `tmmu`'s flags) and where its bundled resources live.
 #include "planning.h"
 
 #include <QString>
@@ -16,14 +17,20 @@ struct StudioOptions {
     QString sessions;   // sessions database; empty: sessions::default_sessions_path()
     qint64 session = 0; // non-zero: show this recorded session instead of planning a model
     bool help = false;
+    bool version = false;
 };
 
 // Parses arguments after the program name:
 //   [MODEL] [--mode M] [--batch N] [--seq N] [--strategy S] [--screenshot FILE]
-//   [--sessions PATH] [--open-session ID]
-// Throws Failure(InvalidArgument) naming the bad option.
+//   [--sessions PATH] [--open-session ID] [--help] [--version]
+// Throws Failure(InvalidArgument) naming the bad option. Needs no QCoreApplication.
 StudioOptions parse_studio_options(const QStringList& args);
 QString studio_usage();
+
+// --help, --version and command-line errors are answered before a QApplication exists, so they
+// work without a display. Returns the exit code when the arguments (after the program name)
+// were answered that way, nothing when the studio should start.
+std::optional<int> answer_without_display(const QStringList& args);
 
 // TMMU_RESOURCES, else the source tree's resources/, else the installed share/tmmu.
 QString resource_dir();

@@ -1,9 +1,10 @@
 #include "studio_status_bar.h"
 
 #include "core/units.h"
-#include "source/model_source.h"
 #include "encoding/sha256.h"
+#include "plan/plan_summary.h"
 #include "planning.h"
+#include "source/model_source.h"
 
 #include <QFileInfo>
 #include <QFrame>
@@ -36,7 +37,8 @@ PlanSummary PlanSummary::of(const Plan& plan, const LoadedModel* model) {
                             QString::fromStdString(a.strategy),
                             QString::fromStdString(format_bytes(a.metrics.peak_bytes)));
     s.strategyTip = QObject::tr("Strategy per arena:\n") + winners.join('\n');
-    uint64_t height = total_height(plan), bound = total_lower_bound(plan);
+    const PlanTotals totals = plan_totals(plan);
+    const uint64_t height = totals.peak_bytes, bound = totals.lower_bound;
     s.height = QObject::tr("height %1").arg(QString::fromStdString(format_bytes(height)));
     double over = bound == 0 ? 0.0 : 100.0 * (double(height) - double(bound)) / double(bound);
     s.overBound = QObject::tr("+%1% over lower bound").arg(over, 0, 'f', 3);

@@ -1,8 +1,8 @@
 #include "io/plan_json.h"
 
-#include "core/checked.h"
 #include "core/failure.h"
 #include "encoding/sha256.h"
+#include "plan/plan_summary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,54 +14,6 @@ using ordered_json = nlohmann::ordered_json;
 
 double ns_to_ms(uint64_t ns) {
     return static_cast<double>(ns) / 1e6;
-}
-
-ordered_json arena_json(const ArenaPlan& a) {
-    const ArenaMetrics& m = a.metrics;
-    ordered_json j;
-    j["name"] = a.config.name;
-    j["capacity"] = a.config.capacity;
-    j["alignment"] = a.config.alignment;
-    j["strategy"] = a.strategy;
-    j["peak_bytes"] = m.peak_bytes;
-    j["lower_bound"] = m.lower_bound;
-    j["peak_over_bound"] = m.peak_over_bound;
-    j["slots"] = m.slot_count;
-    j["max_live"] = m.max_live;
-    j["buffers"] = m.buffers;
-    j["tensors"] = m.tensors;
-    j["reuse_ratio"] = m.reuse_ratio;
-    j["internal_fragmentation"] = m.internal_fragmentation;
-    j["plan_ms"] = ns_to_ms(m.plan_ns);
-    return j;
-}
-
-ordered_json totals_json(const Plan& plan) {
-    uint64_t peak = 0, bound = 0;
-    for (const ArenaPlan& a : plan.arenas) {
-        peak = checked_add(peak, a.metrics.peak_bytes, "totals.peak_bytes");
-        bound = checked_add(bound, a.metrics.lower_bound, "totals.lower_bound");
-    }
-    ordered_json j;
-    j["peak_bytes"] = peak;
-    j["lower_bound"] = bound;
-    j["plan_ms"] = ns_to_ms(plan.total_plan_ns);
-    return j;
-}
-
-ordered_json series_json(const Plan& plan) {
-    const MemorySeries& s = plan.series;
-    ordered_json arenas = ordered_json::object();
-    for (size_t i = 0; i < plan.arenas.size(); ++i) {
-        ordered_json a;
-        a["live_bytes"] = i < s.live_bytes.size() ? s.live_bytes[i] : std::vector<uint64_t>{};
-        a["high_water"] = i < s.high_water.size() ? s.high_water[i] : std::vector<uint64_t>{};
-        arenas[plan.arenas[i].config.name] = std::move(a);
-    }
-    ordered_json j;
-    j["times"] = s.times;
-    j["arenas"] = std::move(arenas);
-    return j;
 }
 
 ordered_json tensor_json(const Plan& plan, const PlannedTensor& t) {
@@ -84,10 +36,68 @@ ordered_json tensor_json(const Plan& plan, const PlannedTensor& t) {
 
 } // namespace
 
+ordered_json arena_metrics_json(const ArenaPlan& a) {
+    const ArenaMetrics& m = a.metrics;
+    ordered_json j;
+    j["capacity"] = a.config.capacity;
+    j["alignment"] = a.config.alignment;
+    j["strategy"] = a.strategy;
+    j["peak_bytes"] = m.peak_bytes;
+    j["lower_bound"] = m.lower_bound;
+    j["peak_over_bound"] = m.peak_over_bound;
+    j["slots"] = m.slot_count;
+    j["max_live"] = m.max_live;
+    j["buffers"] = m.buffers;
+    j["tensors"] = m.tensors;
+    j["reuse_ratio"] = m.reuse_ratio;
+    j["internal_fragmentation"] = m.internal_fragmentation;
+    return j;
+}
+
+ordered_json metrics_json(const Plan& plan) {
+    ordered_json out = ordered_json::array();
+    for (const ArenaPlan& a : plan.arenas) {
+        ordered_json j;
+        j["arena"] = a.config.name;
+        j.update(arena_metrics_json(a));
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+ordered_json totals_json(const Plan& plan) {
+    const PlanTotals totals = plan_totals(plan);
+    ordered_json j;
+    j["peak_bytes"] = totals.peak_bytes;
+    j["lower_bound"] = totals.lower_bound;
+    j["plan_ms"] = ns_to_ms(plan.total_plan_ns);
+    return j;
+}
+
+ordered_json series_json(const Plan& plan) {
+    const MemorySeries& s = plan.series;
+    ordered_json arenas = ordered_json::object();
+    for (size_t i = 0; i < plan.arenas.size(); ++i) {
+        ordered_json a;
+        a["live_bytes"] = i < s.live_bytes.size() ? s.live_bytes[i] : std::vector<uint64_t>{};
+        a["high_water"] = i < s.high_water.size() ? s.high_water[i] : std::vector<uint64_t>{};
+        arenas[plan.arenas[i].config.name] = std::move(a);
+    }
+    ordered_json j;
+    j["times"] = s.times;
+    j["arenas"] = std::move(arenas);
+    return j;
+}
+
 std::string plan_to_json(const Plan& plan, bool include_tensors) {
     ordered_json arenas = ordered_json::array();
-    for (const ArenaPlan& a : plan.arenas)
-        arenas.push_back(arena_json(a));
+    for (const ArenaPlan& a : plan.arenas) {
+        ordered_json j;
+        j["name"] = a.config.name;
+        j.update(arena_metrics_json(a));
+        j["plan_ms"] = ns_to_ms(a.metrics.plan_ns);
+        arenas.push_back(std::move(j));
+    }
     ordered_json j;
     j["tmmu_version"] = TMMU_VERSION;
     j["source"] = plan.source;

@@ -4,6 +4,7 @@
 // timing fields (plan_ms) and floating-point ratios, so it is not byte-stable across runs.
 #include "plan/plan.h"
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace tmmu {
@@ -12,5 +13,19 @@ namespace tmmu {
 // include_tensors is true. Throws Failure(InvalidArgument) when a tensor names an arena the
 // plan lacks, or Failure(AllocationOverflow) when the per-arena totals overflow uint64.
 std::string plan_to_json(const Plan& plan, bool include_tensors);
+
+// The pieces every JSON that carries a plan is built from (tmmu plan --json, the session export
+// and the sessions store), each defined once here.
+//
+// One arena's configuration and metrics: capacity, alignment, strategy, peak_bytes,
+// lower_bound, peak_over_bound, slots, max_live, buffers, tensors, reuse_ratio,
+// internal_fragmentation (no name and no timing: callers key it).
+nlohmann::ordered_json arena_metrics_json(const ArenaPlan& arena);
+// [{"arena": name, ...arena_metrics_json}, ...] in arena order.
+nlohmann::ordered_json metrics_json(const Plan& plan);
+// {"peak_bytes", "lower_bound", "plan_ms"} summed over arenas (plan_totals).
+nlohmann::ordered_json totals_json(const Plan& plan);
+// {"times": [...], "arenas": {name: {"live_bytes": [...], "high_water": [...]}}}.
+nlohmann::ordered_json series_json(const Plan& plan);
 
 } // namespace tmmu

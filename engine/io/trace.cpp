@@ -1,8 +1,9 @@
 #include "io/trace.h"
 
 #include "core/failure.h"
-#include "io/file_io.h"
 #include "encoding/sha256.h"
+#include "io/file_io.h"
+#include "plan/plan_summary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -90,14 +91,13 @@ ordered_json tensor_record(const Plan& plan, const PlannedTensor& t) {
 ordered_json summary(const Plan& plan) {
     ordered_json peaks = ordered_json::object();
     ordered_json bounds = ordered_json::object();
-    u128 peak_sum = 0, bound_sum = 0, slots = 0;
     for (const ArenaPlan& a : plan.arenas) {
         peaks[a.config.name] = a.metrics.peak_bytes;
         bounds[a.config.name] = a.metrics.lower_bound;
-        peak_sum += a.metrics.peak_bytes;
-        bound_sum += a.metrics.lower_bound;
-        slots += a.metrics.slot_count;
     }
+    const PlanTotals totals = plan_totals(plan);
+    const u128 peak_sum = totals.peak_bytes, bound_sum = totals.lower_bound;
+    const u128 slots = totals.slot_count;
     const u128 tensors = plan.tensors.size();
     const u128 reused = tensors > slots ? tensors - slots : 0;
     const u128 wasted = peak_sum > bound_sum ? peak_sum - bound_sum : 0;

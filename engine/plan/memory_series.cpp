@@ -1,6 +1,9 @@
 #include "plan/memory_series.h"
 
+#include "core/checked.h"
+
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace tmmu {
@@ -71,6 +74,53 @@ std::vector<uint64_t> event_times(const std::vector<ArenaPlan>& arenas) {
     std::sort(times.begin(), times.end());
     times.erase(std::unique(times.begin(), times.end()), times.end());
     return times;
+}
+
+std::vector<uint64_t> sum_over_arenas(const std::vector<std::vector<uint64_t>>& per_arena,
+                                      size_t points) {
+    std::vector<uint64_t> sum(points, 0);
+    for (const std::vector<uint64_t>& one : per_arena)
+        for (size_t i = 0; i < points && i < one.size(); ++i)
+            sum[i] = checked_add(sum[i], one[i], "memory series sum");
+    return sum;
+}
+
+std::vector<SeriesPoint> downsample_max(const std::vector<uint64_t>& times,
+                                        const std::vector<uint64_t>& values, uint64_t end,
+                                        size_t buckets) {
+    std::vector<SeriesPoint> points;
+    const size_t n = std::min(times.size(), values.size());
+    if (n == 0 || buckets == 0) return points;
+    auto until = [&](size_t i) {
+        return i + 1 < n ? times[i + 1] : std::max<uint64_t>(end, times[i] + 1);
+    };
+    if (n <= buckets) {
+        points.reserve(2 * n);
+        for (size_t i = 0; i < n; ++i) {
+            points.push_back({double(times[i]), values[i]});
+            points.push_back({double(until(i)), values[i]});
+        }
+        return points;
+    }
+    const double t0 = double(times[0]);
+    const double width = (double(until(n - 1)) - t0) / double(buckets);
+    auto bucket_of = [&](double t) {
+        const double b = std::floor((t - t0) / width);
+        return std::min(buckets - 1, size_t(std::max(0.0, b)));
+    };
+    // Samples tile [t0, end) without overlap, so this visits n + buckets (bucket, sample) pairs.
+    std::vector<uint64_t> max_of(buckets, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t last = bucket_of(double(until(i)) - 0.5);
+        for (size_t b = bucket_of(double(times[i])); b <= last; ++b)
+            max_of[b] = std::max(max_of[b], values[i]);
+    }
+    points.reserve(2 * buckets);
+    for (size_t b = 0; b < buckets; ++b) {
+        points.push_back({t0 + double(b) * width, max_of[b]});
+        points.push_back({t0 + double(b + 1) * width, max_of[b]});
+    }
+    return points;
 }
 
 } // namespace tmmu

@@ -1,6 +1,10 @@
 #pragma once
 #include "plan/plan.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 namespace tmmu {
 
 // Live bytes and high-water mark of every arena at each of `times` (sorted ascending).
@@ -9,5 +13,24 @@ MemorySeries build_memory_series(const std::vector<ArenaPlan>& arenas, std::vect
 
 // The time points worth charting for a bare problem: every distinct begin and end.
 std::vector<uint64_t> event_times(const std::vector<ArenaPlan>& arenas);
+
+// Point-by-point sum of per-arena series (the "all arenas" curve); rows may be shorter than
+// `points`. Throws Failure(AllocationOverflow) when a sum does not fit in 64 bits.
+std::vector<uint64_t> sum_over_arenas(const std::vector<std::vector<uint64_t>>& per_arena,
+                                      size_t points);
+
+struct SeriesPoint {
+    double time = 0;
+    uint64_t value = 0;
+};
+
+// Reduces a step function to at most 2 * buckets polyline points for drawing: values[i] holds
+// over [times[i], times[i+1]) and the last one up to end (at least one unit). Each bucket
+// carries the maximum of every sample overlapping it, so peaks survive at any zoom; a series
+// with at most `buckets` samples is returned exactly (two points per sample). times must be
+// ascending. The studio's charts and the reports draw through this one function.
+std::vector<SeriesPoint> downsample_max(const std::vector<uint64_t>& times,
+                                        const std::vector<uint64_t>& values, uint64_t end,
+                                        size_t buckets);
 
 } // namespace tmmu

@@ -2,9 +2,9 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
-#include "plan/plan_hash.h"
 #include "plan/linear_scan.h"
 #include "plan/memory_series.h"
+#include "plan/plan_hash.h"
 #include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
 #include "plan/validator.h"

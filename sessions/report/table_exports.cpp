@@ -4,6 +4,7 @@
 #include "report/text_util.h"
 
 #include "core/failure.h"
+#include "io/plan_json.h"
 #include "replay.h"
 
 #include <fmt/format.h>
@@ -67,35 +68,6 @@ ojson inputs_json(const Session& s) {
                  {"search_budget_ms", in.options.search_budget_ms},
                  {"arenas", arenas},
                  {"routes", in.is_problem ? ojson(nullptr) : routes}};
-}
-
-ojson metrics_json(const Plan& p) {
-    ojson out = ojson::array();
-    for (const ArenaPlan& a : p.arenas) {
-        const ArenaMetrics& m = a.metrics;
-        out.push_back({{"arena", a.config.name},
-                       {"strategy", a.strategy},
-                       {"capacity", a.config.capacity},
-                       {"alignment", a.config.alignment},
-                       {"peak_bytes", m.peak_bytes},
-                       {"lower_bound", m.lower_bound},
-                       {"peak_over_bound", m.peak_over_bound},
-                       {"slots", m.slot_count},
-                       {"max_live", m.max_live},
-                       {"buffers", m.buffers},
-                       {"tensors", m.tensors},
-                       {"reuse_ratio", m.reuse_ratio},
-                       {"internal_fragmentation", m.internal_fragmentation}});
-    }
-    return out;
-}
-
-ojson series_json(const Plan& p) {
-    ojson arenas = ojson::object();
-    for (size_t a = 0; a < p.arenas.size() && a < p.series.live_bytes.size(); ++a)
-        arenas[p.arenas[a].config.name] = {{"live_bytes", p.series.live_bytes[a]},
-                                           {"high_water", p.series.high_water[a]}};
-    return ojson{{"times", p.series.times}, {"arenas", arenas}};
 }
 
 } // namespace

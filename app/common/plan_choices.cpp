@@ -1,0 +1,132 @@
+#include "plan_choices.h"
+
+#include "core/checked.h"
+#include "core/failure.h"
+#include "core/units.h"
+#include "plan/strategy.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace tmmu::app {
+namespace {
+
+constexpr const char* kProblemArena = "arena"; // the one arena of an offset problem
+
+[[noreturn]] void bad(std::string_view where, std::string message) {
+    fail(FailureCode::InvalidArgument, std::string(where), std::move(message));
+}
+
+void apply_routes(const RouteList& routes, ArenaPolicy& policy) {
+    for (const auto& [role, arena] : routes) {
+        if (!policy.find(arena)) policy.set_capacity(arena, UINT64_MAX);
+        policy.route(role, arena);
+    }
+}
+
+// A capacity for an arena that nothing is routed to would silently do nothing: refuse it.
+void apply_capacities(const CapacityList& capacities, bool problem, ArenaPolicy& policy) {
+    for (const auto& [name, bytes] : capacities) {
+        bool routed = problem && name == kProblemArena;
+        for (const std::string& target : policy.arena_of_role)
+            routed |= !problem && target == name;
+        if (!routed)
+            bad("arena capacity " + name,
+                problem ? "offset-assignment problems have one arena, named 'arena'"
+                        : "no role is routed to this arena; arenas: parameters, activations, "
+                          "gradients, optimizer, or route a role to it (ROLE=ARENA)");
+        policy.set_capacity(name, bytes);
+    }
+}
+
+} // namespace
+
+PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
+    const bool problem = kind == ModelKind::DsaCsv;
+    parse_strategy(c.strategy, "strategy");
+    if (problem && !c.routes.empty())
+        bad("routes", "offset-assignment problems have one arena; routes apply to model graphs");
+    const uint64_t alignment = c.alignment != 0 ? c.alignment : (problem ? 1 : 128);
+    if (!is_power_of_two(alignment))
+        fail(FailureCode::AlignmentViolation, "alignment",
+             fmt::format("{} is not a power of two", alignment));
+    PlanOptions o;
+    o.strategy = c.strategy;
+    o.search_budget = c.search_budget;
+    o.search_budget_ms = c.search_budget_ms;
+    o.replay_token = c.replay_token;
+    // An offset problem plans into the policy's arena "arena" (plan_problem).
+    if (problem) o.policy.set_capacity(kProblemArena, UINT64_MAX);
+    apply_routes(c.routes, o.policy);
+    apply_capacities(c.capacities, problem, o.policy);
+    o.policy.set_alignment(alignment);
+    return o;
+}
+
+std::string parse_strategy(std::string_view name, std::string_view where) {
+    if (find_strategy(name)) return std::string(name);
+    std::string known;
+    for (const OffsetStrategy* s : all_strategies())
+        known += fmt::format("{}{}", known.empty() ? "" : ", ", s->name());
+    bad(where, fmt::format("unknown strategy '{}'; expected one of {}", name, known));
+}
+
+CapacityList::value_type parse_capacity(std::string_view spec, std::string_view where) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == spec.size())
+        bad(where, fmt::format("'{}': expected NAME=CAPACITY, e.g. activations=8GiB", spec));
+    return {std::string(spec.substr(0, eq)),
+            parse_byte_size(spec.substr(eq + 1), fmt::format("{} {}", where, spec))};
+}
+
+RouteList::value_type parse_route(std::string_view spec, std::string_view where) {
+    const size_t eq = spec.find('=');
+    const auto role = eq == std::string_view::npos ? std::nullopt : parse_role(spec.substr(0, eq));
+    if (!role || eq + 1 == spec.size())
+        bad(where, fmt::format("'{}': expected ROLE=ARENA, e.g. gradients=activations; roles: "
+                               "parameter input output activation gradient optimizer_state "
+                               "workspace",
+                               spec));
+    return {*role, std::string(spec.substr(eq + 1))};
+}
+
+void parse_budget(std::string_view text, PlanChoices& c, std::string_view where) {
+    const bool ms = text.size() > 2 && text.ends_with("ms");
+    const std::string_view digits = ms ? text.substr(0, text.size() - 2) : text;
+    uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || value == 0)
+        bad(where, fmt::format("'{}': expected a positive node count (e.g. 200000) or "
+                               "milliseconds (e.g. 500ms)",
+                               text));
+    (ms ? c.search_budget_ms : c.search_budget) = value;
+}
+
+Mode parse_mode_choice(std::string_view text, std::string_view where) {
+    auto mode = parse_mode(text);
+    if (!mode)
+        bad(where, fmt::format("unknown mode '{}'; expected inference, forward or training", text));
+    return *mode;
+}
+
+uint64_t parse_positive(std::string_view text, std::string_view where) {
+    uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value == 0)
+        bad(where, fmt::format("'{}' is not a positive integer", text));
+    return value;
+}
+
+std::string resource_dir() {
+    if (const char* env = std::getenv("TMMU_RESOURCES")) return env;
+    if (std::filesystem::exists(TMMU_SOURCE_RESOURCES)) return TMMU_SOURCE_RESOURCES;
+    return TMMU_INSTALL_RESOURCES;
+}
+
+std::string default_model_path() {
+    return resource_dir() + "/models/gpt2-small.json";
+}
+
+} // namespace tmmu::app

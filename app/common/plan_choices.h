@@ -1,0 +1,54 @@
+#pragma once
+// What a person asks of a planning run, from `tmmu`'s flags or the studio's toolbar and command
+// line, and the one place both turn it into engine options: the two front ends accept and
+// refuse exactly the same things, with the same messages.
+#include "core/digest.h"
+#include "ir/graph.h"
+#include "ir/mode.h"
+#include "plan/planner.h"
+#include "source/model_source.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tmmu::app {
+
+using CapacityList = std::vector<std::pair<std::string, uint64_t>>;
+using RouteList = std::vector<std::pair<Role, std::string>>;
+
+struct PlanChoices {
+    std::string strategy = "auto";
+    uint64_t search_budget = 0;    // search nodes of "optimal"; 0: its default
+    uint64_t search_budget_ms = 0; // milliseconds instead of nodes (not reproducible)
+    uint64_t alignment = 0;        // 0: the model kind's default, 128 for graphs, 1 for problems
+    CapacityList capacities;       // arena name -> capacity in bytes
+    RouteList routes;              // role -> arena (graphs only; a new name makes a new arena)
+    Digest replay_token{};
+};
+
+// Engine options for a model of this kind. Throws Failure(InvalidArgument) for an unknown
+// strategy, a capacity naming an arena no role is routed to (offset problems have the single
+// arena "arena"), or routes given for an offset problem; Failure(AlignmentViolation) for an
+// alignment that is not a power of two.
+PlanOptions make_plan_options(const PlanChoices& choices, ModelKind kind);
+
+// The text forms both front ends accept; `where` names the option or field in errors.
+std::string parse_strategy(std::string_view name, std::string_view where); // a registered one
+CapacityList::value_type parse_capacity(std::string_view spec, std::string_view where);
+RouteList::value_type parse_route(std::string_view spec, std::string_view where);
+// "N" search nodes (reproducible) or "Nms" milliseconds; sets one of the two budgets.
+void parse_budget(std::string_view text, PlanChoices& choices, std::string_view where);
+Mode parse_mode_choice(std::string_view text, std::string_view where);
+// A positive integer (batch, sequence length, session id).
+uint64_t parse_positive(std::string_view text, std::string_view where);
+
+// Bundled resources: $TMMU_RESOURCES, else the source tree's resources/, else the installed
+// share/tmmu.
+std::string resource_dir();
+// The bundled default model: the GPT-2 small config.
+std::string default_model_path();
+
+} // namespace tmmu::app
