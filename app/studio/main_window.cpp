@@ -4,12 +4,12 @@
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "core/failure.h"
+#include "job_runner.h"
 #include "panels/session_compare_panel.h"
 #include "panels/sessions_panel.h"
 #include "panels/step_control.h"
 #include "panels/tensor_details_panel.h"
 #include "panels/tensor_table_panel.h"
-#include "plan_runner.h"
 #include "planning_controls.h"
 #include "session_actions.h"
 #include "studio_options.h"
@@ -29,7 +29,7 @@
 namespace tmmu::studio {
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), ctx_(new views::PlanContext(this)), runner_(new PlanRunner(this)),
+    : QMainWindow(parent), ctx_(new views::PlanContext(this)), jobs_(new JobRunner(this)),
       controls_(new PlanningControls(this)), status_(new StudioStatusBar(this)) {
     setObjectName(QStringLiteral("tmmuStudioMainWindow"));
     setWindowTitle(tr("TMMU Studio"));
@@ -39,7 +39,7 @@ MainWindow::MainWindow(QWidget* parent)
     buildToolbars();
     buildDocks();
     buildMenus();
-    connectRunner();
+    connectJobs();
     resize(1600, 1000);
     defaultState_ = saveState(kStateVersion);
 }
@@ -105,7 +105,7 @@ void MainWindow::buildDocks() {
                                       Qt::BottomDockWidgetArea);
 
     // Sessions share tabs with docks already there, so the default layout keeps its proportions.
-    sessions_ = new SessionActions(this, ctx_);
+    sessions_ = new SessionActions(this, ctx_, jobs_);
     QDockWidget* sessionsDock = addDock(QStringLiteral("sessionsDock"), tr("Sessions"),
                                         sessions_->panel(), Qt::LeftDockWidgetArea);
     tabifyDockWidget(tableDock, sessionsDock);
@@ -138,19 +138,13 @@ void MainWindow::resetLayout() {
     restoreState(defaultState_, kStateVersion);
 }
 
-void MainWindow::connectRunner() {
-    connect(runner_, &PlanRunner::started, status_, &StudioStatusBar::planningStarted);
-    connect(runner_, &PlanRunner::progress, status_, &StudioStatusBar::planningProgress);
-    connect(runner_, &PlanRunner::finished, status_, &StudioStatusBar::planningStopped);
-    connect(status_, &StudioStatusBar::cancelRequested, runner_, &PlanRunner::cancel);
-    connect(runner_, &PlanRunner::planned, this, &MainWindow::onPlanned);
-    // After onPlanned: the run is recorded once it is on screen.
-    connect(runner_, &PlanRunner::planned, sessions_, &SessionActions::recordRun);
-    connect(runner_, &PlanRunner::failed, this, &MainWindow::onFailed);
-    connect(runner_, &PlanRunner::compared, this, &MainWindow::onCompared);
-    connect(runner_, &PlanRunner::compareFailed, this, [this](const QString& message) {
-        strategies_->showMessage(tr("Comparison stopped: %1").arg(message));
+void MainWindow::connectJobs() {
+    connect(jobs_, &JobRunner::jobStarted, status_, &StudioStatusBar::jobStarted);
+    connect(jobs_, &JobRunner::jobProgress, status_, &StudioStatusBar::jobProgress);
+    connect(jobs_, &JobRunner::busyChanged, status_, [this](bool busy) {
+        if (!busy) status_->jobsStopped();
     });
+    connect(status_, &StudioStatusBar::cancelRequested, jobs_, qOverload<>(&JobRunner::cancel));
 }
 
 void MainWindow::openModel(const QString& path, const PlanSettings& settings, bool remember) {
@@ -165,20 +159,14 @@ void MainWindow::openModel(const QString& path) {
     try {
         openModel(path, controls_->settings());
     } catch (const Failure& f) {
-        onFailed(QString::fromUtf8(failure_code_name(f.code()).data()),
-                 QString::fromStdString(f.where()), QString::fromStdString(f.message()));
+        onFailed(JobFailure::of(f));
     }
 }
 
 bool MainWindow::openModelSync(const QString& path, const PlanSettings& settings) {
-    PlanJob job;
-    job.path = path.toStdString();
-    job.settings = settings;
-    pendingPath_ = path;
-    pendingRemember_ = false;
-    lastFailure_.clear();
     controls_->setSettings(settings);
-    runner_->runSync(job);
+    openModel(path, settings, false);
+    jobs_->waitForIdle();
     return lastFailure_.isEmpty() && ctx_->plan() != nullptr;
 }
 
@@ -188,8 +176,7 @@ void MainWindow::replan() {
     try {
         settings = controls_->settings();
     } catch (const Failure& f) {
-        onFailed(QString::fromUtf8(failure_code_name(f.code()).data()),
-                 QString::fromStdString(f.where()), QString::fromStdString(f.message()));
+        onFailed(JobFailure::of(f));
         return;
     }
     PlanJob job;
@@ -206,7 +193,7 @@ void MainWindow::replan() {
 }
 
 void MainWindow::showStoredOutcome(const PlanOutcome& outcome) {
-    runner_->cancel();
+    jobs_->cancel(kShownPlanKey);
     pendingRemember_ = false;
     pendingPath_.clear();
     lastFailure_.clear();
@@ -219,7 +206,30 @@ void MainWindow::startJob(PlanJob job, bool remember) {
     pendingRemember_ = remember;
     lastFailure_.clear();
     strategies_->showMessage(tr("Comparing strategies…"));
-    runner_->start(std::move(job));
+    const bool compare = job.compare;
+    const QString file = QFileInfo(QString::fromStdString(job.path)).fileName();
+    jobs_->submit(
+        {tr("Planning %1").arg(file), kShownPlanKey, this},
+        [job = std::move(job)](const Progress& p) { return run_plan_job(job, p); },
+        [this, compare](const PlanOutcome& outcome) {
+            onPlanned(outcome);
+            // After onPlanned: the run is recorded once it is on screen.
+            sessions_->recordRun(outcome);
+            if (compare) compareStrategies(outcome);
+        },
+        [this](const JobFailure& f) { onFailed(f); });
+}
+
+void MainWindow::compareStrategies(const PlanOutcome& outcome) {
+    jobs_->submit(
+        {tr("Comparing strategies"), kShownPlanKey, this},
+        [model = outcome.model, settings = outcome.settings](const Progress& p) {
+            return compare_strategies(*model, settings, p);
+        },
+        [this](const std::vector<views::StrategyResult>& results) { onCompared(results); },
+        [this](const JobFailure& f) {
+            strategies_->showMessage(tr("Comparison stopped: %1").arg(f.text()));
+        });
 }
 
 void MainWindow::onPlanned(const PlanOutcome& outcome) {
@@ -240,18 +250,17 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     emit planShown();
 }
 
-void MainWindow::onFailed(const QString& code, const QString& where, const QString& message) {
-    lastFailure_ = where.isEmpty() ? QStringLiteral("%1: %2").arg(code, message)
-                                   : QStringLiteral("%1 at %2: %3").arg(code, where, message);
+void MainWindow::onFailed(const JobFailure& failure) {
+    lastFailure_ = failure.text();
     const bool keep = ctx_->plan() != nullptr;
-    QString text = code == QLatin1String("CANCELLED") ? tr("Planning cancelled") : lastFailure_;
+    QString text = failure.cancelled() ? tr("Planning cancelled") : lastFailure_;
     if (keep) text += tr(" — the previous plan is still shown");
     status_->showMessage(text);
     if (strategies_->results().empty())
         strategies_->showMessage(tr("No comparison"));
     else if (ctx_->plan())
         strategies_->setResults(strategies_->results(), ctx_->plan()->strategy);
-    if (code != QLatin1String("CANCELLED")) showFailureBox(lastFailure_);
+    if (!failure.cancelled()) showFailureBox(lastFailure_);
     emit planFailed(lastFailure_);
 }
 
@@ -297,7 +306,7 @@ void MainWindow::saveSettings() const {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     saveSettings();
-    runner_->cancel();
+    jobs_->cancelAll();
     event->accept();
 }
 

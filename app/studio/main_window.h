@@ -1,10 +1,12 @@
 #pragma once
 // The studio's main window: planning toolbar, step toolbar, the panels in docks around the arena
 // layout, menus, status bar, settings. It owns the one PlanContext every panel follows and the
-// PlanRunner that loads and plans models off the UI thread. Panels never compute plans.
+// JobRunner whose worker loads and plans models (and opens, replays and exports sessions) off the
+// UI thread. Panels never compute plans.
 #include "planning.h"
 
 #include <QMainWindow>
+#include <QString>
 #include <QStringList>
 
 #include <memory>
@@ -26,10 +28,15 @@ class TensorTablePanel;
 
 namespace tmmu::studio {
 
-class PlanRunner;
+class JobRunner;
+struct JobFailure;
 class PlanningControls;
 class SessionActions;
 class StudioStatusBar;
+
+// Job key of everything whose result replaces the plan on screen (planning, the strategy
+// comparison that follows it, opening a session): the newest such request wins.
+inline const QString kShownPlanKey = QStringLiteral("shown plan");
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -41,10 +48,12 @@ class MainWindow : public QMainWindow {
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Loads and plans a model off the UI thread; the plan on screen stays until it succeeds.
+    // Loads and plans a model off the UI thread, then compares the strategies; the plan on
+    // screen stays until it succeeds.
     void openModel(const QString& path, const PlanSettings& settings, bool remember = true);
     void openModel(const QString& path); // with the toolbar's settings
-    // Same on the calling thread, strategy comparison included. Returns false on failure.
+    // The same, waiting (in a local event loop) until every job is done, strategy comparison
+    // included. Returns false on failure. For screenshot mode.
     bool openModelSync(const QString& path, const PlanSettings& settings);
     // Plans the current model again with the toolbar's settings (off the UI thread).
     void replan();
@@ -63,7 +72,7 @@ class MainWindow : public QMainWindow {
     views::PlanContext* context() const { return ctx_; }
     PlanningControls* controls() const { return controls_; }
     StudioStatusBar* studioStatusBar() const { return status_; }
-    PlanRunner* runner() const { return runner_; }
+    JobRunner* jobs() const { return jobs_; }
     SessionActions* sessions() const { return sessions_; }
     views::MemoryChart* memoryChart() const { return memory_; }
     views::StrategyChart* strategyChart() const { return strategies_; }
@@ -91,10 +100,11 @@ class MainWindow : public QMainWindow {
     QDockWidget* addDock(const QString& objectName, const QString& title, QWidget* content,
                          Qt::DockWidgetArea area);
     void buildToolbars();
-    void connectRunner();
+    void connectJobs();
     void startJob(PlanJob job, bool remember);
+    void compareStrategies(const PlanOutcome& outcome);
     void onPlanned(const PlanOutcome& outcome);
-    void onFailed(const QString& code, const QString& where, const QString& message);
+    void onFailed(const JobFailure& failure);
     void onCompared(const std::vector<views::StrategyResult>& results);
     // main_window_menus.cpp
     void buildMenus();
@@ -107,7 +117,7 @@ class MainWindow : public QMainWindow {
     void showFailureBox(const QString& text);
 
     views::PlanContext* ctx_;
-    PlanRunner* runner_;
+    JobRunner* jobs_;
     PlanningControls* controls_;
     StudioStatusBar* status_;
     SessionActions* sessions_ = nullptr;

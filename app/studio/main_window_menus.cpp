@@ -2,8 +2,8 @@
 #include "main_window.h"
 
 #include "context/plan_context.h"
+#include "job_runner.h"
 #include "panels/tensor_table_panel.h"
-#include "plan_runner.h"
 #include "session_actions.h"
 #include "studio_options.h"
 
@@ -65,7 +65,7 @@ void MainWindow::buildMenus() {
     QMenu* plan = menuBar()->addMenu(tr("&Plan"));
     QAction* replanAction = plan->addAction(tr("&Re-plan"), this, &MainWindow::replan);
     replanAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    plan->addAction(tr("&Cancel planning"), runner_, &PlanRunner::cancel);
+    plan->addAction(tr("&Cancel planning"), this, [this] { jobs_->cancel(kShownPlanKey); });
     menuBar()->addMenu(sessions_->buildMenu(this));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));

@@ -1,7 +1,7 @@
 #pragma once
 // What the studio asks the engine to do, as plain data and plain functions (no Qt): load a model,
 // plan it with the user's settings, and plan it once per strategy for the comparison chart.
-// The planning worker (plan_runner.h) runs these off the UI thread.
+// MainWindow submits them as jobs to the studio's worker (job_runner.h), off the UI thread.
 #include "charts/strategy_chart.h"
 #include "plan_choices.h"
 #include "source/model_source.h"

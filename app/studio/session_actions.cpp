@@ -2,11 +2,11 @@
 
 #include "context/plan_context.h"
 #include "core/failure.h"
-#include "encoding/sha256.h"
+#include "job_runner.h"
 #include "main_window.h"
 #include "panels/session_compare_panel.h"
 #include "panels/sessions_panel.h"
-#include "replay.h"
+#include "session_jobs.h"
 #include "session_store.h"
 
 #include <QAction>
@@ -16,7 +16,6 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QStatusBar>
-#include <QThread>
 
 #include <array>
 #include <fmt/format.h>
@@ -36,19 +35,8 @@ QString failureText(const Failure& f) {
     return qs(f.what());
 }
 
-// The toolbar settings a stored run was planned with (what the controls should show).
-PlanSettings settingsOf(const sessions::SessionInput& in) {
-    PlanSettings s;
-    s.mode = in.request.mode;
-    s.batch = in.request.batch;
-    s.seq = in.request.seq;
-    s.strategy = in.options.strategy;
-    if (!in.is_problem && !in.options.policy.arenas.empty())
-        s.alignment = in.options.policy.arenas.front().alignment;
-    for (const ArenaConfig& a : in.options.policy.arenas)
-        if (a.capacity != UINT64_MAX) s.capacities.emplace_back(a.name, a.capacity);
-    return s;
-}
+// Jobs whose results fill the comparison panel: the newest request replaces the previous one.
+const QString kComparisonKey = QStringLiteral("comparison");
 
 struct FormatFilter {
     ExportFormat format;
@@ -65,9 +53,9 @@ constexpr std::array<FormatFilter, 5> kFilters{{
 
 } // namespace
 
-SessionActions::SessionActions(MainWindow* window, views::PlanContext* ctx)
-    : QObject(window), window_(window), ctx_(ctx), panel_(new views::SessionsPanel(window)),
-      compare_(new views::SessionComparePanel(window)),
+SessionActions::SessionActions(MainWindow* window, views::PlanContext* ctx, JobRunner* jobs)
+    : QObject(window), window_(window), ctx_(ctx), jobs_(jobs),
+      panel_(new views::SessionsPanel(window)), compare_(new views::SessionComparePanel(window)),
       record_(new QAction(tr("&Record runs"), this)) {
     panel_->setObjectName(QStringLiteral("sessionsPanel"));
     compare_->setObjectName(QStringLiteral("sessionComparePanel"));
@@ -85,13 +73,7 @@ SessionActions::SessionActions(MainWindow* window, views::PlanContext* ctx)
     connect(panel_, &views::SessionsPanel::deleteRequested, this, &SessionActions::deleteSessions);
 }
 
-SessionActions::~SessionActions() {
-    if (replayThread_) {
-        replayCancel_->store(true);
-        replayThread_->wait();
-        delete replayThread_;
-    }
-}
+SessionActions::~SessionActions() = default;
 
 bool SessionActions::openStore(const QString& path) {
     store_.reset();
@@ -116,6 +98,10 @@ bool SessionActions::recording() const {
 
 void SessionActions::setRecording(bool on) {
     record_->setChecked(on);
+}
+
+StoreRef SessionActions::storeRef() const {
+    return StoreRef{store_ ? store_->path() : std::string(), probe_};
 }
 
 void SessionActions::report(const QString& text) {
@@ -185,31 +171,33 @@ void SessionActions::recordRun(const PlanOutcome& outcome) {
     panel_->setCurrentSession(current_);
 }
 
-bool SessionActions::openSession(qint64 id) {
-    if (!store_) return false;
-    try {
-        sessions::Session s = store_->load(id);
-        if (s.altered) markAltered(s);
-        if (!s.plan) {
-            report(tr("Session %1 cannot be shown: %2").arg(id).arg(qs(s.altered_reason)));
-            return false;
-        }
-        auto outcome = std::make_shared<PlanOutcome>();
-        outcome->model = std::make_shared<const LoadedModel>(sessions::load_input(s.input));
-        outcome->plan = std::make_shared<const Plan>(std::move(*s.plan));
-        outcome->settings = settingsOf(s.input);
-        window_->showStoredOutcome(*outcome);
-        shown_ = std::move(outcome);
-        current_ = id;
-        panel_->setCurrentSession(id);
-        report(s.altered ? tr("Session %1 shown — ALTERED: %2").arg(id).arg(qs(s.altered_reason))
-                         : tr("Session %1 shown (stored plan, not re-planned)").arg(id));
-        emit sessionOpened(id);
-        return true;
-    } catch (const Failure& f) {
-        report(tr("Cannot open session %1: %2").arg(id).arg(failureText(f)));
-        return false;
+void SessionActions::openSession(qint64 id) {
+    if (!store_) return;
+    jobs_->submit(
+        {tr("Opening session %1").arg(id), kShownPlanKey, this},
+        [store = storeRef(), id](const Progress&) { return open_stored(store, id); },
+        [this, id](OpenedSession opened) { showOpened(id, opened); },
+        [this, id](const JobFailure& f) {
+            report(tr("Cannot open session %1: %2").arg(id).arg(f.text()));
+            emit openFinished(id, false);
+        });
+}
+
+void SessionActions::showOpened(qint64 id, OpenedSession& opened) {
+    const sessions::Session& s = opened.session;
+    if (s.altered) markAltered(s);
+    if (!opened.outcome) {
+        report(tr("Session %1 cannot be shown: %2").arg(id).arg(qs(s.altered_reason)));
+        emit openFinished(id, false);
+        return;
     }
+    window_->showStoredOutcome(*opened.outcome);
+    shown_ = std::move(opened.outcome);
+    current_ = id;
+    panel_->setCurrentSession(id);
+    report(s.altered ? tr("Session %1 shown — ALTERED: %2").arg(id).arg(qs(s.altered_reason))
+                     : tr("Session %1 shown (stored plan, not re-planned)").arg(id));
+    emit openFinished(id, true);
 }
 
 void SessionActions::markAltered(const sessions::Session& s) {
@@ -218,65 +206,39 @@ void SessionActions::markAltered(const sessions::Session& s) {
 
 void SessionActions::replaySession(qint64 id) {
     if (!store_) return;
-    if (replayThread_) {
-        report(tr("A replay is already running"));
-        return;
-    }
-    auto session = std::make_shared<sessions::Session>();
-    try {
-        *session = store_->load(id);
-    } catch (const Failure& f) {
-        report(tr("Cannot replay session %1: %2").arg(id).arg(failureText(f)));
-        emit replayFinished(false, false);
-        return;
-    }
-    if (session->altered) {
-        markAltered(*session);
-        report(tr("Session %1 is altered and cannot be replayed: %2")
-                   .arg(id)
-                   .arg(qs(session->altered_reason)));
-        emit replayFinished(false, false);
-        return;
-    }
     report(tr("Replaying session %1…").arg(id));
-    replayCancel_ = std::make_shared<std::atomic<bool>>(false);
-    auto cancel = replayCancel_;
-    // The destructor waits for the thread, so `this` outlives everything posted to it.
-    replayThread_ = QThread::create([this, session, cancel] {
-        Progress progress;
-        progress.cancel_flag = cancel.get();
-        try {
-            auto result = std::make_shared<sessions::ReplayResult>(
-                sessions::replay_session(*session, progress));
-            QMetaObject::invokeMethod(
-                this, [this, session, result] { showReplay(*session, *result); },
-                Qt::QueuedConnection);
-        } catch (const std::exception& e) {
-            QString text = QString::fromUtf8(e.what());
-            QMetaObject::invokeMethod(
-                this,
-                [this, id = session->summary.id, text] {
-                    report(tr("Replay of session %1 failed: %2").arg(id).arg(text));
-                    emit replayFinished(false, false);
-                },
-                Qt::QueuedConnection);
-        }
-    });
-    replayThread_->setObjectName(QStringLiteral("tmmu-replay"));
-    connect(replayThread_, &QThread::finished, this, [this] {
-        delete replayThread_;
-        replayThread_ = nullptr;
-    });
-    replayThread_->start(QThread::LowPriority);
+    ++replays_;
+    jobs_->submit(
+        {tr("Replaying session %1").arg(id), kComparisonKey, this},
+        [store = storeRef(), id](const Progress& p) { return replay_stored(store, id, p); },
+        [this](ReplayedSession replayed) {
+            --replays_;
+            showReplay(replayed);
+        },
+        [this, id](const JobFailure& f) {
+            --replays_;
+            report(tr("Replay of session %1 failed: %2").arg(id).arg(f.text()));
+            emit replayFinished(false, false);
+        });
 }
 
-void SessionActions::showReplay(const sessions::Session& stored, const sessions::ReplayResult& r) {
+void SessionActions::showReplay(ReplayedSession& replayed) {
+    const sessions::Session& stored = replayed.stored;
     const int64_t id = stored.summary.id;
+    if (!replayed.result) {
+        markAltered(stored);
+        report(tr("Session %1 is altered and cannot be replayed: %2")
+                   .arg(id)
+                   .arg(qs(stored.altered_reason)));
+        emit replayFinished(false, false);
+        return;
+    }
+    const sessions::ReplayResult& r = *replayed.result;
     views::CompareSide before{
         tr("session %1 as recorded (tmmu %2)").arg(id).arg(qs(stored.program_version)),
-        std::make_shared<const Plan>(*stored.plan)};
+        std::make_shared<const Plan>(std::move(*replayed.stored.plan))};
     views::CompareSide after{tr("replayed with tmmu %1").arg(QStringLiteral(TMMU_VERSION)),
-                             std::make_shared<const Plan>(r.replayed)};
+                             std::make_shared<const Plan>(std::move(replayed.result->replayed))};
     compare_->setComparison(r.comparison, std::move(before), std::move(after));
     raiseCompare();
     report(r.comparison.identical
@@ -287,31 +249,50 @@ void SessionActions::showReplay(const sessions::Session& stored, const sessions:
     emit replayFinished(true, r.comparison.identical);
 }
 
-bool SessionActions::compareSessions(qint64 before, qint64 after) {
-    if (!store_) return false;
-    try {
-        sessions::Session a = store_->load(before);
-        sessions::Session b = store_->load(after);
-        for (const sessions::Session* s : {&a, &b})
-            if (s->altered) markAltered(*s);
-        sessions::PlanComparison c = sessions::diff_sessions(a, b);
-        // Recorded titles name the strategy already; others get it added.
-        auto label = [](const sessions::Session& s) {
-            QString title = qs(s.summary.title), strategy = qs(s.summary.strategy);
-            if (!title.contains(strategy)) title += QStringLiteral(" [%1]").arg(strategy);
-            return tr("session %1: %2").arg(s.summary.id).arg(title);
-        };
-        compare_->setComparison(c, {label(a), std::make_shared<const Plan>(std::move(*a.plan))},
-                                {label(b), std::make_shared<const Plan>(std::move(*b.plan))});
-        raiseCompare();
-        report(c.identical ? tr("Sessions %1 and %2: identical plans").arg(before).arg(after)
-                           : tr("Sessions %1 and %2 differ").arg(before).arg(after));
-        return true;
-    } catch (const Failure& f) {
-        report(
-            tr("Cannot compare sessions %1 and %2: %3").arg(before).arg(after).arg(failureText(f)));
-        return false;
+void SessionActions::compareSessions(qint64 before, qint64 after) {
+    if (!store_) return;
+    jobs_->submit(
+        {tr("Comparing sessions %1 and %2").arg(before).arg(after), kComparisonKey, this},
+        [store = storeRef(), before, after](const Progress&) {
+            return compare_stored(store, before, after);
+        },
+        [this](ComparedSessions compared) { showComparison(compared); },
+        [this, before, after](const JobFailure& f) {
+            report(
+                tr("Cannot compare sessions %1 and %2: %3").arg(before).arg(after).arg(f.text()));
+            emit compareFinished(false);
+        });
+}
+
+void SessionActions::showComparison(ComparedSessions& compared) {
+    sessions::Session& a = compared.before;
+    sessions::Session& b = compared.after;
+    for (const sessions::Session* s : {&a, &b})
+        if (s->altered) markAltered(*s);
+    const int64_t before = a.summary.id, after = b.summary.id;
+    if (!compared.comparison) {
+        const sessions::Session& broken = a.plan ? b : a;
+        report(tr("Cannot compare sessions %1 and %2: session %3 does not decode: %4")
+                   .arg(before)
+                   .arg(after)
+                   .arg(broken.summary.id)
+                   .arg(qs(broken.altered_reason)));
+        emit compareFinished(false);
+        return;
     }
+    // Recorded titles name the strategy already; others get it added.
+    auto label = [](const sessions::Session& s) {
+        QString title = qs(s.summary.title), strategy = qs(s.summary.strategy);
+        if (!title.contains(strategy)) title += QStringLiteral(" [%1]").arg(strategy);
+        return tr("session %1: %2").arg(s.summary.id).arg(title);
+    };
+    const sessions::PlanComparison& c = *compared.comparison;
+    compare_->setComparison(c, {label(a), std::make_shared<const Plan>(std::move(*a.plan))},
+                            {label(b), std::make_shared<const Plan>(std::move(*b.plan))});
+    raiseCompare();
+    report(c.identical ? tr("Sessions %1 and %2: identical plans").arg(before).arg(after)
+                       : tr("Sessions %1 and %2 differ").arg(before).arg(after));
+    emit compareFinished(true);
 }
 
 bool SessionActions::renameSession(qint64 id, const QString& title) {
@@ -373,29 +354,20 @@ void SessionActions::raiseCompare() {
     }
 }
 
-sessions::Session SessionActions::currentAsSession() const {
-    if (current_ && store_) return store_->load(current_);
-    if (!shown_ || !shown_->model || !shown_->plan)
-        fail(FailureCode::InvalidArgument, "File > Export", "no plan is shown");
-    const PlanOutcome& o = *shown_;
-    return sessions::session_from_run(
-        {sessions::input_from_model(*o.model, o.settings.request(),
-                                    make_options(o.settings, o.model->kind)),
-         *o.plan,
-         QFileInfo(qs(o.model->path)).completeBaseName().toStdString(),
-         "",
-         {}});
-}
-
-bool SessionActions::exportCurrent(const QString& path, sessions::ExportFormat format) {
-    try {
-        sessions::write_export(currentAsSession(), format, path.toStdString());
-    } catch (const Failure& f) {
-        report(tr("Export failed: %1").arg(failureText(f)));
-        return false;
-    }
-    report(tr("Exported %1 to %2").arg(qs(sessions::export_format_name(format)), path));
-    return true;
+void SessionActions::exportCurrent(const QString& path, sessions::ExportFormat format) {
+    const QString name = qs(sessions::export_format_name(format));
+    jobs_->submit(
+        {tr("Exporting %1").arg(QFileInfo(path).fileName()), QString(), this},
+        [store = storeRef(), id = current_, shown = shown_, format, file = path.toStdString()](
+            const Progress&) { export_shown(store, id, shown.get(), format, file); },
+        [this, name, path] {
+            report(tr("Exported %1 to %2").arg(name, path));
+            emit exportFinished(true);
+        },
+        [this](const JobFailure& f) {
+            report(tr("Export failed: %1").arg(f.text()));
+            emit exportFinished(false);
+        });
 }
 
 void SessionActions::exportDialog() {

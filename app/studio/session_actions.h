@@ -2,7 +2,8 @@
 // The studio's side of the sessions database (issue 4): records every successful planning run,
 // runs the Sessions panel's requests (open, replay, compare, rename, notes and tags, delete),
 // fills the compare panel and writes File > Export. The main window owns one; it keeps
-// main_window.cpp about windows and planning.
+// main_window.cpp about windows and planning. Opening, replaying, comparing and exporting run on
+// the studio's worker (session_jobs.h); only their results are shown here.
 //
 // Invariants: the store is opened only through openStore() (tests and screenshot mode pass their
 // own path or none, so the user's database is never touched by them); a database that cannot be
@@ -13,20 +14,18 @@
 #include <QObject>
 #include <QString>
 
-#include <atomic>
+#include <functional>
 #include <memory>
 
 QT_BEGIN_NAMESPACE
 class QAction;
 class QMenu;
 class QWidget;
-class QThread;
 QT_END_NAMESPACE
 
 namespace tmmu::sessions {
 class SessionStore;
 struct Session;
-struct ReplayResult;
 } // namespace tmmu::sessions
 
 namespace tmmu::views {
@@ -37,13 +36,19 @@ class SessionComparePanel;
 
 namespace tmmu::studio {
 
+class JobRunner;
 class MainWindow;
+struct ComparedSessions;
+struct OpenedSession;
+struct ReplayedSession;
+struct StoreRef;
 
 class SessionActions : public QObject {
     Q_OBJECT
   public:
-    SessionActions(MainWindow* window, views::PlanContext* ctx);
-    ~SessionActions() override; // cancels a running replay and waits for it
+    // Opening, replaying, comparing and exporting run as jobs of `jobs`.
+    SessionActions(MainWindow* window, views::PlanContext* ctx, JobRunner* jobs);
+    ~SessionActions() override;
 
     // Opens (or creates) the database. On failure the error is shown once in the status bar and
     // the panel, recording stops, and the studio works on without sessions.
@@ -60,8 +65,10 @@ class SessionActions : public QObject {
     // The recorded session on screen, 0 when the shown plan is not (yet) a session.
     int64_t currentSession() const { return current_; }
     QString lastMessage() const { return lastMessage_; }
-    bool replayBusy() const { return replayThread_ != nullptr; }
+    bool replayBusy() const { return replays_ > 0; }
     double lastRecordMs() const { return lastRecordMs_; } // recording time of the last run
+    // Tests: called on the thread of every worker job that opens the database.
+    void setStoreProbe(std::function<void()> probe) { probe_ = std::move(probe); }
 
     void addExportAction(QMenu* file); // File > Export…
     QMenu* buildMenu(QWidget* parent); // the Sessions menu
@@ -69,43 +76,51 @@ class SessionActions : public QObject {
   public slots:
     // After a planning run was shown: records it when recording is on and a store is open.
     void recordRun(const tmmu::studio::PlanOutcome& outcome);
-    bool openSession(qint64 id);   // shows the stored plan; false (with a message) on failure
-    void replaySession(qint64 id); // off the UI thread; emits replayFinished
-    bool compareSessions(qint64 before, qint64 after);
+    // Jobs; each ends in its signal below, also on failure (with a message in the status bar).
+    // A newer open (or plan) replaces an older one, a newer replay or comparison likewise.
+    void openSession(qint64 id); // shows the stored plan, never re-plans
+    void replaySession(qint64 id);
+    void compareSessions(qint64 before, qint64 after);
+    // Writes the plan on screen: its recorded session, or one built from the shown model and
+    // plan when it was not recorded.
+    void exportCurrent(const QString& path, sessions::ExportFormat format);
+    // Small SQLite statements, on the UI thread. False (with a message) on failure.
     bool renameSession(qint64 id, const QString& title);
     bool editSession(qint64 id, const QString& notes, const QStringList& tags);
     bool deleteSessions(const QList<qint64>& ids);
-    // Writes the plan on screen: its recorded session, or one built in memory from the shown
-    // model and plan when it was not recorded. False (with a message) on failure.
-    bool exportCurrent(const QString& path, sessions::ExportFormat format);
     void exportDialog();
 
   signals:
     void sessionRecorded(qint64 id);
-    void sessionOpened(qint64 id);
+    void openFinished(qint64 id, bool ok);
     void replayFinished(bool ok, bool identical);
+    void compareFinished(bool ok);
+    void exportFinished(bool ok);
 
   private:
+    StoreRef storeRef() const;
     void report(const QString& text);
     void markAltered(const sessions::Session& s);
-    void showReplay(const sessions::Session& stored, const sessions::ReplayResult& r);
+    void showOpened(qint64 id, OpenedSession& opened);
+    void showReplay(ReplayedSession& replayed);
+    void showComparison(ComparedSessions& compared);
     void raiseCompare();
-    sessions::Session currentAsSession() const;
 
     MainWindow* window_;
     views::PlanContext* ctx_;
+    JobRunner* jobs_;
     views::SessionsPanel* panel_;
     views::SessionComparePanel* compare_;
     QAction* record_;
     std::unique_ptr<sessions::SessionStore> store_;
+    std::function<void()> probe_;
     QString storeError_;
     bool storeErrorPending_ = false;
     std::shared_ptr<const PlanOutcome> shown_; // the outcome on screen (run or opened session)
     int64_t current_ = 0;
     QString lastMessage_;
     double lastRecordMs_ = 0.0;
-    QThread* replayThread_ = nullptr;
-    std::shared_ptr<std::atomic<bool>> replayCancel_;
+    int replays_ = 0; // replay jobs submitted and not yet reported
 };
 
 } // namespace tmmu::studio

@@ -1,6 +1,7 @@
 #include "studio_app.h"
 
 #include "core/failure.h"
+#include "job_runner.h"
 #include "main_window.h"
 #include "planning_controls.h"
 #include "session_actions.h"
@@ -57,12 +58,19 @@ QString save_window_png(MainWindow& window, const QString& file) {
     return {};
 }
 
-// Shows a recorded session; returns why it cannot be shown, empty on success.
+// Shows a recorded session, opened on the worker, and waits for it; returns why it cannot be
+// shown, empty on success.
 QString show_session(MainWindow& window, qint64 session) {
     SessionActions* actions = window.sessions();
     if (!actions->store()) return actions->storeError();
-    if (!actions->openSession(session)) return actions->lastMessage();
-    return {};
+    bool shown = false;
+    QMetaObject::Connection c =
+        QObject::connect(actions, &SessionActions::openFinished,
+                         [&shown, session](qint64 id, bool ok) { shown |= ok && id == session; });
+    actions->openSession(session);
+    window.jobs()->waitForIdle();
+    QObject::disconnect(c);
+    return shown ? QString() : actions->lastMessage();
 }
 
 } // namespace

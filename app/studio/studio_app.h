@@ -16,7 +16,7 @@ void apply_application_identity();
 // QApplication.
 int run_studio(const QStringList& args);
 
-// Screenshot mode: plans `model` synchronously, puts the step in the middle with a tensor
+// Screenshot mode: plans `model` on the worker and waits, puts the step in the middle with a tensor
 // selected, renders the window at `size` and writes a PNG. Returns an error message, empty on
 // success. The user's settings are neither read nor written.
 QString render_screenshot(MainWindow& window, const QString& model, const PlanSettings& settings,

@@ -51,13 +51,12 @@ PlanSummary PlanSummary::of(const Plan& plan, const LoadedModel* model) {
 StudioStatusBar::StudioStatusBar(QWidget* parent)
     : QStatusBar(parent), bar_(new QProgressBar(this)), cancel_(new QToolButton(this)),
       delay_(new QTimer(this)) {
-    bar_->setObjectName(QStringLiteral("planProgress"));
+    bar_->setObjectName(QStringLiteral("jobProgress"));
     bar_->setRange(0, 1000);
     bar_->setMaximumWidth(220);
     bar_->setTextVisible(true);
-    cancel_->setObjectName(QStringLiteral("cancelPlanning"));
+    cancel_->setObjectName(QStringLiteral("cancelJob"));
     cancel_->setText(tr("Cancel"));
-    cancel_->setToolTip(tr("Stop planning; the plan on screen stays"));
     addWidget(bar_);
     addWidget(cancel_);
     bar_->hide();
@@ -112,19 +111,21 @@ void StudioStatusBar::showPlan(const Plan& plan, const LoadedModel* model) {
     set("hash", s.hash, s.hashTip);
 }
 
-void StudioStatusBar::planningStarted() {
+void StudioStatusBar::jobStarted(const QString& title) {
+    if (!running_) delay_->start();
     running_ = true;
     bar_->setValue(0);
-    bar_->setFormat(tr("planning"));
-    delay_->start();
+    bar_->setFormat(title);
+    bar_->setToolTip(title); // progress replaces the title with the engine's stage
+    cancel_->setToolTip(tr("Stop “%1”; the plan on screen stays").arg(title));
 }
 
-void StudioStatusBar::planningProgress(double fraction, const QString& stage) {
+void StudioStatusBar::jobProgress(double fraction, const QString& stage) {
     bar_->setValue(int(fraction * 1000));
     bar_->setFormat(stage + QStringLiteral(" %p%"));
 }
 
-void StudioStatusBar::planningStopped() {
+void StudioStatusBar::jobsStopped() {
     running_ = false;
     delay_->stop();
     bar_->hide();

@@ -1,7 +1,8 @@
 #pragma once
 // The main window's status bar: a summary of the plan on screen (model, mode, strategy, height,
 // % over the lower bound, plan hash prefix) as permanent fields, plus a progress bar with a
-// Cancel button that appears only when planning takes longer than kProgressDelayMs.
+// Cancel button for the worker's running job. They appear only when the worker stays busy longer
+// than kProgressDelayMs, so quick jobs do not flicker, and stay up across back-to-back jobs.
 #include <QStatusBar>
 
 QT_BEGIN_NAMESPACE
@@ -32,14 +33,15 @@ class StudioStatusBar : public QStatusBar {
     explicit StudioStatusBar(QWidget* parent = nullptr);
 
     void showPlan(const Plan& plan, const LoadedModel* model);
-    void planningStarted();
-    void planningProgress(double fraction, const QString& stage);
-    void planningStopped();
+    void jobStarted(const QString& title);
+    void jobProgress(double fraction, const QString& stage);
+    void jobsStopped(); // the worker is idle
+
     bool progressVisible() const;
     QLabel* field(const char* name) const; // "model", "mode", "strategy", "height", "over", "hash"
 
   signals:
-    void cancelRequested();
+    void cancelRequested(); // cancel the running job
 
   private:
     QLabel* addField(const char* name, int minChars);

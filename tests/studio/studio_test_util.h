@@ -1,10 +1,12 @@
 #pragma once
-// Helpers shared by the studio suites: small planning requests and waiting for the planning
-// worker, which reports through queued signals.
+// Helpers shared by the studio suites: small planning requests, waiting for the studio's worker
+// (it reports through queued events), and holding it busy.
+#include "job_runner.h"
 #include "main_window.h"
-#include "plan_runner.h"
 #include "planning.h"
 #include "studio_app.h"
+
+#include <QThread>
 
 #include <QSettings>
 #include <QSignalSpy>
@@ -12,7 +14,9 @@
 #include <QString>
 #include <QTest>
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace tmmu::studio::testing {
@@ -40,9 +44,26 @@ inline bool waitForPlan(MainWindow& w, const std::function<void()>& start) {
     return shown.wait(30000);
 }
 
-// The comparison runs after the plan is shown; some tests need the runner quiet.
+// The comparison runs after the plan is shown; some tests need the worker quiet.
 inline bool waitIdle(MainWindow& w) {
-    return QTest::qWaitFor([&] { return !w.runner()->busy(); }, 30000);
+    return w.jobs()->waitForIdle(30000);
+}
+
+// Submits a job that holds the worker until the returned flag is set or the job is cancelled
+// (then it fails with CANCELLED), so tests can queue work behind it or cancel it.
+inline std::shared_ptr<std::atomic<bool>> holdWorker(JobRunner& jobs, const QString& title,
+                                                     JobRunner::Failed failed = {}) {
+    auto release = std::make_shared<std::atomic<bool>>(false);
+    jobs.submit(
+        {title},
+        [release](const Progress& p) {
+            while (!release->load()) {
+                p.check_cancel("held");
+                QThread::msleep(1);
+            }
+        },
+        [] {}, std::move(failed));
+    return release;
 }
 
 } // namespace tmmu::studio::testing

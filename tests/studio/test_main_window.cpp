@@ -1,12 +1,13 @@
 // The studio's main window driven headless: default plan, re-planning, failures that keep the
-// previous plan, cancellation, step keys, drag and drop, settings round trip.
+// previous plan, cancellation (status bar, supersede, closing), step keys, drag and drop,
+// settings round trip.
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "encoding/sha256.h"
+#include "job_runner.h"
 #include "main_window.h"
 #include "panels/tensor_table_panel.h"
 #include "plan/strategy.h"
-#include "plan_runner.h"
 #include "planning_controls.h"
 #include "studio_app.h"
 #include "studio_options.h"
@@ -15,11 +16,13 @@
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -27,6 +30,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QUrl>
 
 using namespace tmmu;
@@ -74,9 +78,13 @@ class TestMainWindow : public QObject {
 
     void comparesEveryStrategyOffTheUiThread() {
         MainWindow w;
-        QSignalSpy compared(w.runner(), &PlanRunner::compared);
+        QSignalSpy started(w.jobs(), &JobRunner::jobStarted);
         w.openModel(default_model_path(), smallSettings(), false);
-        QVERIFY(compared.wait(30000));
+        QVERIFY(waitIdle(w));
+        // Planning, then the comparison as a job of its own on the worker.
+        QCOMPARE(started.count(), 2);
+        QCOMPARE(started.at(0).at(0).toString(), QString("Planning gpt2-small.json"));
+        QCOMPARE(started.at(1).at(0).toString(), QString("Comparing strategies"));
         const auto& results = w.strategyChart()->results();
         QCOMPARE(results.size(), all_strategies().size());
         for (size_t i = 0; i < results.size(); ++i) {
@@ -145,7 +153,7 @@ class TestMainWindow : public QObject {
         auto before = w.context()->planPtr();
         QSignalSpy failed(&w, &MainWindow::planFailed);
         w.openModel(default_model_path(), PlanSettings{}, false);
-        w.runner()->cancel();
+        w.jobs()->cancel();
         QVERIFY(failed.wait(30000));
         QVERIFY2(w.lastFailure().startsWith("CANCELLED"), qPrintable(w.lastFailure()));
         QCOMPARE(w.context()->planPtr(), before);
@@ -278,17 +286,85 @@ class TestMainWindow : public QObject {
     void statusBarShowsProgressOnlyForSlowJobs() {
         StudioStatusBar bar;
         bar.show();
-        bar.planningStarted();
+        bar.jobStarted("Planning gpt2-small.json");
         QVERIFY(!bar.progressVisible());
         QTest::qWait(StudioStatusBar::kProgressDelayMs + 200);
         QVERIFY(bar.progressVisible());
-        bar.planningProgress(0.5, "arena activations");
-        bar.planningStopped();
+        bar.jobProgress(0.5, "arena activations");
+        bar.jobsStopped();
         QVERIFY(!bar.progressVisible());
-        bar.planningStarted();
-        bar.planningStopped();
+        bar.jobStarted("Opening session 3");
+        bar.jobsStopped();
         QTest::qWait(StudioStatusBar::kProgressDelayMs + 200);
         QVERIFY(!bar.progressVisible());
+    }
+
+    // Whatever job runs, the status bar shows its title and progress, and Cancel stops it.
+    void statusBarCancelsTheRunningJob() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        w.show();
+        std::vector<JobFailure> failures;
+        holdWorker(*w.jobs(), "Replaying session 7",
+                   [&](const JobFailure& f) { failures.push_back(f); });
+        QTRY_VERIFY_WITH_TIMEOUT(w.studioStatusBar()->progressVisible(), 5000);
+        auto* bar = w.studioStatusBar()->findChild<QProgressBar*>("jobProgress");
+        QVERIFY(bar);
+        QCOMPARE(bar->format(), QString("Replaying session 7"));
+        auto* cancel = w.studioStatusBar()->findChild<QToolButton*>("cancelJob");
+        QVERIFY(cancel && cancel->isVisible());
+        QVERIFY(cancel->toolTip().contains("Replaying session 7"));
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(failures.size(), size_t(1));
+        QVERIFY(failures[0].cancelled());
+        QVERIFY(!w.studioStatusBar()->progressVisible());
+    }
+
+    // Planning the full default model reports its stages, the comparison included.
+    void planningProgressReachesTheStatusBar() {
+        MainWindow w;
+        QSignalSpy progress(w.jobs(), &JobRunner::jobProgress);
+        w.openModel(default_model_path(), PlanSettings{}, false);
+        QVERIFY(waitIdle(w));
+        QStringList stages;
+        for (const QList<QVariant>& args : progress)
+            stages << args.at(1).toString();
+        QVERIFY2(stages.contains("loading model"), qPrintable(stages.join(", ")));
+        QVERIFY2(!stages.filter("comparing: ").isEmpty(), qPrintable(stages.join(", ")));
+    }
+
+    // A second open replaces the running planning job: only the newest request is shown, the
+    // older one reports CANCELLED without a box.
+    void aNewRequestReplacesTheRunningPlan() {
+        MainWindow w;
+        QSignalSpy shown(&w, &MainWindow::planShown);
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.openModel(default_model_path(), PlanSettings{}, false);
+        w.openModel(default_model_path(), smallSettings("slots"), false);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed.at(0).at(0).toString().startsWith("CANCELLED"),
+                 qPrintable(failed.at(0).at(0).toString()));
+        QCOMPARE(w.context()->plan()->strategy, std::string("slots"));
+        auto* box = w.findChild<QMessageBox*>("failureBox");
+        QVERIFY(!box || !box->isVisible());
+    }
+
+    // Closing the window mid-plan neither hangs nor crashes: the worker is cancelled and joined
+    // and the result is never delivered into the destroyed window.
+    void destroyingTheWindowWhilePlanningCancelsTheJob() {
+        QElapsedTimer t;
+        {
+            MainWindow w;
+            w.openModel(default_model_path(), PlanSettings{}, false);
+            QVERIFY(w.jobs()->busy());
+            QTest::qWait(20);
+            t.start();
+        }
+        QVERIFY2(t.elapsed() < 10000, qPrintable(QString("%1 ms to close").arg(t.elapsed())));
+        QTest::qWait(50); // anything posted before the join would be delivered now
     }
 
     void colourModeMenuFollowsTheContext() {

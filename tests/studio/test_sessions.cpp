@@ -1,14 +1,15 @@
 // The studio's sessions: every planning run recorded in a temporary database, listed in the
 // Sessions panel, opened without re-planning, renamed / annotated / deleted through the panel's
-// own code paths, replayed off the UI thread, compared, exported; a foreign database file is
-// reported and left byte-for-byte untouched while the studio keeps working.
+// own code paths, replayed, compared, exported; opening, replaying, comparing and exporting run
+// on the studio's worker, never on the UI thread; a foreign database file is reported and left
+// byte-for-byte untouched while the studio keeps working.
 #include "context/plan_context.h"
 #include "encoding/sha256.h"
+#include "job_runner.h"
 #include "main_window.h"
 #include "models/session_list_model.h"
 #include "panels/session_compare_panel.h"
 #include "panels/sessions_panel.h"
-#include "plan_runner.h"
 #include "planning_controls.h"
 #include "session_actions.h"
 #include "session_store.h"
@@ -38,6 +39,9 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+
+#include <mutex>
 
 using namespace tmmu;
 using namespace tmmu::studio;
@@ -64,6 +68,22 @@ T* waitForDialog(QWidget* parent, const char* name) {
 QByteArray readAll(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Runs one of SessionActions' jobs and waits for the signal that ends it; returns its first
+// argument (ok, or the session id for openFinished).
+template <class Signal>
+QList<QVariant> runAndWait(MainWindow& w, Signal signal, const std::function<void()>& start) {
+    QSignalSpy done(w.sessions(), signal);
+    start();
+    if (!done.wait(30000)) return {};
+    return done.takeFirst();
+}
+
+bool exportAndWait(MainWindow& w, const QString& path, sessions::ExportFormat format) {
+    QList<QVariant> r = runAndWait(w, &SessionActions::exportFinished,
+                                   [&] { w.sessions()->exportCurrent(path, format); });
+    return !r.isEmpty() && r.at(0).toBool();
 }
 
 } // namespace
@@ -108,10 +128,13 @@ class TestSessions : public QObject {
         w.sessions()->setRecording(false);
         QVERIFY(w.sessions()->openStore(db));
         const QString png = dir_.path() + "/session.png";
+        QSignalSpy started(w.jobs(), &JobRunner::jobStarted);
         QCOMPARE(render_session_screenshot(w, id, png), QString());
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(started.at(0).at(0).toString(), QStringLiteral("Opening session %1").arg(id));
         QCOMPARE(to_hex(w.context()->plan()->plan_hash), hash);
         QCOMPARE(QImage(png).size(), QSize(1600, 1000));
-        QCOMPARE(w.runner()->busy(), false); // shown as stored, nothing planned
+        QCOMPARE(w.jobs()->busy(), false); // shown as stored, nothing planned
         const QString missing = dir_.path() + "/missing.png";
         QString error = render_session_screenshot(w, id + 10, missing);
         QVERIFY2(error.contains("no such session"), qPrintable(error));
@@ -152,13 +175,17 @@ class TestSessions : public QObject {
         QCOMPARE(panel->currentSession(), second);
 
         // Open through the panel: the stored plan is shown, nothing is planned.
-        QSignalSpy started(w.runner(), &PlanRunner::started);
+        QSignalSpy started(w.jobs(), &JobRunner::jobStarted);
         panel->selectSession(first);
         QElapsedTimer t;
         t.start();
-        panel->openSelected();
+        QList<QVariant> opened =
+            runAndWait(w, &SessionActions::openFinished, [&] { panel->openSelected(); });
         qInfo("opening a recorded GPT-2 session: %lld ms", t.elapsed());
-        QCOMPARE(started.count(), 0);
+        QCOMPARE(opened, (QList<QVariant>{qint64(first), true}));
+        QVERIFY(waitIdle(w));
+        QCOMPARE(started.count(), 1); // the open itself; no planning job
+        QCOMPARE(started.at(0).at(0).toString(), QStringLiteral("Opening session %1").arg(first));
         QCOMPARE(to_hex(w.context()->plan()->plan_hash), firstHash);
         QCOMPARE(w.studioStatusBar()->field("hash")->text(),
                  QString::fromStdString(firstHash).left(
@@ -238,7 +265,9 @@ class TestSessions : public QObject {
         const int64_t b = planAndRecord(w, "greedy-size");
         views::SessionsPanel* panel = w.sessions()->panel();
         panel->table()->selectAll();
-        panel->compareSelected();
+        QList<QVariant> done =
+            runAndWait(w, &SessionActions::compareFinished, [&] { panel->compareSelected(); });
+        QCOMPARE(done.value(0).toBool(), true);
         views::SessionComparePanel* compare = w.sessions()->comparePanel();
         const sessions::PlanComparison& c = compare->comparison();
         QVERIFY(!c.identical);
@@ -269,7 +298,9 @@ class TestSessions : public QObject {
         w.show();
         w.dock("sessionsDock")->raise();
         w.sessions()->panel()->table()->selectAll();
-        w.sessions()->panel()->compareSelected();
+        QList<QVariant> done = runAndWait(w, &SessionActions::compareFinished,
+                                          [&] { w.sessions()->panel()->compareSelected(); });
+        QCOMPARE(done.value(0).toBool(), true);
         QTest::qWait(200);
         QString dir = qEnvironmentVariable("TMMU_SHOT_DIR", dir_.path());
         QImage panel = w.dock("sessionsDock")->grab().toImage();
@@ -332,7 +363,7 @@ class TestSessions : public QObject {
         QVERIFY(w.sessions()->openStore(freshDb()));
         planAndRecord(w, "auto");
         const QString csv = dir_.path() + QStringLiteral("/recorded.csv");
-        QVERIFY2(w.sessions()->exportCurrent(csv, sessions::ExportFormat::Csv),
+        QVERIFY2(exportAndWait(w, csv, sessions::ExportFormat::Csv),
                  qPrintable(w.sessions()->lastMessage()));
         QVERIFY(readAll(csv).size() > 100);
         // Not recorded: exported from the plan on screen.
@@ -341,9 +372,88 @@ class TestSessions : public QObject {
         waitIdle(w);
         QCOMPARE(w.sessions()->currentSession(), 0);
         const QString json = dir_.path() + QStringLiteral("/unrecorded.json");
-        QVERIFY2(w.sessions()->exportCurrent(json, sessions::ExportFormat::Json),
+        QVERIFY2(exportAndWait(w, json, sessions::ExportFormat::Json),
                  qPrintable(w.sessions()->lastMessage()));
         QVERIFY(readAll(json).contains("activations"));
+        // A failing export says why.
+        QVERIFY(!exportAndWait(w, dir_.path() + "/no/such/dir/x.csv", sessions::ExportFormat::Csv));
+        QVERIFY2(w.sessions()->lastMessage().startsWith("Export failed: IO_ERROR"),
+                 qPrintable(w.sessions()->lastMessage()));
+    }
+
+    // Every store read (open, replay, compare, a recorded export) happens on the worker: the
+    // probe records the thread of each connection the jobs open.
+    void sessionJobsReadTheStoreOnTheWorker() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        const int64_t a = planAndRecord(w, "slots");
+        const int64_t b = planAndRecord(w, "greedy-size");
+        std::mutex mutex;
+        std::vector<QThread*> threads;
+        w.sessions()->setStoreProbe([&] {
+            std::lock_guard lock(mutex);
+            threads.push_back(QThread::currentThread());
+        });
+        QCOMPARE(
+            runAndWait(w, &SessionActions::openFinished, [&] { w.sessions()->openSession(a); }),
+            (QList<QVariant>{qint64(a), true}));
+        QCOMPARE(
+            runAndWait(w, &SessionActions::replayFinished, [&] { w.sessions()->replaySession(a); })
+                .value(0)
+                .toBool(),
+            true);
+        QCOMPARE(runAndWait(w, &SessionActions::compareFinished,
+                            [&] { w.sessions()->compareSessions(a, b); })
+                     .value(0)
+                     .toBool(),
+                 true);
+        QVERIFY(exportAndWait(w, dir_.path() + "/probe.csv", sessions::ExportFormat::Csv));
+        QVERIFY(waitIdle(w));
+        std::lock_guard lock(mutex);
+        QCOMPARE(threads.size(), size_t(4)); // open, replay, compare (one connection), export
+        for (QThread* t : threads) {
+            QVERIFY(t != QThread::currentThread());
+            QCOMPARE(t, w.jobs()->workerThread());
+        }
+    }
+
+    // The export is written while the UI thread handles no events at all: only the worker can
+    // have written it.
+    void exportIsWrittenWhileTheUiThreadIsBlocked() {
+        MainWindow w;
+        w.sessions()->setRecording(false);
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        QVERIFY(waitIdle(w));
+        const QString html = dir_.path() + QStringLiteral("/blocked.html");
+        QSignalSpy done(w.sessions(), &SessionActions::exportFinished);
+        w.sessions()->exportCurrent(html, sessions::ExportFormat::Html);
+        QElapsedTimer t;
+        t.start();
+        while (!QFile::exists(html) && t.elapsed() < 30000)
+            QThread::msleep(5); // no event processing here
+        QVERIFY(QFile::exists(html));
+        QCOMPARE(done.count(), 0); // the result waits for the UI thread
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.at(0).at(0).toBool(), true);
+        QVERIFY(readAll(html).startsWith("<!DOCTYPE html>"));
+    }
+
+    // Opening a session replaces a planning job still running: the stored plan is what stays.
+    void openingASessionReplacesARunningPlan() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        const int64_t id = planAndRecord(w, "slots");
+        const std::string hash = to_hex(w.context()->plan()->plan_hash);
+        w.sessions()->setRecording(false);
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.openModel(default_model_path(), PlanSettings{}, false);
+        w.sessions()->openSession(id);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(failed.at(0).at(0).toString().startsWith("CANCELLED"));
+        QCOMPARE(to_hex(w.context()->plan()->plan_hash), hash);
+        QCOMPARE(w.sessions()->currentSession(), id);
+        QCOMPARE(w.context()->plan()->strategy, std::string("slots"));
     }
 };
 

@@ -1,0 +1,78 @@
+#include "session_jobs.h"
+
+#include "core/failure.h"
+
+#include <filesystem>
+
+namespace tmmu::studio {
+namespace {
+
+// A plan that was not recorded, as the session recording it would hold.
+sessions::Session sessionOf(const PlanOutcome* shown) {
+    if (!shown || !shown->model || !shown->plan)
+        fail(FailureCode::InvalidArgument, "File > Export", "no plan is shown");
+    const PlanOutcome& o = *shown;
+    return sessions::session_from_run(
+        {sessions::input_from_model(*o.model, o.settings.request(),
+                                    make_options(o.settings, o.model->kind)),
+         *o.plan,
+         std::filesystem::path(o.model->path).stem().string(),
+         "",
+         {}});
+}
+
+} // namespace
+
+sessions::SessionStore StoreRef::open() const {
+    if (probe) probe();
+    return sessions::SessionStore(path);
+}
+
+PlanSettings settings_of(const sessions::SessionInput& in) {
+    PlanSettings s;
+    s.mode = in.request.mode;
+    s.batch = in.request.batch;
+    s.seq = in.request.seq;
+    s.strategy = in.options.strategy;
+    if (!in.is_problem && !in.options.policy.arenas.empty())
+        s.alignment = in.options.policy.arenas.front().alignment;
+    for (const ArenaConfig& a : in.options.policy.arenas)
+        if (a.capacity != UINT64_MAX) s.capacities.emplace_back(a.name, a.capacity);
+    return s;
+}
+
+OpenedSession open_stored(const StoreRef& store, int64_t id) {
+    OpenedSession r;
+    r.session = store.open().load(id);
+    if (!r.session.plan) return r;
+    auto outcome = std::make_shared<PlanOutcome>();
+    outcome->model = std::make_shared<const LoadedModel>(sessions::load_input(r.session.input));
+    outcome->plan = std::make_shared<const Plan>(std::move(*r.session.plan));
+    outcome->settings = settings_of(r.session.input);
+    r.session.plan.reset();
+    r.outcome = std::move(outcome);
+    return r;
+}
+
+ReplayedSession replay_stored(const StoreRef& store, int64_t id, const Progress& progress) {
+    ReplayedSession r;
+    r.stored = store.open().load(id);
+    if (!r.stored.altered) r.result = sessions::replay_session(r.stored, progress);
+    return r;
+}
+
+ComparedSessions compare_stored(const StoreRef& store, int64_t before, int64_t after) {
+    sessions::SessionStore db = store.open();
+    ComparedSessions r;
+    r.before = db.load(before);
+    r.after = db.load(after);
+    if (r.before.plan && r.after.plan) r.comparison = sessions::diff_sessions(r.before, r.after);
+    return r;
+}
+
+void export_shown(const StoreRef& store, int64_t id, const PlanOutcome* shown,
+                  sessions::ExportFormat format, const std::string& path) {
+    sessions::write_export(id != 0 ? store.open().load(id) : sessionOf(shown), format, path);
+}
+
+} // namespace tmmu::studio
