@@ -234,13 +234,11 @@ void MainWindow::compareStrategies(const PlanOutcome& outcome) {
 
 void MainWindow::onPlanned(const PlanOutcome& outcome) {
     const QString path = QString::fromStdString(outcome.model->path);
-    const bool sameModel = path == modelPath_;
-    const uint64_t step = ctx_->currentStep();
     if (outcome.model != model_) loadedWith_ = outcome.settings; // freshly loaded
     model_ = outcome.model;
     modelPath_ = path;
+    // A re-plan of the same model keeps the cursor and the zoom (PlanContext::setPlan).
     ctx_->setPlan(outcome.plan, outcome.model);
-    if (sameModel) ctx_->setCurrentStep(step);
     controls_->setModelKind(outcome.model->kind);
     status_->showPlan(*outcome.plan, outcome.model.get());
     status_->clearMessage();
@@ -271,10 +269,9 @@ void MainWindow::onCompared(const std::vector<views::StrategyResult>& results) {
 void MainWindow::showMiddleOfPlan() {
     const Plan* plan = ctx_->plan();
     if (!plan) return;
-    uint64_t middle = ctx_->stepCount() / 2;
-    ctx_->setCurrentStep(middle);
+    ctx_->setCurrentEvent(ctx_->eventCount() / 2);
     int best = -1;
-    for (int i : ctx_->liveAt(middle)) {
+    for (int i : ctx_->liveAt(ctx_->currentTime())) {
         const PlannedTensor& t = plan->tensors[size_t(i)];
         auto score = [](const PlannedTensor& p) {
             return std::pair(p.role == Role::Activation, p.size);

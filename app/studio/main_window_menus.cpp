@@ -117,8 +117,8 @@ void MainWindow::buildStepShortcuts(QMenu* menu) {
     const std::vector<Step> steps{
         {tr("&Previous step"), Qt::Key_Left, [this] { ctx_->stepBy(-1); }},
         {tr("&Next step"), Qt::Key_Right, [this] { ctx_->stepBy(1); }},
-        {tr("&First step"), Qt::Key_Home, [this] { ctx_->setCurrentStep(0); }},
-        {tr("&Last step"), Qt::Key_End, [this] { ctx_->setCurrentStep(UINT64_MAX); }},
+        {tr("&First step"), Qt::Key_Home, [this] { ctx_->setCurrentEvent(0); }},
+        {tr("&Last step"), Qt::Key_End, [this] { ctx_->setCurrentEvent(UINT64_MAX); }},
     };
     for (const Step& s : steps) {
         QAction* a = menu->addAction(s.text);

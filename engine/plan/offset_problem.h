@@ -11,11 +11,11 @@
 namespace tmmu {
 
 struct Buffer {
-    uint64_t begin = 0;             // first time step the buffer is live
-    uint64_t end = 0;               // first time step it is dead again (end > begin)
-    uint64_t size = 0;              // bytes
-    uint64_t alignment = 1;         // power of two; offset % alignment == 0
-    std::optional<uint64_t> pinned; // fixed offset the strategy must keep
+    uint64_t begin = 0;               // first time step the buffer is live
+    uint64_t end = 0;                 // first time step it is dead again (end > begin)
+    uint64_t size = 0;                // bytes
+    uint64_t alignment = 1;           // power of two; offset % alignment == 0
+    std::optional<uint64_t> pinned{}; // fixed offset the strategy must keep
 };
 
 // Buffer index is identity: strategies break every tie by lower index, so callers order

@@ -1,9 +1,11 @@
 // tmmu-views-bench: builds a large plan, shows each timeline view offscreen and prints the
 // plan time, the first-frame time per view (construct + show + first full render) and the
-// median / 95th percentile repaint time over a scripted sequence of pans and zooms.
+// median / 95th percentile repaint time over a scripted sequence of pans and zooms; then the
+// same with all three views open, following the one that takes the input.
 //
 //   tmmu-views-bench [--tensors N] [--model PATH [--mode M]] [--ops N] [--size WxH]
-//                    [--png DIR] [--dark] [--slot-colours] [--view live|slots|layout]
+//                    [--png DIR] [--dark] [--slot-colours] [--view live|slots|layout|linked]
+#include "charts/memory_chart.h"
 #include "context/plan_context.h"
 #include "source/model_source.h"
 #include "plan/planner.h"
@@ -42,7 +44,7 @@ struct Options {
     QString pngDir;
     bool dark = false;
     bool slotColours = false;
-    QString only; // run just this view ("live", "slots", "layout")
+    QString only; // run just this view ("live", "slots", "layout", "linked")
 };
 
 double ms(const QElapsedTimer& t) {
@@ -81,7 +83,7 @@ bool parseArgs(int argc, char** argv, Options& o) {
         } else {
             std::fprintf(stderr, "usage: tmmu-views-bench [--tensors N] [--model PATH [--mode M]] "
                                  "[--ops N] [--size WxH] [--png DIR] [--dark] [--slot-colours] "
-                                 "[--view live|slots|layout]\n");
+                                 "[--view live|slots|layout|linked]\n");
             return false;
         }
     }
@@ -105,8 +107,8 @@ std::shared_ptr<const Plan> buildPlan(const Options& o, std::string& label) {
 }
 
 // One scripted user action on the view: wheel zooms (both axes), drags and key pans.
-void scriptedOp(QWidget* view, int i, std::mt19937& rng) {
-    QRect area = static_cast<TimelineView*>(view)->plotRect();
+void scriptedOp(TimelineView* view, int i, std::mt19937& rng) {
+    QRect area = view->plotRect();
     QPointF at(area.left() + rng() % uint32_t(area.width()),
                area.top() + rng() % uint32_t(area.height()));
     auto wheel = [&](int delta, Qt::KeyboardModifiers mods) {
@@ -150,25 +152,45 @@ void scriptedOp(QWidget* view, int i, std::mt19937& rng) {
     }
 }
 
-void runView(const char* name, const std::function<QWidget*()>& make, const Options& o,
-             const QString& pngName) {
+using ViewMaker = std::function<QWidget*()>;
+
+// Shows the views; the first (a timeline) takes the scripted input and the others follow it
+// through the shared time window. Times are for every view: construct + first render, then
+// op + render. Rebuilds count every timeline's geometry builds.
+void runViews(const char* name, PlanContext& ctx, const std::vector<ViewMaker>& makers,
+              const Options& o, const QString& pngName) {
+    ctx.resetTimeWindow(); // every run starts on the whole plan
     QElapsedTimer t;
     t.start();
-    std::unique_ptr<QWidget> view(make());
-    view->resize(o.size);
-    view->show();
+    std::vector<std::unique_ptr<QWidget>> views;
+    for (const ViewMaker& make : makers) {
+        views.emplace_back(make());
+        views.back()->resize(o.size);
+        views.back()->show();
+    }
     QImage image(o.size, QImage::Format_ARGB32_Premultiplied);
-    view->render(&image);
+    auto renderAll = [&] {
+        for (const auto& v : views)
+            v->render(&image);
+    };
+    auto builds = [&] {
+        int n = 0;
+        for (const auto& v : views)
+            if (auto* timeline = qobject_cast<TimelineView*>(v.get()))
+                n += timeline->geometryBuilds();
+        return n;
+    };
+    renderAll();
     double first = ms(t);
     if (!o.pngDir.isEmpty()) image.save(QDir(o.pngDir).filePath(pngName + ".png"));
-    auto* tv = static_cast<TimelineView*>(view.get());
-    int buildsBefore = tv->geometryBuilds();
+    auto* tv = static_cast<TimelineView*>(views.front().get());
+    int buildsBefore = builds();
     std::mt19937 rng(7);
     std::vector<double> all, pans, zooms;
     for (int i = 0; i < o.ops; ++i) {
         t.restart();
-        scriptedOp(view.get(), i, rng);
-        view->render(&image);
+        scriptedOp(tv, i, rng);
+        renderAll();
         double e = ms(t);
         all.push_back(e);
         (i % 8 == 2 || i % 8 == 5 || i % 8 == 7 ? pans : zooms).push_back(e);
@@ -177,8 +199,8 @@ void runView(const char* name, const std::function<QWidget*()>& make, const Opti
     std::printf("%-16s first frame %7.1f ms | repaint median %6.2f ms  p95 %6.2f ms  max %6.2f ms"
                 " | pans median %5.2f  zooms median %5.2f | rebuilds %d/%d, cached rects %zu\n",
                 name, first, percentile(all, 0.5), percentile(all, 0.95), percentile(all, 1.0),
-                percentile(pans, 0.5), percentile(zooms, 0.5), tv->geometryBuilds() - buildsBefore,
-                o.ops, tv->cachedRectCount());
+                percentile(pans, 0.5), percentile(zooms, 0.5), builds() - buildsBefore, o.ops,
+                tv->cachedRectCount());
     std::fflush(stdout);
 }
 
@@ -211,25 +233,25 @@ int main(int argc, char** argv) {
         t.restart();
         ctx.setPlan(plan, nullptr);
         if (o.slotColours) ctx.setColorMode(ColorMode::Slot);
-        ctx.setCurrentStep(ctx.stepCount() / 3);
+        ctx.setCurrentEvent(ctx.eventCount() / 3);
         std::printf("context: %.1f ms, %llu time steps; view size %dx%d, %d scripted ops\n", ms(t),
-                    (unsigned long long)ctx.stepCount(), o.size.width(), o.size.height(), o.ops);
+                    (unsigned long long)ctx.timeEnd(), o.size.width(), o.size.height(), o.ops);
         QString suffix = o.model.empty() ? QStringLiteral("_random") : QStringLiteral("_model");
         if (o.dark) suffix += QStringLiteral("_dark");
         if (o.slotColours) suffix += QStringLiteral("_slots");
         auto wanted = [&](const char* key) { return o.only.isEmpty() || o.only == key; };
-        if (wanted("live"))
-            runView(
-                "LiveRangeView", [&] { return new LiveRangeView(&ctx); }, o,
-                QStringLiteral("live_ranges") + suffix);
-        if (wanted("slots"))
-            runView(
-                "SlotView", [&] { return new SlotView(&ctx); }, o,
-                QStringLiteral("slots") + suffix);
+        ViewMaker liveRanges = [&] { return new LiveRangeView(&ctx); };
+        ViewMaker slotView = [&] { return new SlotView(&ctx); };
+        ViewMaker arenaLayout = [&] { return new ArenaLayoutView(&ctx); };
+        if (wanted("live")) runViews("LiveRangeView", ctx, {liveRanges}, o, "live_ranges" + suffix);
+        if (wanted("slots")) runViews("SlotView", ctx, {slotView}, o, "slots" + suffix);
         if (wanted("layout"))
-            runView(
-                "ArenaLayoutView", [&] { return new ArenaLayoutView(&ctx); }, o,
-                QStringLiteral("arena_layout") + suffix);
+            runViews("ArenaLayoutView", ctx, {arenaLayout}, o, "arena_layout" + suffix);
+        ViewMaker memoryChart = [&] { return new MemoryChart(&ctx); };
+        // All together: each op zooms or pans the live ranges, and every view redraws.
+        if (wanted("linked"))
+            runViews("Linked 3 + chart", ctx, {liveRanges, slotView, arenaLayout, memoryChart}, o,
+                     "linked" + suffix);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tmmu-views-bench: %s\n", e.what());
         return 1;

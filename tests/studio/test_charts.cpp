@@ -116,7 +116,7 @@ class TestCharts : public QObject {
         showPlan(ctx, example("residual_blocks.json", Mode::Training), Mode::Training);
         QCOMPARE(chart.chart()->animationOptions(), QChart::NoAnimation);
         QCOMPARE(chart.cursorX(), 0.5);
-        ctx.setCurrentStep(7);
+        ctx.setCurrentEvent(7);
         QCOMPARE(chart.cursorX(), 7.5);
         QVERIFY(seriesNamed(chart.chart(), "sum of lower bounds"));
         const Plan& plan = *ctx.plan();
@@ -145,12 +145,12 @@ class TestCharts : public QObject {
         auto* view = chart.findChild<QChartView*>("memoryChartView");
         QVERIFY(view);
         QLineSeries* bound = seriesNamed(chart.chart(), "sum of lower bounds");
-        const uint64_t target = ctx.stepCount() / 3;
+        const uint64_t target = ctx.eventCount() / 3;
         QPointF inChart = chart.chart()->mapToPosition(
             QPointF(double(target) + 0.5, bound->at(0).y() / 2), bound);
         QPoint inView = view->mapFromScene(chart.chart()->mapToScene(inChart));
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, inView);
-        QCOMPARE(ctx.currentStep(), target);
+        QCOMPARE(ctx.currentEvent(), target);
     }
 
     void memoryChartStaysFastOnHugePlans() {
@@ -172,7 +172,7 @@ class TestCharts : public QObject {
         for (QLineSeries* s : lineSeriesOf(chart.chart()))
             QVERIFY(s->count() <= int(2 * MemoryChart::kMaxBuckets));
         QCOMPARE(chart.chart()->axes(Qt::Horizontal).value(0)->property("max").toDouble(),
-                 double(ctx.stepCount()));
+                 double(ctx.timeEnd()));
     }
 
     void chartsFollowTheDarkPalette() {
@@ -224,8 +224,8 @@ class TestCharts : public QObject {
         auto model = example("residual_blocks.json", Mode::Inference);
         showPlan(ctx, model, Mode::Inference);
         QVERIFY(control.isEnabled());
-        ctx.setCurrentStep(3);
-        QCOMPARE(control.positionText(), QString("step 3 of %1").arg(ctx.stepCount()));
+        ctx.setCurrentEvent(3);
+        QCOMPARE(control.positionText(), QString("step 3 of %1").arg(ctx.eventCount()));
         const std::string& id = ctx.plan()->execution_order[3];
         const Graph& g = *model->graph;
         auto node =
@@ -233,8 +233,8 @@ class TestCharts : public QObject {
         QVERIFY(control.nodeText().contains(QString::fromStdString(id)));
         QVERIFY(control.nodeText().contains(QString::fromStdString(node->opcode)));
         control.spinBox()->setValue(5);
-        QCOMPARE(ctx.currentStep(), uint64_t(5));
-        QCOMPARE(control.spinBox()->maximum(), int(ctx.stepCount() - 1));
+        QCOMPARE(ctx.currentEvent(), uint64_t(5));
+        QCOMPARE(control.spinBox()->maximum(), int(ctx.eventCount() - 1));
     }
 
     void parsesTheCommandLine() {

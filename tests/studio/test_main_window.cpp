@@ -179,22 +179,22 @@ class TestMainWindow : public QObject {
         QApplication::setActiveWindow(&w);
         QVERIFY(QTest::qWaitForWindowActive(&w));
         auto* ctx = w.context();
-        const uint64_t last = ctx->stepCount() - 1;
+        const uint64_t last = ctx->eventCount() - 1;
         w.centralWidget()->setFocus();
-        QCOMPARE(ctx->currentStep(), uint64_t(0));
+        QCOMPARE(ctx->currentEvent(), uint64_t(0));
         QTest::keyClick(w.centralWidget(), Qt::Key_Right);
         QTest::keyClick(w.centralWidget(), Qt::Key_Right);
-        QCOMPARE(ctx->currentStep(), uint64_t(2));
+        QCOMPARE(ctx->currentEvent(), uint64_t(2));
         QTest::keyClick(w.centralWidget(), Qt::Key_Left);
-        QCOMPARE(ctx->currentStep(), uint64_t(1));
+        QCOMPARE(ctx->currentEvent(), uint64_t(1));
         QTest::keyClick(w.centralWidget(), Qt::Key_End);
-        QCOMPARE(ctx->currentStep(), last);
+        QCOMPARE(ctx->currentEvent(), last);
         QTest::keyClick(w.centralWidget(), Qt::Key_Right); // clamped
-        QCOMPARE(ctx->currentStep(), last);
+        QCOMPARE(ctx->currentEvent(), last);
         QTest::keyClick(w.centralWidget(), Qt::Key_Home);
-        QCOMPARE(ctx->currentStep(), uint64_t(0));
+        QCOMPARE(ctx->currentEvent(), uint64_t(0));
         // The step control follows the context.
-        ctx->setCurrentStep(5);
+        ctx->setCurrentEvent(5);
         QCOMPARE(w.findChild<QSlider*>("stepSlider")->value(), 5);
         // Keys typed into a text field stay there.
         QLineEdit* edit = w.controls()->capacitiesEdit();
@@ -203,7 +203,7 @@ class TestMainWindow : public QObject {
         edit->setCursorPosition(3);
         QTest::keyClick(edit, Qt::Key_Left);
         QTest::keyClick(edit, Qt::Key_Home);
-        QCOMPARE(ctx->currentStep(), uint64_t(5));
+        QCOMPARE(ctx->currentEvent(), uint64_t(5));
         QCOMPARE(edit->cursorPosition(), 0);
     }
 

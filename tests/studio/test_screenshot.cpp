@@ -78,7 +78,7 @@ class TestScreenshot : public QObject {
         QCOMPARE(image.size(), QSize(1600, 1000));
         QVERIFY(distinctColours(image, image.rect()) > 200);
         QVERIFY(w.context()->selectedTensor() >= 0);
-        QCOMPARE(w.context()->currentStep(), w.context()->stepCount() / 2);
+        QCOMPARE(w.context()->currentEvent(), w.context()->eventCount() / 2);
         QVERIFY(!QSettings().contains("window/state")); // screenshot mode writes no settings
 
         ViewPalette palette = ViewPalette::fromApplication();
@@ -112,7 +112,7 @@ class TestScreenshot : public QObject {
         QRect memory = areaOf(w, w.dock("memoryDock")->widget());
         QVERIFY(countNear(image, memory, palette.role(Role::Activation)) > 500);
         QVERIFY(countNear(image, memory, palette.role(Role::Gradient)) > 50);
-        QCOMPARE(w.memoryChart()->cursorX(), double(w.context()->currentStep()) + 0.5);
+        QCOMPARE(w.memoryChart()->cursorX(), double(w.context()->currentTime()) + 0.5);
         // The strategy chart draws its height and lower-bound bars.
         QRect strategies = areaOf(w, w.dock("strategyDock")->widget());
         QVERIFY(countNear(image, strategies, palette.role(Role::Parameter)) > 200);

@@ -167,7 +167,7 @@ class TestPanels : public QObject {
         const int step = int(at - plan_->execution_order.begin());
         QVERIFY(details.browser()->toHtml().contains(QString("href=\"step:%1\"").arg(step)));
         emit details.browser()->anchorClicked(QUrl(QString("step:%1").arg(step)));
-        QCOMPARE(ctx.currentStep(), uint64_t(step));
+        QCOMPARE(ctx.currentEvent(), uint64_t(step));
         QVERIFY(details.plainText().contains(QString("live at step %1").arg(step)));
         QVERIFY(!details.plainText().contains("not live"));
 
@@ -330,7 +330,7 @@ class TestPanels : public QObject {
         table->searchField()->setText("h3. size>64KiB");
         ctx.selectTensor(
             table->filterModel()->mapToSource(table->filterModel()->index(2, 0)).row());
-        ctx.setCurrentStep(uint64_t(plan_->tensors[size_t(ctx.selectedTensor())].life.begin) + 1);
+        ctx.setCurrentEvent(uint64_t(plan_->tensors[size_t(ctx.selectedTensor())].life.begin) + 1);
         QCoreApplication::processEvents();
         const QString path = screenshotPath("tmmu_tensor_panels.png");
         QVERIFY(window.grab().save(path));

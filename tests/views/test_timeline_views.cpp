@@ -92,13 +92,15 @@ class TestTimelineViews : public QObject {
         model_ = std::make_shared<LoadedModel>(load_model(path, ModelRequest{Mode::Training}));
         plan_ = std::make_shared<Plan>(plan_model(*model_, Mode::Training, PlanOptions{}, {}));
         ctx_.setPlan(plan_, model_);
-        QVERIFY(ctx_.stepCount() > 4);
+        QVERIFY(ctx_.eventCount() > 4);
         QVERIFY(ctx_.plan()->tensors.size() > 10);
     }
     void init() {
+        // The time window is shared through the context: each test starts on the whole plan.
+        ctx_.resetTimeWindow();
         ctx_.setColorMode(ColorMode::Role);
         ctx_.selectTensor(-1);
-        ctx_.setCurrentStep(0);
+        ctx_.setCurrentEvent(0);
     }
 
     void clickSelectsTheTensorAndMovesTheStep_data() { addKinds(); }
@@ -116,7 +118,7 @@ class TestTimelineViews : public QObject {
         QVERIFY(ctx_.selectedTensor() >= 0);
         QVERIFY(view->rectOf(ctx_.selectedTensor()).adjusted(-1, -1, 1, 1).contains(at));
         uint64_t step = view->timeAxis().stepAt(at.x() - view->plotRect().left());
-        QCOMPARE(ctx_.currentStep(), step);
+        QCOMPARE(ctx_.currentEvent(), step);
         // A drag pans instead of selecting.
         ctx_.selectTensor(-1);
         view->zoomTime(4, at.x());
@@ -142,8 +144,8 @@ class TestTimelineViews : public QObject {
         view->resize(900, 500);
         QRect plot = view->plotRect();
         QColor cursor = ViewPalette::fromApplication().cursor();
-        for (uint64_t step : {uint64_t(0), ctx_.stepCount() / 2, ctx_.stepCount() - 1}) {
-            ctx_.setCurrentStep(step);
+        for (uint64_t step : {uint64_t(0), ctx_.eventCount() / 2, ctx_.eventCount() - 1}) {
+            ctx_.setCurrentEvent(step);
             double expected = plot.left() + view->timeAxis().xOf(double(step) + 0.5);
             QCOMPARE(view->cursorX(), expected);
             QImage image = render(*view);
@@ -159,7 +161,7 @@ class TestTimelineViews : public QObject {
         QFETCH(QString, kind);
         auto view = makeView(kind, &ctx_);
         view->resize(1000, 600);
-        ctx_.setCurrentStep(ctx_.stepCount() / 2);
+        ctx_.setCurrentEvent(ctx_.eventCount() / 2);
         QImage image = render(*view);
         ViewPalette palette = ViewPalette::fromApplication();
         QRect plot = view->plotRect();
@@ -189,7 +191,7 @@ class TestTimelineViews : public QObject {
         QRect around = view->rectOf(target).toAlignedRect().adjusted(-3, -3, 3, 3);
         around = around.intersected(view->plotRect());
         QVERIFY(countColour(image, around, ViewPalette::fromApplication().selection()) > 8);
-        ctx_.setCurrentStep(1);
+        ctx_.setCurrentEvent(1);
         render(*view);
         QCOMPARE(view->geometryBuilds(), builds);
     }
@@ -298,7 +300,7 @@ class TestTimelineViews : public QObject {
             QCOMPARE(view.arena(), a);
             const ArenaPlan& arena = ctx_.plan()->arenas[size_t(a)];
             uint64_t peak = arena.metrics.peak_bytes;
-            for (uint64_t s = 0; s < ctx_.stepCount(); ++s) {
+            for (uint64_t s = 0; s < ctx_.timeEnd(); ++s) {
                 uint64_t free = 0, last = 0;
                 for (const auto& g : view.freeGapsAt(s)) {
                     QVERIFY(g.size > 0 && g.offset >= last && g.offset + g.size <= peak);

@@ -20,41 +20,66 @@
 
 namespace tmmu::views {
 
+namespace {
+
+// Sample i of a step function holds until the next sample, the last one until end (at least
+// one unit).
+uint64_t sampleEnd(const std::vector<uint64_t>& times, size_t n, size_t i, uint64_t end) {
+    return i + 1 < n ? times[i + 1] : std::max<uint64_t>(end, times[i] + 1);
+}
+
+} // namespace
+
 std::vector<QPointF> downsampleMax(const std::vector<uint64_t>& times,
                                    const std::vector<uint64_t>& values, uint64_t end,
                                    size_t buckets) {
+    const size_t n = std::min(times.size(), values.size());
+    if (n == 0) return {};
+    return downsampleMax(times, values, end, buckets, double(times[0]),
+                         double(sampleEnd(times, n, n - 1, end)));
+}
+
+std::vector<QPointF> downsampleMax(const std::vector<uint64_t>& times,
+                                   const std::vector<uint64_t>& values, uint64_t end,
+                                   size_t buckets, double from, double to) {
     std::vector<QPointF> points;
     const size_t n = std::min(times.size(), values.size());
-    if (n == 0 || buckets == 0) return points;
-    // Sample i holds until the next sample, the last one until end (at least one unit).
-    auto until = [&](size_t i) {
-        return i + 1 < n ? times[i + 1] : std::max<uint64_t>(end, times[i] + 1);
-    };
-    if (n <= buckets) {
-        points.reserve(2 * n);
-        for (size_t i = 0; i < n; ++i) {
+    if (n == 0 || buckets == 0 || !(to > from)) return points;
+    auto until = [&](size_t i) { return sampleEnd(times, n, i, end); };
+    // Samples [first, stop) overlap [from, to): the one holding from up to the last one
+    // starting before to.
+    const auto begin = times.begin(), last = times.begin() + long(n);
+    size_t first = size_t(std::upper_bound(begin, last, from) - begin);
+    first = first > 0 ? first - 1 : 0;
+    if (double(until(first)) <= from) ++first;
+    const size_t stop = size_t(std::lower_bound(begin, last, to) - begin);
+    if (stop <= first) return points;
+    if (stop - first <= buckets) {
+        points.reserve(2 * (stop - first));
+        for (size_t i = first; i < stop; ++i) {
             points.emplace_back(double(times[i]), double(values[i]));
             points.emplace_back(double(until(i)), double(values[i]));
         }
         return points;
     }
-    const double t0 = double(times[0]);
-    const double width = (double(until(n - 1)) - t0) / double(buckets);
+    const double width = (to - from) / double(buckets);
     auto bucketOf = [&](double t) {
-        double b = std::floor((t - t0) / width);
+        double b = std::floor((t - from) / width);
         return std::min(buckets - 1, size_t(std::max(0.0, b)));
     };
-    // Samples tile [t0, end) without overlap, so this visits n + buckets (bucket, sample) pairs.
+    // Samples tile time without overlap, so this visits (stop - first) + buckets (bucket,
+    // sample) pairs. More samples than buckets means buckets wider than one time unit.
     std::vector<uint64_t> maxOf(buckets, 0);
-    for (size_t i = 0; i < n; ++i) {
-        size_t last = bucketOf(double(until(i)) - 0.5);
-        for (size_t b = bucketOf(double(times[i])); b <= last; ++b)
+    for (size_t i = first; i < stop; ++i) {
+        size_t b0 = bucketOf(std::max(double(times[i]), from));
+        size_t b1 = std::max(b0, bucketOf(std::min(double(until(i)), to) - 0.5));
+        for (size_t b = b0; b <= b1; ++b)
             maxOf[b] = std::max(maxOf[b], values[i]);
     }
     points.reserve(2 * buckets);
     for (size_t b = 0; b < buckets; ++b) {
-        points.emplace_back(t0 + double(b) * width, double(maxOf[b]));
-        points.emplace_back(t0 + double(b + 1) * width, double(maxOf[b]));
+        points.emplace_back(from + double(b) * width, double(maxOf[b]));
+        points.emplace_back(from + double(b + 1) * width, double(maxOf[b]));
     }
     return points;
 }
@@ -98,21 +123,21 @@ void applyChartPalette(QChart* chart, const ViewPalette& palette) {
     }
 }
 
-// Clicking or dragging on the plot area moves the current step.
+// Clicking or dragging on the plot area moves the current event.
 class MemoryChartView : public QChartView {
   public:
     MemoryChartView(QChart* chart, MemoryChart* owner) : QChartView(chart), owner_(owner) {
         setRenderHint(QPainter::Antialiasing, false);
-        setToolTip(tr("Click to move the current step"));
+        setToolTip(tr("Click to move the cursor"));
     }
 
   protected:
     void mousePressEvent(QMouseEvent* e) override {
-        if (e->button() == Qt::LeftButton) owner_->stepFromChart(e->position());
+        if (e->button() == Qt::LeftButton) owner_->eventFromChart(e->position());
         QChartView::mousePressEvent(e);
     }
     void mouseMoveEvent(QMouseEvent* e) override {
-        if (e->buttons() & Qt::LeftButton) owner_->stepFromChart(e->position());
+        if (e->buttons() & Qt::LeftButton) owner_->eventFromChart(e->position());
         QChartView::mouseMoveEvent(e);
     }
 
@@ -128,10 +153,12 @@ QLineSeries* lineSeries(const std::vector<QPointF>& points, QObject* parent = nu
     return s;
 }
 
-std::vector<QPointF> scaled(std::vector<QPointF> points, double divisor) {
-    for (QPointF& p : points)
-        p.setY(p.y() / divisor);
-    return points;
+QList<QPointF> scaled(const std::vector<QPointF>& points, double divisor) {
+    QList<QPointF> out;
+    out.reserve(qsizetype(points.size()));
+    for (const QPointF& p : points)
+        out.append(QPointF(p.x(), p.y() / divisor));
+    return out;
 }
 
 // Colour of an arena: the colour of the role most of its tensors have, so arenas match the
@@ -179,7 +206,8 @@ MemoryChart::MemoryChart(PlanContext* ctx, QWidget* parent)
     connect(arenaBox_, &QComboBox::activated, this,
             [this](int index) { setArena(arenaBox_->itemData(index).toInt()); });
     connect(ctx_, &PlanContext::planChanged, this, &MemoryChart::onPlanChanged);
-    connect(ctx_, &PlanContext::currentStepChanged, this, &MemoryChart::updateCursor);
+    connect(ctx_, &PlanContext::currentEventChanged, this, &MemoryChart::updateCursor);
+    connect(ctx_, &PlanContext::timeWindowChanged, this, &MemoryChart::showTimeWindow);
     onPlanChanged();
 }
 
@@ -212,6 +240,8 @@ void MemoryChart::onPlanChanged() {
 void MemoryChart::rebuild() {
     clearChart(chart_);
     cursor_ = nullptr;
+    series_.clear();
+    sampled_ = {};
     axisX_ = new QValueAxis;
     axisY_ = new QValueAxis;
     chart_->addAxis(axisX_, Qt::AlignBottom);
@@ -227,17 +257,17 @@ void MemoryChart::rebuild() {
     if (arena_ != kAllArenas) top = plan->arenas[size_t(arena_)].metrics.peak_bytes;
     ByteScale scale = byteScaleFor(top);
     yMax_ = std::max(1e-9, double(top) / scale.divisor * 1.08);
+    divisor_ = scale.divisor;
     if (arena_ == kAllArenas)
         buildStacked(scale.divisor);
     else
         buildArena(size_t(arena_), scale.divisor);
 
     const bool graph = plan->mode.has_value();
-    axisX_->setRange(0, double(ctx_->stepCount()));
-    // Ticks on round steps (0, 100, 200, ...) while the range stays exactly the plan's time.
+    // Ticks on round steps (0, 100, 200, ...) while the range stays exactly the time window.
     axisX_->setTickType(QValueAxis::TicksDynamic);
     axisX_->setTickAnchor(0);
-    axisX_->setTickInterval(roundStep(double(ctx_->stepCount()) / 6.0));
+    showTimeWindow();
     axisX_->setLabelFormat(QStringLiteral("%d"));
     axisX_->setTitleText(graph ? tr("step") : tr("time"));
     axisY_->setRange(0, yMax_);
@@ -247,7 +277,7 @@ void MemoryChart::rebuild() {
     axisY_->setTitleText(scale.unit);
 
     cursor_ = new QLineSeries;
-    cursor_->setName(tr("current step"));
+    cursor_->setName(tr("cursor"));
     chart_->addSeries(cursor_);
     cursor_->attachAxis(axisX_);
     cursor_->attachAxis(axisY_);
@@ -269,9 +299,7 @@ void MemoryChart::buildStacked(double divisor) {
         for (size_t i = 0; i < cumulative.size(); ++i)
             cumulative[i] += s.live_bytes[a][i];
         auto* area = new QAreaSeries;
-        QLineSeries* upper = lineSeries(
-            scaled(downsampleMax(s.times, cumulative, ctx_->stepCount(), kMaxBuckets), divisor),
-            area);
+        QLineSeries* upper = sampledSeries(cumulative, area);
         area->setUpperSeries(upper);
         if (below) area->setLowerSeries(below);
         area->setName(QString::fromStdString(plan.arenas[a].config.name));
@@ -297,11 +325,9 @@ void MemoryChart::buildArena(size_t arena, double divisor) {
     const ArenaPlan& a = plan.arenas[arena];
     ViewPalette palette = ViewPalette::fromApplication();
     QColor color = arenaColor(plan, arena, palette);
-    uint64_t end = ctx_->stepCount();
     if (arena < s.live_bytes.size()) {
         auto* area = new QAreaSeries;
-        area->setUpperSeries(lineSeries(
-            scaled(downsampleMax(s.times, s.live_bytes[arena], end, kMaxBuckets), divisor), area));
+        area->setUpperSeries(sampledSeries(s.live_bytes[arena], area));
         area->setName(tr("live bytes"));
         QColor fill = color;
         fill.setAlpha(170);
@@ -312,8 +338,7 @@ void MemoryChart::buildArena(size_t arena, double divisor) {
         area->attachAxis(axisY_);
     }
     if (arena < s.high_water.size()) {
-        QLineSeries* hw = lineSeries(
-            scaled(downsampleMax(s.times, s.high_water[arena], end, kMaxBuckets), divisor));
+        QLineSeries* hw = sampledSeries(s.high_water[arena], nullptr);
         hw->setName(tr("high-water"));
         hw->setPen(QPen(palette.text(), 1.5));
         chart_->addSeries(hw);
@@ -328,7 +353,7 @@ void MemoryChart::buildArena(size_t arena, double divisor) {
 
 void MemoryChart::addHorizontal(const QString& name, double y, const QColor& color,
                                 Qt::PenStyle style) {
-    double end = double(ctx_->stepCount());
+    double end = double(ctx_->timeEnd());
     QLineSeries* line = lineSeries({QPointF(0, y), QPointF(end, y)});
     line->setName(name);
     line->setPen(QPen(color, 2, style));
@@ -337,20 +362,48 @@ void MemoryChart::addHorizontal(const QString& name, double y, const QColor& col
     line->attachAxis(axisY_);
 }
 
+QLineSeries* MemoryChart::sampledSeries(std::vector<uint64_t> values, QObject* parent) {
+    auto* line = new QLineSeries(parent);
+    series_.push_back({line, std::move(values)});
+    return line;
+}
+
+void MemoryChart::showTimeWindow() {
+    const Plan* plan = ctx_->plan();
+    if (!plan || plan->series.times.empty()) return; // nothing drawn, axes left empty
+    TimeWindow w = ctx_->timeWindow();
+    axisX_->setRange(w.lo, w.hi());
+    axisX_->setTickInterval(roundStep(w.span / 6.0));
+    bool covered = w.lo >= sampled_.lo && w.hi() <= sampled_.hi && 2 * w.span >= sampled_.forSpan;
+    if (!covered) resample(w.lo, w.span);
+}
+
+void MemoryChart::resample(double lo, double span) {
+    TimeWindow domain = ctx_->timeDomain();
+    sampled_.lo = std::max(domain.lo, lo - span);
+    sampled_.hi = std::min(domain.hi(), lo + 2 * span);
+    sampled_.forSpan = span;
+    const std::vector<uint64_t>& times = ctx_->plan()->series.times;
+    for (const Sampled& s : series_)
+        s.line->replace(scaled(
+            downsampleMax(times, s.values, ctx_->timeEnd(), kMaxBuckets, sampled_.lo, sampled_.hi),
+            divisor_));
+}
+
 void MemoryChart::updateCursor() {
     if (!cursor_) return;
-    double x = double(ctx_->currentStep()) + 0.5;
+    double x = double(ctx_->currentTime()) + 0.5;
     cursor_->replace(QList<QPointF>{QPointF(x, 0), QPointF(x, yMax_)});
 }
 
-void MemoryChart::stepFromChart(const QPointF& viewPos) {
+void MemoryChart::eventFromChart(const QPointF& viewPos) {
     if (!ctx_->plan() || !cursor_) return;
     auto* view = findChild<QChartView*>();
     QPointF scenePos = view->mapToScene(viewPos.toPoint());
     QPointF chartPos = chart_->mapFromScene(scenePos);
     if (!chart_->plotArea().contains(chartPos)) return;
     double x = chart_->mapToValue(chartPos, cursor_).x();
-    ctx_->setCurrentStep(uint64_t(std::max(0.0, std::floor(x))));
+    ctx_->setCurrentEvent(ctx_->eventAxis().eventAt(uint64_t(std::max(0.0, std::floor(x)))));
 }
 
 } // namespace tmmu::views

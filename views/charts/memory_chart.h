@@ -1,9 +1,12 @@
 #pragma once
 // Memory over time (heaptrack's "consumed" chart): per arena, live bytes and the high-water
 // mark from Plan::series, with the lower bound and the plan height as horizontal lines and the
-// current step as a vertical line. "All arenas" stacks the arenas' live bytes. Clicking the plot
-// moves the current step. Series are down-sampled to at most kMaxBuckets buckets keeping each
-// bucket's maximum, so peaks survive and 100k-point series stay fast.
+// current event as a vertical line. "All arenas" stacks the arenas' live bytes. Clicking the
+// plot moves the current event. The x axis shows the context's time window, so the chart lines
+// up with the timelines. Series are down-sampled to at most kMaxBuckets buckets keeping each
+// bucket's maximum, so peaks survive and 100k-point series stay fast; the buckets cover the
+// window plus one window either side and are re-sampled only when the window leaves them or
+// narrows to less than half, so pans and small zooms only move the axis.
 #include <QPointF>
 #include <QString>
 #include <QWidget>
@@ -29,6 +32,11 @@ class ViewPalette;
 std::vector<QPointF> downsampleMax(const std::vector<uint64_t>& times,
                                    const std::vector<uint64_t>& values, uint64_t end,
                                    size_t buckets);
+// The same over the time range [from, to) only: the buckets split [from, to) evenly and samples
+// outside it are skipped (a range holding at most `buckets` samples keeps them exact).
+std::vector<QPointF> downsampleMax(const std::vector<uint64_t>& times,
+                                   const std::vector<uint64_t>& values, uint64_t end,
+                                   size_t buckets, double from, double to);
 
 // Axis unit for byte values up to maxBytes: divisor and label ("GiB", "MiB", "KiB", "B").
 struct ByteScale {
@@ -58,20 +66,37 @@ class MemoryChart : public QWidget {
     void setArena(int arena); // kAllArenas or an index into plan()->arenas
     int arena() const { return arena_; }
     QChart* chart() const { return chart_; }
-    // x of the current-step line in chart values (tests).
+    // x of the cursor line in chart values (tests).
     double cursorX() const;
+    // Time range the series are currently sampled over (tests).
+    double sampledLo() const { return sampled_.lo; }
+    double sampledHi() const { return sampled_.hi; }
 
   protected:
     void changeEvent(QEvent* event) override;
 
   private:
+    // A series drawn from a step function over time, re-sampled when the window moves away.
+    struct Sampled {
+        QLineSeries* line;
+        std::vector<uint64_t> values; // at Plan::series.times
+    };
+    struct SampledRange {
+        double lo = 0;
+        double hi = 0;
+        double forSpan = 0; // span of the window it was sampled for
+    };
+
     void onPlanChanged();
     void rebuild();
     void buildStacked(double divisor);
     void buildArena(size_t arena, double divisor);
     void addHorizontal(const QString& name, double y, const QColor& color, Qt::PenStyle style);
+    QLineSeries* sampledSeries(std::vector<uint64_t> values, QObject* parent);
+    void showTimeWindow();
+    void resample(double lo, double span);
     void updateCursor();
-    void stepFromChart(const QPointF& chartPos);
+    void eventFromChart(const QPointF& chartPos);
 
     PlanContext* ctx_;
     QComboBox* arenaBox_;
@@ -80,7 +105,10 @@ class MemoryChart : public QWidget {
     QValueAxis* axisY_ = nullptr;
     QLineSeries* cursor_ = nullptr;
     double yMax_ = 1.0;
+    double divisor_ = 1.0; // bytes per y unit
     int arena_ = kAllArenas;
+    std::vector<Sampled> series_;
+    SampledRange sampled_;
 
     friend class MemoryChartView;
 };

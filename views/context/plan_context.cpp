@@ -10,6 +10,11 @@ void PlanContext::setPlan(std::shared_ptr<const Plan> plan,
                           std::shared_ptr<const LoadedModel> model) {
     std::string selectedId;
     if (plan_ && selected_ >= 0) selectedId = plan_->tensors[size_t(selected_)].id;
+    // A re-plan of the same model keeps the reader's zoom; a zoom into another model's time
+    // would show an arbitrary stretch of it.
+    const bool sameModel = model && model_ && !model->path.empty() && model->path == model_->path;
+    const TimeWindow before = timeWindow();
+    const uint64_t time = currentTime();
     plan_ = std::move(plan);
     model_ = std::move(model);
     indexOfId_.clear();
@@ -26,19 +31,24 @@ void PlanContext::setPlan(std::shared_ptr<const Plan> plan,
                     graphTensorOf_[size_t(it->second)] = TensorIndex(t);
         }
     }
-    step_ = 0;
+    timeEnd_ = plan_ ? plan_time_end(*plan_) : 0;
+    resetTime(sameModel && !time_.showsWholeDomain());
+    events_ = plan_ ? EventAxis(plan_->mode ? tr("step") : tr("time"), timeEnd_) : EventAxis();
+    event_ = sameModel ? events_.eventAt(time) : 0;
     selected_ = selectedId.empty() ? -1 : findTensor(selectedId);
     emit planChanged();
-    emit currentStepChanged(step_);
+    emit eventAxisChanged();
+    if (timeWindow() != before) emit timeWindowChanged(timeWindow());
+    emit currentEventChanged(event_);
     emit selectionChanged(selected_);
 }
 
-uint64_t PlanContext::stepCount() const {
-    if (!plan_) return 0;
-    if (plan_->mode) return std::max<uint64_t>(plan_->execution_order.size(), 1);
-    uint64_t end = 1;
-    for (const auto& t : plan_->tensors) end = std::max<uint64_t>(end, t.life.end);
-    return end;
+void PlanContext::resetTime(bool keepWindow) {
+    const TimeWindow old = timeWindow();
+    const double end = double(std::max<uint64_t>(timeEnd_, 1));
+    time_.setDomain(0, end); // shows the whole domain
+    time_.setMinSpan(std::min(4.0, end));
+    if (keepWindow) time_.setWindow(old.lo, old.span);
 }
 
 TensorIndex PlanContext::graphTensor(int plannedIndex) const {
@@ -61,21 +71,40 @@ std::vector<int> PlanContext::liveAt(uint64_t t) const {
     return live;
 }
 
-void PlanContext::setCurrentStep(uint64_t step) {
-    uint64_t count = stepCount();
-    step = count == 0 ? 0 : std::min(step, count - 1);
-    if (step == step_) return;
-    step_ = step;
-    emit currentStepChanged(step_);
+void PlanContext::setEventAxis(EventAxis axis) {
+    events_ = std::move(axis);
+    event_ = eventCount() == 0 ? 0 : std::min(event_, eventCount() - 1);
+    emit eventAxisChanged();
+    // The same index may now sit at another plan time: every cursor redraws.
+    emit currentEventChanged(event_);
+}
+
+void PlanContext::setCurrentEvent(uint64_t event) {
+    uint64_t count = eventCount();
+    event = count == 0 ? 0 : std::min(event, count - 1);
+    if (event == event_) return;
+    event_ = event;
+    emit currentEventChanged(event_);
 }
 
 void PlanContext::stepBy(int64_t delta) {
-    int64_t target = int64_t(step_) + delta;
-    setCurrentStep(target < 0 ? 0 : uint64_t(target));
+    int64_t target = int64_t(event_) + delta;
+    setCurrentEvent(target < 0 ? 0 : uint64_t(target));
+}
+
+void PlanContext::setTimeWindow(TimeWindow window) {
+    const TimeWindow before = timeWindow();
+    time_.setWindow(window.lo, window.span);
+    if (timeWindow() != before) emit timeWindowChanged(timeWindow());
+}
+
+void PlanContext::resetTimeWindow() {
+    setTimeWindow(timeDomain());
 }
 
 void PlanContext::selectTensor(int plannedIndex) {
-    if (!plan_ || plannedIndex < -1 || plannedIndex >= int(plan_->tensors.size())) plannedIndex = -1;
+    if (!plan_ || plannedIndex < -1 || plannedIndex >= int(plan_->tensors.size()))
+        plannedIndex = -1;
     if (plannedIndex == selected_) return;
     selected_ = plannedIndex;
     emit selectionChanged(selected_);

@@ -1,6 +1,7 @@
 #include "panels/session_compare_panel.h"
 
 #include "charts/memory_chart.h"
+#include "context/plan_context.h"
 #include "core/units.h"
 #include "style/palette.h"
 
@@ -110,14 +111,6 @@ class TensorMoveModel : public QAbstractTableModel {
   private:
     const std::vector<sessions::TensorMove>* moves_ = nullptr;
 };
-
-uint64_t planTimeEnd(const Plan& plan) {
-    if (plan.mode) return std::max<uint64_t>(plan.execution_order.size(), 1);
-    uint64_t end = 1;
-    for (const PlannedTensor& t : plan.tensors)
-        end = std::max<uint64_t>(end, t.life.end);
-    return end;
-}
 
 std::vector<uint64_t> arenaSeries(const Plan& plan, int arena, bool highWater) {
     const auto& all = highWater ? plan.series.high_water : plan.series.live_bytes;
@@ -321,7 +314,7 @@ void SessionComparePanel::rebuildChart() {
     uint64_t end = 1, top = 1;
     for (auto [plan, index] : {std::pair(a, ia), std::pair(b, ib)}) {
         if (!plan || (!name.isEmpty() && index < 0)) continue;
-        end = std::max(end, planTimeEnd(*plan));
+        end = std::max(end, plan_time_end(*plan));
         for (uint64_t v : arenaSeries(*plan, index, true))
             top = std::max(top, v);
     }

@@ -28,10 +28,6 @@ struct CompareSide {
     std::shared_ptr<const Plan> plan;
 };
 
-// Time points of `plan` (steps for graphs, event times for CSV) and their end, like
-// PlanContext::stepCount().
-uint64_t planTimeEnd(const Plan& plan);
-
 // Per-point sums over every arena of live bytes (or high-water when highWater is set); the
 // series of arena `arena` alone when arena >= 0. Empty when the arena index is out of range.
 std::vector<uint64_t> arenaSeries(const Plan& plan, int arena, bool highWater);

@@ -14,11 +14,11 @@ namespace tmmu::views {
 
 StepControl::StepControl(PlanContext* ctx, QWidget* parent)
     : QWidget(parent), ctx_(ctx), slider_(new QSlider(Qt::Horizontal, this)),
-      spin_(new QSpinBox(this)), position_(new QLabel(this)), node_(new QLabel(this)) {
+      spin_(new QSpinBox(this)), axisName_(new QLabel(tr("Step"), this)),
+      position_(new QLabel(this)), node_(new QLabel(this)) {
     slider_->setObjectName(QStringLiteral("stepSlider"));
     spin_->setObjectName(QStringLiteral("stepSpin"));
-    slider_->setToolTip(tr("Current step (Left/Right, Home/End)"));
-    spin_->setToolTip(slider_->toolTip());
+    axisName_->setObjectName(QStringLiteral("stepAxisName"));
     spin_->setKeyboardTracking(false);
     position_->setMinimumWidth(position_->fontMetrics().horizontalAdvance("step 000000 of 000000"));
     node_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -26,19 +26,21 @@ StepControl::StepControl(PlanContext* ctx, QWidget* parent)
 
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(6, 2, 6, 2);
-    layout->addWidget(new QLabel(tr("Step"), this));
+    layout->addWidget(axisName_);
     layout->addWidget(slider_, 1);
     layout->addWidget(spin_);
     layout->addWidget(position_);
     layout->addWidget(node_);
 
     connect(slider_, &QSlider::valueChanged, this,
-            [this](int v) { ctx_->setCurrentStep(uint64_t(std::max(0, v))); });
+            [this](int v) { ctx_->setCurrentEvent(uint64_t(std::max(0, v))); });
     connect(spin_, &QSpinBox::valueChanged, this,
-            [this](int v) { ctx_->setCurrentStep(uint64_t(std::max(0, v))); });
+            [this](int v) { ctx_->setCurrentEvent(uint64_t(std::max(0, v))); });
     connect(ctx_, &PlanContext::planChanged, this, &StepControl::onPlanChanged);
-    connect(ctx_, &PlanContext::currentStepChanged, this, &StepControl::onStepChanged);
+    connect(ctx_, &PlanContext::eventAxisChanged, this, &StepControl::onAxisChanged);
+    connect(ctx_, &PlanContext::currentEventChanged, this, &StepControl::onEventChanged);
     onPlanChanged();
+    onAxisChanged();
 }
 
 void StepControl::onPlanChanged() {
@@ -55,23 +57,31 @@ void StepControl::onPlanChanged() {
             nodeOfStep_.push_back(it == nodeById.end() ? -1 : it->second);
         }
     }
-    int last = int(std::max<uint64_t>(ctx_->stepCount(), 1) - 1);
+}
+
+void StepControl::onAxisChanged() {
+    const EventAxis& axis = ctx_->eventAxis();
+    int last = int(std::max<uint64_t>(axis.count(), 1) - 1);
     {
         QSignalBlocker a(slider_), b(spin_);
         slider_->setRange(0, last);
         slider_->setPageStep(std::max(1, last / 20));
         spin_->setRange(0, last);
     }
-    setEnabled(plan != nullptr);
-    onStepChanged();
+    QString name = axis.label().isEmpty() ? tr("step") : axis.label();
+    axisName_->setText(name.left(1).toUpper() + name.mid(1));
+    slider_->setToolTip(tr("Current %1 (Left/Right, Home/End)").arg(name));
+    spin_->setToolTip(slider_->toolTip());
+    setEnabled(axis.count() > 0);
+    onEventChanged();
 }
 
-void StepControl::onStepChanged() {
-    int step = int(ctx_->currentStep());
+void StepControl::onEventChanged() {
+    int event = int(ctx_->currentEvent());
     {
         QSignalBlocker a(slider_), b(spin_);
-        slider_->setValue(step);
-        spin_->setValue(step);
+        slider_->setValue(event);
+        spin_->setValue(event);
     }
     position_->setText(positionText());
     node_->setText(nodeText());
@@ -79,18 +89,17 @@ void StepControl::onStepChanged() {
 
 QString StepControl::positionText() const {
     if (!ctx_->plan()) return tr("no plan");
-    const bool graph = ctx_->plan()->mode.has_value();
-    return (graph ? tr("step %1 of %2") : tr("time %1 of %2"))
-        .arg(ctx_->currentStep())
-        .arg(ctx_->stepCount());
+    return tr("%1 %2 of %3")
+        .arg(ctx_->eventAxis().label())
+        .arg(ctx_->currentEvent())
+        .arg(ctx_->eventCount());
 }
 
 QString StepControl::nodeText() const {
     const Plan* plan = ctx_->plan();
     if (!plan) return {};
-    size_t live = ctx_->liveAt(ctx_->currentStep()).size();
-    QString liveText = tr("%1 live").arg(live);
-    uint64_t step = ctx_->currentStep();
+    const uint64_t step = ctx_->currentTime();
+    QString liveText = tr("%1 live").arg(ctx_->liveAt(step).size());
     if (step >= plan->execution_order.size()) return liveText;
     QString id = QString::fromStdString(plan->execution_order[step]);
     int n = step < nodeOfStep_.size() ? nodeOfStep_[step] : -1;

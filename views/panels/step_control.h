@@ -1,8 +1,8 @@
 #pragma once
-// Step control: a slider and a spin box over the plan's time axis, with a label saying where
-// the current step is ("step 296 of 592") and what runs there (node id and opcode). It follows
-// PlanContext::currentStep and moves it. The keyboard (Left/Right/Home/End) is wired by the
-// main window as application-wide shortcuts.
+// Step control: a slider and a spin box over the context's event axis (a plan's steps), with a
+// label saying where the current event is ("step 296 of 592") and what runs at its plan time
+// (node id and opcode). It follows PlanContext::currentEvent and moves it. The keyboard
+// (Left/Right/Home/End) is wired by the main window as application-wide shortcuts.
 #include <QWidget>
 
 #include <vector>
@@ -29,11 +29,13 @@ class StepControl : public QWidget {
 
   private:
     void onPlanChanged();
-    void onStepChanged();
+    void onAxisChanged();
+    void onEventChanged();
 
     PlanContext* ctx_;
     QSlider* slider_;
     QSpinBox* spin_;
+    QLabel* axisName_;
     QLabel* position_;
     QLabel* node_;
     std::vector<int> nodeOfStep_; // graph node index per schedule step, -1 when unknown

@@ -60,7 +60,7 @@ TensorDetailsPanel::TensorDetailsPanel(PlanContext* ctx, QWidget* parent)
     connect(browser_, &QTextBrowser::anchorClicked, this, &TensorDetailsPanel::followLink);
     connect(ctx_, &PlanContext::planChanged, this, &TensorDetailsPanel::planChanged);
     connect(ctx_, &PlanContext::selectionChanged, this, &TensorDetailsPanel::refresh);
-    connect(ctx_, &PlanContext::currentStepChanged, this, [this] {
+    connect(ctx_, &PlanContext::currentEventChanged, this, [this] {
         if (ctx_->selectedTensor() >= 0) refresh();
     });
     planChanged();
@@ -106,7 +106,7 @@ void TensorDetailsPanel::refresh() {
                               .arg(muted(), tr("No tensor selected")));
         return;
     }
-    // Keep the reader's place when only the step changed.
+    // Keep the reader's place when only the event changed.
     int scroll = browser_->verticalScrollBar()->value();
     browser_->setHtml(html(planned));
     browser_->verticalScrollBar()->setValue(scroll);
@@ -117,7 +117,7 @@ void TensorDetailsPanel::followLink(const QUrl& url) {
     qulonglong value = url.path().toULongLong(&ok);
     if (!ok) return;
     if (url.scheme() == QLatin1String("step"))
-        ctx_->setCurrentStep(value);
+        ctx_->setCurrentEvent(ctx_->eventAxis().eventAt(value));
     else if (url.scheme() == QLatin1String("tensor"))
         ctx_->selectTensor(int(value));
 }
@@ -127,7 +127,7 @@ QString TensorDetailsPanel::stepLink(uint64_t step) const {
     QString label = plan->mode ? tr("step %1").arg(step) : tr("time %1").arg(step);
     if (step < opAtStep_.size() && !opAtStep_[size_t(step)].isEmpty())
         label += QStringLiteral(" (%1)").arg(opAtStep_[size_t(step)].toHtmlEscaped());
-    if (step >= ctx_->stepCount()) return label; // past the last step: nothing to move to
+    if (step >= ctx_->timeEnd()) return label; // past the last step: nothing to move to
     return QStringLiteral("<a href='step:%1'>%2</a>").arg(step).arg(label);
 }
 
@@ -193,7 +193,7 @@ QString TensorDetailsPanel::html(int planned) const {
                       grouped(t.offset + t.size)));
 
     // Graph plans count schedule steps; CSV problems count raw time units.
-    const uint64_t step = ctx_->currentStep();
+    const uint64_t step = ctx_->currentTime();
     const uint32_t span = t.life.end - t.life.begin;
     const QString unit = plan.mode ? tr("step") : tr("time");
     const QString duration = plan.mode ? (span == 1 ? tr("1 step") : tr("%1 steps").arg(span))

@@ -1,8 +1,8 @@
 #pragma once
 // Everything known about the selected tensor, as selectable rich text: placement (arena, slot,
-// offset, size, alignment), lifetime against the current step, and the graph around it
+// offset, size, alignment), lifetime against the current event's step, and the graph around it
 // (producer, consumers, alias group, view base, in-place target). Links move the context:
-// "step:N" sets the current step, "tensor:N" selects another planned tensor.
+// "step:N" moves the cursor to the event at step N, "tensor:N" selects another planned tensor.
 #include <QWidget>
 
 #include <string>

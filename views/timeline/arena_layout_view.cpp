@@ -35,7 +35,7 @@ void ArenaLayoutView::setArena(int arena) {
         QSignalBlocker block(combo_);
         combo_->setCurrentIndex(arena);
     }
-    rebuildAll(true);
+    rebuildAll();
     emit arenaChanged(arena);
 }
 
@@ -278,7 +278,7 @@ void ArenaLayoutView::paintLine(QPainter& p, const QRect& plot, uint64_t bytes,
 }
 
 void ArenaLayoutView::paintGaps(QPainter& p, const QRect& plot) const {
-    uint64_t step = context()->currentStep();
+    uint64_t step = context()->currentTime();
     double x0 = xOfTime(double(step)), x1 = xOfTime(double(step) + 1);
     double mid = (x0 + x1) / 2;
     double half = std::max((x1 - x0) / 2, kGapStripMinPx / 2.0);
@@ -310,12 +310,12 @@ QString ArenaLayoutView::headerText() const {
         lb > 0 ? QStringLiteral(" (+%1 %)").arg(100.0 * (double(pk) / double(lb) - 1), 0, 'f', 1)
                : QString();
     uint64_t free = 0;
-    auto gaps = freeGapsAt(context()->currentStep());
+    auto gaps = freeGapsAt(context()->currentTime());
     for (const Gap& g : gaps)
         free += g.size;
     return tr("peak %1%2 · step %3: %4 free in %5 gaps")
         .arg(humanBytes(pk), over)
-        .arg(context()->currentStep())
+        .arg(context()->currentTime())
         .arg(humanBytes(free))
         .arg(gaps.size());
 }

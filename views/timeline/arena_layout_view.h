@@ -1,7 +1,7 @@
 #pragma once
 // Arena layout: time (x) by byte offset (y, 0 at the bottom) rectangles for the buffers of
-// one arena, with the lower-bound and peak lines, the current step and the free gaps at the
-// current step (holes between live buffers below the peak). An arena selector sits in the
+// one arena, with the lower-bound and peak lines, the cursor and the free gaps at the current
+// event's step (holes between live buffers below the peak). An arena selector sits in the
 // header; selecting a tensor of another arena anywhere switches to that arena.
 #include "timeline/timeline_view.h"
 

@@ -20,6 +20,10 @@ class TimeAxis {
     void setInverted(bool inverted) { inverted_ = inverted; }
     // Shows [lo, hi) as far as the clamps allow.
     void setVisible(double lo, double hi);
+    // Shows [lo, lo + span) as far as the clamps allow. A window this axis (or one with the same
+    // domain and minimum span) already reported is applied bit-exactly, so an axis can follow
+    // another without its scale drifting.
+    void setWindow(double lo, double span) { clampVisible(lo, span); }
     void reset() { setVisible(domainLo_, domainHi_); }
 
     double domainLo() const { return domainLo_; }
@@ -28,6 +32,7 @@ class TimeAxis {
     double visibleHi() const { return lo_ + span_; }
     double span() const { return span_; }
     double length() const { return length_; }
+    double minSpan() const { return minSpan_; }
     bool inverted() const { return inverted_; }
     bool showsWholeDomain() const { return lo_ <= domainLo_ && visibleHi() >= domainHi_; }
     // Pixels per domain unit. Pans keep it bit-identical (the span is stored, not derived), so

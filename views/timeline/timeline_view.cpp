@@ -31,7 +31,8 @@ TimelineView::TimelineView(PlanContext* ctx, QWidget* parent)
     setFocusPolicy(Qt::StrongFocus);
     setWhatsThis(navigationHelp());
     connect(ctx_, &PlanContext::planChanged, this, &TimelineView::onPlanChanged);
-    connect(ctx_, &PlanContext::currentStepChanged, this, &TimelineView::onStepChanged);
+    connect(ctx_, &PlanContext::currentEventChanged, this, &TimelineView::onEventChanged);
+    connect(ctx_, &PlanContext::timeWindowChanged, this, &TimelineView::onTimeWindowChanged);
     connect(ctx_, &PlanContext::selectionChanged, this, &TimelineView::onSelectionChanged);
     connect(ctx_, &PlanContext::colorModeChanged, this, &TimelineView::onColourModeChanged);
 }
@@ -50,7 +51,7 @@ QRect TimelineView::plotRect() const {
 }
 
 double TimelineView::cursorX() const {
-    return xOfTime(double(ctx_->currentStep()) + 0.5);
+    return xOfTime(double(ctx_->currentTime()) + 0.5);
 }
 
 void TimelineView::onPlanChanged() {
@@ -62,7 +63,7 @@ void TimelineView::onPlanChanged() {
         for (const auto& t : plan_->tensors)
             rolesPresent_ |= 1u << unsigned(t.role);
     onColourModeChanged();
-    rebuildAll(false);
+    rebuildAll();
 }
 
 void TimelineView::onColourModeChanged() {
@@ -75,14 +76,15 @@ void TimelineView::onColourModeChanged() {
     update();
 }
 
-void TimelineView::rebuildAll(bool keepTimeRange) {
+void TimelineView::rebuildAll() {
     if (plan_) rebuildData();
     syncAxes();
-    double lo = xAxis_.visibleLo(), hi = xAxis_.visibleHi();
-    double steps = double(std::max<uint64_t>(ctx_->stepCount(), 1));
-    xAxis_.setDomain(0, steps);
-    xAxis_.setMinSpan(std::min(4.0, steps));
-    if (keepTimeRange) xAxis_.setVisible(lo, hi);
+    // Same domain and minimum span as the context's window, so applying it is exact.
+    TimeWindow domain = ctx_->timeDomain();
+    xAxis_.setDomain(domain.lo, domain.hi());
+    xAxis_.setMinSpan(ctx_->minTimeSpan());
+    TimeWindow shown = ctx_->timeWindow();
+    xAxis_.setWindow(shown.lo, shown.span);
     yAxis_.setInverted(valuesInverted());
     yAxis_.setDomain(0, std::max(valueDomain(), 1.0));
     yAxis_.setMinSpan(minValueSpan());
@@ -90,8 +92,20 @@ void TimelineView::rebuildAll(bool keepTimeRange) {
     update();
 }
 
-void TimelineView::onStepChanged() {
-    ensureTimeVisible(double(ctx_->currentStep()) + 0.5);
+void TimelineView::onEventChanged() {
+    ensureTimeVisible(double(ctx_->currentTime()) + 0.5);
+    update();
+}
+
+void TimelineView::onTimeWindowChanged(TimeWindow window) {
+    // Applies the shared window without writing it back: the context emits only on a change,
+    // and this is the only path by which a view learns of another view's zoom.
+    xAxis_.setWindow(window.lo, window.span);
+    update();
+}
+
+void TimelineView::publishTimeWindow() {
+    ctx_->setTimeWindow({xAxis_.visibleLo(), xAxis_.span()});
     update();
 }
 
@@ -114,14 +128,15 @@ void TimelineView::selectionChangedFromContext(int planned) {
 void TimelineView::ensureTimeVisible(double t) {
     syncAxes();
     if (t >= xAxis_.visibleLo() && t <= xAxis_.visibleHi()) return;
-    double half = xAxis_.span() / 2;
-    xAxis_.setVisible(t - half, t + half);
+    // Keeps the span bit-identical, so the scroll does not rebuild geometry.
+    xAxis_.setWindow(t - xAxis_.span() / 2, xAxis_.span());
+    publishTimeWindow();
 }
 
 void TimelineView::zoomTime(double factor, double atX) {
     syncAxes();
     xAxis_.zoomAround(atX - plotRect().left(), factor);
-    update();
+    publishTimeWindow();
 }
 
 void TimelineView::zoomValues(double factor, double atY) {
@@ -134,19 +149,19 @@ void TimelineView::panBy(double dx, double dy) {
     syncAxes();
     xAxis_.pan(dx);
     yAxis_.pan(dy);
-    update();
+    publishTimeWindow();
 }
 
 void TimelineView::setTimeRange(double lo, double hi) {
     syncAxes();
     xAxis_.setVisible(lo, hi);
-    update();
+    publishTimeWindow();
 }
 
 void TimelineView::resetZoom() {
     xAxis_.reset();
     yAxis_.reset();
-    update();
+    publishTimeWindow();
 }
 
 void TimelineView::syncAxes() const {
@@ -362,10 +377,10 @@ void TimelineView::paintTimeAxis(QPainter& p, const QRect& plot) {
     p.fillRect(QRect(0, strip.top(), width(), strip.height() + 1), palette_.background());
     double step = std::max(1.0, niceTickStep(xAxis_.span(), plot.width(), 90));
     QFontMetrics fm(font());
-    // The current step's value sits on the axis under the cursor; ticks give way to it.
+    // The current event's time sits on the axis under the cursor; ticks give way to it.
     double cx = cursorX();
     QRect cursorBox;
-    QString cursorLabel = QString::number(ctx_->currentStep());
+    QString cursorLabel = QString::number(ctx_->currentTime());
     if (cx >= plot.left() && cx <= plot.right() + 1) {
         int w = fm.horizontalAdvance(cursorLabel) + 6;
         int lx = std::clamp(int(cx) - w / 2, plot.left(), plot.right() - w);
@@ -587,7 +602,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
 void TimelineView::clickAt(QPoint pos) {
     if (!plan_ || !plotRect().contains(pos)) return;
     ctx_->selectTensor(tensorAt(pos));
-    ctx_->setCurrentStep(xAxis_.stepAt(pos.x() - plotRect().left()));
+    ctx_->setCurrentEvent(ctx_->eventAxis().eventAt(xAxis_.stepAt(pos.x() - plotRect().left())));
 }
 
 void TimelineView::keyPressEvent(QKeyEvent* e) {

@@ -1,11 +1,15 @@
 #pragma once
 // Shared base of the timeline views: time on x, a view-specific value (rows, slots, bytes) on
-// y, both zoomable and pannable (wheel, drag, W/S/A/D, Ctrl+0), the current-step cursor line,
+// y, both zoomable and pannable (wheel, drag, W/S/A/D, Ctrl+0), the current-event cursor line,
 // tooltips, hover and selection overlays, and a geometry cache.
+//
+// The x window is the context's: every zoom or pan of time is written to the context, and every
+// view (this one included) applies the window the context announces, so all timelines show the
+// same time. The y window (rows, slots, bytes) stays per view.
 //
 // Geometry (the coloured rects) is built by the subclass for an over-fetched world window and
 // cached with the scales, plot size and colour mode it was built for; paint replays it with a
-// translation, so pans inside the fetched window, hover, selection and step changes never
+// translation, so pans inside the fetched window, hover, selection and event changes never
 // rebuild it. Only zooms, resizes, plan or colour-mode changes do.
 #include "context/plan_context.h"
 #include "style/palette.h"
@@ -46,11 +50,12 @@ class TimelineView : public QWidget {
     // Widget-coordinate rect of a planned tensor (may lie outside the plot); empty when the
     // view does not show it.
     virtual QRectF rectOf(int planned) const = 0;
-    // Widget x of the current-step line (the middle of the step's column).
+    // Widget x of the cursor line (the middle of the current event's time column).
     double cursorX() const;
     int hoveredTensor() const { return hovered_; }
 
-    // Viewport control, as the wheel and keys drive it. Positions are widget coordinates.
+    // Viewport control, as the wheel and keys drive it. Positions are widget coordinates. Time
+    // changes go to the context and so move every view.
     void zoomTime(double factor, double atX);
     void zoomValues(double factor, double atY);
     void panBy(double dx, double dy); // scrolls by pixels, like a drag of (-dx, -dy)
@@ -105,7 +110,7 @@ class TimelineView : public QWidget {
     // virtual hooks are not ready before) and the base calls it on every planChanged.
     void onPlanChanged();
     // Call when subclass state that the geometry depends on changes (arena switch).
-    void rebuildAll(bool keepTimeRange);
+    void rebuildAll();
     void invalidateGeometry() { cache_.valid = false; }
     const Plan* plan() const { return plan_.get(); }
     const ViewPalette& viewPalette() const { return palette_; }
@@ -175,7 +180,10 @@ class TimelineView : public QWidget {
         std::vector<BarLabel> labels;
     };
 
-    void onStepChanged();
+    void onEventChanged();
+    void onTimeWindowChanged(TimeWindow window);
+    // Writes the x axis's window to the context (which emits only when it moved).
+    void publishTimeWindow();
     void onColourModeChanged();
     void onSelectionChanged(int planned);
     void syncAxes() const;
