@@ -5,7 +5,7 @@
 namespace tmmu {
 namespace {
 
-constexpr std::array<std::string_view, 7> kRoleNames{
+constexpr std::array<std::string_view, kRoleCount> kRoleNames{
     "parameter", "input", "output", "activation", "gradient", "optimizer_state", "workspace"};
 constexpr std::array<std::string_view, 3> kPhaseNames{"forward", "backward", "optimizer"};
 

@@ -4,6 +4,7 @@
 // fields; every Graph handed to liveness or planning has been finalized.
 #include "ir/dtype.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +26,8 @@ enum class Role : uint8_t {
     OptimizerState,
     Workspace
 };
+// Number of roles: tables indexed by Role are this long (Workspace is the last role).
+inline constexpr size_t kRoleCount = static_cast<size_t>(Role::Workspace) + 1;
 enum class Phase : uint8_t { Forward, Backward, Optimizer };
 
 std::string_view role_name(Role r); // "parameter", "optimizer_state", ...

@@ -51,6 +51,12 @@ void fill_arena(const ArenaPlan& arena, const std::vector<uint64_t>& times,
     }
 }
 
+// Sample i of a step function holds until the next sample, the last one until end (at least
+// one unit).
+uint64_t sample_end(const std::vector<uint64_t>& times, size_t n, size_t i, uint64_t end) {
+    return i + 1 < n ? times[i + 1] : std::max<uint64_t>(end, times[i] + 1);
+}
+
 } // namespace
 
 MemorySeries build_memory_series(const std::vector<ArenaPlan>& arenas,
@@ -88,37 +94,53 @@ std::vector<uint64_t> sum_over_arenas(const std::vector<std::vector<uint64_t>>& 
 std::vector<SeriesPoint> downsample_max(const std::vector<uint64_t>& times,
                                         const std::vector<uint64_t>& values, uint64_t end,
                                         size_t buckets) {
+    const size_t n = std::min(times.size(), values.size());
+    if (n == 0) return {};
+    return downsample_max(times, values, end, buckets, double(times[0]),
+                          double(sample_end(times, n, n - 1, end)));
+}
+
+std::vector<SeriesPoint> downsample_max(const std::vector<uint64_t>& times,
+                                        const std::vector<uint64_t>& values, uint64_t end,
+                                        size_t buckets, double from, double to) {
     std::vector<SeriesPoint> points;
     const size_t n = std::min(times.size(), values.size());
-    if (n == 0 || buckets == 0) return points;
-    auto until = [&](size_t i) {
-        return i + 1 < n ? times[i + 1] : std::max<uint64_t>(end, times[i] + 1);
-    };
-    if (n <= buckets) {
-        points.reserve(2 * n);
-        for (size_t i = 0; i < n; ++i) {
+    if (n == 0 || buckets == 0 || !(to > from)) return points;
+    auto until = [&](size_t i) { return sample_end(times, n, i, end); };
+    // Samples [first, stop) overlap [from, to): the one holding `from` up to the last one
+    // starting before `to`.
+    const auto begin = times.begin(), last = times.begin() + long(n);
+    size_t first = size_t(std::upper_bound(begin, last, from) - begin);
+    first = first > 0 ? first - 1 : 0;
+    if (double(until(first)) <= from) ++first;
+    const size_t stop = size_t(std::lower_bound(begin, last, to) - begin);
+    if (stop <= first) return points;
+    if (stop - first <= buckets) {
+        points.reserve(2 * (stop - first));
+        for (size_t i = first; i < stop; ++i) {
             points.push_back({double(times[i]), values[i]});
             points.push_back({double(until(i)), values[i]});
         }
         return points;
     }
-    const double t0 = double(times[0]);
-    const double width = (double(until(n - 1)) - t0) / double(buckets);
+    const double width = (to - from) / double(buckets);
     auto bucket_of = [&](double t) {
-        const double b = std::floor((t - t0) / width);
+        const double b = std::floor((t - from) / width);
         return std::min(buckets - 1, size_t(std::max(0.0, b)));
     };
-    // Samples tile [t0, end) without overlap, so this visits n + buckets (bucket, sample) pairs.
+    // Samples tile time without overlap, so this visits (stop - first) + buckets (bucket,
+    // sample) pairs. More samples than buckets means buckets wider than one time unit.
     std::vector<uint64_t> max_of(buckets, 0);
-    for (size_t i = 0; i < n; ++i) {
-        const size_t last = bucket_of(double(until(i)) - 0.5);
-        for (size_t b = bucket_of(double(times[i])); b <= last; ++b)
+    for (size_t i = first; i < stop; ++i) {
+        const size_t b0 = bucket_of(std::max(double(times[i]), from));
+        const size_t b1 = std::max(b0, bucket_of(std::min(double(until(i)), to) - 0.5));
+        for (size_t b = b0; b <= b1; ++b)
             max_of[b] = std::max(max_of[b], values[i]);
     }
     points.reserve(2 * buckets);
     for (size_t b = 0; b < buckets; ++b) {
-        points.push_back({t0 + double(b) * width, max_of[b]});
-        points.push_back({t0 + double(b + 1) * width, max_of[b]});
+        points.push_back({from + double(b) * width, max_of[b]});
+        points.push_back({from + double(b + 1) * width, max_of[b]});
     }
     return points;
 }

@@ -32,5 +32,11 @@ struct SeriesPoint {
 std::vector<SeriesPoint> downsample_max(const std::vector<uint64_t>& times,
                                         const std::vector<uint64_t>& values, uint64_t end,
                                         size_t buckets);
+// The same over the time range [from, to) only: the buckets split [from, to) evenly and samples
+// outside it are skipped (a range holding at most `buckets` samples keeps them exact). Charts
+// that follow a zoomed view sample just what is visible.
+std::vector<SeriesPoint> downsample_max(const std::vector<uint64_t>& times,
+                                        const std::vector<uint64_t>& values, uint64_t end,
+                                        size_t buckets, double from, double to);
 
 } // namespace tmmu

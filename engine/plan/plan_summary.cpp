@@ -3,6 +3,7 @@
 #include "core/checked.h"
 
 #include <algorithm>
+#include <array>
 
 namespace tmmu {
 
@@ -15,6 +16,15 @@ PlanTotals plan_totals(const Plan& plan) {
         t.buffers = checked_add(t.buffers, a.metrics.buffers, "totals.buffers");
     }
     return t;
+}
+
+std::optional<Role> dominant_role(const Plan& plan, uint32_t arena) {
+    std::array<size_t, kRoleCount> count{};
+    for (const PlannedTensor& t : plan.tensors)
+        if (t.arena == arena) ++count[size_t(t.role)];
+    const auto best = std::max_element(count.begin(), count.end());
+    if (*best == 0) return std::nullopt;
+    return Role(best - count.begin());
 }
 
 uint64_t plan_time_end(const Plan& plan) {

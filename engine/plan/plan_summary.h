@@ -5,6 +5,7 @@
 #include "plan/plan.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace tmmu {
 
@@ -18,6 +19,10 @@ struct PlanTotals {
 // Throws Failure(AllocationOverflow) at "totals.peak_bytes" or "totals.lower_bound" when a sum
 // does not fit in 64 bits.
 PlanTotals plan_totals(const Plan& plan);
+
+// The role most of an arena's tensors have (ties: the lower role), nothing for an arena without
+// tensors. Charts colour an arena with it so arenas match the role colouring of the layouts.
+std::optional<Role> dominant_role(const Plan& plan, uint32_t arena);
 
 // Plan time runs over [0, plan_time_end(plan)), at least one unit: the schedule's steps for
 // graphs, one past the last lifetime's end for bare offset problems.

@@ -12,7 +12,7 @@ namespace tmmu {
 // Which arena each role goes to, and the arenas' configs (in display order).
 struct ArenaPolicy {
     std::vector<ArenaConfig> arenas;
-    std::array<std::string, 7> arena_of_role; // indexed by Role
+    std::array<std::string, kRoleCount> arena_of_role; // indexed by Role
 
     // parameters, activations (inputs, outputs, activations, workspace), gradients, optimizer.
     static ArenaPolicy defaults(uint64_t alignment = 128);

@@ -2,7 +2,7 @@
 // The drawing surface the report charts are drawn on, once, for both SVG (HTML reports) and PDF
 // content streams. Coordinates are in the output's units (CSS px or PDF points) with the origin
 // at the top left and y growing downwards, as in SVG; the PDF canvas flips them.
-#include "ir/graph.h"
+#include "report/palette.h"
 
 #include <cstdint>
 #include <optional>
@@ -10,11 +10,6 @@
 #include <vector>
 
 namespace tmmu::sessions::report {
-
-struct Rgb {
-    uint8_t r = 0, g = 0, b = 0;
-    bool operator==(const Rgb&) const = default;
-};
 
 struct Point {
     double x = 0, y = 0;
@@ -38,21 +33,8 @@ class Canvas {
                       Anchor anchor = Anchor::Start, bool bold = false) = 0;
 };
 
-inline constexpr Rgb kBlack{0, 0, 0};
-inline constexpr Rgb kGrey{120, 120, 120};
-inline constexpr Rgb kLightGrey{225, 225, 225};
-inline constexpr Rgb kWhite{255, 255, 255};
-inline constexpr Rgb kLiveColor{31, 119, 180};
-inline constexpr Rgb kLiveFill{198, 219, 239};
-inline constexpr Rgb kHighWaterColor{255, 127, 14};
-inline constexpr Rgb kLowerBoundColor{40, 40, 40};
-inline constexpr Rgb kPeakColor{214, 39, 40};
-
 // Width of text set in Helvetica (or Helvetica-Bold) at `size` units, from the AFM metrics
 // (pdf_document.cpp holds the tables). Charts use it to lay out labels for either output.
 double text_width(std::string_view utf8, double size, bool bold = false);
-
-// One colour per role, shared by the layout chart, its legend and the HTML tables.
-Rgb role_color(Role r);
 
 } // namespace tmmu::sessions::report

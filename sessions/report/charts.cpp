@@ -1,6 +1,8 @@
 #include "report/charts.h"
 
 #include "core/units.h"
+#include "plan/memory_series.h"
+#include "plan/plan_summary.h"
 
 #include <algorithm>
 #include <array>
@@ -9,29 +11,7 @@
 
 namespace tmmu::sessions::report {
 
-Rgb role_color(Role r) {
-    switch (r) {
-    case Role::Parameter:
-        return {148, 103, 189};
-    case Role::Input:
-        return {140, 86, 75};
-    case Role::Output:
-        return {227, 119, 194};
-    case Role::Activation:
-        return {31, 119, 180};
-    case Role::Gradient:
-        return {255, 127, 14};
-    case Role::OptimizerState:
-        return {44, 160, 44};
-    case Role::Workspace:
-        return {127, 127, 127};
-    }
-    return kGrey;
-}
-
 namespace {
-
-constexpr size_t kRoles = 7;
 
 // Maps plan time and bytes to canvas coordinates inside the plot box (bytes grow upwards).
 struct Axes {
@@ -45,13 +25,8 @@ Axes make_axes(const Plan& plan, const Box& area, double ymax) {
     Axes a;
     a.plot = {area.x + 64, area.y + 22, std::max(10.0, area.w - 74), std::max(10.0, area.h - 38)};
     const auto& times = plan.series.times;
-    if (!times.empty()) a.t0 = double(times.front()), a.t1 = double(times.back());
-    // Graph series have a point per step, whose value holds for that whole step: the domain
-    // runs to the last buffer's end, one past the last step.
-    for (const ArenaPlan& ap : plan.arenas)
-        for (const Buffer& b : ap.problem.buffers)
-            a.t1 = std::max(a.t1, double(b.end));
-    if (a.t1 <= a.t0) a.t1 = a.t0 + 1;
+    if (!times.empty()) a.t0 = double(times.front());
+    a.t1 = std::max(a.t0 + 1, double(plan_time_end(plan)));
     a.ymax = std::max(1.0, ymax);
     return a;
 }
@@ -60,17 +35,17 @@ void draw_frame(Canvas& c, const Axes& a, const char* x_label) {
     for (int i = 0; i <= 4; ++i) {
         double bytes = a.ymax * i / 4;
         double y = a.y(bytes);
-        c.line({a.plot.x, y}, {a.plot.x + a.plot.w, y}, i ? kLightGrey : kGrey, 0.5);
+        c.line({a.plot.x, y}, {a.plot.x + a.plot.w, y}, i ? kGridLine : kAxisGrey, 0.5);
         if (i % 2 == 0)
-            c.text({a.plot.x - 4, y + 3}, format_bytes(uint64_t(std::llround(bytes))), 8, kGrey,
+            c.text({a.plot.x - 4, y + 3}, format_bytes(uint64_t(std::llround(bytes))), 8, kAxisGrey,
                    Anchor::End);
     }
     double base = a.plot.y + a.plot.h;
-    c.line({a.plot.x, a.plot.y}, {a.plot.x, base}, kGrey, 0.5);
-    c.text({a.plot.x, base + 11}, fmt::format("{}", uint64_t(a.t0)), 8, kGrey, Anchor::Start);
-    c.text({a.plot.x + a.plot.w, base + 11}, fmt::format("{}", uint64_t(a.t1)), 8, kGrey,
+    c.line({a.plot.x, a.plot.y}, {a.plot.x, base}, kAxisGrey, 0.5);
+    c.text({a.plot.x, base + 11}, fmt::format("{}", uint64_t(a.t0)), 8, kAxisGrey, Anchor::Start);
+    c.text({a.plot.x + a.plot.w, base + 11}, fmt::format("{}", uint64_t(a.t1)), 8, kAxisGrey,
            Anchor::End);
-    c.text({a.plot.x + a.plot.w / 2, base + 11}, x_label, 8, kGrey, Anchor::Middle);
+    c.text({a.plot.x + a.plot.w / 2, base + 11}, x_label, 8, kAxisGrey, Anchor::Middle);
 }
 
 // Legend entries laid out right to left from the panel's top right corner.
@@ -80,60 +55,24 @@ struct Legend {
     void add(std::string_view label, Rgb color) {
         right -= text_width(label, 8) + 12; // swatch, gap, text
         c.rect({right, y - 7, 8, 8}, color);
-        c.text({right + 11, y}, label, 8, kBlack);
+        c.text({right + 11, y}, label, 8, kInk);
         right -= 18;
     }
 };
 
-// The series as a path: exact steps when there is room, else min/max per output column.
+// The series as a path, reduced to at most two points per output unit (downsample_max keeps
+// each bucket's maximum, so peaks survive).
 std::vector<Point> series_path(const Axes& a, const std::vector<uint64_t>& times,
                                const std::vector<uint64_t>& values) {
     std::vector<Point> pts;
-    size_t n = std::min(times.size(), values.size());
-    if (n == 0) return pts;
-    auto t_next = [&](size_t k) { return k + 1 < n ? double(times[k + 1]) : a.t1; };
-    if (double(n) <= a.plot.w) {
-        for (size_t k = 0; k < n; ++k) {
-            pts.push_back({a.x(double(times[k])), a.y(double(values[k]))});
-            pts.push_back({a.x(t_next(k)), a.y(double(values[k]))});
-        }
-        return pts;
-    }
-    size_t cols = size_t(std::ceil(a.plot.w));
-    struct Col {
-        bool used = false;
-        uint64_t first = 0, last = 0, lo = 0, hi = 0;
-    };
-    std::vector<Col> col(cols);
-    auto column = [&](double x) {
-        return size_t(std::clamp(std::floor(x - a.plot.x), 0.0, double(cols - 1)));
-    };
-    for (size_t k = 0; k < n; ++k) {
-        // The value holds on [t_k, t_k+1): every column that interval touches sees it.
-        size_t c0 = column(a.x(double(times[k])));
-        size_t c1 = std::max(c0, column(a.x(t_next(k)) - 1e-6));
-        for (size_t c = c0; c <= c1; ++c) {
-            Col& cc = col[c];
-            uint64_t v = values[k];
-            if (!cc.used) cc = {true, v, v, v, v};
-            cc.last = v, cc.lo = std::min(cc.lo, v), cc.hi = std::max(cc.hi, v);
-        }
-    }
-    for (size_t c = 0; c < cols; ++c) {
-        if (!col[c].used) continue;
-        double x = a.plot.x + double(c);
-        pts.push_back({x, a.y(double(col[c].first))});
-        if (col[c].lo != col[c].hi) {
-            pts.push_back({x + 0.5, a.y(double(col[c].hi))});
-            pts.push_back({x + 0.5, a.y(double(col[c].lo))});
-        }
-        pts.push_back({x + 1, a.y(double(col[c].last))});
-    }
+    const size_t buckets = size_t(std::max(1.0, std::ceil(a.plot.w)));
+    for (const SeriesPoint& s : downsample_max(times, values, uint64_t(a.t1), buckets))
+        pts.push_back({a.x(s.time), a.y(double(s.value))});
     return pts;
 }
 
 void title(Canvas& c, const Box& area, const std::string& text) {
-    c.text({area.x, area.y + 10}, text, 10, kBlack, Anchor::Start, true);
+    c.text({area.x, area.y + 10}, text, 10, kInk, Anchor::Start, true);
 }
 
 // Role of each buffer: its root tensor's (buffer_names holds the root's id).
@@ -156,12 +95,12 @@ class CoverageGrid {
         : plot_(plot), cols_(size_t(std::ceil(plot.w))), rows_(size_t(std::ceil(plot.h))) {}
 
     void add(const Box& b, Role role) {
-        if (cov_.empty()) cov_.assign(cols_ * rows_ * kRoles, 0.0f);
+        if (cov_.empty()) cov_.assign(cols_ * rows_ * kRoleCount, 0.0f);
         double lx = b.x - plot_.x, ly = b.y - plot_.y;
         for (size_t c = cell(lx, cols_); c <= cell(lx + b.w, cols_); ++c) {
             double ox = overlap(double(c), lx, b.w);
             for (size_t r = cell(ly, rows_); r <= cell(ly + b.h, rows_); ++r)
-                cov_[(c * rows_ + r) * kRoles + size_t(role)] +=
+                cov_[(c * rows_ + r) * kRoleCount + size_t(role)] +=
                     float(ox * overlap(double(r), ly, b.h));
         }
     }
@@ -192,10 +131,10 @@ class CoverageGrid {
         return std::max(0.0, std::min(cell + 1, start + len) - std::max(cell, start));
     }
     int dominant(size_t c, size_t r) const {
-        const float* v = &cov_[(c * rows_ + r) * kRoles];
+        const float* v = &cov_[(c * rows_ + r) * kRoleCount];
         float total = 0;
         size_t best = 0;
-        for (size_t k = 0; k < kRoles; ++k) {
+        for (size_t k = 0; k < kRoleCount; ++k) {
             total += v[k];
             if (v[k] > v[best]) best = k;
         }
@@ -225,11 +164,13 @@ void draw_memory_panel(Canvas& c, const Plan& plan, size_t arena, const Box& are
         top = std::max(top, v);
     Axes a = make_axes(plan, area, double(top));
     title(c, area, ap.config.name + ": memory over time");
+    // As in the studio's memory chart: live bytes in the arena's colour, high-water in ink.
+    const Rgb live_color = arena_color(plan, uint32_t(arena));
     Legend legend{c, area.x + area.w, area.y + 10};
     legend.add("peak", kPeakColor);
     legend.add("lower bound", kLowerBoundColor);
-    legend.add("high-water", kHighWaterColor);
-    legend.add("live bytes", kLiveColor);
+    legend.add("high-water", kInk);
+    legend.add("live bytes", live_color);
 
     std::vector<Point> live_path = series_path(a, plan.series.times, live);
     if (!live_path.empty()) {
@@ -237,11 +178,11 @@ void draw_memory_panel(Canvas& c, const Plan& plan, size_t arena, const Box& are
         double base = a.plot.y + a.plot.h;
         fill.push_back({live_path.back().x, base});
         fill.push_back({live_path.front().x, base});
-        c.polygon(fill, kLiveFill);
+        c.polygon(fill, blend(live_color, kPaper, 0.6));
     }
     draw_frame(c, a, "time step");
-    c.polyline(series_path(a, plan.series.times, high), kHighWaterColor, 1);
-    c.polyline(live_path, kLiveColor, 1);
+    c.polyline(series_path(a, plan.series.times, high), kInk, 1);
+    c.polyline(live_path, live_color, 1);
     double lb = a.y(double(ap.metrics.lower_bound)), pk = a.y(double(ap.metrics.peak_bytes));
     c.line({a.plot.x, lb}, {a.plot.x + a.plot.w, lb}, kLowerBoundColor, 1, true);
     c.line({a.plot.x, pk}, {a.plot.x + a.plot.w, pk}, kPeakColor, 0.8);
@@ -252,13 +193,13 @@ void draw_layout_panel(Canvas& c, const Plan& plan, size_t arena, const Box& are
     Axes a = make_axes(plan, area, double(ap.metrics.peak_bytes));
     title(c, area, ap.config.name + ": layout (time x offset)");
     std::vector<Role> roles = buffer_roles(plan, arena);
-    std::array<bool, kRoles> present{};
+    std::array<bool, kRoleCount> present{};
     for (Role r : roles)
         present[size_t(r)] = true;
     Legend legend{c, area.x + area.w, area.y + 10};
     legend.add("peak", kPeakColor);
     legend.add("lower bound", kLowerBoundColor);
-    for (size_t r = kRoles; r-- > 0;)
+    for (size_t r = kRoleCount; r-- > 0;)
         if (present[r]) legend.add(role_name(Role(r)), role_color(Role(r)));
 
     draw_frame(c, a, "time step");
@@ -277,7 +218,7 @@ void draw_layout_panel(Canvas& c, const Plan& plan, size_t arena, const Box& are
     grid.draw(c);
     for (const auto& [box, role] : big) {
         bool outline = box.w >= 3 && box.h >= 3;
-        c.rect(box, role_color(role), outline ? std::optional<Rgb>(kWhite) : std::nullopt);
+        c.rect(box, role_color(role), outline ? std::optional<Rgb>(kPaper) : std::nullopt);
     }
     double lb = a.y(double(ap.metrics.lower_bound)), pk = a.y(double(ap.metrics.peak_bytes));
     c.line({a.plot.x, lb}, {a.plot.x + a.plot.w, lb}, kLowerBoundColor, 1, true);

@@ -2,7 +2,7 @@
 // The report's two charts, drawn once against Canvas for both HTML (SVG) and PDF:
 //  - memory over time of one arena: live bytes (filled), high-water mark, lower bound, peak;
 //  - the arena layout: each buffer a time x offset rectangle coloured by its role.
-// Both stay small for 100k-tensor plans: the series is reduced to min/max per output column and
+// Both stay small for 100k-tensor plans: the series is reduced to its maximum per output unit and
 // rectangles below half a unit in either direction are merged into per-column fills.
 #include "report/canvas.h"
 

@@ -157,9 +157,9 @@ std::string PdfDocument::finish(std::string_view title, std::string_view footer)
             coord(kWidth), coord(kHeight), 7 + 2 * i));
         std::string content = pages_[i];
         PdfCanvas foot(content, kHeight);
-        foot.text({40, kHeight - 24}, footer, 7, kGrey);
+        foot.text({40, kHeight - 24}, footer, 7, kAxisGrey);
         foot.text({kWidth - 40, kHeight - 24}, fmt::format("page {} of {}", i + 1, pages_.size()),
-                  7, kGrey, Anchor::End);
+                  7, kAxisGrey, Anchor::End);
         objects.push_back(
             fmt::format("<< /Length {} >>\nstream\n{}endstream", content.size(), content));
     }

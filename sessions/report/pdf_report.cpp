@@ -62,7 +62,7 @@ class Flow {
     void heading(const std::string& text, double size, double keep = 40) {
         need(size * 2.4 + keep);
         y_ += size * 1.2;
-        doc_.page().text({kLeft, y_}, text, size, kBlack, Anchor::Start, true);
+        doc_.page().text({kLeft, y_}, text, size, kInk, Anchor::Start, true);
         y_ += size * 0.6;
     }
     void paragraph(const std::string& text, double size, Rgb color) {
@@ -78,10 +78,10 @@ class Flow {
         for (const Fact& f : facts) {
             std::vector<std::string> lines = wrap(f.value, kWidth - key_w, size);
             need(size * 1.3 * double(lines.size()));
-            doc_.page().text({kLeft, y_ + size * 1.3}, f.key, size, kGrey);
+            doc_.page().text({kLeft, y_ + size * 1.3}, f.key, size, kAxisGrey);
             for (const std::string& line : lines) {
                 y_ += size * 1.3;
-                doc_.page().text({kLeft + key_w, y_}, line, size, kBlack);
+                doc_.page().text({kLeft + key_w, y_}, line, size, kInk);
             }
         }
         y_ += 4;
@@ -95,12 +95,12 @@ class Flow {
             for (size_t c = 0; c < cells.size() && c < widths.size(); ++c) {
                 std::string s = fit(cells[c], widths[c] - 4, size);
                 if (t.numeric[c])
-                    doc_.page().text({x + widths[c] - 2, y_}, s, size, kBlack, Anchor::End, header);
+                    doc_.page().text({x + widths[c] - 2, y_}, s, size, kInk, Anchor::End, header);
                 else
-                    doc_.page().text({x, y_}, s, size, kBlack, Anchor::Start, header);
+                    doc_.page().text({x, y_}, s, size, kInk, Anchor::Start, header);
                 x += widths[c];
             }
-            if (header) doc_.page().line({kLeft, y_ + 3}, {kLeft + kWidth, y_ + 3}, kGrey, 0.5);
+            if (header) doc_.page().line({kLeft, y_ + 3}, {kLeft + kWidth, y_ + 3}, kAxisGrey, 0.5);
         };
         need(2 * row_h); // never a header alone at the foot of a page
         row(t.headers, true);
@@ -133,7 +133,7 @@ std::string pdf_report(const Session& s) {
     PdfDocument doc;
     Flow f(doc);
     f.heading(d.heading, 16);
-    if (!d.altered.empty()) f.paragraph(d.altered, 9, kPeakColor);
+    if (!d.altered.empty()) f.paragraph(d.altered, 9, kWarningColor);
     f.heading("Session and inputs", 12);
     f.facts(d.facts);
     f.heading("Metrics per arena", 12);
@@ -145,18 +145,18 @@ std::string pdf_report(const Session& s) {
     f.heading("Arena layout", 12, arenas.empty() ? 40 : kLayoutHeight + 8);
     for (size_t a : arenas)
         f.chart(p, a, kLayoutHeight, draw_layout_panel);
-    if (arenas.empty()) f.paragraph("No arena holds any buffer.", 9, kGrey);
+    if (arenas.empty()) f.paragraph("No arena holds any buffer.", 9, kAxisGrey);
     f.heading("Plan notes", 12);
-    if (d.plan_notes.empty()) f.paragraph("None.", 9, kGrey);
+    if (d.plan_notes.empty()) f.paragraph("None.", 9, kAxisGrey);
     for (const std::string& n : d.plan_notes)
-        f.paragraph("- " + n, 8.5, kBlack);
+        f.paragraph("- " + n, 8.5, kInk);
     f.heading("Tensors", 12);
     if (d.tensors.rows.size() < d.tensors_total)
         f.paragraph(fmt::format("The {} largest of {} tensors; {} left out (the CSV export lists "
                                 "them all).",
                                 d.tensors.rows.size(), d.tensors_total,
                                 d.tensors_total - d.tensors.rows.size()),
-                    8.5, kGrey);
+                    8.5, kAxisGrey);
     f.table(d.tensors, {95, 80, 58, 50, 28, 62, 45, 27, 70}, 7);
     std::string footer = fmt::format(
         "tmmu {}plan {}", s.summary.id > 0 ? fmt::format("session {} - ", s.summary.id) : "",

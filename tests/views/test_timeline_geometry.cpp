@@ -179,7 +179,7 @@ class TestTimelineGeometry : public QObject {
         QCOMPARE(byteTickLabel(0, 64, 4096), QString("0 B"));
         QCOMPARE(byteTickLabel(3072, 1024, 4096), QString("3 KiB"));
         QCOMPARE(byteTickLabel(96, 32, 1000), QString("96 B"));
-        QCOMPARE(humanBytes(1536ull << 20), QString("1.5 GiB"));
+        QCOMPARE(humanBytes(1536ull << 20), QString("1.50 GiB"));
         QCOMPARE(humanBytes(96), QString("96 B"));
         QCOMPARE(groupedNumber(1234567), QString("1,234,567"));
     }

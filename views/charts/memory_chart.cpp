@@ -1,6 +1,8 @@
 #include "charts/memory_chart.h"
 
 #include "context/plan_context.h"
+#include "plan/memory_series.h"
+#include "plan/plan_summary.h"
 #include "style/palette.h"
 
 #include <QAreaSeries>
@@ -22,10 +24,12 @@ namespace tmmu::views {
 
 namespace {
 
-// Sample i of a step function holds until the next sample, the last one until end (at least
-// one unit).
-uint64_t sampleEnd(const std::vector<uint64_t>& times, size_t n, size_t i, uint64_t end) {
-    return i + 1 < n ? times[i + 1] : std::max<uint64_t>(end, times[i] + 1);
+std::vector<QPointF> toPoints(const std::vector<SeriesPoint>& series) {
+    std::vector<QPointF> points;
+    points.reserve(series.size());
+    for (const SeriesPoint& s : series)
+        points.emplace_back(s.time, double(s.value));
+    return points;
 }
 
 } // namespace
@@ -33,55 +37,13 @@ uint64_t sampleEnd(const std::vector<uint64_t>& times, size_t n, size_t i, uint6
 std::vector<QPointF> downsampleMax(const std::vector<uint64_t>& times,
                                    const std::vector<uint64_t>& values, uint64_t end,
                                    size_t buckets) {
-    const size_t n = std::min(times.size(), values.size());
-    if (n == 0) return {};
-    return downsampleMax(times, values, end, buckets, double(times[0]),
-                         double(sampleEnd(times, n, n - 1, end)));
+    return toPoints(downsample_max(times, values, end, buckets));
 }
 
 std::vector<QPointF> downsampleMax(const std::vector<uint64_t>& times,
                                    const std::vector<uint64_t>& values, uint64_t end,
                                    size_t buckets, double from, double to) {
-    std::vector<QPointF> points;
-    const size_t n = std::min(times.size(), values.size());
-    if (n == 0 || buckets == 0 || !(to > from)) return points;
-    auto until = [&](size_t i) { return sampleEnd(times, n, i, end); };
-    // Samples [first, stop) overlap [from, to): the one holding from up to the last one
-    // starting before to.
-    const auto begin = times.begin(), last = times.begin() + long(n);
-    size_t first = size_t(std::upper_bound(begin, last, from) - begin);
-    first = first > 0 ? first - 1 : 0;
-    if (double(until(first)) <= from) ++first;
-    const size_t stop = size_t(std::lower_bound(begin, last, to) - begin);
-    if (stop <= first) return points;
-    if (stop - first <= buckets) {
-        points.reserve(2 * (stop - first));
-        for (size_t i = first; i < stop; ++i) {
-            points.emplace_back(double(times[i]), double(values[i]));
-            points.emplace_back(double(until(i)), double(values[i]));
-        }
-        return points;
-    }
-    const double width = (to - from) / double(buckets);
-    auto bucketOf = [&](double t) {
-        double b = std::floor((t - from) / width);
-        return std::min(buckets - 1, size_t(std::max(0.0, b)));
-    };
-    // Samples tile time without overlap, so this visits (stop - first) + buckets (bucket,
-    // sample) pairs. More samples than buckets means buckets wider than one time unit.
-    std::vector<uint64_t> maxOf(buckets, 0);
-    for (size_t i = first; i < stop; ++i) {
-        size_t b0 = bucketOf(std::max(double(times[i]), from));
-        size_t b1 = std::max(b0, bucketOf(std::min(double(until(i)), to) - 0.5));
-        for (size_t b = b0; b <= b1; ++b)
-            maxOf[b] = std::max(maxOf[b], values[i]);
-    }
-    points.reserve(2 * buckets);
-    for (size_t b = 0; b < buckets; ++b) {
-        points.emplace_back(from + double(b) * width, double(maxOf[b]));
-        points.emplace_back(from + double(b + 1) * width, double(maxOf[b]));
-    }
-    return points;
+    return toPoints(downsample_max(times, values, end, buckets, from, to));
 }
 
 ByteScale byteScaleFor(uint64_t maxBytes) {
@@ -90,6 +52,13 @@ ByteScale byteScaleFor(uint64_t maxBytes) {
     for (size_t u = 1; u < units.size() && double(maxBytes) >= std::ldexp(1.0, int(10 * u)); ++u)
         s = ByteScale{std::ldexp(1.0, int(10 * u)), QString::fromLatin1(units[u])};
     return s;
+}
+
+double roundStep(double approx) {
+    if (approx <= 1.0) return 1.0;
+    double p = std::pow(10.0, std::floor(std::log10(approx)));
+    double m = approx / p;
+    return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
 }
 
 void clearChart(QChart* chart) {
@@ -159,25 +128,6 @@ QList<QPointF> scaled(const std::vector<QPointF>& points, double divisor) {
     for (const QPointF& p : points)
         out.append(QPointF(p.x(), p.y() / divisor));
     return out;
-}
-
-// Colour of an arena: the colour of the role most of its tensors have, so arenas match the
-// role colouring of the timeline views.
-QColor arenaColor(const Plan& plan, size_t arena, const ViewPalette& palette) {
-    std::array<size_t, 7> count{};
-    for (const PlannedTensor& t : plan.tensors)
-        if (t.arena == arena) ++count[size_t(t.role)];
-    auto best = std::max_element(count.begin(), count.end()) - count.begin();
-    if (count[size_t(best)] == 0) return palette.slot(uint32_t(arena));
-    return palette.role(Role(best));
-}
-
-// 1, 2 or 5 times a power of ten, at least 1: tick spacing a person reads at a glance.
-double roundStep(double approx) {
-    if (approx <= 1.0) return 1.0;
-    double p = std::pow(10.0, std::floor(std::log10(approx)));
-    double m = approx / p;
-    return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
 }
 
 void hideFromLegend(QChart* chart, QAbstractSeries* series) {
@@ -251,10 +201,8 @@ void MemoryChart::rebuild() {
         applyChartPalette(chart_, ViewPalette::fromApplication());
         return;
     }
-    uint64_t top = 0;
-    for (const ArenaPlan& a : plan->arenas)
-        top += arena_ == kAllArenas ? a.metrics.peak_bytes : 0;
-    if (arena_ != kAllArenas) top = plan->arenas[size_t(arena_)].metrics.peak_bytes;
+    const uint64_t top = arena_ == kAllArenas ? plan_totals(*plan).peak_bytes
+                                              : plan->arenas[size_t(arena_)].metrics.peak_bytes;
     ByteScale scale = byteScaleFor(top);
     yMax_ = std::max(1e-9, double(top) / scale.divisor * 1.08);
     divisor_ = scale.divisor;
@@ -294,7 +242,6 @@ void MemoryChart::buildStacked(double divisor) {
     ViewPalette palette = ViewPalette::fromApplication();
     std::vector<uint64_t> cumulative(s.times.size(), 0);
     QLineSeries* below = nullptr;
-    uint64_t bound = 0, height = 0;
     for (size_t a = 0; a < plan.arenas.size() && a < s.live_bytes.size(); ++a) {
         for (size_t i = 0; i < cumulative.size(); ++i)
             cumulative[i] += s.live_bytes[a][i];
@@ -303,20 +250,20 @@ void MemoryChart::buildStacked(double divisor) {
         area->setUpperSeries(upper);
         if (below) area->setLowerSeries(below);
         area->setName(QString::fromStdString(plan.arenas[a].config.name));
-        QColor color = arenaColor(plan, a, palette);
+        QColor color = palette.arena(plan, uint32_t(a));
         area->setPen(QPen(color.darker(130), 1));
         area->setBrush(color);
         chart_->addSeries(area);
         area->attachAxis(axisX_);
         area->attachAxis(axisY_);
         below = upper;
-        bound += plan.arenas[a].metrics.lower_bound;
-        height += plan.arenas[a].metrics.peak_bytes;
     }
-    addHorizontal(tr("sum of lower bounds"), double(bound) / divisor, palette.lowerBound(),
-                  Qt::DashLine);
-    if (height != bound)
-        addHorizontal(tr("total height"), double(height) / divisor, palette.peak(), Qt::DotLine);
+    const PlanTotals totals = plan_totals(plan);
+    addHorizontal(tr("sum of lower bounds"), double(totals.lower_bound) / divisor,
+                  palette.lowerBound(), Qt::DashLine);
+    if (totals.peak_bytes != totals.lower_bound)
+        addHorizontal(tr("total height"), double(totals.peak_bytes) / divisor, palette.peak(),
+                      Qt::DotLine);
 }
 
 void MemoryChart::buildArena(size_t arena, double divisor) {
@@ -324,7 +271,7 @@ void MemoryChart::buildArena(size_t arena, double divisor) {
     const MemorySeries& s = plan.series;
     const ArenaPlan& a = plan.arenas[arena];
     ViewPalette palette = ViewPalette::fromApplication();
-    QColor color = arenaColor(plan, arena, palette);
+    QColor color = palette.arena(plan, uint32_t(arena));
     if (arena < s.live_bytes.size()) {
         auto* area = new QAreaSeries;
         area->setUpperSeries(sampledSeries(s.live_bytes[arena], area));

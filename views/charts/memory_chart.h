@@ -26,14 +26,12 @@ namespace tmmu::views {
 class PlanContext;
 class ViewPalette;
 
-// A step function: values[i] holds over [times[i], times[i+1]) and the last one up to end.
-// Returns polyline points (two per bucket or sample) of at most 2 * buckets points, each bucket
-// carrying the maximum of every sample overlapping it. times must be ascending and < end.
+// The engine's downsample_max (plan/memory_series.h) as chart points: at most 2 * buckets
+// points, each bucket carrying the maximum of every sample overlapping it.
 std::vector<QPointF> downsampleMax(const std::vector<uint64_t>& times,
                                    const std::vector<uint64_t>& values, uint64_t end,
                                    size_t buckets);
-// The same over the time range [from, to) only: the buckets split [from, to) evenly and samples
-// outside it are skipped (a range holding at most `buckets` samples keeps them exact).
+// The same over the time range [from, to) only.
 std::vector<QPointF> downsampleMax(const std::vector<uint64_t>& times,
                                    const std::vector<uint64_t>& values, uint64_t end,
                                    size_t buckets, double from, double to);
@@ -44,6 +42,8 @@ struct ByteScale {
     QString unit = QStringLiteral("B");
 };
 ByteScale byteScaleFor(uint64_t maxBytes);
+// 1, 2 or 5 times a power of ten, at least 1: tick spacing a person reads at a glance.
+double roundStep(double approx);
 
 // Removes every series and axis, before a chart is filled again.
 void clearChart(QChart* chart);

@@ -7,9 +7,9 @@
 // the timelines draw on x and the visible window is in; and the event axis the cursor walks,
 // whose events each happen at one plan time. For plans the two coincide: event i is step i.
 #include "context/event_axis.h"
-#include "source/model_source.h"
 #include "plan/plan.h"
 #include "plan/plan_summary.h"
+#include "source/model_source.h"
 #include "timeline/time_axis.h"
 
 #include <QObject>

@@ -1,6 +1,7 @@
 #include "models/session_list_model.h"
 
-#include "core/units.h"
+#include "style/palette.h"
+#include "timeline/lod.h"
 
 #include <QApplication>
 #include <QBrush>
@@ -118,7 +119,7 @@ QString SessionListModel::text(int row, int column) const {
     case StrategyColumn:
         return qs(s.strategy);
     case PeakColumn:
-        return qs(format_bytes(s.peak_bytes));
+        return humanBytes(s.peak_bytes);
     case OverBoundColumn:
         return QString::number(overBoundPercent(s), 'f', 2) + QLatin1Char('%');
     case HashColumn:
@@ -172,9 +173,9 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
         return font;
     }
     case Qt::ForegroundRole:
-        // Okabe-Ito vermillion: readable on light and dark backgrounds, not confused with
-        // the plain text colour by colour-blind users (the icon carries the meaning too).
-        if (altered) return QBrush(QColor(0xD5, 0x5E, 0x00));
+        // Vermillion reads on light and dark backgrounds and is not confused with the plain
+        // text colour by colour-blind users (the icon carries the meaning too).
+        if (altered) return QBrush(ViewPalette::fromApplication().warning());
         return {};
     case Qt::DecorationRole:
         if (altered && column == TitleColumn)

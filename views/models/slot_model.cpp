@@ -1,7 +1,7 @@
 #include "models/slot_model.h"
 
 #include "context/plan_context.h"
-#include "core/units.h"
+#include "timeline/lod.h"
 
 #include <algorithm>
 #include <map>
@@ -12,10 +12,6 @@ namespace {
 // internalId of an index names its parent: 0 for arena rows, 1 + arena for slot rows,
 // 1 + arenaCount + slot node for tensor rows.
 constexpr quintptr kTopLevel = 0;
-
-QString bytesText(uint64_t bytes) {
-    return QString::fromStdString(format_bytes(bytes));
-}
 
 QString counted(int n, const char* one, const char* many) {
     return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
@@ -163,10 +159,10 @@ QVariant SlotModel::arenaData(int arena, int column, int role) const {
             return tr("Arena %1: %2 logical slots, peak %3, lower bound %4")
                 .arg(QString::fromStdString(a.config.name))
                 .arg(slotCount)
-                .arg(bytesText(a.metrics.peak_bytes), bytesText(a.metrics.lower_bound));
+                .arg(humanBytes(a.metrics.peak_bytes), humanBytes(a.metrics.lower_bound));
         return {};
     case SizeColumn:
-        if (display) return bytesText(a.metrics.peak_bytes);
+        if (display) return humanBytes(a.metrics.peak_bytes);
         if (role == SortRole) return qulonglong(a.metrics.peak_bytes);
         return {};
     case CountColumn:
@@ -192,7 +188,7 @@ QVariant SlotModel::slotData(const SlotNode& node, int column, int role) const {
                 .arg(counted(members, "tensor", "tensors"));
         return {};
     case SizeColumn:
-        if (display) return bytesText(node.maxSize);
+        if (display) return humanBytes(node.maxSize);
         if (role == SortRole) return qulonglong(node.maxSize);
         return {};
     case CountColumn:
@@ -212,7 +208,7 @@ QVariant SlotModel::tensorData(int planned, int column, int role) const {
         return tr("%1 (%2): %3, live [%4, %5)")
             .arg(QString::fromStdString(t.name.empty() ? t.id : t.name),
                  QString::fromLatin1(role_name(t.role).data(), qsizetype(role_name(t.role).size())),
-                 bytesText(t.size))
+                 humanBytes(t.size))
             .arg(t.life.begin)
             .arg(t.life.end);
     switch (column) {
@@ -224,7 +220,7 @@ QVariant SlotModel::tensorData(int planned, int column, int role) const {
                                                         : palette_.role(t.role);
         return {};
     case SizeColumn:
-        if (display) return bytesText(t.size);
+        if (display) return humanBytes(t.size);
         if (role == SortRole) return qulonglong(t.size);
         return {};
     case BeginColumn:

@@ -1,7 +1,7 @@
 #include "models/tensor_table_model.h"
 
 #include "context/plan_context.h"
-#include "core/units.h"
+#include "timeline/lod.h"
 
 #include <QLocale>
 #include <map>
@@ -148,7 +148,7 @@ QString TensorTableModel::text(int row, int column) const {
     case DTypeColumn:
         return dtype_[size_t(row)];
     case SizeColumn:
-        return QString::fromStdString(format_bytes(t.size));
+        return humanBytes(t.size);
     case ArenaColumn:
         return t.arena < arenaName_.size() ? arenaName_[t.arena] : QString();
     case SlotColumn:

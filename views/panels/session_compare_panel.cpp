@@ -2,8 +2,9 @@
 
 #include "charts/memory_chart.h"
 #include "context/plan_context.h"
-#include "core/units.h"
+#include "plan/memory_series.h"
 #include "style/palette.h"
+#include "timeline/lod.h"
 
 #include <QAbstractTableModel>
 #include <QBoxLayout>
@@ -29,27 +30,15 @@ QString qs(const std::string& s) {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-QString bytes(uint64_t b) {
-    return qs(format_bytes(b));
-}
-
 QString signedBytes(int64_t d) {
     if (d == 0) return QStringLiteral("0");
-    QString text = bytes(uint64_t(d < 0 ? -d : d));
+    QString text = humanBytes(uint64_t(d < 0 ? -d : d));
     return (d < 0 ? QStringLiteral("−") : QStringLiteral("+")) + text;
 }
 
-// Okabe-Ito: more memory in vermillion, less in bluish green.
 QColor deltaColor(int64_t d) {
-    return d > 0 ? QColor(0xD5, 0x5E, 0x00) : QColor(0x00, 0x9E, 0x73);
-}
-
-// 1, 2 or 5 times a power of ten, at least 1: tick spacing a person reads at a glance.
-double roundStep(double approx) {
-    if (approx <= 1.0) return 1.0;
-    double p = std::pow(10.0, std::floor(std::log10(approx)));
-    double m = approx / p;
-    return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
+    const ViewPalette palette = ViewPalette::fromApplication();
+    return d > 0 ? palette.more() : palette.less();
 }
 
 int arenaIndex(const Plan* plan, const QString& name) {
@@ -116,11 +105,7 @@ std::vector<uint64_t> arenaSeries(const Plan& plan, int arena, bool highWater) {
     const auto& all = highWater ? plan.series.high_water : plan.series.live_bytes;
     if (arena >= 0)
         return size_t(arena) < all.size() ? all[size_t(arena)] : std::vector<uint64_t>{};
-    std::vector<uint64_t> sum(plan.series.times.size(), 0);
-    for (const std::vector<uint64_t>& one : all)
-        for (size_t i = 0; i < sum.size() && i < one.size(); ++i)
-            sum[i] += one[i];
-    return sum;
+    return sum_over_arenas(all, plan.series.times.size());
 }
 
 SessionComparePanel::SessionComparePanel(QWidget* parent)
@@ -258,7 +243,7 @@ void SessionComparePanel::fillArenas() {
     };
     auto metric = [](const std::optional<ArenaMetrics>& m, bool peak) {
         if (!m) return QStringLiteral("—");
-        return bytes(peak ? m->peak_bytes : m->lower_bound);
+        return humanBytes(peak ? m->peak_bytes : m->lower_bound);
     };
     for (int row = 0; row < int(comparison_.arenas.size()); ++row) {
         const sessions::ArenaDelta& d = comparison_.arenas[size_t(row)];

@@ -1,8 +1,8 @@
 #include "panels/tensor_details_panel.h"
 
 #include "context/plan_context.h"
-#include "core/units.h"
 #include "style/palette.h"
+#include "timeline/lod.h"
 
 #include <QEvent>
 #include <QLocale>
@@ -179,7 +179,7 @@ QString TensorDetailsPanel::html(int planned) const {
                                   .arg(qs(dtype_name(tensor.dtype)))
                                   .arg(dtype_bytes(tensor.dtype)));
     }
-    h += row(tr("Size"), tr("%1 (%2 B)").arg(qs(format_bytes(t.size)), grouped(t.size)));
+    h += row(tr("Size"), tr("%1 (%2 B)").arg(humanBytes(t.size), grouped(t.size)));
     h += row(tr("Alignment"), tr("%1 B").arg(grouped(t.alignment)));
     h += row(tr("Arena"), esc(arena.config.name));
     size_t sharing = 0;

@@ -1,5 +1,7 @@
 #include "timeline/lod.h"
 
+#include "core/units.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -188,22 +190,7 @@ void overFetch(double lo, double hi, double domainLo, double domainHi, double& o
 }
 
 QString humanBytes(uint64_t bytes) {
-    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    if (bytes < 1024) return QString::number(bytes) + " B";
-    double v = double(bytes);
-    int u = 0;
-    while (v >= 1024 && u < 5) {
-        v /= 1024;
-        ++u;
-    }
-    int decimals = v >= 100 ? 0 : v >= 10 ? 1 : 2;
-    QString text = QString::number(v, 'f', decimals);
-    if (text.contains('.')) {
-        while (text.endsWith('0'))
-            text.chop(1);
-        if (text.endsWith('.')) text.chop(1);
-    }
-    return text + ' ' + units[u];
+    return QString::fromStdString(format_bytes(bytes));
 }
 
 QString tickLabel(double v, double step) {

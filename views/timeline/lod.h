@@ -142,7 +142,8 @@ struct FetchWindow {
 void overFetch(double lo, double hi, double domainLo, double domainHi, double& outLo,
                double& outHi);
 
-// "1.5 GiB", "384 MiB", "96 B": three significant digits at most, trailing zeros trimmed.
+// "1.50 GiB", "384.00 MiB", "96 B": the engine's format_bytes, so the studio, the CLI and the
+// reports print the same size the same way.
 QString humanBytes(uint64_t bytes);
 // Tick label of v on a grid of `step`: "950", "12.5k", "18.45k", "1.2M", with as many decimals
 // as the step needs (falling back to the plain integer), so neighbouring ticks never read alike.

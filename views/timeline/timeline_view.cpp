@@ -1,5 +1,7 @@
 #include "timeline/timeline_view.h"
 
+#include "report/palette.h"
+
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -11,12 +13,15 @@
 #include <cmath>
 
 namespace tmmu::views {
+
+namespace report = sessions::report;
 namespace {
 
 constexpr int kAxisHeight = 20;
 constexpr int kDragThreshold = 3;
 constexpr double kKeyZoom = 1.25;
-constexpr int kColourKeys = 7; // roles, or slots modulo the categorical palette
+// A colour key is a role, or a slot modulo the slot colours: geometry is batched per key.
+constexpr size_t kColourKeys = std::max(kRoleCount, report::kSlotColors);
 
 QColor textOn(const QColor& fill) {
     return qGray(fill.rgb()) > 130 ? Qt::black : Qt::white;
@@ -171,11 +176,12 @@ void TimelineView::syncAxes() const {
 }
 
 uint8_t TimelineView::colourKey(Role role, uint32_t slot) const {
-    return ctx_->colorMode() == ColorMode::Role ? uint8_t(role) : uint8_t(slot % kColourKeys);
+    return ctx_->colorMode() == ColorMode::Role ? uint8_t(role)
+                                                : uint8_t(slot % report::kSlotColors);
 }
 
 QColor TimelineView::colourOf(uint8_t key) const {
-    return ctx_->colorMode() == ColorMode::Role ? palette_.role(Role(key % kColourKeys))
+    return ctx_->colorMode() == ColorMode::Role ? palette_.role(Role(key % kRoleCount))
                                                 : palette_.slot(key);
 }
 
@@ -416,7 +422,7 @@ void TimelineView::paintHeader(QPainter& p) {
     int x = textArea.right();
     p.setPen(palette_.text());
     if (ctx_->colorMode() == ColorMode::Slot) {
-        QString note = tr("colour: slot (7 colours, cycling)");
+        QString note = tr("colour: slot (%1 colours, cycling)").arg(report::kSlotColors);
         x -= fm.horizontalAdvance(note);
         p.drawText(QRect(x, strip.top(), fm.horizontalAdvance(note) + 2, strip.height()),
                    Qt::AlignVCenter, note);
