@@ -1,5 +1,6 @@
 #include "plan/memory_series.h"
 
+#include "core/assert.h"
 #include "core/checked.h"
 
 #include <algorithm>
@@ -39,6 +40,8 @@ void fill_arena(const ArenaPlan& arena, const std::vector<uint64_t>& times,
             const Event& e = events[next];
             uint64_t top = arena.solution.offsets[e.buffer] + buffers[e.buffer].size;
             if (e.is_end) {
+                TMMU_ASSERT(live_bytes >= buffers[e.buffer].size,
+                            "a buffer ends only after it began (ends sort first at equal times)");
                 live_bytes -= buffers[e.buffer].size;
                 tops.erase(tops.find(top));
             } else {

@@ -40,8 +40,7 @@ std::string_view export_extension(ExportFormat f) {
     case ExportFormat::Csv:
         return ".csv";
     case ExportFormat::Json:
-        return ".json";
-    case ExportFormat::ChromeTrace:
+    case ExportFormat::ChromeTrace: // Perfetto reads .json traces
         return ".json";
     }
     return "";

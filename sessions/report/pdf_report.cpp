@@ -36,7 +36,9 @@ std::vector<std::string> wrap(const std::string& text, double width, double size
         size_t j = text.find_first_of(" \n", i);
         if (j == std::string::npos) j = text.size();
         std::string word = text.substr(i, j - i);
-        std::string cand = line.empty() ? word : line + " " + word;
+        std::string cand = line;
+        if (!cand.empty()) cand += ' ';
+        cand += word;
         if (!line.empty() && text_width(cand, size) > width) {
             lines.push_back(line);
             cand = word;

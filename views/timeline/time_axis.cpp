@@ -1,5 +1,7 @@
 #include "timeline/time_axis.h"
 
+#include "core/assert.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -32,6 +34,9 @@ void TimeAxis::clampVisible(double lo, double span) {
     if (!std::isfinite(lo)) lo = domainLo_;
     lo_ = std::clamp(lo, domainLo_, domainHi_ - s);
     span_ = s;
+    TMMU_ASSERT(domainLo_ <= lo_ && lo_ <= domainHi_ - span_ && span_ > 0 &&
+                    span_ >= std::min(minSpan_, domain),
+                "the visible range stays inside the domain and at least minSpan wide");
 }
 
 double TimeAxis::xOf(double t) const {

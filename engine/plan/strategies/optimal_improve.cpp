@@ -8,7 +8,7 @@ namespace {
 
 // Nodes one window's decision gets, split between the static orders: a window that is not
 // solved quickly is usually infeasible at its target, and a smaller step is cheaper to try.
-constexpr uint64_t kWindowNodes = 3 * 1024;
+constexpr uint64_t kWindowNodes = uint64_t{3} * 1024;
 constexpr uint64_t kFirstStep = 64;  // first target: top - top / kFirstStep
 constexpr uint64_t kLastStep = 4096; // stop when the step falls below top / kLastStep
 // Every window scans the whole problem (O(n log window)): at most this many are tried, which
@@ -22,6 +22,7 @@ struct Interval {
 // Sorted, disjoint union of the lifetimes of the given buffers.
 std::vector<Interval> lifetimes(const OffsetProblem& p, const std::vector<uint32_t>& buffers) {
     std::vector<Interval> v;
+    v.reserve(buffers.size());
     for (uint32_t i : buffers)
         v.push_back({p.buffers[i].begin, p.buffers[i].end});
     std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {

@@ -1,5 +1,6 @@
 #include "plan/strategies/optimal_search.h"
 
+#include "core/assert.h"
 #include "core/checked.h"
 
 #include <algorithm>
@@ -181,6 +182,10 @@ class Search {
     }
 
     Outcome node(const Part& part, uint64_t last_offset, int64_t last_rank, size_t depth) {
+#ifndef NDEBUG
+        // Every node of small components, a sample of large ones: the check is O(n^2).
+        if (c_.items.size() <= 256 || budget_.spent % 1024 == 0) check_state();
+#endif
         if (budget_.stopped || budget_.spent >= budget_.limit || budget_.work >= budget_.work_limit)
             return Outcome::OutOfNodes;
         if (++budget_.spent % kPollEvery == 0 && budget_.poll && budget_.poll()) {
@@ -230,6 +235,37 @@ class Search {
             }
     }
 
+#ifndef NDEBUG
+    // The state invariants stated above the class, recomputed from scratch. Not inlined: node()
+    // recurses once per placed item, and its frame must stay small.
+    [[gnu::noinline]] void check_state() const {
+        const uint32_t n = uint32_t(c_.items.size());
+        std::vector<Bytes> total(c_.sections, 0);
+        std::vector<uint64_t> low(c_.sections, kNone);
+        std::vector<uint32_t> cut(c_.sections, 0);
+        for (uint32_t i = 0; i < n; ++i) {
+            if (placed_[i]) continue;
+            const Item& it = c_.items[i];
+            uint64_t floor = 0;
+            for (uint32_t e = c_.overlap_start[i]; e < c_.overlap_start[i + 1]; ++e) {
+                const uint32_t j = c_.overlaps[e];
+                if (placed_[j]) floor = std::max(floor, offset_[j] + c_.items[j].size);
+            }
+            TMMU_ASSERT(min_off_[i] == lowest_free(it, floor),
+                        "optimal search: min_off_ is the lowest free offset above placed items");
+            for (uint32_t s = it.first; s < it.last; ++s) {
+                total[s] += it.size;
+                low[s] = std::min(low[s], min_off_[i]);
+            }
+            for (uint32_t s = it.first; s + 1 < it.last; ++s)
+                ++cut[s];
+        }
+        TMMU_ASSERT(total == total_, "optimal search: total_ sums the unplaced items per section");
+        TMMU_ASSERT(low == low_, "optimal search: low_ is the least unplaced min offset");
+        TMMU_ASSERT(cut == cut_, "optimal search: cut_ counts unplaced items spanning a boundary");
+    }
+#endif
+
     // A cheap necessary condition for place()'s bound: in cand's own sections every unplaced
     // item lands above cand, so cand's offset plus the section's total must fit; elsewhere the
     // lowest min offsets can only rise, so the current ones still bound them.
@@ -261,7 +297,8 @@ class Search {
 
     // Places cand, updates the state, searches below it, and undoes everything.
     // hatless: set when no unplaced item meets cand's item in time.
-    Outcome place(const Part& part, const Candidate& cand, size_t depth, bool& hatless) {
+    [[gnu::noinline]] Outcome place(const Part& part, const Candidate& cand, size_t depth,
+                                    bool& hatless) {
         const uint32_t i = cand.item;
         const Item& it = c_.items[i];
         const uint64_t top = cand.offset + it.size;
@@ -307,42 +344,50 @@ class Search {
     // Searches below a placed candidate. When its placement leaves some boundary that no
     // unplaced item spans, the sides are independent: each is searched alone (from the same
     // canonical position: every later item still goes at or above this offset).
-    Outcome descend(const Part& part, const Candidate& cand, size_t depth) {
+    //
+    // The search recurses once per placed item (node, place, descend), so these frames stay
+    // small: the rarer split path has a function of its own.
+    [[gnu::noinline]] Outcome descend(const Part& part, const Candidate& cand, size_t depth) {
         const Item& it = c_.items[cand.item];
-        std::vector<uint32_t> bounds{part.lo};
+        bool split = false;
         for (uint32_t b = it.first; b + 1 < it.last; ++b)
-            if (--cut_[b] == 0) bounds.push_back(b + 1);
-        Outcome outcome;
-        if (bounds.size() == 1) {
-            outcome = node(part, cand.offset, cand.rank, depth + 1);
-        } else {
-            bounds.push_back(part.hi);
-            std::vector<Part> subs;
-            for (size_t k = 0; k + 1 < bounds.size(); ++k)
-                subs.push_back({{}, bounds[k], bounds[k + 1]});
-            for (uint32_t j : part.items)
-                if (!placed_[j]) {
-                    const size_t k =
-                        std::upper_bound(bounds.begin(), bounds.end(), c_.items[j].first) -
-                        bounds.begin() - 1;
-                    subs[k].items.push_back(j);
-                }
-            std::erase_if(subs, [](const Part& s) { return s.items.empty(); });
-            outcome = Outcome::Found;
-            for (const Part& sub : subs) {
-                outcome = search_part(sub, depth + 1);
-                if (outcome != Outcome::Found) break;
-            }
-        }
+            split |= --cut_[b] == 0;
+        const Outcome outcome = split ? search_split(part, it, depth + 1)
+                                      : node(part, cand.offset, cand.rank, depth + 1);
         for (uint32_t b = it.first; b + 1 < it.last; ++b)
             ++cut_[b];
         return outcome;
     }
 
+    // Searches the independent sides of the boundaries inside the placed item that no unplaced
+    // item spans any more, one after the other.
+    [[gnu::noinline]] Outcome search_split(const Part& part, const Item& placed, size_t depth) {
+        std::vector<uint32_t> bounds{part.lo};
+        for (uint32_t b = placed.first; b + 1 < placed.last; ++b)
+            if (cut_[b] == 0) bounds.push_back(b + 1);
+        bounds.push_back(part.hi);
+        std::vector<Part> subs;
+        for (size_t k = 0; k + 1 < bounds.size(); ++k)
+            subs.push_back({{}, bounds[k], bounds[k + 1]});
+        for (uint32_t j : part.items)
+            if (!placed_[j]) {
+                const size_t k = std::upper_bound(bounds.begin(), bounds.end(),
+                                                  c_.items[j].first) -
+                                 bounds.begin() - 1;
+                subs[k].items.push_back(j);
+            }
+        std::erase_if(subs, [](const Part& s) { return s.items.empty(); });
+        for (const Part& sub : subs) {
+            const Outcome outcome = search_part(sub, depth);
+            if (outcome != Outcome::Found) return outcome;
+        }
+        return Outcome::Found;
+    }
+
     // Searches an independent part afresh, as minimalloc does: its items re-ranked by the
     // order's keys over what is left (T then weighs the sections still to fill), the canonical
     // order restarted. Ranks are restored after.
-    Outcome search_part(const Part& sub, size_t depth) {
+    [[gnu::noinline]] Outcome search_part(const Part& sub, size_t depth) {
         std::vector<uint32_t> order = sub.items, saved(sub.items.size());
         std::vector<Bytes> t(c_.items.size());
         for (size_t k = 0; k < sub.items.size(); ++k) {

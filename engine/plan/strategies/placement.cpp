@@ -1,5 +1,6 @@
 #include "plan/strategies/placement.h"
 
+#include "core/assert.h"
 #include "core/checked.h"
 #include "core/failure.h"
 
@@ -243,6 +244,9 @@ class OffsetOrderedScan {
             found_[kept] = x.bytes;
             kept += (x.begin < q.end) & (q.begin < x.end);
         }
+        TMMU_ASSERT(std::is_sorted(found_.get(), found_.get() + kept,
+                                   [](const Span& a, const Span& b) { return a.offset < b.offset; }),
+                    "the scan keeps placed buffers in offset order");
         return {found_.get(), kept};
     }
     // Work units of the last query: every placed buffer is read once.
