@@ -9,7 +9,8 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
         args << QString::fromLocal8Bit(argv[i]);
     // --help, --version and usage errors need no display: answer them before connecting to one.
-    if (auto code = tmmu::studio::answer_without_display(args)) return *code;
+    tmmu::studio::StudioOptions options;
+    if (auto code = tmmu::studio::answer_command_line(args, options, true)) return *code;
     QApplication app(argc, argv);
     return tmmu::studio::run_studio(QApplication::arguments().mid(1));
 }

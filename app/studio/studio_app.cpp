@@ -94,20 +94,7 @@ QString render_session_screenshot(MainWindow& window, qint64 session, const QStr
 int run_studio(const QStringList& args) {
     apply_application_identity();
     StudioOptions options;
-    try {
-        options = parse_studio_options(args);
-    } catch (const Failure& f) {
-        std::fprintf(stderr, "tmmu-studio: %s\n%s", f.what(), qPrintable(studio_usage()));
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(qPrintable(studio_usage()), stdout);
-        return 0;
-    }
-    if (options.version) {
-        std::printf("tmmu-studio %s\n", TMMU_VERSION);
-        return 0;
-    }
+    if (auto code = answer_command_line(args, options, false)) return *code;
     const QString model = options.model.isEmpty() ? default_model_path() : options.model;
     const QString sessionsPath = options.sessions.isEmpty()
                                      ? QString::fromStdString(sessions::default_sessions_path())

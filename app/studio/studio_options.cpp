@@ -131,14 +131,13 @@ StudioOptions parse_studio_options(const QStringList& args) {
     return o;
 }
 
-std::optional<int> answer_without_display(const QStringList& args) {
-    StudioOptions o;
+std::optional<int> answer_command_line(const QStringList& args, StudioOptions& o, bool beforeQt) {
     try {
         o = parse_studio_options(args);
     } catch (const Failure& f) {
         // Qt's own options are only known to QApplication: let it take them, then run_studio
         // parses what is left and reports errors.
-        if (std::any_of(args.begin(), args.end(), isQtOption)) return std::nullopt;
+        if (beforeQt && std::any_of(args.begin(), args.end(), isQtOption)) return std::nullopt;
         std::fprintf(stderr, "tmmu-studio: %s\n%s", f.what(), qPrintable(studio_usage()));
         return 2;
     }

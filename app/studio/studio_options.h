@@ -27,10 +27,13 @@ struct StudioOptions {
 StudioOptions parse_studio_options(const QStringList& args);
 QString studio_usage();
 
-// --help, --version and command-line errors are answered before a QApplication exists, so they
-// work without a display. Returns the exit code when the arguments (after the program name)
-// were answered that way, nothing when the studio should start.
-std::optional<int> answer_without_display(const QStringList& args);
+// Parses the arguments (after the program name) into `options` and answers what needs no
+// window: --help and --version (exit 0) and usage errors (exit 2, with the usage). Returns the
+// exit code when answered, nothing when the studio should start. main() calls it before the
+// QApplication exists (beforeQt), so none of this needs a display; arguments that may be Qt's
+// own options are then left for QApplication to take, and run_studio reports errors after it.
+std::optional<int> answer_command_line(const QStringList& args, StudioOptions& options,
+                                       bool beforeQt);
 
 // TMMU_RESOURCES, else the source tree's resources/, else the installed share/tmmu.
 QString resource_dir();

@@ -131,6 +131,60 @@ class TestCli : public QObject {
             QVERIFY(arena["peak_bytes"].toInt() >= 12);
         }
     }
+    // CSV problems take the options that apply to their one arena and refuse the others, by the
+    // same rules as the studio (app/common).
+    void csvOptionsApplyOrAreRefused() {
+        QTemporaryDir dir;
+        QString csv = dir.filePath("p.csv");
+        write(csv, "id,lower,upper,size\nb1,0,3,40\nb2,1,9,40\nb3,0,9,40\n");
+        auto arena = [](const Result& r) {
+            return QJsonDocument::fromJson(r.out.toUtf8())["arenas"][0].toObject();
+        };
+        Result packed = tmmu({"plan", csv, "--json", "-"});
+        QCOMPARE(packed.code, 0);
+        QCOMPARE(arena(packed)["alignment"].toInt(), 1);
+        QCOMPARE(arena(packed)["peak_bytes"].toInt(), 120);
+        Result aligned = tmmu({"plan", csv, "--align", "64", "--json", "-"});
+        QCOMPARE(aligned.code, 0);
+        QCOMPARE(arena(aligned)["alignment"].toInt(), 64);
+        QCOMPARE(arena(aligned)["peak_bytes"].toInt(), 168); // 0, 64 and 128 plus 40
+        Result capped = tmmu({"plan", csv, "--arena", "arena=1KiB", "--json", "-"});
+        QCOMPARE(capped.code, 0);
+        QCOMPARE(arena(capped)["alignment"].toInt(), 1); // a capacity leaves alignment alone
+        Result routed = tmmu({"plan", csv, "--route", "workspace=scratch"});
+        QCOMPARE(routed.code, 2);
+        QVERIFY2(routed.err.contains("routes apply to model graphs"), qPrintable(routed.err));
+        Result zero = tmmu({"plan", csv, "--align", "0"});
+        QCOMPARE(zero.code, 2);
+        QVERIFY(zero.err.contains("--align"));
+    }
+    // --help and --version need no display, and usage errors exit 2 before one is opened.
+    void studioAnswersWithoutADisplay() {
+        if (QString(TMMU_STUDIO).isEmpty()) QSKIP("built without the GUI (TMMU_BUILD_GUI=OFF)");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        env.remove("QT_QPA_PLATFORM");
+        auto studio = [&](const QStringList& args) {
+            QProcess p;
+            p.setProcessEnvironment(env);
+            p.start(TMMU_STUDIO, args);
+            const bool done = p.waitForFinished(60000);
+            return Result{done && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                          QString::fromUtf8(p.readAllStandardOutput()),
+                          QString::fromUtf8(p.readAllStandardError())};
+        };
+        Result help = studio({"--help"});
+        QCOMPARE(help.code, 0);
+        QVERIFY2(help.out.startsWith("usage: tmmu-studio"), qPrintable(help.out));
+        QVERIFY(help.out.contains("--open-session"));
+        Result version = studio({"--version"});
+        QCOMPARE(version.code, 0);
+        QVERIFY(version.out.startsWith("tmmu-studio "));
+        Result bad = studio({"--batch", "0"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("INVALID_ARGUMENT at --batch"), qPrintable(bad.err));
+    }
     void failuresPrintOneLineWithCodeAndPlace() {
         QTemporaryDir dir;
         QString cyclic = dir.filePath("cycle.json");

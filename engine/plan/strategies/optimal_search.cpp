@@ -183,8 +183,8 @@ class Search {
 
     Outcome node(const Part& part, uint64_t last_offset, int64_t last_rank, size_t depth) {
 #ifndef NDEBUG
-        // Every node of small components, a sample of large ones: the check is O(n^2).
-        if (c_.items.size() <= 256 || budget_.spent % 1024 == 0) check_state();
+        // Every node of small components, a sample of larger ones: the check is O(n^2).
+        if (c_.items.size() <= 32 || budget_.spent % 256 == 0) check_state();
 #endif
         if (budget_.stopped || budget_.spent >= budget_.limit || budget_.work >= budget_.work_limit)
             return Outcome::OutOfNodes;

@@ -1,0 +1,124 @@
+// The option rules `tmmu` and tmmu-studio share (app/common/plan_choices.h): what each model
+// kind accepts, what is refused and with which failure code, and the text parsers.
+#include "plan_choices.h"
+#include "test_support.h"
+
+#include <QObject>
+
+#include <cstdlib>
+
+using namespace tmmu;
+
+class TestPlanChoices : public QObject {
+    Q_OBJECT
+  private slots:
+    void graphsDefaultTo128ByteAlignmentInFourArenas() {
+        const PlanOptions o = app::make_plan_options({}, ModelKind::TransformerConfig);
+        QCOMPARE(o.strategy, std::string("auto"));
+        QCOMPARE(o.policy.arenas.size(), size_t(4));
+        for (const ArenaConfig& a : o.policy.arenas) {
+            QCOMPARE(a.alignment, uint64_t(128));
+            QCOMPARE(a.capacity, UINT64_MAX);
+        }
+        QVERIFY(!o.policy.find("arena"));
+    }
+
+    void problemsPlanIntoTheirOneArena() {
+        app::PlanChoices c;
+        PlanOptions o = app::make_plan_options(c, ModelKind::DsaCsv);
+        QVERIFY(o.policy.find("arena"));
+        QCOMPARE(o.policy.find("arena")->alignment, uint64_t(1));
+        // --align and a capacity apply to that arena (the CLI once ignored --align here).
+        c.alignment = 4096;
+        c.capacities = {{"arena", 1 << 20}};
+        o = app::make_plan_options(c, ModelKind::DsaCsv);
+        QCOMPARE(o.policy.find("arena")->alignment, uint64_t(4096));
+        QCOMPARE(o.policy.find("arena")->capacity, uint64_t(1 << 20));
+    }
+
+    void inapplicableChoicesAreRefused() {
+        app::PlanChoices c;
+        c.capacities = {{"activations", 1024}};
+        TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::DsaCsv),
+                            FailureCode::InvalidArgument);
+        c.capacities = {{"arena", 1024}};
+        TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
+                            FailureCode::InvalidArgument);
+        c.capacities = {{"scratch", 1024}};
+        TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
+                            FailureCode::InvalidArgument);
+        c.capacities.clear();
+        c.routes = {{Role::Workspace, "scratch"}};
+        TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::DsaCsv),
+                            FailureCode::InvalidArgument);
+        c.routes.clear();
+        c.strategy = "magic";
+        TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
+                            FailureCode::InvalidArgument);
+        c.strategy = "auto";
+        c.alignment = 48;
+        TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
+                            FailureCode::AlignmentViolation);
+    }
+
+    void routesMakeArenasThatCapacitiesMayName() {
+        app::PlanChoices c;
+        c.routes = {{Role::Workspace, "scratch"}};
+        c.capacities = {{"scratch", 4096}};
+        const PlanOptions o = app::make_plan_options(c, ModelKind::IrJson);
+        QCOMPARE(o.policy.arena_of_role[size_t(Role::Workspace)], std::string("scratch"));
+        QVERIFY(o.policy.find("scratch"));
+        QCOMPARE(o.policy.find("scratch")->capacity, uint64_t(4096));
+        QCOMPARE(o.policy.find("scratch")->alignment, uint64_t(128));
+    }
+
+    void budgetsAndTokensPassThrough() {
+        app::PlanChoices c;
+        app::parse_budget("250ms", c, "--budget");
+        QCOMPARE(c.search_budget_ms, uint64_t(250));
+        app::parse_budget("400000", c, "--budget");
+        QCOMPARE(c.search_budget, uint64_t(400000));
+        c.replay_token[0] = 0xAB;
+        const PlanOptions o = app::make_plan_options(c, ModelKind::IrJson);
+        QCOMPARE(o.search_budget, uint64_t(400000));
+        QCOMPARE(o.search_budget_ms, uint64_t(250));
+        QCOMPARE(o.replay_token[0], uint8_t(0xAB));
+        for (const char* bad : {"", "0", "ms", "12x", "-5", "5 ms"})
+            TMMU_EXPECT_FAILURE(app::parse_budget(bad, c, "--budget"),
+                                FailureCode::InvalidArgument);
+    }
+
+    void textFormsParseOrSayWhatIsWrong() {
+        const auto cap = app::parse_capacity("activations=8GiB", "--arena");
+        QCOMPARE(cap.first, std::string("activations"));
+        QCOMPARE(cap.second, uint64_t(8) << 30);
+        for (const char* bad : {"activations", "=8GiB", "activations=", "activations=lots"})
+            TMMU_EXPECT_FAILURE(app::parse_capacity(bad, "--arena"), FailureCode::InvalidArgument);
+        const auto route = app::parse_route("gradient=activations", "--route");
+        QCOMPARE(route.first, Role::Gradient);
+        QCOMPARE(route.second, std::string("activations"));
+        for (const char* bad : {"gradient", "gradients=activations", "gradient="})
+            TMMU_EXPECT_FAILURE(app::parse_route(bad, "--route"), FailureCode::InvalidArgument);
+        QCOMPARE(app::parse_mode_choice("backward", "--mode"), Mode::Training);
+        TMMU_EXPECT_FAILURE(app::parse_mode_choice("sideways", "--mode"),
+                            FailureCode::InvalidArgument);
+        QCOMPARE(app::parse_positive("16", "--seq"), uint64_t(16));
+        for (const char* bad : {"0", "", "-1", "1e3", "18446744073709551616"})
+            TMMU_EXPECT_FAILURE(app::parse_positive(bad, "--seq"), FailureCode::InvalidArgument);
+        QCOMPARE(app::parse_strategy("ffd", "--strategy"), std::string("ffd"));
+        const auto f = test::capture_failure([] { app::parse_strategy("magic", "--strategy"); });
+        QVERIFY(f.has_value());
+        QVERIFY2(f->message().find("optimal") != std::string::npos, f->what()); // lists them
+    }
+
+    void resourcesComeFromTheEnvironmentFirst() {
+        qputenv("TMMU_RESOURCES", "/somewhere/else");
+        QCOMPARE(app::resource_dir(), std::string("/somewhere/else"));
+        QCOMPARE(app::default_model_path(), std::string("/somewhere/else/models/gpt2-small.json"));
+        qunsetenv("TMMU_RESOURCES");
+        QVERIFY(app::resource_dir() != "/somewhere/else");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlanChoices)
+#include "test_plan_choices.moc"
