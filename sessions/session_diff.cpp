@@ -66,11 +66,6 @@ std::vector<TensorMove> tensor_moves(const Plan& a, const Plan& b) {
     return out;
 }
 
-std::string signed_bytes(int64_t d) {
-    if (d == 0) return "0";
-    return (d > 0 ? "+" : "-") + format_bytes(uint64_t(d > 0 ? d : -d));
-}
-
 } // namespace
 
 PlanComparison compare_plans(const Plan& before, const Plan& after) {
@@ -103,9 +98,10 @@ std::string format_comparison(const PlanComparison& c, size_t max_moves) {
         auto bound = [](const std::optional<ArenaMetrics>& m) {
             return m ? format_bytes(m->lower_bound) : std::string("-");
         };
-        out += fmt::format("{:<14} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n", d.arena,
-                           peak(d.before), peak(d.after), signed_bytes(d.peak_delta()),
-                           bound(d.before), bound(d.after), signed_bytes(d.lower_bound_delta()));
+        out +=
+            fmt::format("{:<14} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n", d.arena,
+                        peak(d.before), peak(d.after), format_byte_delta(d.peak_delta()),
+                        bound(d.before), bound(d.after), format_byte_delta(d.lower_bound_delta()));
     }
     out += fmt::format("\n{} tensor(s) moved\n", c.moved.size());
     for (size_t k = 0; k < c.moved.size() && k < max_moves; ++k) {

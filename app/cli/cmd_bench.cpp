@@ -216,8 +216,13 @@ int cmd_bench(Args& args) {
         return 0;
     }
     std::string dir = args.value("--data").value_or(default_data_dir());
-    size_t max_buffers = args.number("--max-buffers", 1000000);
-    const uint64_t optimal_budget = args.number("--budget", 400000);
+    const auto max_buffers_arg = args.value("--max-buffers");
+    const size_t max_buffers =
+        max_buffers_arg ? app::parse_positive(*max_buffers_arg, "--max-buffers") : 1000000;
+    // Search nodes for "optimal": the bench reports reproducible heights, so no "ms" form.
+    const auto budget_arg = args.value("--budget");
+    const uint64_t optimal_budget =
+        budget_arg ? app::parse_positive(*budget_arg, "--budget") : 400000;
     auto json_out = args.value("--json");
     args.positionals(0, 0);
     nlohmann::json report;

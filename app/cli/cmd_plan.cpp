@@ -33,7 +33,7 @@ options:
                        the arena name "arena"
   --route ROLE=ARENA   put a role's tensors in another arena, e.g. gradient=activations
                        (default arenas: parameters, activations, gradients, optimizer)
-  --align N            default alignment of every arena in bytes (default 128)
+  --align N            alignment of every arena in bytes (default 128; 1 for CSV problems)
   --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
   --tensors            include the per-tensor table in --json output

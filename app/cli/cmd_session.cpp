@@ -9,7 +9,6 @@
 #include "core/units.h"
 #include "encoding/sha256.h"
 
-#include <charconv>
 #include <cstdio>
 #include <fmt/format.h>
 
@@ -124,12 +123,10 @@ std::string sessions_db_path(const std::optional<std::string>& given) {
 }
 
 int64_t parse_session_id(const std::string& text) {
-    int64_t id = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-    if (ec != std::errc() || end != text.data() + text.size() || id <= 0)
-        fail(FailureCode::InvalidArgument, "ID",
-             fmt::format("expected a session id, got '{}'", text));
-    return id;
+    const uint64_t id = app::parse_positive(text, "ID");
+    if (id > uint64_t(INT64_MAX)) // SQLite row ids are signed 64-bit
+        fail(FailureCode::InvalidArgument, "ID", fmt::format("no session has id {}", text));
+    return int64_t(id);
 }
 
 RecordOptions record_options_from(Args& args) {

@@ -27,7 +27,8 @@ void apply_routes(const RouteList& routes, ArenaPolicy& policy) {
 }
 
 // A capacity for an arena that nothing is routed to would silently do nothing: refuse it.
-void apply_capacities(const CapacityList& capacities, bool problem, ArenaPolicy& policy) {
+void check_capacities_are_used(const CapacityList& capacities, bool problem,
+                               const ArenaPolicy& policy) {
     for (const auto& [name, bytes] : capacities) {
         bool routed = problem && name == kProblemArena;
         for (const std::string& target : policy.arena_of_role)
@@ -37,7 +38,6 @@ void apply_capacities(const CapacityList& capacities, bool problem, ArenaPolicy&
                 problem ? "offset-assignment problems have one arena, named 'arena'"
                         : "no role is routed to this arena; arenas: parameters, activations, "
                           "gradients, optimizer, or route a role to it (ROLE=ARENA)");
-        policy.set_capacity(name, bytes);
     }
 }
 
@@ -59,8 +59,12 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     o.replay_token = c.replay_token;
     // An offset problem plans into the policy's arena "arena" (plan_problem).
     if (problem) o.policy.set_capacity(kProblemArena, UINT64_MAX);
+    // Capacities first, then routes: new arenas are created (and so ordered in the plan and
+    // its hash) in the order `tmmu` has always used.
+    for (const auto& [name, bytes] : c.capacities)
+        o.policy.set_capacity(name, bytes);
     apply_routes(c.routes, o.policy);
-    apply_capacities(c.capacities, problem, o.policy);
+    check_capacities_are_used(c.capacities, problem, o.policy);
     o.policy.set_alignment(alignment);
     return o;
 }

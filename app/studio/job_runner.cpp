@@ -39,6 +39,23 @@ JobFailure cancelledFailure(const QString& title) {
     return {kCancelled, title, QStringLiteral("cancelled by the caller")};
 }
 
+// Runs fn and turns whatever it throws into a JobFailure: an engine Failure keeps its code,
+// anything else reads "ERROR".
+template <class Fn>
+std::optional<JobFailure> guarded(Fn&& fn) {
+    try {
+        fn();
+    } catch (const Failure& f) {
+        return JobFailure::of(f);
+    } catch (const std::exception& e) {
+        return JobFailure{QStringLiteral("ERROR"), QString(), QString::fromUtf8(e.what())};
+    } catch (...) {
+        return JobFailure{QStringLiteral("ERROR"), QString(),
+                          QStringLiteral("an exception that is not a std::exception")};
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 JobFailure JobFailure::of(const Failure& f) {
@@ -148,10 +165,13 @@ void JobRunner::startNext() {
 void JobRunner::deliver(Job& job, const std::optional<JobFailure>& failure) {
     if (job.hasContext && !job.context) return;
     QScopedValueRollback guard(delivering_, true);
-    if (!failure)
-        job.done();
-    else if (job.failed)
-        job.failed(*failure);
+    // A continuation runs inside the event loop, where an exception would end the program: a
+    // result that cannot be shown fails the job instead, and what no handler takes is logged.
+    std::optional<JobFailure> thrown;
+    std::optional<JobFailure> shown = failure;
+    if (!shown) shown = thrown = guarded([&] { job.done(); });
+    if (shown && job.failed) thrown = guarded([&] { job.failed(*shown); });
+    if (thrown) qWarning("tmmu-studio: %s: %s", qPrintable(job.title), qPrintable(thrown->text()));
 }
 
 void JobRunner::finish(const std::shared_ptr<Job>& job, std::optional<JobFailure> failure) {
@@ -196,14 +216,7 @@ std::optional<JobFailure> JobRunner::execute(Job& job) {
             },
             Qt::QueuedConnection);
     };
-    try {
-        job.work(progress);
-    } catch (const Failure& f) {
-        return JobFailure::of(f);
-    } catch (const std::exception& e) {
-        return JobFailure{QStringLiteral("ERROR"), QString(), QString::fromUtf8(e.what())};
-    }
-    return std::nullopt;
+    return guarded([&] { job.work(progress); });
 }
 
 } // namespace tmmu::studio

@@ -8,9 +8,11 @@
 // - Work runs on the worker and touches no UI object: it captures values and immutable shared
 //   data only, and polls the Progress it is given (engine calls do) so that cancelling, and the
 //   destructor, return promptly. Continuations run on the runner's thread (the UI thread).
-// - Every job ends in exactly one continuation: `done` with the work's result, or `failed` with
-//   what it threw (an engine Failure keeps its code, where and message; other exceptions read
-//   "ERROR"). Nothing is delivered once the job's context object or the runner is destroyed.
+// - Every job ends in `done` with the work's result, or in `failed` with what it threw (an
+//   engine Failure keeps its code, where and message; other exceptions read "ERROR"). A `done`
+//   that throws is followed by `failed` with what it threw; what no handler takes is logged,
+//   never thrown into the event loop. Nothing is delivered once the job's context object or the
+//   runner is destroyed.
 // - A job's continuation runs before the next job starts, so results arrive in submission order
 //   and a continuation may submit follow-up jobs.
 // - Cancel sets the job's flag, which the engine polls. A job cancelled before its continuation

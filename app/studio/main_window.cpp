@@ -193,7 +193,6 @@ void MainWindow::replan() {
 }
 
 void MainWindow::showStoredOutcome(const PlanOutcome& outcome) {
-    jobs_->cancel(kShownPlanKey);
     pendingRemember_ = false;
     pendingPath_.clear();
     lastFailure_.clear();
@@ -207,6 +206,7 @@ void MainWindow::startJob(PlanJob job, bool remember) {
     lastFailure_.clear();
     strategies_->showMessage(tr("Comparing strategies…"));
     const bool compare = job.compare;
+    const uint64_t request = ++planRequests_;
     const QString file = QFileInfo(QString::fromStdString(job.path)).fileName();
     jobs_->submit(
         {tr("Planning %1").arg(file), kShownPlanKey, this},
@@ -217,7 +217,10 @@ void MainWindow::startJob(PlanJob job, bool remember) {
             sessions_->recordRun(outcome);
             if (compare) compareStrategies(outcome);
         },
-        [this](const JobFailure& f) { onFailed(f); });
+        [this, request](const JobFailure& f) {
+            // A request that a newer one replaced was not cancelled by anyone: not news.
+            if (!(f.cancelled() && request != planRequests_)) onFailed(f);
+        });
 }
 
 void MainWindow::compareStrategies(const PlanOutcome& outcome) {
@@ -233,6 +236,7 @@ void MainWindow::compareStrategies(const PlanOutcome& outcome) {
 }
 
 void MainWindow::onPlanned(const PlanOutcome& outcome) {
+    lastFailure_.clear();
     const QString path = QString::fromStdString(outcome.model->path);
     if (outcome.model != model_) loadedWith_ = outcome.settings; // freshly loaded
     model_ = outcome.model;

@@ -11,7 +11,6 @@
 
 #include <QAction>
 #include <QDockWidget>
-#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
@@ -147,28 +146,28 @@ void SessionActions::recordRun(const PlanOutcome& outcome) {
         storeErrorPending_ = false;
         report(tr("Sessions are not recorded: %1").arg(storeError_));
     }
-    if (recording() && outcome.model && outcome.plan) {
-        try {
-            QElapsedTimer timer;
-            timer.start();
-            PlanOptions options = make_options(outcome.settings, outcome.model->kind);
-            sessions::NewSession n{
-                sessions::input_from_model(*outcome.model, outcome.settings.request(), options),
-                *outcome.plan,
-                fmt::format("{} ({})",
-                            QFileInfo(qs(outcome.model->path)).completeBaseName().toStdString(),
-                            outcome.plan->strategy),
-                "",
-                {}};
-            current_ = store_->record(n);
-            panel_->refresh();
-            lastRecordMs_ = double(timer.nsecsElapsed()) / 1e6;
-            emit sessionRecorded(current_);
-        } catch (const Failure& f) {
-            report(tr("Recording the run failed: %1").arg(failureText(f)));
-        }
-    }
     panel_->setCurrentSession(current_);
+    if (!recording() || !outcome.model || !outcome.plan) return;
+    // Encoding a large plan takes a while: it happens on the worker, like every store write
+    // that is more than a small statement. A run is recorded even when a newer one replaced
+    // it on screen by then; only the one on screen becomes the current session.
+    const std::string title =
+        fmt::format("{} ({})", QFileInfo(qs(outcome.model->path)).completeBaseName().toStdString(),
+                    outcome.plan->strategy);
+    jobs_->submit(
+        {tr("Recording the run"), QString(), this},
+        [store = storeRef(), run = shown_, title](const Progress&) {
+            return record_run(store, *run, title);
+        },
+        [this, run = shown_](const RecordedRun& recorded) {
+            panel_->refresh();
+            if (run != shown_) return;
+            current_ = recorded.id;
+            lastRecordMs_ = recorded.ms;
+            panel_->setCurrentSession(current_);
+            emit sessionRecorded(current_);
+        },
+        [this](const JobFailure& f) { report(tr("Recording the run failed: %1").arg(f.text())); });
 }
 
 void SessionActions::openSession(qint64 id) {
@@ -217,7 +216,8 @@ void SessionActions::replaySession(qint64 id) {
         },
         [this, id](const JobFailure& f) {
             --replays_;
-            report(tr("Replay of session %1 failed: %2").arg(id).arg(f.text()));
+            report(f.cancelled() ? tr("Replay of session %1 cancelled").arg(id)
+                                 : tr("Replay of session %1 failed: %2").arg(id).arg(f.text()));
             emit replayFinished(false, false);
         });
 }
@@ -258,8 +258,12 @@ void SessionActions::compareSessions(qint64 before, qint64 after) {
         },
         [this](ComparedSessions compared) { showComparison(compared); },
         [this, before, after](const JobFailure& f) {
-            report(
-                tr("Cannot compare sessions %1 and %2: %3").arg(before).arg(after).arg(f.text()));
+            report(f.cancelled()
+                       ? tr("Comparing sessions %1 and %2 cancelled").arg(before).arg(after)
+                       : tr("Cannot compare sessions %1 and %2: %3")
+                             .arg(before)
+                             .arg(after)
+                             .arg(f.text()));
             emit compareFinished(false);
         });
 }

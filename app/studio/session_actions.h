@@ -74,7 +74,8 @@ class SessionActions : public QObject {
     QMenu* buildMenu(QWidget* parent); // the Sessions menu
 
   public slots:
-    // After a planning run was shown: records it when recording is on and a store is open.
+    // After a planning run was shown: records it (on the worker) when recording is on and a
+    // store is open; sessionRecorded follows.
     void recordRun(const tmmu::studio::PlanOutcome& outcome);
     // Jobs; each ends in its signal below, also on failure (with a message in the status bar).
     // A newer open (or plan) replaces an older one, a newer replay or comparison likewise.

@@ -2,6 +2,7 @@
 
 #include "core/failure.h"
 
+#include <chrono>
 #include <filesystem>
 
 namespace tmmu::studio {
@@ -28,14 +29,34 @@ sessions::SessionStore StoreRef::open() const {
     return sessions::SessionStore(path);
 }
 
+RecordedRun record_run(const StoreRef& store, const PlanOutcome& run, const std::string& title) {
+    const auto start = std::chrono::steady_clock::now();
+    PlanOptions options = make_options(run.settings, run.model->kind);
+    sessions::NewSession n{sessions::input_from_model(*run.model, run.settings.request(), options),
+                           *run.plan,
+                           title,
+                           "",
+                           {}};
+    RecordedRun r;
+    r.id = store.open().record(n);
+    r.ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
 PlanSettings settings_of(const sessions::SessionInput& in) {
     PlanSettings s;
     s.mode = in.request.mode;
     s.batch = in.request.batch;
     s.seq = in.request.seq;
     s.strategy = in.options.strategy;
-    if (!in.is_problem && !in.options.policy.arenas.empty())
-        s.alignment = in.options.policy.arenas.front().alignment;
+    // A problem plans into its arena "arena" (absent in sessions recorded before --align
+    // applied to problems: their default then), a graph's arenas share one alignment.
+    const ArenaConfig* planned =
+        in.is_problem
+            ? in.options.policy.find("arena")
+            : (in.options.policy.arenas.empty() ? nullptr : &in.options.policy.arenas.front());
+    if (planned) s.alignment = planned->alignment;
     for (const ArenaConfig& a : in.options.policy.arenas)
         if (a.capacity != UINT64_MAX) s.capacities.emplace_back(a.name, a.capacity);
     return s;

@@ -27,6 +27,14 @@ struct StoreRef {
     sessions::SessionStore open() const;
 };
 
+// Records a planning run as a new session titled `title`; returns its id and how long the
+// recording took (capture, encode, insert, commit).
+struct RecordedRun {
+    int64_t id = 0;
+    double ms = 0;
+};
+RecordedRun record_run(const StoreRef& store, const PlanOutcome& run, const std::string& title);
+
 // The toolbar settings a stored run was planned with (what the controls should show).
 PlanSettings settings_of(const sessions::SessionInput& in);
 

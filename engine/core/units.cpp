@@ -73,4 +73,11 @@ std::string format_bytes(uint64_t bytes) {
     return fmt::format("{:.2f} {}", v, kNames[i]);
 }
 
+std::string format_byte_delta(int64_t delta) {
+    if (delta == 0) return "0";
+    // Negating in unsigned arithmetic is defined for INT64_MIN too.
+    const uint64_t magnitude = delta > 0 ? uint64_t(delta) : uint64_t(0) - uint64_t(delta);
+    return (delta > 0 ? "+" : "-") + format_bytes(magnitude);
+}
+
 } // namespace tmmu

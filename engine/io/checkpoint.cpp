@@ -2,10 +2,11 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "encoding/sha256.h"
 #include "io/checkpoint_codec.h"
 #include "io/file_io.h"
 #include "plan/plan_hash.h"
-#include "encoding/sha256.h"
+#include "plan/plan_summary.h"
 #include "plan/validator.h"
 
 #include <algorithm>
@@ -203,6 +204,13 @@ Plan decode_checkpoint(const uint8_t* data, size_t size) {
     if (again.size() != size || !std::equal(again.begin(), again.end(), data))
         corrupt("checkpoint", "not the canonical encoding of the plan it describes");
     validate_arenas(plan);
+    // The planner never makes a plan whose totals overflow (plan_totals): one that does was
+    // not written by it.
+    try {
+        plan_totals(plan);
+    } catch (const Failure& f) {
+        corrupt(f.where(), f.message());
+    }
     return plan;
 }
 

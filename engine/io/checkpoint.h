@@ -1,6 +1,6 @@
 #pragma once
 // CBOR checkpoint/restore of a Plan (seed section 10). The file is one deterministic CBOR map
-// (io/cbor.h; field list in resources/docs/outputs.md) holding everything a Plan contains
+// (encoding/cbor.h; field list in resources/docs/outputs.md) holding everything a Plan contains
 // except timing. Restoring re-derives the ratio metrics, recomputes the plan hash and re-runs
 // the independent validator, so a restored Plan is as trustworthy as a freshly planned one.
 // encode_checkpoint(decode_checkpoint(b)) == b for every b that decodes.

@@ -85,13 +85,22 @@ std::vector<uint64_t> event_times(const std::vector<ArenaPlan>& arenas) {
     return times;
 }
 
-std::vector<uint64_t> sum_over_arenas(const std::vector<std::vector<uint64_t>>& per_arena,
-                                      size_t points) {
+std::vector<std::vector<uint64_t>>
+stack_over_arenas(const std::vector<std::vector<uint64_t>>& per_arena, size_t points) {
+    std::vector<std::vector<uint64_t>> stack;
     std::vector<uint64_t> sum(points, 0);
-    for (const std::vector<uint64_t>& one : per_arena)
+    for (const std::vector<uint64_t>& one : per_arena) {
         for (size_t i = 0; i < points && i < one.size(); ++i)
             sum[i] = checked_add(sum[i], one[i], "memory series sum");
-    return sum;
+        stack.push_back(sum);
+    }
+    return stack;
+}
+
+std::vector<uint64_t> sum_over_arenas(const std::vector<std::vector<uint64_t>>& per_arena,
+                                      size_t points) {
+    std::vector<std::vector<uint64_t>> stack = stack_over_arenas(per_arena, points);
+    return stack.empty() ? std::vector<uint64_t>(points, 0) : std::move(stack.back());
 }
 
 std::vector<SeriesPoint> downsample_max(const std::vector<uint64_t>& times,

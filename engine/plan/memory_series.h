@@ -14,8 +14,12 @@ MemorySeries build_memory_series(const std::vector<ArenaPlan>& arenas, std::vect
 // The time points worth charting for a bare problem: every distinct begin and end.
 std::vector<uint64_t> event_times(const std::vector<ArenaPlan>& arenas);
 
-// Point-by-point sum of per-arena series (the "all arenas" curve); rows may be shorter than
-// `points`. Throws Failure(AllocationOverflow) when a sum does not fit in 64 bits.
+// Running point-by-point sums of per-arena series: row a adds arenas 0..a (the bands of a
+// stacked chart). Rows may be shorter than `points`. Throws Failure(AllocationOverflow) when a
+// sum does not fit in 64 bits.
+std::vector<std::vector<uint64_t>>
+stack_over_arenas(const std::vector<std::vector<uint64_t>>& per_arena, size_t points);
+// The last row of the stack: the "all arenas" curve (all zeros without arenas).
 std::vector<uint64_t> sum_over_arenas(const std::vector<std::vector<uint64_t>>& per_arena,
                                       size_t points);
 

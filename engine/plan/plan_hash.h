@@ -1,6 +1,6 @@
 #pragma once
 // Content hashes of a model, a bare offset problem, and a plan (seed section II.K).
-// Every hash is SHA-256 over the deterministic CBOR (io/cbor.h) of a documented value, so two
+// Every hash is SHA-256 over the deterministic CBOR (encoding/cbor.h) of a documented value, so two
 // machines that agree on the inputs agree on the hash bit for bit. Timing never enters a hash.
 #include "encoding/cbor.h"
 #include "ir/graph.h"

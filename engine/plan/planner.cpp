@@ -5,6 +5,7 @@
 #include "plan/linear_scan.h"
 #include "plan/memory_series.h"
 #include "plan/plan_hash.h"
+#include "plan/plan_summary.h"
 #include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
 #include "plan/validator.h"
@@ -112,6 +113,10 @@ void solve_all(Plan& plan, const PlanOptions& options, const Progress& progress)
         solve_arena(plan.arenas[a], strategy, progress);
         plan.total_plan_ns += plan.arenas[a].metrics.plan_ns;
     }
+    // Every front end shows the plan's totals: they must fit in 64 bits like every other size
+    // (Failure(AllocationOverflow) at totals.peak_bytes otherwise), so no reader of a Plan ever
+    // meets a sum it cannot represent.
+    plan_totals(plan);
     progress.report(1.0, "done");
 }
 

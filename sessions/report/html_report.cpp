@@ -15,22 +15,31 @@ constexpr double kChartWidth = 900;
 constexpr double kMemoryHeight = 220;
 constexpr double kLayoutHeight = 280;
 
-constexpr const char* kStyle = R"(
-body { font-family: Helvetica, Arial, sans-serif; font-size: 14px; color: #222;
-       max-width: 960px; margin: 24px auto; padding: 0 16px; }
-h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-size: 13px; }
-th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.facts th { background: none; font-weight: normal; color: #666; white-space: nowrap; }
-code { font-size: 12px; word-break: break-all; }
-.altered { background: #fdecea; border: 1px solid #d62728; color: #8a1c1c; padding: 8px 12px; }
-.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; }
-figure { margin: 12px 0; }
-svg { max-width: 100%; height: auto; }
-.note { color: #666; }
-)";
+// The page's colours are the product palette's, as in the charts and the studio.
+std::string style_sheet() {
+    return fmt::format(R"(
+body {{ font-family: Helvetica, Arial, sans-serif; font-size: 14px; color: {ink};
+       max-width: 960px; margin: 24px auto; padding: 0 16px; }}
+h1 {{ font-size: 22px; }} h2 {{ font-size: 17px; margin-top: 28px; border-bottom: 1px solid {rule}; }}
+table {{ border-collapse: collapse; font-size: 13px; }}
+th, td {{ padding: 3px 8px; border-bottom: 1px solid {rule}; text-align: left; vertical-align: top; }}
+th {{ background: {shade}; }}
+td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
+table.facts th {{ background: none; font-weight: normal; color: {muted}; white-space: nowrap; }}
+code {{ font-size: 12px; word-break: break-all; }}
+.altered {{ background: {warning_fill}; border: 1px solid {warning}; color: {warning};
+           padding: 8px 12px; }}
+.swatch {{ display: inline-block; width: 10px; height: 10px; margin-right: 4px; }}
+figure {{ margin: 12px 0; }}
+svg {{ max-width: 100%; height: auto; }}
+.note {{ color: {muted}; }}
+)",
+                       fmt::arg("ink", css_color(kInk)), fmt::arg("rule", css_color(kGridLine)),
+                       fmt::arg("shade", css_color(blend(kGridLine, kPaper, 0.5))),
+                       fmt::arg("muted", css_color(kAxisGrey)),
+                       fmt::arg("warning", css_color(kWarningColor)),
+                       fmt::arg("warning_fill", css_color(blend(kWarningColor, kPaper, 0.9))));
+}
 
 std::string esc(std::string_view s) {
     return xml_escape(s);
@@ -58,9 +67,8 @@ std::string table_html(const Table& t, int role_column) {
             std::string swatch;
             if (int(c) == role_column)
                 if (auto r = parse_role(row[c]))
-                    swatch = fmt::format(
-                        R"(<span class="swatch" style="background:#{:02x}{:02x}{:02x}"></span>)",
-                        role_color(*r).r, role_color(*r).g, role_color(*r).b);
+                    swatch = fmt::format(R"(<span class="swatch" style="background:{}"></span>)",
+                                         css_color(role_color(*r)));
             out += fmt::format("<td{}>{}{}</td>", t.numeric[c] ? " class=\"num\"" : "", swatch,
                                esc(row[c]));
         }
@@ -88,7 +96,7 @@ std::string html_report(const Session& s) {
     const Plan& p = checked_plan(s);
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n";
     out += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", esc(d.heading),
-                       kStyle);
+                       style_sheet());
     out += fmt::format("<h1>{}</h1>\n", esc(d.heading));
     if (!d.altered.empty()) out += fmt::format("<p class=\"altered\">{}</p>\n", esc(d.altered));
     out += "<h2>Session and inputs</h2>\n" + facts_html(d.facts);

@@ -3,6 +3,7 @@
 #include "plan/plan_summary.h"
 
 #include <cmath>
+#include <fmt/format.h>
 
 namespace tmmu::sessions::report {
 
@@ -33,6 +34,10 @@ Rgb slot_color(uint32_t slot) {
 Rgb arena_color(const Plan& plan, uint32_t arena) {
     const std::optional<Role> role = dominant_role(plan, arena);
     return role ? role_color(*role) : slot_color(arena);
+}
+
+std::string css_color(Rgb c) {
+    return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
 }
 
 Rgb blend(Rgb a, Rgb b, double t) {

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace tmmu::sessions::report {
 
@@ -42,6 +43,8 @@ Rgb slot_color(uint32_t slot);
 Rgb arena_color(const Plan& plan, uint32_t arena);
 // a blended toward b by t in [0, 1] (fills: a colour toward the paper).
 Rgb blend(Rgb a, Rgb b, double t);
+// "#rrggbb", for SVG and CSS.
+std::string css_color(Rgb c);
 
 // Marks on every chart and layout.
 inline constexpr Rgb kPeakColor = kOkabeIto[6];       // plan height (peak)

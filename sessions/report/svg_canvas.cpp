@@ -7,10 +7,6 @@
 namespace tmmu::sessions::report {
 namespace {
 
-std::string hex(Rgb c) {
-    return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
-}
-
 std::string points(const std::vector<Point>& pts) {
     std::string out;
     out.reserve(pts.size() * 12);
@@ -27,14 +23,15 @@ SvgCanvas::SvgCanvas(double width, double height) : width_(width), height_(heigh
 
 void SvgCanvas::rect(const Box& b, Rgb fill, std::optional<Rgb> stroke) {
     body_ += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}")", coord(b.x),
-                         coord(b.y), coord(b.w), coord(b.h), hex(fill));
-    if (stroke) body_ += fmt::format(R"( stroke="{}" stroke-width="0.5")", hex(*stroke));
+                         coord(b.y), coord(b.w), coord(b.h), css_color(fill));
+    if (stroke) body_ += fmt::format(R"( stroke="{}" stroke-width="0.5")", css_color(*stroke));
     body_ += "/>\n";
 }
 
 void SvgCanvas::line(Point a, Point b, Rgb stroke, double width, bool dashed) {
     body_ += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{}")",
-                         coord(a.x), coord(a.y), coord(b.x), coord(b.y), hex(stroke), coord(width));
+                         coord(a.x), coord(a.y), coord(b.x), coord(b.y), css_color(stroke),
+                         coord(width));
     if (dashed) body_ += R"( stroke-dasharray="4 3")";
     body_ += "/>\n";
 }
@@ -42,13 +39,13 @@ void SvgCanvas::line(Point a, Point b, Rgb stroke, double width, bool dashed) {
 void SvgCanvas::polyline(const std::vector<Point>& pts, Rgb stroke, double width) {
     if (pts.size() < 2) return;
     body_ += fmt::format(R"(<polyline fill="none" stroke="{}" stroke-width="{}" points="{}"/>)",
-                         hex(stroke), coord(width), points(pts));
+                         css_color(stroke), coord(width), points(pts));
     body_ += '\n';
 }
 
 void SvgCanvas::polygon(const std::vector<Point>& pts, Rgb fill) {
     if (pts.size() < 3) return;
-    body_ += fmt::format(R"(<polygon fill="{}" points="{}"/>)", hex(fill), points(pts));
+    body_ += fmt::format(R"(<polygon fill="{}" points="{}"/>)", css_color(fill), points(pts));
     body_ += '\n';
 }
 
@@ -56,7 +53,7 @@ void SvgCanvas::text(Point at, std::string_view s, double size, Rgb color, Ancho
                      bool bold) {
     const char* a = anchor == Anchor::Start ? "start" : anchor == Anchor::Middle ? "middle" : "end";
     body_ += fmt::format(R"(<text x="{}" y="{}" font-size="{}" fill="{}" text-anchor="{}")",
-                         coord(at.x), coord(at.y), coord(size), hex(color), a);
+                         coord(at.x), coord(at.y), coord(size), css_color(color), a);
     if (bold) body_ += R"( font-weight="bold")";
     body_ += '>' + xml_escape(s) + "</text>\n";
 }

@@ -72,6 +72,20 @@ class TestPlanChoices : public QObject {
         QCOMPARE(o.policy.find("scratch")->alignment, uint64_t(128));
     }
 
+    // New arenas are created capacities first, then routes, in the order given: the arena order
+    // is part of the plan and its hash, so it must not move.
+    void newArenasKeepTheirOrder() {
+        app::PlanChoices c;
+        c.capacities = {{"second", 2048}, {"first", 1024}};
+        c.routes = {{Role::Workspace, "first"}, {Role::Gradient, "second"}, {Role::Input, "third"}};
+        const PlanOptions o = app::make_plan_options(c, ModelKind::IrJson);
+        std::vector<std::string> names;
+        for (const ArenaConfig& a : o.policy.arenas)
+            names.push_back(a.name);
+        QCOMPARE(names, (std::vector<std::string>{"parameters", "activations", "gradients",
+                                                  "optimizer", "second", "first", "third"}));
+    }
+
     void budgetsAndTokensPassThrough() {
         app::PlanChoices c;
         app::parse_budget("250ms", c, "--budget");

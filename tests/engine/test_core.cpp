@@ -1,5 +1,6 @@
 #include "core/checked.h"
 #include "core/failure.h"
+#include "core/units.h"
 #include "ir/dtype.h"
 #include "test_support.h"
 
@@ -56,6 +57,17 @@ class TestCore : public QObject {
             names.insert(failure_code_name(code));
         }
         QCOMPARE(names.size(), std::size(kAllFailureCodes));
+    }
+    // One byte format for the CLI, reports and the studio.
+    void bytesAndByteDeltasFormatOneWay() {
+        QCOMPARE(format_bytes(96), std::string("96 B"));
+        QCOMPARE(format_bytes(1536ull << 20), std::string("1.50 GiB"));
+        QCOMPARE(format_bytes(UINT64_MAX), std::string("16384.00 PiB"));
+        QCOMPARE(format_byte_delta(0), std::string("0"));
+        QCOMPARE(format_byte_delta(1536ll << 20), std::string("+1.50 GiB"));
+        QCOMPARE(format_byte_delta(-96), std::string("-96 B"));
+        QCOMPARE(format_byte_delta(INT64_MIN), std::string("-8192.00 PiB"));
+        QCOMPARE(format_byte_delta(INT64_MAX), std::string("+8192.00 PiB"));
     }
     void dtypesHaveSizesAndNames() {
         QCOMPARE(dtype_bytes(*parse_dtype("bf16")), 2u);

@@ -60,6 +60,8 @@ class TestPlanSummary : public QObject {
     void arenaSumsAddPointByPoint() {
         QCOMPARE(sum_over_arenas({{1, 2, 3}, {10, 20}}, 3), (std::vector<uint64_t>{11, 22, 3}));
         QCOMPARE(sum_over_arenas({}, 2), (std::vector<uint64_t>{0, 0}));
+        QCOMPARE(stack_over_arenas({{1, 2, 3}, {10, 20}}, 3),
+                 (std::vector<std::vector<uint64_t>>{{1, 2, 3}, {11, 22, 3}}));
         TMMU_EXPECT_FAILURE(sum_over_arenas({{UINT64_MAX}, {1}}, 1),
                             FailureCode::AllocationOverflow);
     }

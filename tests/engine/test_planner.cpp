@@ -87,6 +87,21 @@ class TestPlanner : public QObject {
         QCOMPARE(f->code(), FailureCode::ArenaTooSmall);
         QVERIFY2(std::string(f->what()).find("activations") != std::string::npos, f->what());
     }
+    // Each arena fits in 64 bits but together they do not: the planner refuses the plan rather
+    // than hand every front end a total it cannot represent.
+    void totalsThatOverflowAreRefused() {
+        GraphBuilder gb("huge");
+        const TensorIndex w = gb.add_tensor("w", {uint64_t(1) << 61}, DType::F32, Role::Parameter);
+        const TensorIndex y = gb.add_tensor("y", {uint64_t(1) << 61}, DType::F32, Role::Output);
+        gb.add_node("copy", {w}, {y}, Phase::Forward);
+        Graph g = gb.take();
+        finalize_graph(g);
+        const auto f = test::capture_failure(
+            [&] { plan_graph(g, Mode::Inference, with_strategy("greedy-size"), {}, "huge"); });
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::AllocationOverflow);
+        QCOMPARE(QString::fromStdString(f->where()), QString("totals.peak_bytes"));
+    }
     void nonPowerOfTwoAlignmentIsRejected() {
         PlanOptions o;
         o.policy.set_alignment(96);

@@ -6,7 +6,9 @@
 # CMakeLists.txt from tmmu_declare_layer). A quoted include is resolved the way the compiler
 # does (the including file's directory first, then every layer's root); the layer owning the
 # resolved file must be the includer's own layer or one it depends on, directly or through
-# other layers. NO_QT layers may not include Qt headers. Fails listing every violation.
+# other layers, whether it is included with quotes or angle brackets. NO_QT layers may not
+# include Qt headers, and every source under a layer root must belong to a declared layer.
+# Fails listing every violation.
 cmake_minimum_required(VERSION 3.24)
 
 if(NOT SOURCE_DIR OR NOT LAYERS_FILE)
@@ -72,6 +74,18 @@ endfunction()
 
 set(violations "")
 set(checked 0)
+# Every source under a layer root belongs to a declared layer: a new folder (engine/onnx, say)
+# must be declared before it can be checked.
+foreach(root ${roots})
+  file(GLOB_RECURSE rooted RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/${root}/*.h ${SOURCE_DIR}/${root}/*.cpp)
+  foreach(file ${rooted})
+    owner_of(${file} file_owner)
+    if(file_owner STREQUAL "")
+      list(APPEND violations
+           "${file}: in no declared layer (declare its folder with tmmu_declare_layer)")
+    endif()
+  endforeach()
+endforeach()
 foreach(name ${layers})
   file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR}
        ${SOURCE_DIR}/${dir_${name}}/*.h ${SOURCE_DIR}/${dir_${name}}/*.cpp)
@@ -90,12 +104,14 @@ foreach(name ${layers})
         endif()
         continue()
       endif()
-      if(NOT inc MATCHES "\"([^\"]+)\"")
-        continue() # a system or library header
+      # Quoted includes look beside the file first; both forms then look in every layer's
+      # root (every module exports one), and only what resolves nowhere is a system header.
+      if(NOT inc MATCHES "[<\"]([^>\"]+)[>\"]")
+        continue()
       endif()
       set(header ${CMAKE_MATCH_1})
       set(found "")
-      if(EXISTS ${SOURCE_DIR}/${file_dir}/${header})
+      if(inc MATCHES "\"" AND EXISTS ${SOURCE_DIR}/${file_dir}/${header})
         set(found ${file_dir}/${header})
       else()
         foreach(root ${roots})
@@ -106,7 +122,7 @@ foreach(name ${layers})
       endif()
       list(LENGTH found matches)
       if(matches EQUAL 0)
-        continue() # generated at build time (moc, rcc) or a library header in quotes
+        continue() # a system or library header, or generated at build time (moc, rcc)
       elseif(matches GREATER 1)
         list(JOIN found ", " candidates)
         list(APPEND violations "${file}: '${header}' is ambiguous: ${candidates}")

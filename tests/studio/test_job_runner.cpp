@@ -275,6 +275,36 @@ class TestJobRunner : public QObject {
         QCOMPARE(after, 7); // the worker survives a throwing job
     }
 
+    // Continuations run inside the event loop: what they throw must not end the program. A
+    // result that cannot be shown fails its job; work that throws a non-std exception too.
+    void throwingContinuationsFailTheirJob() {
+        JobRunner runner;
+        Outcome shown, odd;
+        runner.submit(
+            {"shown"}, [](const Progress&) { return 1; },
+            [&](int) {
+                ++shown.done;
+                fail(FailureCode::AllocationOverflow, "totals.peak_bytes", "too big to show");
+            },
+            recordFailure(shown));
+        runner.submit(
+            {"odd"}, [](const Progress&) { throw 42; }, [&] { ++odd.done; }, recordFailure(odd));
+        runner.submit(
+            {"unhandled"}, [](const Progress&) {}, [] { throw std::runtime_error("lost"); });
+        int after = 0;
+        runner.submit(
+            {"after"}, [](const Progress&) { return 3; }, [&](int v) { after = v; });
+        QTest::ignoreMessage(QtWarningMsg, "tmmu-studio: unhandled: ERROR: lost");
+        QVERIFY(runner.waitForIdle(kWaitMs));
+        QCOMPARE(shown.done, 1);
+        QCOMPARE(shown.failures.size(), size_t(1));
+        QCOMPARE(shown.failures[0].code, QString("ALLOCATION_OVERFLOW"));
+        QCOMPARE(odd.done, 0);
+        QCOMPARE(odd.failures.size(), size_t(1));
+        QCOMPARE(odd.failures[0].code, QString("ERROR"));
+        QCOMPARE(after, 3);
+    }
+
     void continuationsMayChainJobsAndWaitForIdleWaitsForThem() {
         JobRunner runner;
         QStringList order;

@@ -4,6 +4,7 @@
 #include "context/plan_context.h"
 #include "plan/planner.h"
 #include "plan/random_problem.h"
+#include "style/text_format.h"
 #include "timeline/arena_layout_view.h"
 #include "timeline/live_range_view.h"
 #include "timeline/lod.h"

@@ -4,6 +4,7 @@
 #include "plan/memory_series.h"
 #include "plan/plan_summary.h"
 #include "style/palette.h"
+#include "timeline/time_axis.h"
 
 #include <QAreaSeries>
 #include <QBoxLayout>
@@ -52,13 +53,6 @@ ByteScale byteScaleFor(uint64_t maxBytes) {
     for (size_t u = 1; u < units.size() && double(maxBytes) >= std::ldexp(1.0, int(10 * u)); ++u)
         s = ByteScale{std::ldexp(1.0, int(10 * u)), QString::fromLatin1(units[u])};
     return s;
-}
-
-double roundStep(double approx) {
-    if (approx <= 1.0) return 1.0;
-    double p = std::pow(10.0, std::floor(std::log10(approx)));
-    double m = approx / p;
-    return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
 }
 
 void clearChart(QChart* chart) {
@@ -240,13 +234,12 @@ void MemoryChart::buildStacked(double divisor) {
     const Plan& plan = *ctx_->plan();
     const MemorySeries& s = plan.series;
     ViewPalette palette = ViewPalette::fromApplication();
-    std::vector<uint64_t> cumulative(s.times.size(), 0);
+    const std::vector<std::vector<uint64_t>> stack =
+        stack_over_arenas(s.live_bytes, s.times.size());
     QLineSeries* below = nullptr;
-    for (size_t a = 0; a < plan.arenas.size() && a < s.live_bytes.size(); ++a) {
-        for (size_t i = 0; i < cumulative.size(); ++i)
-            cumulative[i] += s.live_bytes[a][i];
+    for (size_t a = 0; a < plan.arenas.size() && a < stack.size(); ++a) {
         auto* area = new QAreaSeries;
-        QLineSeries* upper = sampledSeries(cumulative, area);
+        QLineSeries* upper = sampledSeries(stack[a], area);
         area->setUpperSeries(upper);
         if (below) area->setLowerSeries(below);
         area->setName(QString::fromStdString(plan.arenas[a].config.name));
@@ -320,7 +313,8 @@ void MemoryChart::showTimeWindow() {
     if (!plan || plan->series.times.empty()) return; // nothing drawn, axes left empty
     TimeWindow w = ctx_->timeWindow();
     axisX_->setRange(w.lo, w.hi());
-    axisX_->setTickInterval(roundStep(w.span / 6.0));
+    // The timelines' tick rule (time_axis.h), so the chart's ticks fall on theirs: at most six.
+    axisX_->setTickInterval(std::max(1.0, niceTickStep(w.span, 6, 1)));
     bool covered = w.lo >= sampled_.lo && w.hi() <= sampled_.hi && 2 * w.span >= sampled_.forSpan;
     if (!covered) resample(w.lo, w.span);
 }

@@ -42,8 +42,6 @@ struct ByteScale {
     QString unit = QStringLiteral("B");
 };
 ByteScale byteScaleFor(uint64_t maxBytes);
-// 1, 2 or 5 times a power of ten, at least 1: tick spacing a person reads at a glance.
-double roundStep(double approx);
 
 // Removes every series and axis, before a chart is filled again.
 void clearChart(QChart* chart);

@@ -1,7 +1,7 @@
 #include "models/session_list_model.h"
 
 #include "style/palette.h"
-#include "timeline/lod.h"
+#include "style/text_format.h"
 
 #include <QApplication>
 #include <QBrush>

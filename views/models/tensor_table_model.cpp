@@ -1,7 +1,7 @@
 #include "models/tensor_table_model.h"
 
 #include "context/plan_context.h"
-#include "timeline/lod.h"
+#include "style/text_format.h"
 
 #include <QLocale>
 #include <map>

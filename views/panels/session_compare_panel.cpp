@@ -2,9 +2,11 @@
 
 #include "charts/memory_chart.h"
 #include "context/plan_context.h"
+#include "core/units.h"
 #include "plan/memory_series.h"
 #include "style/palette.h"
-#include "timeline/lod.h"
+#include "style/text_format.h"
+#include "timeline/time_axis.h"
 
 #include <QAbstractTableModel>
 #include <QBoxLayout>
@@ -28,12 +30,6 @@ namespace {
 
 QString qs(const std::string& s) {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
-QString signedBytes(int64_t d) {
-    if (d == 0) return QStringLiteral("0");
-    QString text = humanBytes(uint64_t(d < 0 ? -d : d));
-    return (d < 0 ? QStringLiteral("−") : QStringLiteral("+")) + text;
 }
 
 QColor deltaColor(int64_t d) {
@@ -254,7 +250,8 @@ void SessionComparePanel::fillArenas() {
         set(row, BoundAfter, metric(d.after, false));
         for (auto [column, delta] : {std::pair(int(PeakDelta), d.peak_delta()),
                                      std::pair(int(BoundDelta), d.lower_bound_delta())}) {
-            QTableWidgetItem* item = set(row, column, signedBytes(delta));
+            QTableWidgetItem* item =
+                set(row, column, QString::fromStdString(format_byte_delta(delta)));
             if (delta != 0) item->setForeground(deltaColor(delta));
             item->setToolTip(tr("%1 bytes").arg(delta));
         }
@@ -311,7 +308,7 @@ void SessionComparePanel::rebuildChart() {
     axisX->setRange(0, double(end));
     axisX->setTickType(QValueAxis::TicksDynamic);
     axisX->setTickAnchor(0);
-    axisX->setTickInterval(roundStep(double(end) / 5.0));
+    axisX->setTickInterval(std::max(1.0, niceTickStep(double(end), 5, 1))); // at most five
     axisX->setLabelFormat(QStringLiteral("%d"));
     axisX->setTitleText((a && a->mode) || (b && b->mode) ? tr("step") : tr("time"));
     axisY->setRange(0, double(top) / scale.divisor * 1.08);

@@ -2,7 +2,7 @@
 
 #include "context/plan_context.h"
 #include "style/palette.h"
-#include "timeline/lod.h"
+#include "style/text_format.h"
 
 #include <QEvent>
 #include <QLocale>

@@ -3,6 +3,7 @@
 #include "context/plan_context.h"
 #include "models/tensor_filter_model.h"
 #include "models/tensor_table_model.h"
+#include "style/palette.h"
 
 #include <QAction>
 #include <QFontMetrics>
@@ -49,7 +50,7 @@ TensorTablePanel::TensorTablePanel(PlanContext* ctx, QWidget* parent)
     error_->setWordWrap(true);
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QPalette errorPalette = error_->palette();
-    errorPalette.setColor(QPalette::WindowText, QColor(QRgb(0xD55E00)));
+    errorPalette.setColor(QPalette::WindowText, ViewPalette::fromApplication().warning());
     error_->setPalette(errorPalette);
     error_->hide();
 

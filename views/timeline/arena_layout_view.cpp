@@ -1,5 +1,7 @@
 #include "timeline/arena_layout_view.h"
 
+#include "style/text_format.h"
+
 #include <QComboBox>
 #include <QPainter>
 #include <QSignalBlocker>

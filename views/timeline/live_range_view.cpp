@@ -1,5 +1,7 @@
 #include "timeline/live_range_view.h"
 
+#include "style/text_format.h"
+
 #include <QPainter>
 
 #include <algorithm>

@@ -1,5 +1,7 @@
 #include "timeline/slot_view.h"
 
+#include "style/text_format.h"
+
 #include <QPainter>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 #include "timeline/timeline_view.h"
 
 #include "report/palette.h"
+#include "style/text_format.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>

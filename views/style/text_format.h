@@ -1,0 +1,23 @@
+#pragma once
+// How the views write numbers: sizes as the CLI and the reports write them (format_bytes), and
+// axis tick labels that stay distinct at every zoom.
+#include <QString>
+
+#include <cstdint>
+
+namespace tmmu::views {
+
+// "1.50 GiB", "384.00 MiB", "96 B": the engine's format_bytes, so the studio, the CLI and the
+// reports print the same size the same way.
+QString humanBytes(uint64_t bytes);
+// Tick label of v on a grid of `step`: "950", "12.5k", "18.45k", "1.2M", with as many decimals
+// as the step needs (falling back to the plain integer), so neighbouring ticks never read alike.
+QString tickLabel(double v, double step);
+// Byte tick label on a power-of-two grid `step` for an axis reaching `top`: in top's unit when
+// two decimals show the step exactly ("10.5 GiB" on a 512 MiB grid), else in a smaller unit
+// ("1088 MiB" on a 64 MiB grid), so neighbouring ticks never read alike.
+QString byteTickLabel(uint64_t v, uint64_t step, uint64_t top);
+// "100,000".
+QString groupedNumber(uint64_t v);
+
+} // namespace tmmu::views
