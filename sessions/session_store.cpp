@@ -11,11 +11,14 @@
 #include "plan/plan_summary.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 namespace tmmu::sessions {
 namespace {
@@ -173,6 +176,17 @@ PlanOptions options_from_json(const std::string& text, const std::string& where)
     }
 }
 
+// Fault injection for the crash tests: with TMMU_FAULT_PAUSE_IN_RECORD_MS=N set, a recording
+// says so on stderr and waits N ms inside its transaction, so a test can kill the process
+// exactly there and prove the write is all or nothing. Unset (always, outside tests): nothing.
+void pause_inside_write_for_tests() {
+    const char* ms = std::getenv("TMMU_FAULT_PAUSE_IN_RECORD_MS");
+    if (!ms) return;
+    std::fputs("tmmu: fault injection: inside the recording transaction\n", stderr);
+    std::fflush(stderr);
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::strtoul(ms, nullptr, 10)));
+}
+
 std::vector<std::string> load_tags(sqlite3* db, const std::string& where, int64_t id) {
     Stmt s(db, where, "SELECT tag FROM session_tags WHERE session_id = ? ORDER BY tag");
     s.bind(1, id);
@@ -313,6 +327,7 @@ int64_t SessionStore::record(const NewSession& n) {
     s.step();
     int64_t id = sqlite3_last_insert_rowid(db_);
     insert_tags(db_, path_, id, n.tags);
+    pause_inside_write_for_tests();
     tx.commit();
     return id;
 }

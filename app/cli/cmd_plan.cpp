@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "interrupt.h"
 
 #include "core/units.h"
 #include "encoding/sha256.h"
@@ -91,7 +92,7 @@ int cmd_plan(Args& args) {
 
     LoadedModel model = load_model(path, request);
     PlanOptions options = app::make_plan_options(choices, model.kind);
-    Plan plan = plan_model(model, request.mode, options, Progress{});
+    Plan plan = plan_model(model, request.mode, options, interruptible_progress());
     if (json_out) {
         std::string json = plan_to_json(plan, with_tensors);
         if (*json_out == "-")

@@ -1,5 +1,6 @@
 // `tmmu session ...` and `tmmu plan --record`: the sessions database from the command line.
 #include "commands.h"
+#include "interrupt.h"
 
 #include "replay.h"
 #include "session_diff.h"
@@ -186,7 +187,7 @@ int cmd_session(Args& args) {
     }
     if (sub == "replay") {
         Session s = SessionStore(path).load(parse_session_id(pos[1]));
-        ReplayResult r = replay_session(s);
+        ReplayResult r = replay_session(s, interruptible_progress());
         fmt::print("replay of session {} with tmmu {} (recorded with {})\n{}", s.summary.id,
                    TMMU_VERSION, s.program_version, format_comparison(r.comparison));
         return r.comparison.identical ? 0 : 1;

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "core/failure.h"
+#include "interrupt.h"
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -20,7 +21,9 @@ commands:
   session list|show|replay|delete|diff   recorded planning runs (plan --record)
   export ID --format html|pdf|csv|json|chrome-trace   a recorded session as a report or data
 
-Exit status: 0 success, 2 usage error, 10 + failure code otherwise (see README).
+Exit status: 0 success; 1 the plans differ (session replay, diff); 2 usage error;
+3 internal error (a bug in tmmu: please report it); 10 + failure code otherwise (see README).
+Ctrl+C cancels long work: CANCELLED, exit status 19.
 )";
 
 } // namespace
@@ -32,6 +35,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::string_view command = argv[1];
+    install_interrupt_handlers();
     Args args(std::vector<std::string>(argv + 2, argv + argc));
     try {
         if (command == "plan") return cmd_plan(args);
@@ -56,6 +60,9 @@ int main(int argc, char** argv) {
         return tmmu::failure_exit_status(f.code());
     } catch (const std::exception& e) {
         fmt::print(stderr, "tmmu: internal error: {}\n", e.what());
-        return 1;
+        return tmmu::kInternalErrorExitStatus;
+    } catch (...) {
+        fmt::print(stderr, "tmmu: internal error: an exception that is not a std::exception\n");
+        return tmmu::kInternalErrorExitStatus;
     }
 }

@@ -46,6 +46,10 @@ inline constexpr FailureCode kAllFailureCodes[] = {
     FailureCode::IoError,           FailureCode::InvalidArgument,
     FailureCode::CorruptCheckpoint, FailureCode::Cancelled};
 
+// Process exit status for an error that is no Failure: a bug in tmmu, never bad input. Apart
+// from 1 (a command's "no": plans differ), 2 (usage) and 10 + code, so scripts can tell it.
+inline constexpr int kInternalErrorExitStatus = 3;
+
 // Process exit status for a failure: 2 for a usage error (InvalidArgument), 10 + the code's
 // value otherwise, so scripts can tell an arena that is too small from a malformed model.
 constexpr int failure_exit_status(FailureCode code) {

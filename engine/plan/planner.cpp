@@ -113,6 +113,9 @@ void solve_all(Plan& plan, const PlanOptions& options, const Progress& progress)
         solve_arena(plan.arenas[a], strategy, progress);
         plan.total_plan_ns += plan.arenas[a].metrics.plan_ns;
     }
+    // A search that was cancelled returns its best plan so far (strategies may stop early),
+    // but a cancelled planning run is not a result: the caller asked it to stop.
+    progress.check_cancel("planning");
     // Every front end shows the plan's totals: they must fit in 64 bits like every other size
     // (Failure(AllocationOverflow) at totals.peak_bytes otherwise), so no reader of a Plan ever
     // meets a sum it cannot represent.

@@ -34,6 +34,8 @@ struct PlanOptions {
 };
 
 // Plans a finalized graph in a mode. Every arena's solution is validated before returning.
+// Throws Failure(Cancelled) once the progress's cancel flag is set, even when a strategy
+// stopped early with a plan of its own.
 Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Progress& progress,
                 const std::string& source);
 

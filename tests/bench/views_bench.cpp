@@ -1,15 +1,20 @@
 // tmmu-views-bench: builds a large plan, shows each timeline view offscreen and prints the
 // plan time, the first-frame time per view (construct + show + first full render) and the
 // median / 95th percentile repaint time over a scripted sequence of pans and zooms; then the
-// same with all three views open, following the one that takes the input.
+// same with all three views open, following the one that takes the input. Then the speed
+// targets of the panels, each printed beside its target (unit tests check behaviour only): the
+// memory chart's first build, down-sampling, and the sessions list at 10,000 rows.
 //
-//   tmmu-views-bench [--tensors N] [--model PATH [--mode M]] [--ops N] [--size WxH]
-//                    [--png DIR] [--dark] [--slot-colours] [--view live|slots|layout|linked]
+//   tmmu-views-bench [--tensors N] [--model PATH [--mode M]] [--ops N] [--size WxH] [--png DIR]
+//                    [--dark] [--slot-colours] [--view live|slots|layout|linked|panels]
 #include "charts/memory_chart.h"
 #include "context/plan_context.h"
-#include "source/model_source.h"
+#include "models/session_list_model.h"
+#include "plan/memory_series.h"
+#include "plan/plan_summary.h"
 #include "plan/planner.h"
 #include "plan/random_problem.h"
+#include "source/model_source.h"
 #include "timeline/arena_layout_view.h"
 #include "timeline/live_range_view.h"
 #include "timeline/slot_view.h"
@@ -20,6 +25,7 @@
 #include <QImage>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QSortFilterProxyModel>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -44,7 +50,7 @@ struct Options {
     QString pngDir;
     bool dark = false;
     bool slotColours = false;
-    QString only; // run just this view ("live", "slots", "layout", "linked")
+    QString only; // run just this part ("live", "slots", "layout", "linked", "panels")
 };
 
 double ms(const QElapsedTimer& t) {
@@ -83,7 +89,7 @@ bool parseArgs(int argc, char** argv, Options& o) {
         } else {
             std::fprintf(stderr, "usage: tmmu-views-bench [--tensors N] [--model PATH [--mode M]] "
                                  "[--ops N] [--size WxH] [--png DIR] [--dark] [--slot-colours] "
-                                 "[--view live|slots|layout|linked]\n");
+                                 "[--view live|slots|layout|linked|panels]\n");
             return false;
         }
     }
@@ -204,6 +210,48 @@ void runViews(const char* name, PlanContext& ctx, const std::vector<ViewMaker>& 
     std::fflush(stdout);
 }
 
+void printTarget(const std::string& what, double took, double targetMs) {
+    std::printf("%-56s %8.1f ms  (target < %.0f ms)%s\n", what.c_str(), took, targetMs,
+                took < targetMs ? "" : "  MISSED");
+}
+
+// The figures the panel tests once asserted as timings.
+void runPanels(const std::shared_ptr<const Plan>& plan) {
+    std::printf("== panels ==\n");
+    QElapsedTimer t;
+    {
+        PlanContext ctx;
+        MemoryChart chart(&ctx);
+        t.start();
+        ctx.setPlan(plan, nullptr);
+        printTarget("memory chart, first build", ms(t), 1000);
+    }
+    const MemorySeries& s = plan->series;
+    if (!s.live_bytes.empty()) {
+        t.restart();
+        std::vector<SeriesPoint> points = downsample_max(
+            s.times, s.live_bytes[0], plan_time_end(*plan), MemoryChart::kMaxBuckets);
+        printTarget("down-sample " + std::to_string(s.times.size()) + " samples to " +
+                        std::to_string(points.size()) + " points",
+                    ms(t), 200);
+    }
+    std::vector<sessions::SessionSummary> rows(10000);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        rows[i].id = int64_t(rows.size() - i);
+        rows[i].title = "run " + std::to_string(rows[i].id);
+        rows[i].peak_bytes = 1000 + rows[i].id;
+        rows[i].lower_bound = 1000;
+    }
+    SessionListModel model;
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(SessionListModel::SortRole);
+    t.restart();
+    model.setSessions(std::move(rows));
+    proxy.sort(SessionListModel::IdColumn, Qt::DescendingOrder);
+    printTarget("sessions list: reset and sort 10,000 rows", ms(t), 100);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -252,6 +300,7 @@ int main(int argc, char** argv) {
         if (wanted("linked"))
             runViews("Linked 3 + chart", ctx, {liveRanges, slotView, arenaLayout, memoryChart}, o,
                      "linked" + suffix);
+        if (wanted("panels")) runPanels(plan);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tmmu-views-bench: %s\n", e.what());
         return 1;

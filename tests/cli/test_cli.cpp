@@ -1,4 +1,6 @@
 // End-to-end: runs the real tmmu binary and checks exit codes, output and files.
+#include "test_support.h"
+
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -10,19 +12,10 @@
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out;
-    QString err;
-};
+using Result = tmmu::test::ProgramRun;
 
-Result tmmu(const QStringList& args) {
-    QProcess p;
-    p.start(TMMU_CLI, args);
-    if (!p.waitForFinished(120000)) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+Result run_tmmu(const QStringList& args) {
+    return tmmu::test::run_program(TMMU_CLI, args);
 }
 
 QString resource(const char* rel) {
@@ -47,7 +40,7 @@ class TestCli : public QObject {
     Q_OBJECT
   private slots:
     void defaultModelPlansAndPrintsSummary() {
-        Result r = tmmu({"plan"});
+        Result r = run_tmmu({"plan"});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("gpt2-small") && r.out.contains("batch 8, seq 1024"),
                  qPrintable(r.out));
@@ -57,8 +50,8 @@ class TestCli : public QObject {
         QCOMPARE(hash_line(r.out, "plan hash").size(), 64);
     }
     void jsonOutputHasDocumentedFields() {
-        Result r = tmmu({"plan", resource("models/examples/residual_blocks.json"), "--mode",
-                         "inference", "--json", "-", "--tensors"});
+        Result r = run_tmmu({"plan", resource("models/examples/residual_blocks.json"), "--mode",
+                             "inference", "--json", "-", "--tensors"});
         QCOMPARE(r.code, 0);
         QJsonParseError error;
         QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
@@ -77,12 +70,12 @@ class TestCli : public QObject {
     void generatedIrPlansLikeTheConfig() {
         QTemporaryDir dir;
         QString ir = dir.filePath("gpt2.json");
-        Result gen = tmmu({"gen", "gpt2", resource("models/gpt2-small.json"), "--batch", "2",
-                           "--seq", "64", "--mode", "training", "--out", ir});
+        Result gen = run_tmmu({"gen", "gpt2", resource("models/gpt2-small.json"), "--batch", "2",
+                               "--seq", "64", "--mode", "training", "--out", ir});
         QCOMPARE(gen.code, 0);
         Result a =
-            tmmu({"plan", resource("models/gpt2-small.json"), "--batch", "2", "--seq", "64"});
-        Result b = tmmu({"plan", ir});
+            run_tmmu({"plan", resource("models/gpt2-small.json"), "--batch", "2", "--seq", "64"});
+        Result b = run_tmmu({"plan", ir});
         QCOMPARE(a.code, 0);
         QCOMPARE(b.code, 0);
         QCOMPARE(hash_line(b.out, "ir hash"), hash_line(a.out, "ir hash"));
@@ -92,10 +85,10 @@ class TestCli : public QObject {
         QTemporaryDir dir;
         QString ckpt = dir.filePath("plan.cbor");
         QString trace = dir.filePath("plan.jsonl");
-        Result r = tmmu({"plan", resource("models/examples/views_and_inplace.json"), "--checkpoint",
-                         ckpt, "--trace", trace});
+        Result r = run_tmmu({"plan", resource("models/examples/views_and_inplace.json"),
+                             "--checkpoint", ckpt, "--trace", trace});
         QCOMPARE(r.code, 0);
-        Result v = tmmu({"validate", ckpt});
+        Result v = run_tmmu({"validate", ckpt});
         QCOMPARE(v.code, 0);
         QVERIFY2(v.out.contains(hash_line(r.out, "plan hash")), qPrintable(v.out));
         QFile t(trace);
@@ -105,17 +98,17 @@ class TestCli : public QObject {
     void corruptCheckpointIsRejected() {
         QTemporaryDir dir;
         QString ckpt = dir.filePath("plan.cbor");
-        QCOMPARE(
-            tmmu({"plan", resource("models/examples/residual_blocks.json"), "--checkpoint", ckpt})
-                .code,
-            0);
+        QCOMPARE(run_tmmu({"plan", resource("models/examples/residual_blocks.json"), "--checkpoint",
+                           ckpt})
+                     .code,
+                 0);
         QFile f(ckpt);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QByteArray bytes = f.readAll();
         f.close();
         bytes.chop(7);
         write(ckpt, bytes);
-        Result v = tmmu({"validate", ckpt});
+        Result v = run_tmmu({"validate", ckpt});
         QCOMPARE(v.code, 18);
         QVERIFY2(v.err.startsWith("tmmu: CORRUPT_CHECKPOINT at "), qPrintable(v.err));
     }
@@ -124,7 +117,7 @@ class TestCli : public QObject {
         QString csv = dir.filePath("p.csv");
         write(csv, "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n");
         for (const char* s : {"slots", "ffd", "greedy-size", "best-fit", "multi-order", "auto"}) {
-            Result r = tmmu({"plan", csv, "--strategy", s, "--json", "-"});
+            Result r = run_tmmu({"plan", csv, "--strategy", s, "--json", "-"});
             QCOMPARE(r.code, 0);
             QJsonObject arena = QJsonDocument::fromJson(r.out.toUtf8())["arenas"][0].toObject();
             QCOMPARE(arena["lower_bound"].toInt(), 12);
@@ -140,21 +133,21 @@ class TestCli : public QObject {
         auto arena = [](const Result& r) {
             return QJsonDocument::fromJson(r.out.toUtf8())["arenas"][0].toObject();
         };
-        Result packed = tmmu({"plan", csv, "--json", "-"});
+        Result packed = run_tmmu({"plan", csv, "--json", "-"});
         QCOMPARE(packed.code, 0);
         QCOMPARE(arena(packed)["alignment"].toInt(), 1);
         QCOMPARE(arena(packed)["peak_bytes"].toInt(), 120);
-        Result aligned = tmmu({"plan", csv, "--align", "64", "--json", "-"});
+        Result aligned = run_tmmu({"plan", csv, "--align", "64", "--json", "-"});
         QCOMPARE(aligned.code, 0);
         QCOMPARE(arena(aligned)["alignment"].toInt(), 64);
         QCOMPARE(arena(aligned)["peak_bytes"].toInt(), 168); // 0, 64 and 128 plus 40
-        Result capped = tmmu({"plan", csv, "--arena", "arena=1KiB", "--json", "-"});
+        Result capped = run_tmmu({"plan", csv, "--arena", "arena=1KiB", "--json", "-"});
         QCOMPARE(capped.code, 0);
         QCOMPARE(arena(capped)["alignment"].toInt(), 1); // a capacity leaves alignment alone
-        Result routed = tmmu({"plan", csv, "--route", "workspace=scratch"});
+        Result routed = run_tmmu({"plan", csv, "--route", "workspace=scratch"});
         QCOMPARE(routed.code, 2);
         QVERIFY2(routed.err.contains("routes apply to model graphs"), qPrintable(routed.err));
-        Result zero = tmmu({"plan", csv, "--align", "0"});
+        Result zero = run_tmmu({"plan", csv, "--align", "0"});
         QCOMPARE(zero.code, 2);
         QVERIFY(zero.err.contains("--align"));
     }
@@ -166,13 +159,7 @@ class TestCli : public QObject {
         env.remove("WAYLAND_DISPLAY");
         env.remove("QT_QPA_PLATFORM");
         auto studio = [&](const QStringList& args) {
-            QProcess p;
-            p.setProcessEnvironment(env);
-            p.start(TMMU_STUDIO, args);
-            const bool done = p.waitForFinished(60000);
-            return Result{done && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-                          QString::fromUtf8(p.readAllStandardOutput()),
-                          QString::fromUtf8(p.readAllStandardError())};
+            return tmmu::test::run_program(TMMU_STUDIO, args, 60000, env);
         };
         Result help = studio({"--help"});
         QCOMPARE(help.code, 0);
@@ -193,65 +180,68 @@ class TestCli : public QObject {
             {"id":"b","shape":[4],"dtype":"f32","role":"activation"}],
             "nodes":[{"id":"n1","opcode":"relu","inputs":["b"],"outputs":["a"]},
                      {"id":"n2","opcode":"relu","inputs":["a"],"outputs":["b"]}]})");
-        Result r = tmmu({"plan", cyclic});
+        Result r = run_tmmu({"plan", cyclic});
         QCOMPARE(r.code, 11);
         QVERIFY2(r.err.startsWith("tmmu: LIVENESS_CYCLE at "), qPrintable(r.err));
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY(r.out.isEmpty());
 
-        Result small = tmmu({"plan", resource("models/examples/residual_blocks.json"), "--arena",
-                             "activations=1KiB"});
+        Result small = run_tmmu({"plan", resource("models/examples/residual_blocks.json"),
+                                 "--arena", "activations=1KiB"});
         QCOMPARE(small.code, 14);
         QVERIFY2(small.err.contains("ARENA_TOO_SMALL") && small.err.contains("activations"),
                  qPrintable(small.err));
 
-        Result missing = tmmu({"plan", dir.filePath("nope.json")});
+        Result missing = run_tmmu({"plan", dir.filePath("nope.json")});
         QCOMPARE(missing.code, 16);
         QVERIFY(missing.err.contains("nope.json"));
 
-        Result usage = tmmu({"plan", "--strateg", "slots"});
+        Result usage = run_tmmu({"plan", "--strateg", "slots"});
         QCOMPARE(usage.code, 2);
         QVERIFY(usage.err.contains("--strateg"));
 
-        Result badsize = tmmu({"plan", "--arena", "activations=lots"});
+        Result badsize = run_tmmu({"plan", "--arena", "activations=lots"});
         QCOMPARE(badsize.code, 2);
         QVERIFY(badsize.err.contains("lots"));
     }
     void routeMovesRolesBetweenArenas() {
-        Result r = tmmu({"plan", "--batch", "1", "--seq", "64", "--route", "gradient=activations",
-                         "--route", "optimizer_state=parameters", "--json", "-"});
+        Result r =
+            run_tmmu({"plan", "--batch", "1", "--seq", "64", "--route", "gradient=activations",
+                      "--route", "optimizer_state=parameters", "--json", "-"});
         QCOMPARE(r.code, 0);
         QStringList names;
         for (const auto& a : QJsonDocument::fromJson(r.out.toUtf8())["arenas"].toArray())
             names << a.toObject()["name"].toString();
         QCOMPARE(names, QStringList({"parameters", "activations"}));
-        Result unused = tmmu({"plan", "--arena", "scratch=1GiB"});
+        Result unused = run_tmmu({"plan", "--arena", "scratch=1GiB"});
         QCOMPARE(unused.code, 2);
         QVERIFY(unused.err.contains("scratch"));
-        Result twice = tmmu({"plan", "--mode", "inference", "--mode", "training"});
+        Result twice = run_tmmu({"plan", "--mode", "inference", "--mode", "training"});
         QCOMPARE(twice.code, 2);
         QVERIFY(twice.err.contains("more than once"));
     }
     void everyCommandHasHelp() {
         for (const char* cmd : {"plan", "validate", "gen", "bench", "strategies", "session"}) {
-            Result r = tmmu({cmd, "--help"});
+            Result r = run_tmmu({cmd, "--help"});
             QCOMPARE(r.code, 0);
             QVERIFY2(r.out.startsWith(QString("usage: tmmu ") + cmd), cmd);
         }
-        Result top = tmmu({"--help"});
+        Result top = run_tmmu({"--help"});
         QCOMPARE(top.code, 0);
         QVERIFY(top.out.contains("commands:"));
-        QCOMPARE(tmmu({}).code, 2);
+        QCOMPARE(run_tmmu({}).code, 2);
     }
     void benchRunsOnASmallScale() {
-        Result r = tmmu({"bench", "--data", TMMU_DSA_DIR, "--max-buffers", "1000", "--json", "-"});
+        Result r =
+            run_tmmu({"bench", "--data", TMMU_DSA_DIR, "--max-buffers", "1000", "--json", "-"});
         QCOMPARE(r.code, 0);
         int brace = r.out.indexOf("\n{");
         QVERIFY(brace >= 0);
         QJsonObject report = QJsonDocument::fromJson(r.out.mid(brace).toUtf8()).object();
         QCOMPARE(report["scaling"].toArray().size(), 2); // 500 and 1000 buffers
         QCOMPARE(report["graphs"].toArray().size(), 3);
-        if (QDir(TMMU_DSA_DIR).exists()) QVERIFY(report["instances"].toArray().size() >= 12);
+        TMMU_REQUIRE_DATA(QDir(TMMU_DSA_DIR).exists(), "the DSA instances at " TMMU_DSA_DIR);
+        QVERIFY(report["instances"].toArray().size() >= 12);
     }
 };
 

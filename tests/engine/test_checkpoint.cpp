@@ -1,10 +1,10 @@
 #include "core/failure.h"
 #include "encoding/cbor.h"
-#include "io/checkpoint.h"
-#include "source/model_source.h"
-#include "plan/plan_hash.h"
 #include "encoding/sha256.h"
+#include "io/checkpoint.h"
+#include "plan/plan_hash.h"
 #include "sample_plan.h"
+#include "source/model_source.h"
 #include "test_support.h"
 
 #include <QDir>
@@ -301,7 +301,7 @@ class TestCheckpoint : public QObject {
     void realPlansRoundTrip() {
         QFETCH(QString, path);
         QFETCH(QString, strategy);
-        if (!QFile::exists(path)) QSKIP("model file not available");
+        TMMU_REQUIRE_DATA(QFile::exists(path), path);
         const ModelRequest request{Mode::Training, 1, 128};
         PlanOptions options;
         options.strategy = strategy.toStdString();

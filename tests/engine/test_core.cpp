@@ -57,6 +57,9 @@ class TestCore : public QObject {
             names.insert(failure_code_name(code));
         }
         QCOMPARE(names.size(), std::size(kAllFailureCodes));
+        QCOMPARE(kInternalErrorExitStatus, 3); // documented; distinct from 0, 1, 2 and 10 + code
+        for (FailureCode code : kAllFailureCodes)
+            QVERIFY(failure_exit_status(code) != kInternalErrorExitStatus);
     }
     // One byte format for the CLI, reports and the studio.
     void bytesAndByteDeltasFormatOneWay() {

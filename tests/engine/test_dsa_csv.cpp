@@ -181,7 +181,8 @@ class TestDsaCsv : public QObject {
 
     void loadsPublishedInstances() {
         const std::string dir = TMMU_DSA_DIR;
-        if (!test::read_file(dir + "/real/iree_mobilenet.csv")) QSKIP("DSA instances not present");
+        TMMU_REQUIRE_DATA(test::read_file(dir + "/real/iree_mobilenet.csv").has_value(),
+                          QString::fromStdString(dir + "/real/iree_mobilenet.csv"));
         DsaProblem d = load_dsa_csv(dir + "/real/iree_mobilenet.csv");
         QCOMPARE(d.problem.buffers.size(), size_t(56));
         QCOMPARE(d.problem.buffers[0].size, 602112u);

@@ -1,8 +1,10 @@
 #include "core/failure.h"
 #include "encoding/cbor.h"
-#include "plan/plan_hash.h"
 #include "encoding/sha256.h"
+#include "io/dsa_csv.h"
+#include "plan/plan_hash.h"
 #include "sample_plan.h"
+#include "source/model_source.h"
 #include "test_support.h"
 
 #include <QObject>
@@ -220,6 +222,71 @@ class TestHash : public QObject {
         QVERIFY(problem_hash(q, ids) != h);
         ids.pop_back();
         TMMU_EXPECT_FAILURE(problem_hash(p, ids), FailureCode::InvalidArgument);
+    }
+
+    // The hashes of real inputs, pinned: recorded sessions, checkpoints and scripts compare
+    // them across versions, so a change here is a format change (bump the hash's version tag and
+    // say so), never a refactoring detail. Recorded at cac3fc5; the GPT-2 and residual plan
+    // hashes equal the summaries of the golden traces, which were written before them (3b9aeb3).
+    void hashesOfRealInputsArePinned_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("input_hash"); // IR hash, or problem hash for the CSV
+        QTest::addColumn<QString>("plan_hash");  // strategy slots, default options
+        QTest::newRow("gpt2 inference")
+            << "gpt2-small.json"
+            << "inference"
+            << "7d5972ae7a1265a3b5ac42fac9b7a9d1baa0eb22302872da577c1c6e9cbf4abf"
+            << "3916c5c5b2dc57359ac359542151123465abf4ca62d8b00e30098a3406834f37";
+        QTest::newRow("gpt2 forward")
+            << "gpt2-small.json"
+            << "forward"
+            << "05718e36cf3f50b8e101ad77054956167c6169cadf692ad3dc9186af5da68f9b"
+            << "242603cbb0787b9754ff82c3e278d0b8a1c37726a2005928bc692bbd448ad13a";
+        QTest::newRow("gpt2 training")
+            << "gpt2-small.json"
+            << "training"
+            << "d46155d5b3fed523dced089a6854b07d1af60e83bee0eea6ca1aa523d2c4fa91"
+            << "e55d0e3392e23d631b18097bc1f5321a8f71fd97a61b7ff442dad1649b315016";
+        QTest::newRow("llama training")
+            << "tinyllama-1.1b.json"
+            << "training"
+            << "fb02adb3379d02fcbf7178168e49131280e2917991c9414b866115d9c29c1d70"
+            << "f408bd4541e94770b22b105ea22d6519545c899de10110224ba423cb5506efb6";
+        QTest::newRow("residual ir")
+            << "examples/residual_blocks.json"
+            << "training"
+            << "0afcb1f622e5d919ac49dc4d5a741ba534a35cd116513690e141b6473cb17a19"
+            << "81b4c26581b382c6cec2491a33ee3853c55d7c7a94b8eda81ef1e3bb207ee880";
+        QTest::newRow("csv problem")
+            << ""
+            << "inference"
+            << "88d6d7038c2ac3a16c524ddb826ff388b71d61d9ab1a63e4d75d9c38b24711c6"
+            << "c900cbae7be2fabe0a551794aa4039dc47261b0fea5ae7cc2e7ef84955e863f6";
+    }
+    void hashesOfRealInputsArePinned() {
+        QFETCH(QString, model);
+        QFETCH(QString, mode);
+        QFETCH(QString, input_hash);
+        QFETCH(QString, plan_hash);
+        const ModelRequest request{*parse_mode(mode.toStdString()), 1, 128};
+        LoadedModel m;
+        if (model.isEmpty()) {
+            m.kind = ModelKind::DsaCsv;
+            m.path = "pinned.csv";
+            m.problem = parse_dsa_csv(
+                "id,lower,upper,size\nb1,0,3,40\nb2,1,9,40\nb3,0,9,40\nb4,9,21,24\n", m.path);
+        } else {
+            m = load_model(TMMU_SOURCE_DIR "/resources/models/" + model.toStdString(), request);
+        }
+        PlanOptions options;
+        options.strategy = "slots";
+        const Plan plan = plan_model(m, request.mode, options, {});
+        const std::string input = m.graph
+                                      ? to_hex(ir_hash(*m.graph))
+                                      : to_hex(problem_hash(m.problem->problem, m.problem->ids));
+        QCOMPARE(QString::fromStdString(input), input_hash);
+        QCOMPARE(QString::fromStdString(to_hex(plan.plan_hash)), plan_hash);
     }
 
   private:

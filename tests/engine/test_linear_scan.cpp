@@ -149,7 +149,7 @@ class TestLinearScan : public QObject {
 
     void dsaExampleFromDisk() {
         const std::string path = std::string(TMMU_DSA_DIR) + "/minimalloc/input.12.csv";
-        if (!test::read_file(path)) QSKIP("DSA instances not present");
+        TMMU_REQUIRE_DATA(test::read_file(path).has_value(), QString::fromStdString(path));
         DsaProblem d = load_dsa_csv(path);
         SlotAssignment s = assign_slots(d.problem, 1);
         QCOMPARE(s.slot_count, 3u);

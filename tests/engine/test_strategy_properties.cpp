@@ -113,7 +113,7 @@ class TestStrategyProperties : public QObject {
 
     void publishedInstancesPlanValidly() {
         const QString root = QString::fromUtf8(TMMU_DSA_DIR);
-        if (!QDir(root).exists()) QSKIP("DSA instances not present (TMMU_DSA_DIR)");
+        TMMU_REQUIRE_DATA(QDir(root).exists(), "the DSA instances at TMMU_DSA_DIR " + root);
         size_t files = 0;
         for (const char* sub : {"minimalloc", "real"}) {
             const QDir dir(root + "/" + sub);

@@ -4,7 +4,6 @@
 #include "models/transformer_graph.h"
 #include "test_support.h"
 
-#include <QElapsedTimer>
 #include <QObject>
 
 #include <algorithm>
@@ -358,13 +357,8 @@ class TestTransformer : public QObject {
 
     void gpt2SmallDefaultSizes() {
         TransformerConfig c = gpt2_small();
-        QElapsedTimer timer;
-        timer.start();
+        // How fast it builds is printed by `tmmu bench` (graphs), not asserted here.
         Graph g = build_transformer_graph(c, GraphRequest{}); // batch 8, seq 1024, training
-        qint64 ms = timer.elapsed();
-        qInfo("gpt2-small training b8 s1024: %zu nodes, %zu tensors, built in %lld ms",
-              g.nodes.size(), g.tensors.size(), static_cast<long long>(ms));
-        QVERIFY2(ms < 1000, "building GPT-2 small training took a second or more");
         std::map<std::string, uint64_t> expected{
             {"h0.attn.scores", 8ull * 12 * 1024 * 1024 * 4},
             {"h11.attn.probs", 8ull * 12 * 1024 * 1024 * 4},

@@ -5,9 +5,9 @@
 #include "session_store.h"
 #include "test_support.h"
 
-#include "source/model_source.h"
 #include "encoding/sha256.h"
 #include "plan/random_problem.h"
+#include "source/model_source.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -287,8 +287,8 @@ class TestExport : public QObject {
         }
         QString pdftoppm = QStandardPaths::findExecutable("pdftoppm");
         QString pdfinfo = QStandardPaths::findExecutable("pdfinfo");
-        if (pdftoppm.isEmpty() || pdfinfo.isEmpty())
-            QSKIP("pdftoppm/pdfinfo (poppler-utils) not on PATH: cannot render the PDF");
+        TMMU_REQUIRE_DATA(!pdftoppm.isEmpty() && !pdfinfo.isEmpty(),
+                          "pdftoppm and pdfinfo (poppler-utils) on PATH, to render the PDF");
         std::string file = path("report.pdf");
         write_export(graph_, ExportFormat::Pdf, file);
         Run info = run(pdfinfo, {QString::fromStdString(file)});

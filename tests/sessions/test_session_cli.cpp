@@ -1,6 +1,7 @@
 // End to end through the tmmu binary: the session commands, and crash safety of
 // `tmmu plan --record` killed (SIGKILL) at random moments, many times.
 #include "session_store.h"
+#include "test_support.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -22,18 +23,10 @@ QStringList record_args(const QString& db, int i) {
             "--quiet", "--sessions", db,       "--title",   QString("run %1").arg(i)};
 }
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
+using Result = tmmu::test::ProgramRun;
 
 Result run_tmmu(const QStringList& args) {
-    QProcess p;
-    p.start(TMMU_CLI, args);
-    if (!p.waitForFinished(60000)) return {};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return tmmu::test::run_program(TMMU_CLI, args, 60000);
 }
 
 std::string integrity(sqlite3* db) {
@@ -138,25 +131,58 @@ class TestSessionCli : public QObject {
         std::mt19937 rng(12345);
         // Up to twice a clean run: about half the runs die somewhere in planning or writing.
         std::uniform_int_distribution<int> delay(0, 2 * run_ms);
-        int completed = 1, killed = 0;
+        int completed = 1, killed = 0, killedInWrite = 0;
+        std::vector<QString> completedTitles{"run 0"}, writeKilledTitles;
         for (int i = 1; i <= 30; ++i) {
             QProcess p;
+            // Every third run pauses inside its recording transaction and is killed exactly
+            // there, once it has said so: those kills provably land inside a write.
+            const bool inWrite = i % 3 == 0;
+            if (inWrite) {
+                QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+                env.insert("TMMU_FAULT_PAUSE_IN_RECORD_MS", "60000");
+                p.setProcessEnvironment(env);
+            }
             p.start(TMMU_CLI, record_args(db, i));
             QVERIFY(p.waitForStarted(10000));
-            if (!p.waitForFinished(delay(rng))) {
+            if (inWrite) {
+                QByteArray err;
+                QVERIFY(QTest::qWaitFor(
+                    [&] {
+                        err += p.readAllStandardError();
+                        return err.contains("inside the recording transaction");
+                    },
+                    60000));
+                p.kill(); // SIGKILL mid-transaction: SQLite must roll the insert back
+                p.waitForFinished(10000);
+                ++killedInWrite;
+                writeKilledTitles.push_back(QString("run %1").arg(i));
+            } else if (!p.waitForFinished(delay(rng))) {
                 p.kill(); // SIGKILL: no destructors, no SQLite cleanup
                 p.waitForFinished(10000);
                 ++killed;
             } else if (p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0) {
                 ++completed;
+                completedTitles.push_back(QString("run %1").arg(i));
             }
         }
-        qInfo("30 runs: %d killed, %d completed (including the first)", killed, completed);
+        qInfo("30 runs: %d killed inside a write, %d killed at random, %d completed (including "
+              "the first)",
+              killedInWrite, killed, completed);
+        QCOMPARE(killedInWrite, 10);
 
         SessionStore store(db.toStdString());
         QCOMPARE(integrity(store.handle()), std::string("ok"));
         auto all = store.list();
         QVERIFY2(int(all.size()) >= completed, "a finished recording is missing");
+        QStringList titles;
+        for (const SessionSummary& s : all)
+            titles << QString::fromStdString(s.title);
+        for (const QString& t : completedTitles)
+            QVERIFY2(titles.contains(t), qPrintable(t + " completed but is missing"));
+        for (const QString& t : writeKilledTitles)
+            QVERIFY2(!titles.contains(t),
+                     qPrintable(t + " was killed before commit but is stored"));
         for (const SessionSummary& s : all) {
             Session full = store.load(s.id);
             QVERIFY2(!full.altered, full.altered_reason.c_str());

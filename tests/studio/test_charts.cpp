@@ -3,11 +3,11 @@
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "core/failure.h"
-#include "source/model_source.h"
 #include "panels/step_control.h"
 #include "plan/planner.h"
 #include "plan/random_problem.h"
 #include "planning.h"
+#include "source/model_source.h"
 #include "studio_options.h"
 #include "style/palette.h"
 #include "test_support.h"
@@ -18,7 +18,6 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
-#include <QElapsedTimer>
 #include <QLabel>
 #include <QLineSeries>
 #include <QSpinBox>
@@ -83,10 +82,7 @@ class TestCharts : public QObject {
             v[i] = rng() % 1000;
         }
         v[54321] = 5000; // a one-sample spike must survive
-        QElapsedTimer timer;
-        timer.start();
         auto p = downsampleMax(t, v, n, 1000);
-        QVERIFY2(timer.elapsed() < 200, "down-sampling 100k points should take milliseconds");
         QCOMPARE(p.size(), size_t(2000));
         double top = 0;
         for (const QPointF& q : p)
@@ -165,10 +161,7 @@ class TestCharts : public QObject {
                  qPrintable(QString::number(plan->series.times.size())));
         PlanContext ctx;
         MemoryChart chart(&ctx);
-        QElapsedTimer timer;
-        timer.start();
-        ctx.setPlan(plan, nullptr);
-        QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
+        ctx.setPlan(plan, nullptr); // its speed: tmmu-views-bench --view panels
         for (QLineSeries* s : lineSeriesOf(chart.chart()))
             QVERIFY(s->count() <= int(2 * MemoryChart::kMaxBuckets));
         QCOMPARE(chart.chart()->axes(Qt::Horizontal).value(0)->property("max").toDouble(),

@@ -1,7 +1,7 @@
 #include "sample_plan.h"
 
-#include "plan/plan_hash.h"
 #include "encoding/sha256.h"
+#include "plan/plan_hash.h"
 
 #include <string>
 

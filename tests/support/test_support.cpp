@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <QProcess>
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
@@ -147,6 +149,25 @@ Graph random_graph(uint32_t seed, size_t nodes, bool training) {
     Graph g = gb.take();
     finalize_graph(g);
     return g;
+}
+
+ProgramRun run_program(const QString& program, const QStringList& args, int timeout_ms,
+                       const QProcessEnvironment& env) {
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(program, args);
+    if (!p.waitForFinished(timeout_ms)) {
+        p.kill();
+        p.waitForFinished(10000);
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+bool ci_run() {
+    return qEnvironmentVariable("CI").compare(QStringLiteral("true"), Qt::CaseInsensitive) == 0;
 }
 
 } // namespace tmmu::test

@@ -3,7 +3,9 @@
 #include "core/failure.h"
 #include "plan/offset_problem.h"
 
+#include <QProcessEnvironment>
 #include <QString>
+#include <QStringList>
 #include <QTest>
 
 #include <cstdint>
@@ -32,7 +34,32 @@ std::optional<std::string> read_file(const std::string& path);
 OffsetProblem random_problem(uint32_t seed, size_t n, uint64_t horizon, uint64_t max_size,
                              bool aligned);
 
+// A finished program: its exit code (-1 when it crashed or did not finish in time), stdout and
+// stderr.
+struct ProgramRun {
+    int code = -1;
+    QString out;
+    QString err;
+};
+ProgramRun run_program(const QString& program, const QStringList& args, int timeout_ms = 120000,
+                       const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment());
+
+// True when the environment says this is a CI run (CI=true): tests must then find their data.
+bool ci_run();
+
 } // namespace tmmu::test
+
+// Skips the current test, saying why, when input data it needs is absent (a benchmark suite
+// beside the checkout, a tool); under CI=true the absence fails the test instead, so a CI run
+// never passes by skipping. Use inside a QtTest slot.
+#define TMMU_REQUIRE_DATA(present, what)                                                           \
+    do {                                                                                           \
+        if (!(present)) {                                                                          \
+            if (::tmmu::test::ci_run())                                                            \
+                QFAIL(qPrintable(QStringLiteral("CI=true but missing: ") + QString(what)));        \
+            QSKIP(qPrintable(QStringLiteral("missing: ") + QString(what)));                        \
+        }                                                                                          \
+    } while (0)
 
 // Asserts that `expr` throws tmmu::Failure with the given FailureCode, and that the failure
 // names a location. Use inside a QtTest slot.

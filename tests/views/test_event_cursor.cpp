@@ -3,9 +3,9 @@
 // mapped to plan time, which every panel then follows.
 #include "context/event_axis.h"
 #include "context/plan_context.h"
-#include "source/model_source.h"
 #include "panels/step_control.h"
 #include "plan/planner.h"
+#include "source/model_source.h"
 #include "timeline/live_range_view.h"
 
 #include <QApplication>

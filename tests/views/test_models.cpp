@@ -3,10 +3,10 @@
 // computed here straight from the Plan and Graph, never through the models.
 #include "context/plan_context.h"
 #include "core/units.h"
-#include "source/model_source.h"
 #include "models/slot_model.h"
 #include "models/tensor_filter_model.h"
 #include "models/tensor_table_model.h"
+#include "source/model_source.h"
 #include "test_support.h"
 
 #include <QAbstractItemModelTester>
@@ -72,6 +72,8 @@ class TestModels : public QObject {
     void initTestCase() {
         gpt2_ = loadAndPlan(TMMU_SOURCE_DIR "/resources/models/gpt2-small.json",
                             ModelRequest{Mode::Training, 1, 64});
+        TMMU_REQUIRE_DATA(QFile::exists(TMMU_DSA_DIR "/minimalloc/A.1048576.csv"),
+                          TMMU_DSA_DIR "/minimalloc/A.1048576.csv");
         csv_ = loadAndPlan(TMMU_DSA_DIR "/minimalloc/A.1048576.csv", ModelRequest{});
         QVERIFY(gpt2_.plan->tensors.size() > 500);
         QVERIFY(!csv_.plan->tensors.empty());

@@ -3,13 +3,13 @@
 // field, and a 100k-tensor plan resets quickly. Renders both panels to PNG for a look.
 #include "context/plan_context.h"
 #include "core/units.h"
-#include "source/model_source.h"
 #include "models/slot_model.h"
 #include "models/tensor_filter_model.h"
 #include "models/tensor_table_model.h"
 #include "panels/tensor_details_panel.h"
 #include "panels/tensor_table_panel.h"
 #include "plan/random_problem.h"
+#include "source/model_source.h"
 #include "test_support.h"
 
 #include <QAction>
@@ -359,6 +359,8 @@ class TestPanels : public QObject {
         dark.setColor(QPalette::Link, QColor(0x6c, 0xb4, 0xff));
         dark.setColor(QPalette::PlaceholderText, QColor(0x88, 0x88, 0x88));
         QApplication::setPalette(dark);
+        TMMU_REQUIRE_DATA(QFile::exists(TMMU_DSA_DIR "/minimalloc/A.1048576.csv"),
+                          TMMU_DSA_DIR "/minimalloc/A.1048576.csv");
         auto model = std::make_shared<LoadedModel>(
             load_model(TMMU_DSA_DIR "/minimalloc/A.1048576.csv", ModelRequest{}));
         auto plan =

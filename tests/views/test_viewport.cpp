@@ -4,8 +4,8 @@
 // clamps or resets the window. Also renders the views stacked after a zoom (a PNG for people).
 #include "charts/memory_chart.h"
 #include "context/plan_context.h"
-#include "source/model_source.h"
 #include "plan/planner.h"
+#include "source/model_source.h"
 #include "timeline/arena_layout_view.h"
 #include "timeline/live_range_view.h"
 #include "timeline/slot_view.h"

@@ -1,0 +1,153 @@
+// Every failure code, end to end: the real `tmmu` binary meets an input that fails with that
+// code and must exit with its documented status (README: 2 for usage errors, 10 + code
+// otherwise) and one stderr line "tmmu: CODE at WHERE: ...". The test fails if a code is left
+// uncovered, so a new code needs a case here.
+#include "io/checkpoint.h"
+#include "io/dsa_csv.h"
+#include "plan/plan_hash.h"
+#include "sample_plan.h"
+#include "test_support.h"
+
+#include <QFile>
+#include <QObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <set>
+
+using namespace tmmu;
+
+namespace {
+
+QString resource(const char* rel) {
+    return QStringLiteral(TMMU_SOURCE_DIR "/") + rel;
+}
+
+void write(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+}
+
+// A checkpoint that decodes (hashes right, canonical bytes) but whose activations arena puts
+// buffer b over a, which is live at the same time: only the validator can object.
+void write_colliding_checkpoint(const QString& path) {
+    Plan p = test::sample_plan();
+    ArenaPlan& acts = p.arenas[1];
+    acts.solution.offsets[1] = 0; // b (live [1, 3)) onto a (live [0, 2))
+    acts.solution.height = 512;
+    acts.metrics.peak_bytes = acts.metrics.lower_bound = 512;
+    acts.metrics.derive_ratios();
+    for (PlannedTensor& t : p.tensors)
+        if (t.id == "b") t.offset = 0;
+    p.plan_hash = compute_plan_hash(p);
+    write_checkpoint_file(p, path.toStdString());
+}
+
+// A problem big enough that `optimal` with a large budget searches for many seconds.
+void write_long_problem(const QString& path) {
+    DsaProblem d;
+    d.problem = test::random_problem(3, 3000, 4000, 1 << 20, true);
+    for (size_t i = 0; i < d.problem.buffers.size(); ++i)
+        d.ids.push_back("b" + std::to_string(i));
+    d.given_offsets.assign(d.problem.buffers.size(), std::nullopt);
+    write(path, QByteArray::fromStdString(write_dsa_csv(d, nullptr)));
+}
+
+} // namespace
+
+class TestExitStatus : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    std::set<QString> covered_;
+
+    void expect(const test::ProgramRun& r, FailureCode code) {
+        const QString name = QString::fromUtf8(failure_code_name(code).data());
+        QVERIFY2(r.code == failure_exit_status(code),
+                 qPrintable(QString("%1: exit %2, expected %3; stderr: %4")
+                                .arg(name)
+                                .arg(r.code)
+                                .arg(failure_exit_status(code))
+                                .arg(r.err)));
+        QVERIFY2(r.err.startsWith("tmmu: " + name + " at "), qPrintable(r.err));
+        QCOMPARE(r.err.count('\n'), 1);
+        covered_.insert(name);
+    }
+    test::ProgramRun tmmu(const QStringList& args) { return test::run_program(TMMU_CLI, args); }
+
+  private slots:
+    void invalidIrShapes() {
+        expect(tmmu({"plan", resource("tests/data/ir/bad_dtype.json")}),
+               FailureCode::InvalidIrShapes);
+    }
+    void livenessCycle() {
+        expect(tmmu({"plan", resource("tests/data/ir/cycle.json")}), FailureCode::LivenessCycle);
+    }
+    void addressCollision() {
+        const QString path = dir_.filePath("colliding.ckpt");
+        write_colliding_checkpoint(path);
+        expect(tmmu({"validate", path}), FailureCode::AddressCollision);
+    }
+    void allocationOverflow() {
+        const QString path = dir_.filePath("huge.json");
+        write(path, R"({"format":"tmmu-ir","version":1,"tensors":[
+            {"id":"x","shape":[4294967296,4294967296,16],"dtype":"f32","role":"input"},
+            {"id":"y","shape":[4],"dtype":"f32","role":"output"}],
+            "nodes":[{"id":"n","opcode":"sum","inputs":["x"],"outputs":["y"]}]})");
+        expect(tmmu({"plan", path}), FailureCode::AllocationOverflow);
+    }
+    void arenaTooSmall() {
+        expect(tmmu({"plan", resource("resources/models/examples/residual_blocks.json"), "--arena",
+                     "activations=1KiB"}),
+               FailureCode::ArenaTooSmall);
+    }
+    void alignmentViolation() {
+        expect(tmmu({"plan", "--align", "48"}), FailureCode::AlignmentViolation);
+    }
+    void ioError() { expect(tmmu({"plan", dir_.filePath("absent.json")}), FailureCode::IoError); }
+    void invalidArgument() {
+        expect(tmmu({"plan", "--strategy", "magic"}), FailureCode::InvalidArgument);
+    }
+    void corruptCheckpoint() {
+        const QString path = dir_.filePath("plan.ckpt");
+        QCOMPARE(tmmu({"plan", resource("resources/models/examples/linear_chain.json"),
+                       "--checkpoint", path})
+                     .code,
+                 0);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QByteArray bytes = f.readAll();
+        bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x40);
+        f.seek(0);
+        f.write(bytes);
+        f.close();
+        expect(tmmu({"validate", path}), FailureCode::CorruptCheckpoint);
+    }
+    // Ctrl+C: the search stops at its next poll and the command ends with CANCELLED.
+    void cancelled() {
+        const QString csv = dir_.filePath("long.csv");
+        write_long_problem(csv);
+        QProcess p;
+        p.start(TMMU_CLI, {"plan", csv, "--strategy", "optimal", "--budget", "2000000000"});
+        QVERIFY(p.waitForStarted(10000));
+        QTest::qWait(1500); // loading and the first heuristics are done; the search runs
+        QCOMPARE(p.state(), QProcess::Running);
+        ::kill(pid_t(p.processId()), SIGINT);
+        QVERIFY2(p.waitForFinished(30000), "SIGINT did not stop the search");
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        expect({p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError())},
+               FailureCode::Cancelled);
+    }
+
+    void cleanupTestCase() {
+        for (FailureCode code : kAllFailureCodes) {
+            const QString name = QString::fromUtf8(failure_code_name(code).data());
+            QVERIFY2(covered_.count(name), qPrintable(name + " has no end-to-end case"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExitStatus)
+#include "test_exit_status.moc"
