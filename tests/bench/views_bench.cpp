@@ -26,6 +26,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -246,6 +247,10 @@ void runPanels(const std::shared_ptr<const Plan>& plan) {
     QSortFilterProxyModel proxy;
     proxy.setSourceModel(&model);
     proxy.setSortRole(SessionListModel::SortRole);
+    QTableView view; // as the Sessions panel shows it
+    view.setModel(&proxy);
+    view.setSortingEnabled(true);
+    view.resize(900, 500);
     t.restart();
     model.setSessions(std::move(rows));
     proxy.sort(SessionListModel::IdColumn, Qt::DescendingOrder);
