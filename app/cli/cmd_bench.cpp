@@ -47,6 +47,10 @@ struct Run {
     bool proven = false; // "optimal" proved the height minimal
 };
 
+// Where the human-readable tables go: standard output, or standard error when `--json -`
+// takes standard output for the machine-readable report.
+std::FILE* tables = stdout;
+
 double over_percent(uint64_t height, uint64_t bound) {
     return bound ? (double(height) / double(bound) - 1.0) * 100.0 : 0.0;
 }
@@ -60,18 +64,19 @@ Run run_strategy(const OffsetStrategy& s, const OffsetProblem& p, std::string_vi
 }
 
 void print_header(std::string_view first) {
-    fmt::print("{:<22} {:>8} {:>14}", first, "buffers", "LB");
+    fmt::print(tables, "{:<22} {:>8} {:>14}", first, "buffers", "LB");
     for (const OffsetStrategy* s : all_strategies())
-        fmt::print(" {:>20}", s->name());
-    fmt::print("\n");
+        fmt::print(tables, " {:>20}", s->name());
+    fmt::print(tables, "\n");
 }
 
 void print_row(std::string_view name, size_t n, uint64_t bound, const std::vector<Run>& runs) {
-    fmt::print("{:<22} {:>8} {:>14}", name, n, bound);
+    fmt::print(tables, "{:<22} {:>8} {:>14}", name, n, bound);
     for (const Run& r : runs)
-        fmt::print(" {:>20}", fmt::format("{}{:+.3f}% {:.1f}ms", r.proven ? "P " : "",
-                                          over_percent(r.height, bound), r.ms));
-    fmt::print("\n");
+        fmt::print(tables, " {:>20}",
+                   fmt::format("{}{:+.3f}% {:.1f}ms", r.proven ? "P " : "",
+                               over_percent(r.height, bound), r.ms));
+    fmt::print(tables, "\n");
 }
 
 nlohmann::json row_json(std::string_view name, size_t n, uint64_t bound,
@@ -99,14 +104,15 @@ nlohmann::json bench_instances(const std::string& dir, uint64_t optimal_budget) 
     namespace fs = std::filesystem;
     nlohmann::json rows = nlohmann::json::array();
     if (!fs::is_directory(dir)) {
-        fmt::print("(no instance directory at {}: skipped; pass --data DIR)\n\n", dir);
+        fmt::print(tables, "(no instance directory at {}: skipped; pass --data DIR)\n\n", dir);
         return rows;
     }
     std::vector<fs::path> files;
     for (const auto& e : fs::recursive_directory_iterator(dir))
         if (e.path().extension() == ".csv") files.push_back(e.path());
     std::sort(files.begin(), files.end());
-    fmt::print("== offset-assignment instances ({}) ==  cells: % over LB, planning time\n", dir);
+    fmt::print(tables, "== offset-assignment instances ({}) ==  cells: % over LB, planning time\n",
+               dir);
     print_header("instance");
     std::vector<double> total_ms(all_strategies().size(), 0.0);
     for (const auto& f : files) {
@@ -119,10 +125,10 @@ nlohmann::json bench_instances(const std::string& dir, uint64_t optimal_budget) 
         for (size_t k = 0; k < runs.size(); ++k)
             total_ms[k] += runs[k].ms;
     }
-    fmt::print("{:<22} {:>8} {:>14}", "total time", "", "");
+    fmt::print(tables, "{:<22} {:>8} {:>14}", "total time", "", "");
     for (double ms : total_ms)
-        fmt::print(" {:>20}", fmt::format("{:.1f}ms", ms));
-    fmt::print("\n(P: optimal proved the height minimal; optimal budget {} nodes)\n\n",
+        fmt::print(tables, " {:>20}", fmt::format("{:.1f}ms", ms));
+    fmt::print(tables, "\n(P: optimal proved the height minimal; optimal budget {} nodes)\n\n",
                optimal_budget);
     return rows;
 }
@@ -143,7 +149,7 @@ nlohmann::json bench_graphs() {
     };
     nlohmann::json rows = nlohmann::json::array();
     std::vector<std::string> builds; // printed under the table
-    fmt::print("== transformer graphs (all arenas summed) ==\n");
+    fmt::print(tables, "== transformer graphs (all arenas summed) ==\n");
     print_header("graph");
     for (const GraphCase& c : cases) {
         ModelRequest request{c.mode, c.batch, c.seq};
@@ -172,8 +178,8 @@ nlohmann::json bench_graphs() {
                                      build_ms, build_ms < 1000 ? "" : "  MISSED"));
     }
     for (const std::string& line : builds)
-        fmt::print("{}\n", line);
-    fmt::print("\n");
+        fmt::print(tables, "{}\n", line);
+    fmt::print(tables, "\n");
     return rows;
 }
 
@@ -183,31 +189,32 @@ constexpr double kSkipAfterMs = 1000;
 
 nlohmann::json bench_scaling(size_t max_buffers) {
     nlohmann::json rows = nlohmann::json::array();
-    fmt::print("== scaling on realistic random problems (seed 1) ==  cells: planning time\n");
-    fmt::print("{:>10} {:>14}", "buffers", "LB");
+    fmt::print(tables,
+               "== scaling on realistic random problems (seed 1) ==  cells: planning time\n");
+    fmt::print(tables, "{:>10} {:>14}", "buffers", "LB");
     for (const OffsetStrategy* s : all_strategies())
-        fmt::print(" {:>20}", s->name());
-    fmt::print("\n");
+        fmt::print(tables, " {:>20}", s->name());
+    fmt::print(tables, "\n");
     std::vector<double> last_ms(all_strategies().size(), 0.0);
     for (size_t n : {size_t(500), size_t(1000), size_t(10000), size_t(100000), size_t(1000000)}) {
         if (n > max_buffers) break;
         OffsetProblem p = realistic_random_problem(1, n);
         uint64_t bound = lower_bound_bytes(p);
-        fmt::print("{:>10} {:>14}", n, bound);
+        fmt::print(tables, "{:>10} {:>14}", n, bound);
         nlohmann::json row{{"buffers", n}, {"lower_bound", bound}};
         for (size_t i = 0; i < all_strategies().size(); ++i) {
             const OffsetStrategy& s = *all_strategies()[i];
             if (last_ms[i] > kSkipAfterMs) {
-                fmt::print(" {:>20}", "skipped (>10 s)");
+                fmt::print(tables, " {:>20}", "skipped (>10 s)");
                 continue;
             }
             Run r = run_strategy(s, p, fmt::format("random {}", n));
             last_ms[i] = r.ms;
-            fmt::print(" {:>20}",
+            fmt::print(tables, " {:>20}",
                        fmt::format("{:.2f}ms {:+.2f}%", r.ms, over_percent(r.height, bound)));
             row["strategies"][r.strategy] = {{"height", r.height}, {"ms", r.ms}};
         }
-        fmt::print("\n");
+        fmt::print(tables, "\n");
         std::fflush(stdout);
         rows.push_back(row);
     }
@@ -236,16 +243,12 @@ int cmd_bench(Args& args) {
         budget_arg ? app::parse_positive(*budget_arg, "--budget") : 400000;
     auto json_out = args.value("--json");
     args.positionals(0, 0);
+    if (sends_one_output_to_stdout({{"--json", json_out}})) tables = stderr;
     nlohmann::json report;
     report["instances"] = bench_instances(dir, optimal_budget);
     report["graphs"] = bench_graphs();
     report["scaling"] = bench_scaling(max_buffers);
-    if (json_out) {
-        if (*json_out == "-")
-            fmt::print("{}\n", report.dump(2));
-        else
-            write_file_atomic(*json_out, report.dump(2) + "\n");
-    }
+    if (json_out) write_output(*json_out, report.dump(2) + "\n");
     return 0;
 }
 

@@ -65,17 +65,12 @@ int cmd_export(Args& args) {
     Session s = SessionStore(db).load(id);
     std::string bytes = export_session(s, *f);
     std::string path = out.value_or(fmt::format("session-{}{}", id, export_extension(*f)));
-    if (path == "-") {
-        std::fwrite(bytes.data(), 1, bytes.size(), stdout);
-        std::fflush(stdout);
-        if (std::ferror(stdout)) fail(FailureCode::IoError, "stdout", "cannot write the export");
-    } else {
-        write_file_atomic(path, bytes);
-    }
+    write_output(path, bytes);
     if (s.altered)
         fmt::print(stderr, "tmmu: warning: session {} is altered ({}); exported as stored\n", id,
                    s.altered_reason);
-    fmt::print(stderr, "wrote {} ({} bytes)\n", path == "-" ? "stdout" : path, bytes.size());
+    fmt::print(stderr, "wrote {} ({} bytes)\n", is_stdout_path(path) ? "stdout" : path,
+               bytes.size());
     return 0;
 }
 

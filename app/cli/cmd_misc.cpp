@@ -91,10 +91,7 @@ int cmd_gen(Args& args) {
     g.seq = request.seq;
     g.mode = request.mode;
     std::string json = save_ir_json(build_transformer_graph(cfg, g));
-    if (*out == "-")
-        fmt::print("{}\n", json);
-    else
-        write_file_atomic(*out, json + "\n");
+    write_output(*out, json + "\n");
     return 0;
 }
 

@@ -38,8 +38,8 @@ options:
   --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
   --tensors            include the per-tensor table in --json output
-  --trace OUT          write the allocation trace (JSON lines)
-  --checkpoint OUT     write the CBOR checkpoint
+  --trace OUT|-        write the allocation trace (JSON lines) to OUT or stdout
+  --checkpoint OUT|-   write the CBOR checkpoint to OUT or stdout
   --quiet              print nothing but errors
   --record             record the run in the sessions database (see tmmu session --help)
   --title T --tag X    title and tags (repeatable) of the recorded session
@@ -88,23 +88,20 @@ int cmd_plan(Args& args) {
     bool quiet = args.flag("--quiet");
     RecordOptions rec = record_options_from(args);
     auto pos = args.positionals(0, 1);
+    const bool to_stdout = sends_one_output_to_stdout(
+        {{"--json", json_out}, {"--trace", trace_out}, {"--checkpoint", checkpoint_out}});
     std::string path = pos.empty() ? app::default_model_path() : pos[0];
 
     LoadedModel model = load_model(path, request);
     PlanOptions options = app::make_plan_options(choices, model.kind);
     Plan plan = plan_model(model, request.mode, options, interruptible_progress());
-    if (json_out) {
-        std::string json = plan_to_json(plan, with_tensors);
-        if (*json_out == "-")
-            fmt::print("{}\n", json);
-        else
-            write_file_atomic(*json_out, json + "\n");
-    }
+    if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors) + "\n");
     if (trace_out) write_trace_file(plan, *trace_out);
     if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
-    if (!quiet && json_out != "-") print_summary(model, plan);
+    // Standard output carries the one output sent there, so the summary steps aside.
+    if (!quiet && !to_stdout) print_summary(model, plan);
     if (auto id = record_if_asked(rec, model, request, options, plan); id && !quiet)
-        fmt::print(json_out == "-" ? stderr : stdout, "recorded session {}\n", *id);
+        fmt::print(to_stdout ? stderr : stdout, "recorded session {}\n", *id);
     return 0;
 }
 

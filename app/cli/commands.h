@@ -6,6 +6,7 @@
 #include "source/model_source.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,14 @@ std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedMod
 // Shared option handling: --mode --batch --seq, and --strategy --budget --arena --align --route
 // --replay-token (turned into PlanOptions by app::make_plan_options once the model is loaded).
 ModelRequest model_request_from(Args& args);
+
+// Whether one of the named output options is "-" (standard output). Two of them would
+// interleave on one stream, so that is InvalidArgument naming the second.
+struct OutputOption {
+    const char* name;
+    const std::optional<std::string>& path;
+};
+bool sends_one_output_to_stdout(std::initializer_list<OutputOption> outputs);
 app::PlanChoices plan_choices_from(Args& args);
 
 } // namespace tmmu::cli

@@ -2,6 +2,9 @@
 
 #include "core/failure.h"
 #include "core/units.h"
+#include "io/file_io.h"
+
+#include <fmt/format.h>
 
 namespace tmmu::cli {
 
@@ -11,6 +14,19 @@ ModelRequest model_request_from(Args& args) {
     if (auto b = args.value("--batch")) r.batch = app::parse_positive(*b, "--batch");
     if (auto s = args.value("--seq")) r.seq = app::parse_positive(*s, "--seq");
     return r;
+}
+
+bool sends_one_output_to_stdout(std::initializer_list<OutputOption> outputs) {
+    const char* first = nullptr;
+    for (const OutputOption& o : outputs) {
+        if (!o.path || !is_stdout_path(*o.path)) continue;
+        if (first)
+            fail(FailureCode::InvalidArgument, o.name,
+                 fmt::format("{} already writes to standard output (-); give one of them a file",
+                             first));
+        first = o.name;
+    }
+    return first != nullptr;
 }
 
 app::PlanChoices plan_choices_from(Args& args) {

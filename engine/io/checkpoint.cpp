@@ -216,7 +216,7 @@ Plan decode_checkpoint(const uint8_t* data, size_t size) {
 
 void write_checkpoint_file(const Plan& plan, const std::string& path) {
     const std::vector<uint8_t> bytes = encode_checkpoint(plan);
-    write_file_atomic(path,
+    write_output(path,
                       std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 

@@ -27,8 +27,9 @@ std::vector<uint8_t> encode_checkpoint(const Plan& plan);
 // through unchanged. The result has plan_ns == 0 everywhere.
 Plan decode_checkpoint(const uint8_t* data, size_t size);
 
-// Writes through a temporary file and a rename (io/file_io.h), so a crash leaves either the
-// old file or the complete new one. Failure(IoError) names the path.
+// Writes with write_output (io/file_io.h): a regular file through a temporary file and a
+// rename, so a crash leaves either the old file or the complete new one; "-", devices and
+// FIFOs directly. Failure(IoError) names the path.
 void write_checkpoint_file(const Plan& plan, const std::string& path);
 Plan read_checkpoint_file(const std::string& path);
 

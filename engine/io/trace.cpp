@@ -134,7 +134,7 @@ std::string trace_jsonl(const Plan& plan) {
 }
 
 void write_trace_file(const Plan& plan, const std::string& path) {
-    write_file_atomic(path, trace_jsonl(plan));
+    write_output(path, trace_jsonl(plan));
 }
 
 } // namespace tmmu

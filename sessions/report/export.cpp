@@ -64,7 +64,7 @@ std::string export_session(const Session& s, ExportFormat f) {
 }
 
 void write_export(const Session& s, ExportFormat f, const std::string& path) {
-    write_file_atomic(path, export_session(s, f));
+    write_output(path, export_session(s, f));
 }
 
 } // namespace tmmu::sessions
