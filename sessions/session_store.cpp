@@ -1,5 +1,6 @@
 #include "session_store.h"
 
+#include "session_seal.h"
 #include "sqlite_util.h"
 
 #include "core/failure.h"
@@ -11,13 +12,17 @@
 #include "plan/plan_summary.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 namespace tmmu::sessions {
@@ -58,20 +63,89 @@ constexpr const char* kMigrations[] = {
          tag TEXT NOT NULL,
          PRIMARY KEY(session_id, tag));
        CREATE INDEX session_tags_by_tag ON session_tags(tag, session_id);)",
+    // 2 -> 3: the seals (session_seal.h); rows recorded before are sealed by seal_old_rows.
+    R"(ALTER TABLE sessions ADD COLUMN summary_seal TEXT NOT NULL DEFAULT '';
+       ALTER TABLE sessions ADD COLUMN content_seal TEXT NOT NULL DEFAULT '';)",
 };
+constexpr int kFirstSealedVersion = 3;
 static_assert(std::size(kMigrations) == size_t(kSchemaVersion));
+
+// How long a connection waits for another process's lock before giving up: far longer than
+// any write of ours holds one, so concurrent recorders and listers queue instead of failing.
+constexpr int kBusyTimeoutMs = 30000;
 
 int pragma_int(sqlite3* db, const std::string& where, const char* sql) {
     Stmt s(db, where, sql);
     return s.step() ? int(s.integer(0)) : 0;
 }
 
+constexpr char kSqliteMagic[] = "SQLite format 3"; // 16 bytes with its NUL
+
+// The first 100 bytes (the SQLite header) when the file starts with SQLite's magic.
+std::optional<std::array<unsigned char, 100>> sqlite_header(const std::string& path) {
+    std::array<unsigned char, 100> h{};
+    std::ifstream in(path, std::ios::binary);
+    in.read(reinterpret_cast<char*>(h.data()), h.size());
+    if (in.gcount() < 16 || std::memcmp(h.data(), kSqliteMagic, 16) != 0) return std::nullopt;
+    return h;
+}
+
+// SQLite header facts (https://sqlite.org/fileformat.html, section 1.3): the page size at
+// byte 16, and at byte 28 the page count, valid when the change counter at 24 equals the
+// version-valid-for number at 92. A file shorter than that count may be cut off (a partial
+// copy) -- or caught while another process's checkpoint extends it, so it is only a suspicion
+// for quick_check to settle.
+std::optional<std::string> truncation_of(const std::array<unsigned char, 100>& h,
+                                         uintmax_t file_size) {
+    auto be32 = [&](int at) {
+        return uint32_t(h[at]) << 24 | uint32_t(h[at + 1]) << 16 | uint32_t(h[at + 2]) << 8 |
+               h[at + 3];
+    };
+    const uint64_t page_size = h[16] == 0 && h[17] == 1 ? 65536 : uint64_t(h[16]) << 8 | h[17];
+    if (be32(24) != be32(92) || be32(28) == 0) return std::nullopt;
+    const uint64_t expected = uint64_t(be32(28)) * page_size;
+    if (file_size >= expected) return std::nullopt;
+    return fmt::format("{} bytes, but its header says {} pages of {} bytes", file_size, be32(28),
+                       page_size);
+}
+
+// A file SQLite could not read: which of "foreign", "damaged" or "busy/unreadable" it is.
+[[noreturn]] void refuse_unreadable(sqlite3* db, const std::string& path, int rc) {
+    const std::string why = sqlite3_errstr(rc);
+    if ((rc & 0xff) == SQLITE_NOTADB && sqlite_header(path))
+        fail(FailureCode::IoError, path,
+             "the sessions database is damaged (an SQLite file whose header is invalid); left "
+             "untouched");
+    if ((rc & 0xff) == SQLITE_NOTADB)
+        fail(FailureCode::IoError, path,
+             "not a TMMU sessions database (not an SQLite file); left untouched");
+    if ((rc & 0xff) == SQLITE_CORRUPT)
+        fail(FailureCode::IoError, path,
+             fmt::format("the sessions database is damaged ({}); left untouched", why));
+    sqlite_fail(db, path, "cannot read sessions database");
+}
+
+// SQLite's own consistency check of every page, stopping at the first problem: "ok", or what
+// is wrong. Costs a read of the whole file, so only suspicious files get it.
+std::string quick_check(sqlite3* db, const std::string& path) {
+    sqlite3_stmt* st = nullptr;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, nullptr);
+    if (rc == SQLITE_OK) rc = sqlite3_step(st);
+    std::string result = rc == SQLITE_ROW
+                             ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0))
+                             : sqlite3_errstr(rc);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && (rc & 0xff) != SQLITE_CORRUPT) refuse_unreadable(db, path, rc);
+    return result;
+}
+
 // Opens read-only and checks the identity of a non-empty file before anything may write it.
 // A read-only connection never creates, migrates or checkpoints, so a foreign file stays
-// byte-identical.
+// byte-identical. Busy is waited out: another process may be creating or writing the file.
 void check_is_ours(const std::string& path) {
     std::error_code ec;
-    if (!fs::exists(path, ec) || fs::file_size(path, ec) == 0) return;
+    const uintmax_t size = fs::file_size(path, ec);
+    if (ec || size == 0) return;
     sqlite3* db = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
     struct Closer {
@@ -79,34 +153,58 @@ void check_is_ours(const std::string& path) {
         ~Closer() { sqlite3_close(db); }
     } closer{db};
     if (rc != SQLITE_OK) sqlite_fail(db, path, "cannot open sessions database");
+    sqlite3_busy_timeout(db, kBusyTimeoutMs);
+    // One statement, so one snapshot: separate reads could straddle another process's
+    // migration and see its application_id before and its tables after.
     sqlite3_stmt* st = nullptr;
-    rc = sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, nullptr);
-    int app = 0;
-    if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        app = sqlite3_column_int(st, 0);
-    else
-        rc = SQLITE_NOTADB;
+    rc = sqlite3_prepare_v2(db,
+                            "SELECT (SELECT application_id FROM pragma_application_id), "
+                            "(SELECT user_version FROM pragma_user_version), "
+                            "(SELECT count(*) FROM sqlite_schema)",
+                            -1, &st, nullptr);
+    if (rc == SQLITE_OK) rc = sqlite3_step(st);
+    const int app = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    const int version = rc == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
+    const int tables = rc == SQLITE_ROW ? sqlite3_column_int(st, 2) : 0;
     sqlite3_finalize(st);
-    if (rc != SQLITE_OK)
-        fail(FailureCode::IoError, path,
-             "not a TMMU sessions database (not an SQLite file); left untouched");
+    if (rc != SQLITE_ROW) refuse_unreadable(db, path, rc);
+    if (auto header = sqlite_header(path))
+        if (auto cut = truncation_of(*header, size))
+            if (std::string problem = quick_check(db, path); problem != "ok")
+                fail(FailureCode::IoError, path,
+                     fmt::format("the sessions database is damaged: {} ({}); left untouched", *cut,
+                                 problem));
     // An SQLite file with no tables at all (e.g. a crash before migration 1 committed) holds
     // nothing to lose: treat it as new.
-    if (app == 0 && pragma_int(db, path, "PRAGMA user_version") == 0 &&
-        pragma_int(db, path, "SELECT count(*) FROM sqlite_schema") == 0)
-        return;
+    if (app == 0 && version == 0 && tables == 0) return;
     if (app != kApplicationId)
         fail(FailureCode::IoError, path,
              fmt::format("not a TMMU sessions database (SQLite application_id {:#x}, expected "
                          "{:#x}); left untouched",
                          uint32_t(app), uint32_t(kApplicationId)));
-    int version = pragma_int(db, path, "PRAGMA user_version");
     if (version > kSchemaVersion)
         fail(FailureCode::IoError, path,
              fmt::format("sessions schema version {} is newer than this program's {}; upgrade "
                          "tmmu",
                          version, kSchemaVersion));
 }
+
+// Switching to WAL needs an exclusive lock, and SQLite answers SQLITE_BUSY for it at once,
+// without consulting the busy handler, while another connection holds the file (two
+// recorders starting on a new database). So it is retried here, with the same patience.
+void enable_wal(sqlite3* db, const std::string& path) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (;;) {
+        const int rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+        if (rc == SQLITE_OK) return;
+        if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline)
+            sqlite_fail(db, path, "cannot switch the sessions database to WAL");
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+void seal_old_rows(sqlite3* db, const std::string& path);
 
 void migrate(sqlite3* db, const std::string& path) {
     Transaction tx(db, path);
@@ -124,6 +222,7 @@ void migrate(sqlite3* db, const std::string& path) {
         exec(db, fmt::format("{} (migration {} -> {})", path, v, v + 1), kMigrations[v]);
         exec(db, path, fmt::format("PRAGMA user_version = {}", v + 1).c_str());
     }
+    if (version < kFirstSealedVersion) seal_old_rows(db, path);
     tx.commit();
 }
 
@@ -223,6 +322,91 @@ SessionSummary read_summary(const Stmt& s) {
     return r;
 }
 
+// Every column load() reads, in read_row's order: the summary's first.
+const std::string kRowColumns = std::string(kSummaryColumns) +
+                                ", is_problem, model_text, batch, seq, options_json, notes, "
+                                "program_version, ir_hash, metrics_json, plan_cbor, "
+                                "summary_seal, content_seal";
+
+constexpr const char* kListedFieldsAltered =
+    "listed fields (created, source, mode, strategy, totals) do not match their seal";
+
+// A row as stored, with what it claims about itself: its options JSON as written (the
+// content seal covers those bytes) and its seals.
+struct StoredRow {
+    Session session;
+    std::string options_json;
+    std::string summary_seal, content_seal;
+};
+
+StoredRow read_row(const Stmt& s, const std::string& where) {
+    StoredRow row;
+    Session& r = row.session;
+    r.summary = read_summary(s);
+    r.input.source_path = r.summary.source_path;
+    r.input.is_problem = s.integer(9) != 0;
+    std::vector<uint8_t> text = s.blob(10);
+    r.input.model_text.assign(text.begin(), text.end());
+    if (auto mode = parse_mode(r.summary.mode)) r.input.request.mode = *mode;
+    r.input.request.batch = uint64_t(s.integer(11));
+    r.input.request.seq = uint64_t(s.integer(12));
+    row.options_json = s.text(13);
+    r.input.options = options_from_json(row.options_json, where + ".options_json");
+    r.notes = s.text(14);
+    r.program_version = s.text(15);
+    r.ir_hash = s.text(16);
+    r.metrics_json = s.text(17);
+    r.checkpoint = s.blob(18);
+    row.summary_seal = s.text(19);
+    row.content_seal = s.text(20);
+    return row;
+}
+
+// Why a stored row cannot be trusted, or "" when it can. In order: the checkpoint decodes and
+// hashes to plan_hash; the listed totals and the IR hash agree with the decoded plan; both
+// seals match. Sets session.plan when the checkpoint decodes.
+std::string row_problem(StoredRow& row) {
+    Session& s = row.session;
+    try {
+        s.plan = decode_checkpoint(s.checkpoint.data(), s.checkpoint.size());
+    } catch (const Failure& f) {
+        return fmt::format("stored plan does not decode: {}", f.what());
+    }
+    const Plan& p = *s.plan;
+    if (to_hex(p.plan_hash) != s.summary.plan_hash)
+        return fmt::format("stored plan hashes to {}, the session says {}", to_hex(p.plan_hash),
+                           s.summary.plan_hash);
+    if (to_hex(p.ir_hash) != s.ir_hash)
+        return fmt::format("stored plan is of IR {}, the session says {}", to_hex(p.ir_hash),
+                           s.ir_hash);
+    const PlanTotals totals = plan_totals(p);
+    if (totals.peak_bytes != s.summary.peak_bytes || totals.lower_bound != s.summary.lower_bound)
+        return fmt::format("the session lists peak {} B and lower bound {} B, its plan has {} B "
+                           "and {} B",
+                           s.summary.peak_bytes, s.summary.lower_bound, totals.peak_bytes,
+                           totals.lower_bound);
+    if (summary_seal(s.summary) != row.summary_seal) return kListedFieldsAltered;
+    if (content_seal(s, row.options_json) != row.content_seal)
+        return "stored inputs or results (model text, request, options, metrics, version) do "
+               "not match their seal";
+    return {};
+}
+
+// Migration to schema 3 seals the rows recorded before: from then on a change is detected.
+void seal_old_rows(sqlite3* db, const std::string& path) {
+    Stmt rows(db, path, fmt::format("SELECT {} FROM sessions", kRowColumns).c_str());
+    Stmt update(db, path, "UPDATE sessions SET summary_seal = ?, content_seal = ? WHERE id = ?");
+    while (rows.step()) {
+        const StoredRow row = read_row(rows, path);
+        const Session& s = row.session;
+        update.reset();
+        update.bind(1, summary_seal(s.summary))
+            .bind(2, content_seal(s, row.options_json))
+            .bind(3, s.summary.id);
+        update.step();
+    }
+}
+
 } // namespace
 
 std::string default_sessions_path() {
@@ -250,17 +434,23 @@ SessionInput input_from_model(const LoadedModel& model, const ModelRequest& requ
     return in;
 }
 
-SessionStore::SessionStore(const std::string& path) : path_(path) {
-    check_is_ours(path);
+SessionStore::SessionStore(const std::string& path, StoreAccess access) : path_(path) {
     std::error_code ec;
+    const bool exists = fs::exists(path, ec);
+    if (!exists && access == StoreAccess::ExistingOnly)
+        fail(FailureCode::IoError, path,
+             "no sessions database here (tmmu plan --record creates one; --sessions PATH picks "
+             "another)");
+    check_is_ours(path);
     fs::path parent = fs::path(path).parent_path();
-    if (!parent.empty()) fs::create_directories(parent, ec);
-    int rc =
-        sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    if (!exists && !parent.empty()) fs::create_directories(parent, ec);
+    const int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+    int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
     try {
         if (rc != SQLITE_OK) sqlite_fail(db_, path, "cannot open sessions database");
-        sqlite3_busy_timeout(db_, 5000);
-        exec(db_, path, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+        sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+        enable_wal(db_, path);
+        exec(db_, path, "PRAGMA synchronous = NORMAL");
         migrate(db_, path);
     } catch (...) {
         sqlite3_close(db_);
@@ -305,35 +495,38 @@ Session session_from_run(NewSession n) {
 }
 
 int64_t SessionStore::record(const NewSession& n) {
-    std::vector<uint8_t> cbor = encode_checkpoint(n.plan);
-    const SessionSummary summary = run_summary(n.input, n.plan, n.title);
-    const SessionInput& in = n.input;
+    Session row = session_from_run(n);
+    row.summary.created = utc_now_iso8601();
+    row.checkpoint = encode_checkpoint(n.plan);
+    const SessionSummary& summary = row.summary;
+    const SessionInput& in = row.input;
+    const std::string options = options_to_json(in.options).dump();
     Transaction tx(db_, path_);
     Stmt s(db_, path_,
            "INSERT INTO sessions(created, program_version, title, source_path, is_problem, "
            "model_text, ir_hash, mode, batch, seq, strategy, options_json, plan_cbor, plan_hash, "
-           "peak_bytes, lower_bound, metrics_json, notes) "
-           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    s.bind(1, utc_now_iso8601()).bind(2, TMMU_VERSION).bind(3, n.title).bind(4, in.source_path);
-    s.bind(5, int64_t(in.is_problem))
-        .bind_blob(6, std::vector<uint8_t>(in.model_text.begin(), in.model_text.end()));
-    s.bind(7, to_hex(n.plan.ir_hash)).bind(8, summary.mode);
+           "peak_bytes, lower_bound, metrics_json, notes, summary_seal, content_seal) "
+           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    s.bind(1, summary.created).bind(2, row.program_version).bind(3, summary.title);
+    s.bind(4, in.source_path).bind(5, int64_t(in.is_problem));
+    s.bind_blob(6, std::vector<uint8_t>(in.model_text.begin(), in.model_text.end()));
+    s.bind(7, row.ir_hash).bind(8, summary.mode);
     s.bind(9, int64_t(in.request.batch)).bind(10, int64_t(in.request.seq));
-    s.bind(11, in.options.strategy).bind(12, options_to_json(in.options).dump());
-    s.bind_blob(13, cbor).bind(14, summary.plan_hash);
+    s.bind(11, summary.strategy).bind(12, options);
+    s.bind_blob(13, row.checkpoint).bind(14, summary.plan_hash);
     s.bind(15, int64_t(summary.peak_bytes)).bind(16, int64_t(summary.lower_bound));
-    s.bind(17, metrics_json(n.plan).dump());
-    s.bind(18, n.notes);
+    s.bind(17, row.metrics_json).bind(18, row.notes);
+    s.bind(19, summary_seal(summary)).bind(20, content_seal(row, options));
     s.step();
     int64_t id = sqlite3_last_insert_rowid(db_);
-    insert_tags(db_, path_, id, n.tags);
+    insert_tags(db_, path_, id, summary.tags);
     pause_inside_write_for_tests();
     tx.commit();
     return id;
 }
 
 std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
-    std::string sql = fmt::format("SELECT {} FROM sessions", kSummaryColumns);
+    std::string sql = fmt::format("SELECT {}, summary_seal FROM sessions", kSummaryColumns);
     if (!q.search.empty())
         sql += " WHERE instr(lower(title), lower(?1)) > 0 OR id IN "
                "(SELECT session_id FROM session_tags WHERE tag = ?1)";
@@ -342,8 +535,10 @@ std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
     Stmt s(db_, path_, sql.c_str());
     if (!q.search.empty()) s.bind(1, q.search);
     std::vector<SessionSummary> out;
-    while (s.step())
+    while (s.step()) {
         out.push_back(read_summary(s));
+        if (summary_seal(out.back()) != s.text(9)) out.back().altered_reason = kListedFieldsAltered;
+    }
     // Tags in one pass rather than a query per row: listings of 10k sessions stay fast.
     Stmt t(db_, path_, "SELECT session_id, tag FROM session_tags ORDER BY session_id, tag");
     std::vector<std::pair<int64_t, std::string>> tags;
@@ -359,50 +554,14 @@ std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
 
 Session SessionStore::load(int64_t id) const {
     std::string where = fmt::format("{}: session {}", path_, id);
-    Stmt s(db_, where,
-           fmt::format("SELECT {}, is_problem, model_text, batch, seq, options_json, notes, "
-                       "program_version, ir_hash, metrics_json, plan_cbor FROM sessions "
-                       "WHERE id = ?",
-                       kSummaryColumns)
-               .c_str());
+    Stmt s(db_, where, fmt::format("SELECT {} FROM sessions WHERE id = ?", kRowColumns).c_str());
     s.bind(1, id);
     if (!s.step()) fail(FailureCode::InvalidArgument, where, "no such session (see session list)");
-    Session r;
-    r.summary = read_summary(s);
-    r.summary.tags = load_tags(db_, where, id);
-    r.input.source_path = r.summary.source_path;
-    r.input.is_problem = s.integer(9) != 0;
-    std::vector<uint8_t> text = s.blob(10);
-    r.input.model_text.assign(text.begin(), text.end());
-    if (auto mode = parse_mode(r.summary.mode)) r.input.request.mode = *mode;
-    r.input.request.batch = uint64_t(s.integer(11));
-    r.input.request.seq = uint64_t(s.integer(12));
-    r.input.options = options_from_json(s.text(13), where + ".options_json");
-    r.notes = s.text(14);
-    r.program_version = s.text(15);
-    r.ir_hash = s.text(16);
-    r.metrics_json = s.text(17);
-    r.checkpoint = s.blob(18);
-    verify_session(r);
-    return r;
-}
-
-void verify_session(Session& s) {
-    s.plan.reset();
-    s.altered = false;
-    s.altered_reason.clear();
-    try {
-        Plan p = decode_checkpoint(s.checkpoint.data(), s.checkpoint.size());
-        if (to_hex(p.plan_hash) != s.summary.plan_hash) {
-            s.altered = true;
-            s.altered_reason = fmt::format("stored plan hashes to {}, the session says {}",
-                                           to_hex(p.plan_hash), s.summary.plan_hash);
-        }
-        s.plan = std::move(p);
-    } catch (const Failure& f) {
-        s.altered = true;
-        s.altered_reason = fmt::format("stored plan does not decode: {}", f.what());
-    }
+    StoredRow row = read_row(s, where);
+    row.session.summary.tags = load_tags(db_, where, id);
+    row.session.altered_reason = row_problem(row);
+    row.session.altered = !row.session.altered_reason.empty();
+    return std::move(row.session);
 }
 
 void SessionStore::edit(int64_t id, const SessionEdit& e) {

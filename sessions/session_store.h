@@ -19,7 +19,7 @@ struct sqlite3;
 namespace tmmu::sessions {
 
 inline constexpr int32_t kApplicationId = 0x544D4D55; // "TMMU"
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // The inputs of a run, enough to plan it again with the current engine.
 struct SessionInput {
@@ -53,6 +53,9 @@ struct SessionSummary {
     std::string plan_hash;    // hex, as stored
     uint64_t peak_bytes = 0;  // sum over arenas
     uint64_t lower_bound = 0; // sum over arenas
+    // Set by list when the listed fields do not match the seal recorded with them
+    // (session_seal.h); empty otherwise. load() checks everything and sets Session::altered.
+    std::string altered_reason;
 };
 
 struct Session {
@@ -64,7 +67,9 @@ struct Session {
     std::string metrics_json; // io/plan_json.h metrics_json: per arena, config and metrics
     std::vector<uint8_t> checkpoint;
     std::optional<Plan> plan; // decoded checkpoint; empty when altered beyond decoding
-    bool altered = false;     // stored plan does not decode or does not match plan_hash
+    // The row changed behind tmmu's back: the stored plan does not decode or does not match
+    // plan_hash, the summary or IR hash disagrees with the plan, or a seal does not match.
+    bool altered = false;
     std::string altered_reason;
 };
 
@@ -90,11 +95,18 @@ struct ListQuery {
 // $XDG_DATA_HOME/tmmu/sessions.db, else ~/.local/share/tmmu/sessions.db.
 std::string default_sessions_path();
 
+// Whether opening may create the database: only what records sessions creates one; reading
+// commands (list, show, replay, diff, export) on a missing database fail and create nothing.
+enum class StoreAccess { CreateIfMissing, ExistingOnly };
+
 class SessionStore {
   public:
-    // Opens or creates the database (and its directory). A file that is not a TMMU sessions
-    // database, or has a newer schema, fails with IoError and is left byte-for-byte untouched.
-    explicit SessionStore(const std::string& path);
+    // Opens, or with CreateIfMissing creates, the database (and its directory). A missing file
+    // under ExistingOnly, a file that is not a TMMU sessions database, a damaged one and one
+    // with a newer schema fail with IoError, and the file is left byte-for-byte untouched.
+    // Other processes may use the same file at the same time: locks are waited for.
+    explicit SessionStore(const std::string& path,
+                          StoreAccess access = StoreAccess::CreateIfMissing);
     ~SessionStore();
     SessionStore(const SessionStore&) = delete;
     SessionStore& operator=(const SessionStore&) = delete;
@@ -116,10 +128,5 @@ class SessionStore {
     std::string path_;
     sqlite3* db_ = nullptr;
 };
-
-// Decodes the stored checkpoint (decode_checkpoint verifies its content and plan hashes) and
-// compares its plan hash with the session's plan_hash column. Sets plan, altered and
-// altered_reason; never throws for a damaged plan.
-void verify_session(Session& s);
 
 } // namespace tmmu::sessions

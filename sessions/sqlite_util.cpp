@@ -8,15 +8,19 @@ namespace tmmu::sessions {
 
 void sqlite_fail(sqlite3* db, const std::string& where, std::string_view what) {
     const char* msg = db ? sqlite3_errmsg(db) : "out of memory";
-    fail(FailureCode::IoError, where, fmt::format("{}: {}", what, msg));
+    const int code = db ? sqlite3_errcode(db) & 0xff : SQLITE_NOMEM;
+    const char* hint = code == SQLITE_CORRUPT ? " (the sessions database is damaged)"
+                       : code == SQLITE_BUSY  ? " (another program kept it locked too long)"
+                                              : "";
+    fail(FailureCode::IoError, where, fmt::format("{}: {}{}", what, msg, hint));
 }
 
 void exec(sqlite3* db, const std::string& where, const char* sql) {
-    char* err = nullptr;
-    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-        std::string msg = err ? err : "unknown error";
-        sqlite3_free(err);
-        fail(FailureCode::IoError, where, fmt::format("SQL failed: {}", msg));
+    if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+        const std::string_view stmt(sql);
+        sqlite_fail(
+            db, where,
+            fmt::format("SQL failed ({}{})", stmt.substr(0, 40), stmt.size() > 40 ? "…" : ""));
     }
 }
 

@@ -62,7 +62,7 @@ int cmd_export(Args& args) {
              fmt::format("unknown format '{}'; expected html, pdf, csv, json or chrome-trace",
                          *format));
     int64_t id = parse_session_id(pos[0]);
-    Session s = SessionStore(db).load(id);
+    Session s = SessionStore(db, StoreAccess::ExistingOnly).load(id);
     std::string bytes = export_session(s, *f);
     std::string path = out.value_or(fmt::format("session-{}{}", id, export_extension(*f)));
     write_output(path, bytes);

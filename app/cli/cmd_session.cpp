@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "encoding/sha256.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
 
@@ -38,8 +39,13 @@ options:
   --sessions PATH   sessions database (default $XDG_DATA_HOME/tmmu/sessions.db, else
                     ~/.local/share/tmmu/sessions.db)
 
+Integrity: every field list, show, replay and export rely on is sealed when the run is
+recorded (SHA-256 in the row; title, notes and tags are yours to edit and are not). A row
+changed behind tmmu's back is marked ALTERED by list, show, replay and export.
+
 Exit status: replay and diff exit 1 when the plans differ; show exits 10 + CORRUPT_CHECKPOINT
-when the stored plan was altered.
+when the session was altered. A missing database is IO_ERROR for every command here: only
+`tmmu plan --record` creates one.
 )";
 
 std::string join(const std::vector<std::string>& v) {
@@ -50,13 +56,22 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 int list(const ListQuery& q, const std::string& path) {
-    SessionStore store(path);
+    SessionStore store(path, StoreAccess::ExistingOnly);
     fmt::print("{:>6}  {:<20}  {:<9}  {:<11}  {:>12}  {:<12}  {}\n", "id", "created", "mode",
                "strategy", "peak", "plan hash", "title [tags] source");
-    for (const SessionSummary& s : store.list(q))
-        fmt::print("{:>6}  {:<20}  {:<9}  {:<11}  {:>12}  {:<12}  {}{} {}\n", s.id, s.created,
+    size_t altered = 0;
+    for (const SessionSummary& s : store.list(q)) {
+        fmt::print("{:>6}  {:<20}  {:<9}  {:<11}  {:>12}  {:<12}  {}{} {}{}\n", s.id, s.created,
                    s.mode, s.strategy, format_bytes(s.peak_bytes), s.plan_hash.substr(0, 12),
-                   s.title, s.tags.empty() ? "" : " [" + join(s.tags) + "]", s.source_path);
+                   s.title, s.tags.empty() ? "" : " [" + join(s.tags) + "]", s.source_path,
+                   s.altered_reason.empty() ? "" : "  ALTERED");
+        altered += !s.altered_reason.empty();
+    }
+    if (altered)
+        fmt::print(stderr,
+                   "tmmu: warning: {} session(s) marked ALTERED: their listed fields changed "
+                   "after recording (tmmu session show ID says more)\n",
+                   altered);
     return 0;
 }
 
@@ -82,7 +97,8 @@ int show(const Session& s) {
         fmt::print("\nintegrity  ALTERED: {}\n", s.altered_reason);
         return failure_exit_status(FailureCode::CorruptCheckpoint);
     }
-    fmt::print("\nintegrity  ok (stored plan decodes and matches its hash)\n");
+    fmt::print("\nintegrity  ok (the stored plan decodes and matches its hash; the summary and "
+               "inputs match their seals)\n");
     return 0;
 }
 
@@ -171,38 +187,34 @@ int cmd_session(Args& args) {
              fmt::format("expects {} argument(s) (see tmmu session --help)", want - 1));
     if (sub == "list") return list(q, path);
     if (search || q.limit) fail(FailureCode::InvalidArgument, "--search", "only applies to list");
-    if (sub == "edit") {
-        SessionStore store(path);
-        return edit(store, parse_session_id(pos[1]), edits);
-    }
-    if (edits.any())
+    if (sub != "edit" && edits.any())
         fail(FailureCode::InvalidArgument, "--title", "--title, --notes and --tag apply to edit");
-    if (sub == "show") return show(SessionStore(path).load(parse_session_id(pos[1])));
+    static constexpr std::string_view kCommands[] = {"edit", "show", "delete", "replay", "diff"};
+    if (std::find(std::begin(kCommands), std::end(kCommands), sub) == std::end(kCommands))
+        fail(FailureCode::InvalidArgument, sub,
+             "unknown session command; expected list, show, replay, delete, edit or diff");
+    SessionStore store(path, StoreAccess::ExistingOnly);
+    if (sub == "edit") return edit(store, parse_session_id(pos[1]), edits);
+    if (sub == "show") return show(store.load(parse_session_id(pos[1])));
     if (sub == "delete") {
         int64_t id = parse_session_id(pos[1]);
-        if (!SessionStore(path).remove(id))
+        if (!store.remove(id))
             fail(FailureCode::InvalidArgument, fmt::format("session {}", id), "no such session");
         fmt::print("deleted session {}\n", id);
         return 0;
     }
     if (sub == "replay") {
-        Session s = SessionStore(path).load(parse_session_id(pos[1]));
+        Session s = store.load(parse_session_id(pos[1]));
         ReplayResult r = replay_session(s, interruptible_progress());
         fmt::print("replay of session {} with tmmu {} (recorded with {})\n{}", s.summary.id,
                    TMMU_VERSION, s.program_version, format_comparison(r.comparison));
         return r.comparison.identical ? 0 : 1;
     }
-    if (sub == "diff") {
-        SessionStore store(path);
-        Session a = store.load(parse_session_id(pos[1]));
-        Session b = store.load(parse_session_id(pos[2]));
-        PlanComparison c = diff_sessions(a, b);
-        fmt::print("session {} -> session {}\n{}", a.summary.id, b.summary.id,
-                   format_comparison(c));
-        return c.identical ? 0 : 1;
-    }
-    fail(FailureCode::InvalidArgument, sub,
-         "unknown session command; expected list, show, replay, delete, edit or diff");
+    Session a = store.load(parse_session_id(pos[1]));
+    Session b = store.load(parse_session_id(pos[2]));
+    PlanComparison c = diff_sessions(a, b);
+    fmt::print("session {} -> session {}\n{}", a.summary.id, b.summary.id, format_comparison(c));
+    return c.identical ? 0 : 1;
 }
 
 } // namespace tmmu::cli

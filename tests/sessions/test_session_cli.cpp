@@ -4,6 +4,7 @@
 #include "test_support.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QObject>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -113,6 +114,23 @@ class TestSessionCli : public QObject {
         QVERIFY2(r.err.contains("not a TMMU sessions database"), qPrintable(r.err));
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), QByteArray("just some text, not a database\n"));
+    }
+
+    void readingCommandsOnAMissingDatabaseCreateNothing() {
+        QTemporaryDir dir;
+        const QString db = dir.path() + "/nonexistent/dir/s.db";
+        const QList<QStringList> reads = {
+            {"session", "list"},        {"session", "show", "1"},
+            {"session", "replay", "1"}, {"session", "diff", "1", "2"},
+            {"session", "delete", "1"}, {"export", "1", "--format", "json"}};
+        for (QStringList args : reads) {
+            args << "--sessions" << db;
+            Result r = run_tmmu(args);
+            QVERIFY2(r.code == 16, qPrintable(args.join(' ') + ": " + r.err));
+            QVERIFY2(r.err.contains("no sessions database"), qPrintable(r.err));
+        }
+        QVERIFY(!QFileInfo::exists(dir.path() + "/nonexistent"));
+        QVERIFY(!QFileInfo::exists("session-1.json"));
     }
 
     void killedRecordersLeaveAConsistentDatabase() {

@@ -9,6 +9,7 @@
 #include "source/model_source.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
@@ -203,6 +204,56 @@ class TestSessionStore : public QObject {
         QVERIFY(s.altered_reason.find("the session says") != std::string::npos);
     }
 
+    // Every column that list, show, replay or export trusts is covered: changing any of them
+    // behind tmmu's back marks the session altered on load, and the listed ones in list too.
+    // (Issue 11: garbage model_text and peak_bytes = 1 once still said "integrity ok".)
+    void tamperingWithAnyTrustedColumnIsDetected() {
+        struct Change {
+            const char* sql;
+            bool listed; // a column list shows
+        };
+        const Change changes[] = {
+            {"model_text = CAST('garbage' AS BLOB)", false},
+            {"peak_bytes = 1", true},
+            {"lower_bound = lower_bound + 1", true},
+            {"created = '2020-01-01T00:00:00Z'", true},
+            {"source_path = 'elsewhere.json'", true},
+            {"mode = 'training'", true},
+            {"strategy = 'slots'", true},
+            {"batch = 99", false},
+            {"seq = 99", false},
+            {"is_problem = 1", false},
+            {"options_json = replace(options_json, '128', '256')", false},
+            {"ir_hash = '00' || substr(ir_hash, 3)", false},
+            {"metrics_json = replace(metrics_json, 'activations', 'activationz')", false},
+            {"program_version = '9.9.9'", false},
+        };
+        int n = 0;
+        for (const Change& c : changes) {
+            const std::string path = db(("tamper" + std::to_string(n++) + ".db").c_str());
+            SessionStore store(path);
+            const int64_t id = store.record(graph_session("victim"));
+            QVERIFY(!store.load(id).altered);
+            QVERIFY(store.list()[0].altered_reason.empty());
+            sql(store, ("UPDATE sessions SET " + std::string(c.sql)).c_str());
+            QCOMPARE(sqlite3_changes(store.handle()), 1);
+            const Session s = store.load(id);
+            QVERIFY2(s.altered, c.sql);
+            QVERIFY2(!s.altered_reason.empty(), c.sql);
+            QVERIFY2(store.list()[0].altered_reason.empty() != c.listed, c.sql);
+        }
+    }
+
+    void userFieldsAreNotSealed() {
+        SessionStore store(db("user-fields.db"));
+        const int64_t id = store.record(graph_session("before", {"a"}));
+        sql(store, "UPDATE sessions SET title = 'after', notes = 'edited with sqlite3'");
+        store.edit(id, SessionEdit{std::nullopt, std::nullopt, std::vector<std::string>{"b"}});
+        const Session s = store.load(id);
+        QVERIFY2(!s.altered, s.altered_reason.c_str());
+        QCOMPARE(s.summary.title, std::string("after"));
+    }
+
     void foreignSqliteFileIsUntouched() {
         std::string path = db("foreign.db");
         sqlite3* other = nullptr;
@@ -226,6 +277,38 @@ class TestSessionStore : public QObject {
         QCOMPARE(file_bytes(path), junk);
     }
 
+    void truncatedCopyIsReportedAsDamaged() {
+        const std::string path = db("whole.db");
+        {
+            SessionStore store(path);
+            for (int i = 0; i < 20; ++i)
+                store.record(graph_session("run " + std::to_string(i)));
+        } // the last close checkpoints the WAL into the file
+        const std::string whole = file_bytes(path);
+        QVERIFY(whole.size() > 16384);
+        const std::string cut_path = db("cut.db");
+        const std::string cut = whole.substr(0, whole.size() / 2);
+        std::ofstream(cut_path, std::ios::binary) << cut;
+        auto f = test::capture_failure([&] { SessionStore{cut_path}; });
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::IoError);
+        QVERIFY2(std::string(f->what()).find("damaged") != std::string::npos, f->what());
+        QCOMPARE(file_bytes(cut_path), cut);
+    }
+
+    void readingNeverCreatesADatabase() {
+        const std::string path = db("absent/dir/sessions.db");
+        auto f = test::capture_failure([&] { SessionStore(path, StoreAccess::ExistingOnly); });
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::IoError);
+        QVERIFY2(std::string(f->what()).find("no sessions database") != std::string::npos,
+                 f->what());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(db("absent"))));
+        SessionStore created(path, StoreAccess::CreateIfMissing);
+        QCOMPARE(created.count(), size_t(0));
+        QCOMPARE(SessionStore(path, StoreAccess::ExistingOnly).count(), size_t(0));
+    }
+
     void newerSchemaIsRefused() {
         std::string path = db("newer.db");
         {
@@ -241,11 +324,13 @@ class TestSessionStore : public QObject {
         std::string path = db("v1.db");
         int64_t id = 0;
         {
-            // Turn a current database back into schema 1: no notes column, no tags table.
+            // Turn a current database back into schema 1: no notes column, no tags table, no
+            // seals (schema 3).
             SessionStore store(path);
             id = store.record(graph_session("old", {"x"}));
             sql(store, "DROP TABLE session_tags; ALTER TABLE sessions DROP COLUMN notes; "
-                       "PRAGMA user_version = 1");
+                       "ALTER TABLE sessions DROP COLUMN summary_seal; "
+                       "ALTER TABLE sessions DROP COLUMN content_seal; PRAGMA user_version = 1");
         }
         SessionStore store(path);
         QCOMPARE(store.schema_version(), kSchemaVersion);

@@ -63,6 +63,8 @@ SessionListModel::SessionListModel(QObject* parent)
 void SessionListModel::setSessions(std::vector<sessions::SessionSummary> sessions) {
     beginResetModel();
     rows_ = std::move(sessions);
+    for (const sessions::SessionSummary& s : rows_)
+        if (!s.altered_reason.empty()) altered_[s.id] = QString::fromStdString(s.altered_reason);
     endResetModel();
 }
 

@@ -1,0 +1,23 @@
+#pragma once
+// The seals of a session row: SHA-256 over what list, show, replay and export rely on, stored
+// in the row when it is recorded. A change made behind tmmu's back (sqlite3, a disk error)
+// then shows as "altered" wherever the row is read. Title, notes and tags are the user's to
+// edit (tmmu session edit) and are not sealed; a seal guards against accidents and careless
+// edits, not against someone who recomputes it.
+#include "session_store.h"
+
+#include <string>
+#include <string_view>
+
+namespace tmmu::sessions {
+
+// Over the listed fields: created, source path, mode, strategy, plan hash, peak and lower
+// bound. Cheap, so every listing checks it.
+std::string summary_seal(const SessionSummary& s);
+
+// Over everything else show, replay and export read (program version, the model text and
+// request, the options as stored JSON, IR hash, metrics, the checkpoint bytes) and the
+// summary seal.
+std::string content_seal(const Session& s, std::string_view options_json);
+
+} // namespace tmmu::sessions
