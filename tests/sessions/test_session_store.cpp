@@ -346,9 +346,21 @@ class TestSessionStore : public QObject {
     // version; README there says how each was made) open with this build, migrate when their
     // schema is older, keep every field, verify, and replay. The checked-in file is copied first
     // and never changes.
+    void opensDatabasesOfReleasedVersions_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("commit");
+        QTest::addColumn<int>("schema");
+        QTest::newRow("schema 2") << "schema2-136481c.db"
+                                  << "136481c" << 2;
+        QTest::newRow("schema 3") << "schema3-0bf719a.db"
+                                  << "0bf719a" << 3;
+    }
     void opensDatabasesOfReleasedVersions() {
-        const QString fixture = TMMU_SOURCE_DIR "/tests/data/sessions/schema2-136481c.db";
-        const std::string path = db("released.db");
+        QFETCH(QString, file);
+        QFETCH(QString, commit);
+        QFETCH(int, schema);
+        const QString fixture = TMMU_SOURCE_DIR "/tests/data/sessions/" + file;
+        const std::string path = db(("released-" + file).toUtf8().constData());
         const std::string original = file_bytes(fixture.toStdString());
         QVERIFY(!original.empty());
         QVERIFY(QFile::copy(fixture, QString::fromStdString(path)));
@@ -363,6 +375,7 @@ class TestSessionStore : public QObject {
         QCOMPARE(list[1].tags, (std::vector<std::string>{"baseline", "views"}));
         QCOMPARE(list[0].mode, std::string("none"));
         for (const SessionSummary& row : list) {
+            QVERIFY2(row.altered_reason.empty(), row.altered_reason.c_str());
             Session s = store.load(row.id);
             QVERIFY2(!s.altered, s.altered_reason.c_str());
             QVERIFY(s.plan.has_value());
@@ -372,7 +385,8 @@ class TestSessionStore : public QObject {
             // slots is the seed's reference strategy: the engine must still plan it identically.
             if (row.strategy == "slots") QVERIFY(r.comparison.identical);
         }
-        QCOMPARE(store.load(list[2].id).notes, std::string("made by tmmu 136481c, schema 2"));
+        QCOMPARE(store.load(list[2].id).notes,
+                 QString("made by tmmu %1, schema %2").arg(commit).arg(schema).toStdString());
         QCOMPARE(store.record(graph_session("new", {"z"})), int64_t(4));
         QCOMPARE(file_bytes(fixture.toStdString()), original); // only the copy was written
     }
