@@ -240,7 +240,7 @@ int cmd_bench(Args& args) {
     // Search nodes for "optimal": the bench reports reproducible heights, so no "ms" form.
     const auto budget_arg = args.value("--budget");
     const uint64_t optimal_budget =
-        budget_arg ? app::parse_positive(*budget_arg, "--budget") : 400000;
+        budget_arg ? app::parse_positive(*budget_arg, "--budget") : kBenchOptimalBudget;
     auto json_out = args.value("--json");
     args.positionals(0, 0);
     if (sends_one_output_to_stdout({{"--json", json_out}})) tables = stderr;
