@@ -160,6 +160,10 @@ Buffer read_buffer(const RowReader& row) {
                              last, b.begin));
         b.end = checked_add(last, 1, row.where + " column 'end'");
     }
+    if (b.end > kMaxTimeStep) // checked here so that validate and plan agree
+        fail(FailureCode::InvalidIrShapes, row.where,
+             fmt::format("lifetime ends at {}; time steps beyond 2^32 - 1 are not supported",
+                         b.end));
     b.size = row.number(Size);
     if (row.has(Alignment)) {
         b.alignment = row.number(Alignment);

@@ -118,6 +118,13 @@ json parse_text(std::string_view text, std::string_view origin) {
         fail(kShapes,
              fmt::format("{}:{}", origin.empty() ? "<json>" : origin, line_col(text, e.byte)),
              "JSON syntax error: " + detail);
+    } catch (const json::exception& e) {
+        // A number too large for a double (1e400) and other values nlohmann cannot hold.
+        std::string what = e.what();
+        auto bracket = what.find("] ");
+        fail(kShapes, origin.empty() ? "<json>" : std::string(origin),
+             "JSON value out of range: " +
+                 (bracket == std::string::npos ? what : what.substr(bracket + 2)));
     }
 }
 

@@ -57,7 +57,7 @@ void check_config(const TransformerConfig& c) {
             FailureCode::InvalidIrShapes, "config.n_kv_head",
             fmt::format("{} heads are not divisible by {} key/value heads", c.n_head, c.n_kv_head));
     if (c.n_layer > kMaxLayers)
-        fail(FailureCode::InvalidArgument, "config.n_layer",
+        fail(FailureCode::InvalidIrShapes, "config.n_layer", // the file's data, not a usage error
              fmt::format("{} layers; the graph builder expands at most {}", c.n_layer, kMaxLayers));
 }
 

@@ -31,6 +31,9 @@ struct OffsetSolution {
     std::string producer;          // strategy that produced it ("auto" reports its winner)
 };
 
+// The last time step a lifetime may end at: plans store steps as 32-bit values.
+inline constexpr uint64_t kMaxTimeStep = UINT32_MAX;
+
 // max over time of the total size of live buffers: no valid plan is lower. O(n log n).
 uint64_t lower_bound_bytes(const OffsetProblem& p);
 // max(offset + size) over buffers; overflow-checked.

@@ -250,7 +250,7 @@ Plan plan_problem(const OffsetProblem& problem, const std::vector<std::string>& 
              fmt::format("{} ids for {} buffers", ids.size(), problem.buffers.size()));
     check_policy(options.policy);
     for (size_t i = 0; i < problem.buffers.size(); ++i)
-        if (problem.buffers[i].end > UINT32_MAX)
+        if (problem.buffers[i].end > kMaxTimeStep)
             fail(FailureCode::InvalidArgument, fmt::format("{}: buffer '{}'", source, ids[i]),
                  "lifetimes beyond 2^32 - 1 time steps are not supported");
     Plan plan;

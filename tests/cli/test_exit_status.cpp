@@ -97,6 +97,24 @@ class TestExitStatus : public QObject {
             "nodes":[{"id":"n","opcode":"sum","inputs":["x"],"outputs":["y"]}]})");
         expect(tmmu({"plan", path}), FailureCode::AllocationOverflow);
     }
+    // Bad data in a file is the file's failure code (INVALID_IR_SHAPES, 10), never usage (2) or
+    // an internal error (3), and validate judges a file exactly as plan does.
+    void dataErrorsAreTheFilesFailure() {
+        const QString huge_number = dir_.filePath("huge-number.json");
+        write(huge_number, R"({"format":"tmmu-ir","version":1,"tensors":[
+            {"id":"x","shape":[1e400],"dtype":"f32","role":"input"},
+            {"id":"y","shape":[4],"dtype":"f32","role":"output"}],
+            "nodes":[{"id":"n","opcode":"sum","inputs":["x"],"outputs":["y"]}]})");
+        const QString far_end = dir_.filePath("far-end.csv");
+        write(far_end, "id,lower,upper,size\na,0,18446744073709551615,8\n");
+        const QString deep = dir_.filePath("deep-config.json");
+        write(deep, R"({"model_type":"gpt2","n_embd":64,"n_layer":1000000,"n_head":4,)"
+                    R"("vocab_size":100,"n_positions":64})");
+        for (const QString& path : {huge_number, far_end, deep}) {
+            expect(tmmu({"plan", path}), FailureCode::InvalidIrShapes);
+            expect(tmmu({"validate", path}), FailureCode::InvalidIrShapes);
+        }
+    }
     void arenaTooSmall() {
         expect(tmmu({"plan", resource("resources/models/examples/residual_blocks.json"), "--arena",
                      "activations=1KiB"}),

@@ -420,8 +420,8 @@ class TestTransformer : public QObject {
         bad.hidden = 770;
         TMMU_EXPECT_FAILURE(build(bad, Mode::Inference), FailureCode::InvalidIrShapes);
         bad = c;
-        bad.n_layer = 100000;
-        TMMU_EXPECT_FAILURE(build(bad, Mode::Inference), FailureCode::InvalidArgument);
+        bad.n_layer = 100000; // a config's data: INVALID_IR_SHAPES (exit 10), not usage (2)
+        TMMU_EXPECT_FAILURE(build(bad, Mode::Inference), FailureCode::InvalidIrShapes);
         bad = c;
         bad.vocab = 0;
         TMMU_EXPECT_FAILURE(build(bad, Mode::Inference), FailureCode::InvalidIrShapes);
