@@ -424,6 +424,7 @@ SessionInput input_from_model(const LoadedModel& model, const ModelRequest& requ
     SessionInput in;
     in.source_path = model.path;
     in.request = request;
+    if (model.kind != ModelKind::TransformerConfig) in.request.batch = in.request.seq = 0;
     in.options = options;
     if (model.graph) {
         in.model_text = save_ir_json(*model.graph);

@@ -26,7 +26,7 @@ struct SessionInput {
     std::string source_path;
     bool is_problem = false; // model_text is CSV (offset problem) instead of IR JSON
     std::string model_text;  // canonical IR JSON (save_ir_json) or CSV (write_dsa_csv)
-    ModelRequest request;
+    ModelRequest request;    // batch and seq are 0 where they do not apply (not a config)
     PlanOptions options;
 };
 

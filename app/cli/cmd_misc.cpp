@@ -48,7 +48,8 @@ int cmd_validate(Args& args) {
         std::fputs(kValidateHelp, stdout);
         return 0;
     }
-    ModelRequest request = model_request_from(args);
+    const RequestChoice request_choice = model_request_from(args);
+    const ModelRequest& request = request_choice.request;
     std::string path = args.positionals(1, 1)[0];
     if (is_checkpoint(read_text_file(path))) {
         Plan plan = read_checkpoint_file(path);
@@ -57,6 +58,7 @@ int cmd_validate(Args& args) {
         return 0;
     }
     LoadedModel model = load_model(path, request);
+    check_request_applies(request_choice, model.kind);
     if (model.graph) {
         Liveness lv = analyze_liveness(*model.graph, request.mode);
         fmt::print("valid model: {}\n{} mode: {} steps, {} storages\n", model.description,
@@ -75,7 +77,7 @@ int cmd_gen(Args& args) {
         std::fputs(kGenHelp, stdout);
         return 0;
     }
-    ModelRequest request = model_request_from(args);
+    const ModelRequest request = model_request_from(args).request; // a config: all apply
     auto out = args.value("--out");
     auto pos = args.positionals(2, 2);
     if (!out) fail(FailureCode::InvalidArgument, "--out", "required: where to write the IR JSON");

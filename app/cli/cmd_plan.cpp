@@ -22,8 +22,9 @@ Llama config.json, or an offset-assignment CSV (id,lower,upper,size). Without MO
 default is planned: GPT-2 small, training, batch 8, sequence 1024.
 
 options:
-  --mode M             inference | forward | training (default training; "backward" = training)
-  --batch N --seq N    batch and sequence length for transformer configs (default 8, 1024)
+  --mode M             inference | forward | training (default training; "backward" = training);
+                       model graphs only
+  --batch N --seq N    batch and sequence length, transformer configs only (default 8, 1024)
   --strategy S         slots | ffd | greedy-size | best-fit | multi-order | auto | optimal
                        (default auto)
   --budget N|Nms       effort of --strategy optimal: N search nodes (default 1000; the
@@ -79,7 +80,8 @@ int cmd_plan(Args& args) {
         std::fputs(kHelp, stdout);
         return 0;
     }
-    ModelRequest request = model_request_from(args);
+    const RequestChoice request_choice = model_request_from(args);
+    const ModelRequest& request = request_choice.request;
     app::PlanChoices choices = plan_choices_from(args);
     auto json_out = args.value("--json");
     bool with_tensors = args.flag("--tensors");
@@ -93,6 +95,7 @@ int cmd_plan(Args& args) {
     std::string path = pos.empty() ? app::default_model_path() : pos[0];
 
     LoadedModel model = load_model(path, request);
+    check_request_applies(request_choice, model.kind);
     PlanOptions options = app::make_plan_options(choices, model.kind);
     Plan plan = plan_model(model, request.mode, options, interruptible_progress());
     if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors) + "\n");

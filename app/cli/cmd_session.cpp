@@ -82,8 +82,11 @@ int show(const Session& s) {
     if (!s.notes.empty()) fmt::print("notes      {}\n", s.notes);
     fmt::print("source     {} ({}, {} bytes stored)\n", m.source_path,
                s.input.is_problem ? "offset problem CSV" : "IR JSON", s.input.model_text.size());
-    fmt::print("mode       {}   batch {}   seq {}   strategy {}\n", m.mode, s.input.request.batch,
-               s.input.request.seq, m.strategy);
+    fmt::print("mode       {}   {}   strategy {}\n", m.mode,
+               s.input.request.batch
+                   ? fmt::format("batch {}   seq {}", s.input.request.batch, s.input.request.seq)
+                   : std::string("batch and seq n/a (not a config)"),
+               m.strategy);
     fmt::print("ir hash    {}\nplan hash  {}\n", s.ir_hash, m.plan_hash);
     if (s.plan) {
         fmt::print("\n{:<14} {:<12} {:>14} {:>14} {:>8}\n", "arena", "strategy", "peak",

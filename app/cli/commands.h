@@ -40,7 +40,16 @@ std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedMod
 
 // Shared option handling: --mode --batch --seq, and --strategy --budget --arena --align --route
 // --replay-token (turned into PlanOptions by app::make_plan_options once the model is loaded).
-ModelRequest model_request_from(Args& args);
+// --mode, --batch and --seq, and which of them were given: they apply only to some models.
+struct RequestChoice {
+    ModelRequest request;
+    const char* given_mode = nullptr;  // "--mode" when given
+    const char* given_shape = nullptr; // "--batch" or "--seq" when given
+};
+RequestChoice model_request_from(Args& args);
+// InvalidArgument for an option the loaded model cannot use: --mode on an offset problem,
+// --batch or --seq on anything but a transformer config.
+void check_request_applies(const RequestChoice& choice, ModelKind kind);
 
 // Whether one of the named output options is "-" (standard output). Two of them would
 // interleave on one stream, so that is InvalidArgument naming the second.

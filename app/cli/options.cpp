@@ -8,12 +8,33 @@
 
 namespace tmmu::cli {
 
-ModelRequest model_request_from(Args& args) {
-    ModelRequest r;
-    if (auto m = args.value("--mode")) r.mode = app::parse_mode_choice(*m, "--mode");
-    if (auto b = args.value("--batch")) r.batch = app::parse_positive(*b, "--batch");
-    if (auto s = args.value("--seq")) r.seq = app::parse_positive(*s, "--seq");
-    return r;
+RequestChoice model_request_from(Args& args) {
+    RequestChoice c;
+    if (auto m = args.value("--mode")) {
+        c.request.mode = app::parse_mode_choice(*m, "--mode");
+        c.given_mode = "--mode";
+    }
+    if (auto b = args.value("--batch")) {
+        c.request.batch = app::parse_positive(*b, "--batch");
+        c.given_shape = "--batch";
+    }
+    if (auto s = args.value("--seq")) {
+        c.request.seq = app::parse_positive(*s, "--seq");
+        c.given_shape = "--seq";
+    }
+    return c;
+}
+
+void check_request_applies(const RequestChoice& c, ModelKind kind) {
+    if (kind == ModelKind::DsaCsv && c.given_mode)
+        fail(FailureCode::InvalidArgument, c.given_mode,
+             "offset-assignment problems (CSV) have no modes; --mode applies to model graphs");
+    if (kind != ModelKind::TransformerConfig && c.given_shape)
+        fail(FailureCode::InvalidArgument, c.given_shape,
+             fmt::format("applies to transformer configs only (this model is {}, whose shapes "
+                         "are fixed)",
+                         kind == ModelKind::DsaCsv ? "an offset-assignment problem"
+                                                   : "an IR graph"));
 }
 
 bool sends_one_output_to_stdout(std::initializer_list<OutputOption> outputs) {

@@ -52,13 +52,20 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     if (!is_power_of_two(alignment))
         fail(FailureCode::AlignmentViolation, "alignment",
              fmt::format("{} is not a power of two", alignment));
+    if ((c.search_budget || c.search_budget_ms) && c.strategy != "optimal")
+        bad("budget",
+            fmt::format("applies to strategy optimal only; '{}' does not search", c.strategy));
     PlanOptions o;
     o.strategy = c.strategy;
     o.search_budget = c.search_budget;
     o.search_budget_ms = c.search_budget_ms;
     o.replay_token = c.replay_token;
-    // An offset problem plans into the policy's arena "arena" (plan_problem).
-    if (problem) o.policy.set_capacity(kProblemArena, UINT64_MAX);
+    // An offset problem plans into the policy's arena "arena" (plan_problem), its only one:
+    // no roles, so every role names it, and sessions record just the arena that was used.
+    if (problem) {
+        o.policy.arenas = {ArenaConfig{kProblemArena, UINT64_MAX, 1}};
+        o.policy.arena_of_role.fill(kProblemArena);
+    }
     // Capacities first, then routes: new arenas are created (and so ordered in the plan and
     // its hash) in the order `tmmu` has always used.
     for (const auto& [name, bytes] : c.capacities)

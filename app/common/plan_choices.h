@@ -30,9 +30,9 @@ struct PlanChoices {
 };
 
 // Engine options for a model of this kind. Throws Failure(InvalidArgument) for an unknown
-// strategy, a capacity naming an arena no role is routed to (offset problems have the single
-// arena "arena"), or routes given for an offset problem; Failure(AlignmentViolation) for an
-// alignment that is not a power of two.
+// strategy, a search budget for a strategy other than optimal, a capacity naming an arena no role
+// is routed to (offset problems have the single arena "arena"), or routes given for an offset
+// problem; Failure(AlignmentViolation) for an alignment that is not a power of two.
 PlanOptions make_plan_options(const PlanChoices& choices, ModelKind kind);
 
 // The text forms both front ends accept; `where` names the option or field in errors.

@@ -40,8 +40,9 @@ std::string_view export_extension(ExportFormat f) {
     case ExportFormat::Csv:
         return ".csv";
     case ExportFormat::Json:
-    case ExportFormat::ChromeTrace: // Perfetto reads .json traces
         return ".json";
+    case ExportFormat::ChromeTrace: // Perfetto reads .json traces; distinct from the json export
+        return ".trace.json";
     }
     return "";
 }

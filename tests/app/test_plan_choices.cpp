@@ -93,6 +93,7 @@ class TestPlanChoices : public QObject {
         app::parse_budget("400000", c, "--budget");
         QCOMPARE(c.search_budget, uint64_t(400000));
         c.replay_token[0] = 0xAB;
+        c.strategy = "optimal";
         const PlanOptions o = app::make_plan_options(c, ModelKind::IrJson);
         QCOMPARE(o.search_budget, uint64_t(400000));
         QCOMPARE(o.search_budget_ms, uint64_t(250));
@@ -100,6 +101,32 @@ class TestPlanChoices : public QObject {
         for (const char* bad : {"", "0", "ms", "12x", "-5", "5 ms"})
             TMMU_EXPECT_FAILURE(app::parse_budget(bad, c, "--budget"),
                                 FailureCode::InvalidArgument);
+    }
+
+    // A budget only means something to the search: with a heuristic it would be silently
+    // ignored, so it is an error naming the strategy.
+    void budgetWithAHeuristicIsAnError() {
+        app::PlanChoices c;
+        app::parse_budget("1000", c, "--budget");
+        for (const char* heuristic : {"auto", "slots", "greedy-size"}) {
+            c.strategy = heuristic;
+            auto f = test::capture_failure([&] { app::make_plan_options(c, ModelKind::IrJson); });
+            QVERIFY2(f && f->code() == FailureCode::InvalidArgument, heuristic);
+            QVERIFY2(std::string(f->what()).find(heuristic) != std::string::npos, f->what());
+        }
+    }
+
+    // An offset problem has one arena: the options (and so recorded sessions) hold just it.
+    void problemsHaveOneArena() {
+        app::PlanChoices c;
+        c.capacities.push_back({"arena", 4096});
+        const PlanOptions o = app::make_plan_options(c, ModelKind::DsaCsv);
+        QCOMPARE(o.policy.arenas.size(), size_t(1));
+        QCOMPARE(o.policy.arenas[0].name, std::string("arena"));
+        QCOMPARE(o.policy.arenas[0].capacity, uint64_t(4096));
+        QCOMPARE(o.policy.arenas[0].alignment, uint64_t(1));
+        for (const std::string& arena : o.policy.arena_of_role)
+            QCOMPARE(arena, std::string("arena"));
     }
 
     void textFormsParseOrSayWhatIsWrong() {

@@ -17,10 +17,13 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <QXmlStreamReader>
+#include <set>
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sqlite3.h>
 
 using namespace tmmu;
@@ -141,7 +144,12 @@ class TestExport : public QObject {
         }
         QVERIFY(!parse_export_format("HTML").has_value());
         QVERIFY(!parse_export_format("").has_value());
-        QCOMPARE(export_extension(ExportFormat::ChromeTrace), std::string_view(".json"));
+        // Default file names differ by format, so two exports of a session never collide.
+        QCOMPARE(export_extension(ExportFormat::ChromeTrace), std::string_view(".trace.json"));
+        std::set<std::string_view> extensions;
+        for (const char* name : {"html", "pdf", "csv", "json", "chrome-trace"})
+            extensions.insert(export_extension(*parse_export_format(name)));
+        QCOMPARE(extensions.size(), size_t(5));
     }
 
     void htmlIsWellFormedAndComplete() {
@@ -400,6 +408,14 @@ class TestExport : public QObject {
         r = run(TMMU_CLI, {"export", id, "--format", "csv", "--out", "-", "--sessions", db});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out.toStdString(), export_session(graph_, ExportFormat::Csv));
+
+        // The json and chrome-trace exports default to different names: neither overwrites.
+        for (const char* format : {"json", "chrome-trace"})
+            QCOMPARE(run(TMMU_CLI, {"export", id, "--format", format, "--sessions", db}, cwd.path())
+                         .code,
+                     0);
+        QVERIFY(QFile::exists(cwd.path() + "/session-" + id + ".json"));
+        QVERIFY(QFile::exists(cwd.path() + "/session-" + id + ".trace.json"));
 
         QString trace = cwd.path() + "/t.json";
         r = run(TMMU_CLI,

@@ -116,6 +116,35 @@ class TestSessionCli : public QObject {
         QCOMPARE(f.readAll(), QByteArray("just some text, not a database\n"));
     }
 
+    // Options a model cannot use are usage errors, not silently dropped; what a CSV session
+    // records is what applied to it (one arena, no batch or sequence length).
+    void optionsMeanWhatTheySay() {
+        QTemporaryDir dir;
+        const QString csv = dir.path() + "/p.csv";
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("id,lower,upper,size\nb1,0,3,40\nb2,1,9,40\n");
+        f.close();
+        const QList<QStringList> refused = {
+            {"plan", csv, "--mode", "training"},
+            {"plan", csv, "--batch", "4"},
+            {"validate", csv, "--mode", "training"},
+            {"plan", kModel, "--seq", "4"},
+            {"plan", kModel, "--budget", "100"},
+            {"plan", kModel, "--strategy", "slots", "--budget", "5ms"}};
+        for (const QStringList& args : refused) {
+            Result r = run_tmmu(args);
+            QVERIFY2(r.code == 2, qPrintable(args.join(' ') + " -> " + r.err));
+        }
+        const QString db = dir.path() + "/s.db";
+        QCOMPARE(run_tmmu({"plan", csv, "--record", "--quiet", "--sessions", db}).code, 0);
+        Result show = run_tmmu({"session", "show", "1", "--sessions", db});
+        QVERIFY2(show.out.contains("batch and seq n/a"), qPrintable(show.out));
+        Session s = SessionStore(db.toStdString()).load(1);
+        QCOMPARE(s.input.options.policy.arenas.size(), size_t(1));
+        QCOMPARE(s.input.request.batch, uint64_t(0));
+    }
+
     void readingCommandsOnAMissingDatabaseCreateNothing() {
         QTemporaryDir dir;
         const QString db = dir.path() + "/nonexistent/dir/s.db";
