@@ -221,6 +221,41 @@ nlohmann::json bench_scaling(size_t max_buffers) {
     return rows;
 }
 
+// How closely "optimal" keeps a time budget (--budget Nms): the wall time of the whole
+// strategy, seeding included, against the budget, on minimalloc's densest instance (J) and
+// on 20,000 realistic random buffers (where the improvement search runs).
+nlohmann::json bench_time_budgets(const std::string& dir) {
+    std::vector<std::pair<std::string, OffsetProblem>> cases;
+    const std::string j = (std::filesystem::path(dir) / "minimalloc" / "J.1048576.csv").string();
+    if (std::filesystem::exists(j)) cases.emplace_back("minimalloc J", load_dsa_csv(j).problem);
+    cases.emplace_back("random 20000", realistic_random_problem(1, 20000));
+    fmt::print(tables, "== time budgets of optimal ==  cells: wall time (overrun over budget)\n");
+    fmt::print(tables, "{:<22}", "instance");
+    for (uint64_t ms : {10, 100, 1000})
+        fmt::print(tables, " {:>22}", fmt::format("{} ms", ms));
+    fmt::print(tables, "\n");
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& [name, p] : cases) {
+        fmt::print(tables, "{:<22}", name);
+        nlohmann::json row{{"name", name}};
+        for (uint64_t ms : {10, 100, 1000}) {
+            OptimalOptions options;
+            options.time_budget_ms = ms;
+            const auto start = Clock::now();
+            (void)solve_optimal(p, options, interruptible_progress());
+            const double took =
+                std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+            fmt::print(tables, " {:>22}",
+                       fmt::format("{:.1f} ms ({:+.1f}%)", took, (took / double(ms) - 1) * 100));
+            row["budgets"].push_back({{"budget_ms", ms}, {"wall_ms", took}});
+        }
+        fmt::print(tables, "\n");
+        rows.push_back(row);
+    }
+    fmt::print(tables, "\n");
+    return rows;
+}
+
 std::string default_data_dir() {
     if (const char* env = std::getenv("TMMU_DSA_DIR")) return env;
     return "../shared/data/dsa";
@@ -248,6 +283,7 @@ int cmd_bench(Args& args) {
     report["instances"] = bench_instances(dir, optimal_budget);
     report["graphs"] = bench_graphs();
     report["scaling"] = bench_scaling(max_buffers);
+    report["time_budgets"] = bench_time_budgets(dir);
     if (json_out) write_output(*json_out, report.dump(2) + "\n");
     return 0;
 }

@@ -342,6 +342,44 @@ class TestOptimal : public QObject {
         QCOMPARE(reports, size_t(3));
     }
 
+    // Issue 11: the improvement search of components too large for the exact one ran 100,000
+    // nodes of its own on top of the budget (12 s at 5,000 buffers with the default budget).
+    // Every search node polls every kPollEvery nodes, so the polls count every phase's nodes.
+    void everyPhaseCountsAgainstTheNodeBudget() {
+        const OffsetProblem p = test::random_problem(5, 5000, 400, 1 << 16, false);
+        QVERIFY(optimal::split_components(p).front().items.size() > 2000); // improved, not searched
+        for (uint64_t budget : {uint64_t{1000}, uint64_t{20'000}}) {
+            size_t polls = 0;
+            Progress progress;
+            progress.on_progress = [&](double, std::string_view stage) {
+                polls += stage == "optimal: search";
+            };
+            OptimalOptions options;
+            options.node_budget = budget;
+            const OptimalResult r = solve_optimal(p, options, progress);
+            QVERIFY2(polls * optimal::kPollEvery <= budget + optimal::kPollEvery,
+                     qPrintable(QString("%1 polls for a budget of %2").arg(polls).arg(budget)));
+            QVERIFY(r.nodes <= budget);
+            QVERIFY(height_of(p, r.solution.offsets) <= r.heuristic_height);
+        }
+    }
+
+    // Issue 11: --budget 100ms on minimalloc's J once ran for minutes (a negative time share
+    // divided by an unsigned count became a deadline far in the future). A sanity bound, 20x
+    // the budget; tmmu bench prints the overrun itself.
+    void timeBudgetEndsOnADenseInstance() {
+        const QString path = QString::fromUtf8(TMMU_DSA_DIR) + "/minimalloc/J.1048576.csv";
+        TMMU_REQUIRE_DATA(QFileInfo::exists(path), "the minimalloc suite at " + path);
+        const DsaProblem d = load_dsa_csv(path.toStdString());
+        OptimalOptions options;
+        options.time_budget_ms = 100;
+        const auto started = std::chrono::steady_clock::now();
+        const OptimalResult r = solve_optimal(d.problem, options, Progress{});
+        QVERIFY(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
+        QVERIFY(!r.proven);
+        QVERIFY(height_of(d.problem, r.solution.offsets) <= r.heuristic_height);
+    }
+
     void timeBudgetStopsALongSearch() {
         const OffsetProblem p = long_search();
         QVERIFY(auto_height(p) > lower_bound_bytes(p));
@@ -372,16 +410,20 @@ class TestOptimal : public QObject {
     void improvesGroupsTooLargeToSearch() {
         // 10,000 time-connected buffers: above the exact search's limit, so only the windowed
         // improvement can lower multi-order's plan (it does: +3.9% -> +1.8% over the bound).
+        // The improvement gets half of the node budget, at most 100,000 nodes: this budget
+        // gives it all of them.
+        constexpr uint64_t kBudget = 200'000;
         OffsetProblem p = realistic_random_problem(1, 10'000);
-        const OptimalResult r = run_optimal(p, kDefaultOptimalBudget);
+        const OptimalResult r = run_optimal(p, kBudget);
         QVERIFY(r.solution.height < r.heuristic_height);
         QVERIFY(r.solution.height >= r.lower_bound);
+        QVERIFY(r.nodes <= kBudget);
         QCOMPARE(r.solution.height, height_of(p, r.solution.offsets));
-        QVERIFY(r.solution.offsets == run_optimal(p, kDefaultOptimalBudget).solution.offsets);
+        QVERIFY(r.solution.offsets == run_optimal(p, kBudget).solution.offsets);
         // Pinned buffers stay where they are and the windows step around them.
         p.buffers[5000].pinned = 0;
         p.buffers[5001].pinned = 1u << 26;
-        const OptimalResult pinned = run_optimal(p, kDefaultOptimalBudget);
+        const OptimalResult pinned = run_optimal(p, kBudget);
         QCOMPARE(pinned.solution.offsets[5000], 0u);
         QCOMPARE(pinned.solution.offsets[5001], uint64_t(1) << 26);
         QVERIFY(pinned.solution.height <= pinned.heuristic_height);

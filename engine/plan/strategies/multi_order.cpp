@@ -60,9 +60,11 @@ struct Plan {
 
 class Search {
   public:
-    Search(const OffsetProblem& p, const Progress& progress)
+    Search(const OffsetProblem& p, const Progress& progress,
+           std::chrono::steady_clock::time_point stop_at)
         : p_(p), progress_(progress), placer_(p), seed_(placement::seed_solution(p)),
-          bound_(lower_bound_bytes(p)), budget_(multi_order_budget(p.buffers.size())) {}
+          bound_(lower_bound_bytes(p)), budget_(multi_order_budget(p.buffers.size())),
+          stop_at_(stop_at) {}
 
     MultiOrderRuns run() {
         MultiOrderRuns runs;
@@ -87,9 +89,13 @@ class Search {
     }
 
   private:
-    // No lower plan exists, or the next run would overspend. Runs cost about the same, so the
-    // last one predicts the next.
-    bool done() const { return best_.height <= bound_ || spent_ + placer_.last_work() > budget_; }
+    // No lower plan exists, or the next run would overspend (runs cost about the same, so the
+    // last one predicts the next), or the caller's time is up.
+    bool done() const {
+        return best_.height <= bound_ || spent_ + placer_.last_work() > budget_ ||
+               (stop_at_ != std::chrono::steady_clock::time_point::max() &&
+                std::chrono::steady_clock::now() >= stop_at_);
+    }
 
     Plan place(std::vector<uint32_t> order, GapRule rule, size_t kept = 0,
                const std::vector<uint64_t>& previous = {}) {
@@ -184,6 +190,7 @@ class Search {
     const placement::Seed seed_;
     const uint64_t bound_;
     const uint64_t budget_;
+    const std::chrono::steady_clock::time_point stop_at_;
     uint64_t spent_ = 0;
     std::vector<std::pair<std::vector<uint32_t>, GapRule>> tried_; // candidates placed so far
     Plan best_;
@@ -199,9 +206,10 @@ uint64_t multi_order_budget(size_t n) {
     return kBudgetPerBuffer * m + quadratic;
 }
 
-MultiOrderRuns solve_multi_order_runs(const OffsetProblem& p, const Progress& progress) {
+MultiOrderRuns solve_multi_order_runs(const OffsetProblem& p, const Progress& progress,
+                                      std::chrono::steady_clock::time_point stop_at) {
     check_offset_problem(p, "strategy multi-order");
-    return Search(p, progress).run();
+    return Search(p, progress, stop_at).run();
 }
 
 OffsetSolution MultiOrderStrategy::solve(const OffsetProblem& p, const Progress& progress) const {

@@ -9,6 +9,7 @@
 #include "plan/strategies/best_fit.h"
 #include "plan/strategy.h"
 
+#include <chrono>
 #include <cstdint>
 
 namespace tmmu {
@@ -28,7 +29,11 @@ struct MultiOrderRuns {
     BestFitRuns best_fit;
     OffsetSolution best; // producer "multi-order"
 };
-MultiOrderRuns solve_multi_order_runs(const OffsetProblem& p, const Progress& progress);
+// stop_at: no run starts after it (best-fit's are always made): how "optimal" keeps a time
+// budget while seeding its search.
+MultiOrderRuns solve_multi_order_runs(
+    const OffsetProblem& p, const Progress& progress,
+    std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max());
 
 // The placement work multi-order may spend on a problem of n buffers, in GapPlacer::last_work
 // units. Grows linearly with n; a run that would exceed it is not started.

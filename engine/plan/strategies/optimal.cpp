@@ -22,8 +22,8 @@ constexpr std::string_view kStage = "strategy optimal";
 // Components with more items than this are left as multi-order placed them: the search's
 // per-node cost and its overlap lists grow with the items.
 constexpr size_t kMaxSearchItems = 2000;
-// Nodes of the improvement search (optimal_improve.h) for those larger components, on top of the
-// node budget: the default budget is sized for the exact search of small problems.
+// Nodes of the improvement search (optimal_improve.h) for those larger components: at most this,
+// and at most half of the node budget (every phase counts against it).
 constexpr uint64_t kImproveNodes = 100'000;
 constexpr uint64_t kMinAttempt = 4096; // nodes: the least a target is given while nodes remain
 constexpr uint64_t kBoundShare = 2;    // the first try at the bound gets half of the nodes
@@ -66,19 +66,20 @@ Outcome round_robin(const Component& c, uint64_t target, NodeBudget& budget, uin
 }
 
 // Runs the improvement search on every component too large for the exact one whose top is above
-// floor, with kImproveNodes shared by them; returns the plan's new height.
+// floor, with `nodes` of the budget shared by them; returns the plan's new height.
 uint64_t improve_large(const OffsetProblem& p, const std::vector<Component>& comps, uint64_t floor,
-                       const std::function<bool()>& poll, std::vector<uint64_t>& offsets) {
-    NodeBudget budget;
-    budget.limit = kImproveNodes;
-    budget.poll = poll;
+                       uint64_t nodes, NodeBudget& budget, std::vector<uint64_t>& offsets) {
+    const uint64_t total_limit = budget.limit;
+    budget.limit = budget.spent + std::min(nodes, total_limit - budget.spent);
     for (const Component& c : comps) {
+        if (budget.stopped) break;
         if (c.items.size() <= kMaxSearchItems || component_height(c, offsets) <= floor) continue;
         std::vector<uint32_t> members;
         for (const optimal::Item& it : c.items)
             members.push_back(it.buffer);
         optimal::improve_group(p, members, floor, budget, offsets);
     }
+    budget.limit = total_limit;
     return solution_height(p, offsets);
 }
 
@@ -90,7 +91,10 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     using Clock = std::chrono::steady_clock;
     const Clock::time_point started = Clock::now();
     OptimalResult r;
-    OffsetSolution start = solve_multi_order_runs(p, progress).best;
+    const bool timed = options.time_budget_ms > 0;
+    const auto deadline = started + std::chrono::milliseconds(options.time_budget_ms);
+    OffsetSolution start =
+        solve_multi_order_runs(p, progress, timed ? deadline : Clock::time_point::max()).best;
     const placement::Seed seed = placement::seed_solution(p);
     std::vector<uint64_t> offsets = std::move(start.offsets);
     uint64_t best = start.height;
@@ -103,8 +107,6 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     bool proof = true;
     std::vector<Component> comps =
         best > lo ? optimal::split_components(p) : std::vector<Component>{};
-    const bool timed = options.time_budget_ms > 0;
-    const auto deadline = started + std::chrono::milliseconds(options.time_budget_ms);
     auto attempt_deadline = deadline; // timed: the current target's share of the time
     NodeBudget budget;
     budget.limit = timed ? UINT64_MAX : options.node_budget;
@@ -116,11 +118,14 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
         progress.report(std::min(done, 1.0), "optimal: search");
         return progress.cancelled() || (timed && Clock::now() >= attempt_deadline);
     };
-    // Components too large for the exact search are improved first, with nodes of their own;
-    // the targets below then lower the others down to them.
+    // Components too large for the exact search are improved first, with up to half of the
+    // nodes (a time budget: half of the time); the targets below then lower the others down
+    // to them.
     if (options.node_budget > 0 || timed) {
-        best = std::max(seed.pinned_top, improve_large(p, comps, lo, budget.poll, offsets));
-        if (progress.cancelled()) budget.stopped = true;
+        if (timed) attempt_deadline = started + (deadline - started) / 2;
+        const uint64_t nodes = timed ? kImproveNodes : std::min(kImproveNodes, budget.limit / 2);
+        best = std::max(seed.pinned_top, improve_large(p, comps, lo, nodes, budget, offsets));
+        if (timed && !progress.cancelled() && Clock::now() < deadline) budget.stopped = false;
     }
     // Schedule (deterministic for a node budget): the arena's capacity first when the heuristic
     // misses it (the decision the caller needs), else the bound with half of the nodes (a
@@ -131,7 +136,8 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     // target was given up unproven, the search stops when the gap is below best / kTinyGap.
     bool first = true, descending = true, bound_failed = false;
     const uint64_t bound = lo;
-    while (best > lo && budget.spent < budget.limit && !budget.stopped) {
+    const auto out_of_time = [&] { return timed && Clock::now() >= deadline; };
+    while (best > lo && budget.spent < budget.limit && !budget.stopped && !out_of_time()) {
         const bool capacity_first = first && p.capacity < best && p.capacity >= lo;
         if (!proof && best - lo <= best / kTinyGap) break;
         const uint64_t target = capacity_first ? p.capacity
@@ -153,9 +159,9 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
             timed || target != bound || nodes > (UINT64_MAX - budget.work) / kWorkPerNode
                 ? UINT64_MAX
                 : budget.work + nodes * kWorkPerNode;
-        if (timed) {
+        if (timed) { // the loop runs only before the deadline, so deadline - now > 0
             const auto now = Clock::now();
-            attempt_deadline = now + (deadline - now) / share_div;
+            attempt_deadline = now + (deadline - now) / static_cast<int64_t>(share_div);
         }
         Outcome outcome = Outcome::Found;
         for (Component& c : comps) {

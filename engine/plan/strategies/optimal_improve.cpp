@@ -137,6 +137,12 @@ uint64_t improve_group(const OffsetProblem& p, const std::vector<uint32_t>& memb
     for (size_t windows = 0; windows < kMaxWindows && top > floor && step >= last &&
                              budget.spent < budget.limit && !budget.stopped;
          ++windows) {
+        // A window's set-up scans the whole problem without counting nodes: poll here too, so
+        // a time budget or a cancel also stops a run of cheap windows.
+        if (budget.poll && budget.poll()) {
+            budget.stopped = true;
+            break;
+        }
         const uint64_t target = top - std::min(step, top - floor);
         bool ok = false;
         for (size_t size = kWindowItems / 2; size <= kWindowItems && !ok; size *= 2) {

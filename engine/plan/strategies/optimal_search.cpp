@@ -371,8 +371,7 @@ class Search {
             subs.push_back({{}, bounds[k], bounds[k + 1]});
         for (uint32_t j : part.items)
             if (!placed_[j]) {
-                const size_t k = std::upper_bound(bounds.begin(), bounds.end(),
-                                                  c_.items[j].first) -
+                const size_t k = std::upper_bound(bounds.begin(), bounds.end(), c_.items[j].first) -
                                  bounds.begin() - 1;
                 subs[k].items.push_back(j);
             }
