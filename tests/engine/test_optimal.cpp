@@ -33,14 +33,9 @@ OffsetProblem small_problem(uint32_t seed, size_t n) {
     return p;
 }
 
-// The height of a plan, computed here rather than with the engine's solution_height (which the
-// strategies use to compute the heights under test).
-uint64_t height_of(const OffsetProblem& p, const std::vector<uint64_t>& offsets) {
-    uint64_t h = 0;
-    for (size_t i = 0; i < p.buffers.size(); ++i)
-        h = std::max(h, offsets[i] + p.buffers[i].size);
-    return h;
-}
+// Heights from the tests' own checker (test_support.h), not the engine's solution_height,
+// which the strategies use to compute the heights under test.
+using test::height_of;
 
 // The lowest aligned offset of buffer b that no placed buffer meeting it in time overlaps. A
 // conflict at o also covers every offset up to that buffer's end, so jumping there skips no

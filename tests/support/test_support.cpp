@@ -151,6 +151,38 @@ Graph random_graph(uint32_t seed, size_t nodes, bool training) {
     return g;
 }
 
+uint64_t height_of(const OffsetProblem& p, const std::vector<uint64_t>& offsets) {
+    uint64_t h = 0;
+    for (size_t i = 0; i < p.buffers.size() && i < offsets.size(); ++i)
+        h = std::max(h, offsets[i] + p.buffers[i].size);
+    return h;
+}
+
+std::string check_solution(const OffsetProblem& p, const OffsetSolution& s) {
+    const auto& b = p.buffers;
+    if (s.offsets.size() != b.size())
+        return fmt::format("{} offsets for {} buffers", s.offsets.size(), b.size());
+    for (size_t i = 0; i < b.size(); ++i) {
+        if (b[i].alignment > 1 && s.offsets[i] % b[i].alignment != 0)
+            return fmt::format("buffer {} at {} breaks its alignment {}", i, s.offsets[i],
+                               b[i].alignment);
+        if (b[i].pinned && s.offsets[i] != *b[i].pinned)
+            return fmt::format("buffer {} at {}, pinned at {}", i, s.offsets[i], *b[i].pinned);
+        for (size_t j = i + 1; j < b.size(); ++j) {
+            const bool same_time = b[i].begin < b[j].end && b[j].begin < b[i].end;
+            const bool same_bytes = b[i].size > 0 && b[j].size > 0 &&
+                                    s.offsets[i] < s.offsets[j] + b[j].size &&
+                                    s.offsets[j] < s.offsets[i] + b[i].size;
+            if (same_time && same_bytes)
+                return fmt::format("buffers {} and {} meet in time and share bytes", i, j);
+        }
+    }
+    if (s.height != height_of(p, s.offsets))
+        return fmt::format("claims height {}, its offsets reach {}", s.height,
+                           height_of(p, s.offsets));
+    return {};
+}
+
 ProgramRun run_program(const QString& program, const QStringList& args, int timeout_ms,
                        const QProcessEnvironment& env) {
     QProcess p;

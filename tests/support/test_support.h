@@ -34,6 +34,12 @@ std::optional<std::string> read_file(const std::string& path);
 OffsetProblem random_problem(uint32_t seed, size_t n, uint64_t horizon, uint64_t max_size,
                              bool aligned);
 
+// The tests' own plan checker for offset problems, sharing no helper with the strategies or
+// the validator: height as the largest offset + size, every pair of buffers that meet in time
+// apart in bytes, alignments, pins, and the claimed height. "" when right, else what is wrong.
+uint64_t height_of(const OffsetProblem& p, const std::vector<uint64_t>& offsets);
+std::string check_solution(const OffsetProblem& p, const OffsetSolution& s);
+
 // A finished program: its exit code (-1 when it crashed or did not finish in time), stdout and
 // stderr.
 struct ProgramRun {
