@@ -248,6 +248,12 @@ def main():
                 print(f"{module:18} {m.where():48} {m.kind:14} {m.after.strip()}")
         return
 
+    # A run killed hard (SIGKILL, a machine restart) cannot restore its last mutant: refuse to
+    # measure on top of one.
+    touched = [f for module, _ in plan for f in MODULES[module][0]]
+    if subprocess.run(["git", "-C", ROOT, "diff", "--quiet", "--"] + touched).returncode != 0:
+        sys.exit("mutate.py: the files to mutate differ from git (a mutant left by a killed "
+                 "run?); see git diff, restore them with git checkout -- FILE")
     configure(args.build)
     tree = Tree()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("mutate.py: terminated"))
