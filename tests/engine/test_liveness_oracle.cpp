@@ -53,6 +53,12 @@ std::string compare(const Graph& g, const Liveness& engine, const test::NaiveLiv
             return fmt::format("storage of '{}': [{}, {}) {} B (engine) vs [{}, {}) {} B (naive)",
                                id(s.members.front()), s.life.begin, s.life.end, s.bytes, n.begin,
                                n.end, n.bytes);
+        if (s.root != n.root || s.alignment != n.alignment || s.pinned_offset != n.pinned)
+            return fmt::format("storage of '{}': root '{}', alignment {}, pinned {} (engine) vs "
+                               "'{}', {}, {} (naive)",
+                               id(s.members.front()), id(s.root), s.alignment,
+                               s.pinned_offset ? int64_t(*s.pinned_offset) : -1, id(n.root),
+                               n.alignment, n.pinned ? int64_t(*n.pinned) : -1);
     }
     return {};
 }
@@ -74,6 +80,7 @@ struct Coverage {
             if (!x.alias_group.empty()) seen["alias group member"]++;
             if (x.saved_for_backward) seen[fmt::format("saved ({})", mode_name(mode))]++;
             if (!x.must_not_alias.empty()) seen["must_not_alias"]++;
+            if (x.pinned_offset) seen[x.view ? "pinned view" : "pinned"]++;
             if (x.in_place_of != kNone)
                 seen[lv.in_place_accepted[t] ? "in-place accepted" : "in-place refused"]++;
         }
@@ -90,6 +97,8 @@ Graph with_every_feature(uint32_t seed, size_t nodes) {
     const TensorIndex m = gb.add_tensor("m", {64}, DType::F32, Role::OptimizerState);
     const TensorIndex x = gb.add_tensor("x", {64}, DType::F32, Role::Input);
     const TensorIndex late = gb.add_tensor("late", {64}, DType::F32, Role::Input);
+    if (seed % 2 == 0) gb.tensor(w).pinned_offset = 4096 * (1 + seed % 3); // a pinned weight
+    if (seed % 5 == 0) gb.tensor(x).alignment = 256;
     std::vector<TensorIndex> values{x, w};
     std::vector<TensorIndex> saved;
     for (size_t n = 0; n < nodes; ++n) {
@@ -112,6 +121,7 @@ Graph with_every_feature(uint32_t seed, size_t nodes) {
             gb.tensor(v1).view = ViewDesc{out, 64, 128};
             const TensorIndex v2 = gb.add_tensor("vv", {8}, DType::F32, Role::Activation);
             gb.tensor(v2).view = ViewDesc{v1, 32, 32};
+            if (rng() % 3 == 0) gb.tensor(v2).pinned_offset = 8192 + 64 + 32; // its base at 8192
             gb.add_node("view", {out}, {v1}, Phase::Forward);
             gb.add_node("view", {v1}, {v2}, Phase::Forward);
             values.push_back(v2);
@@ -170,7 +180,7 @@ class TestLivenessOracle : public QObject {
              {"parameter", "input", "output", "activation", "gradient", "optimizer_state",
               "workspace", "view", "view at an offset", "view of a view", "alias group member",
               "saved (inference)", "saved (forward)", "saved (training)", "must_not_alias",
-              "in-place accepted", "in-place refused"})
+              "pinned", "pinned view", "in-place accepted", "in-place refused"})
             QVERIFY2(cov.seen[feature] >= 100, feature);
     }
 
@@ -215,6 +225,29 @@ class TestLivenessOracle : public QObject {
                 return;
             }
         QFAIL("no two tensors of one arena live at the same time");
+    }
+
+    // Pins that cannot all hold are refused by the engine, and the naive storage says why.
+    void conflictingPinsAreRefusedByBoth() {
+        for (const auto& [view_pin, other_pin] :
+             {std::pair<uint64_t, uint64_t>{32, 0}, std::pair<uint64_t, uint64_t>{1000, 2000}}) {
+            GraphBuilder gb("pins");
+            const TensorIndex x = gb.add_tensor("x", {64}, DType::F32, Role::Input);
+            const TensorIndex h = gb.add_tensor("h", {64}, DType::F32, Role::Activation);
+            const TensorIndex v = gb.add_tensor("v", {16}, DType::F32, Role::Activation);
+            gb.tensor(v).view = ViewDesc{h, 64, 64};
+            gb.tensor(v).pinned_offset = view_pin; // below 64: under its base's start
+            if (other_pin) gb.tensor(h).pinned_offset = other_pin; // base at 936 vs 2000
+            const TensorIndex y = gb.add_tensor("y", {16}, DType::F32, Role::Output);
+            gb.add_node("op", {x}, {h}, Phase::Forward);
+            gb.add_node("view", {h}, {v}, Phase::Forward);
+            gb.add_node("op", {v}, {y}, Phase::Forward);
+            Graph g = gb.take();
+            finalize_graph(g);
+            TMMU_EXPECT_FAILURE(analyze_liveness(g, Mode::Inference), FailureCode::InvalidIrShapes);
+            const test::NaiveLiveness naive = test::naive_liveness(g, Mode::Inference);
+            QVERIFY(!test::naive_storage(g, naive, naive.storage[v]).pin_conflict.empty());
+        }
     }
 
     // The oracle is not blind: each planted liveness bug is reported.

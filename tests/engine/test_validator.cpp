@@ -70,6 +70,13 @@ class TestValidator : public QObject {
         QCOMPARE(f->code(), FailureCode::AddressCollision);
         QVERIFY2(contains(f->what(), "buffer 0") && contains(f->what(), "buffer 2"), f->what());
         QVERIFY2(contains(f->what(), "time step 1"), f->what());
+        // The lower index is named first, whichever the scan met first, so messages are stable.
+        const std::string text = f->what();
+        QVERIFY2(text.find("buffer 0") < text.find("buffer 2"), f->what());
+        auto g = test::capture_failure([&] { validate_solution(p, {2, 0, 0}, "x"); });
+        QVERIFY(g.has_value());
+        const std::string swapped = g->what();
+        QVERIFY2(swapped.find("buffer 0") < swapped.find("buffer 2"), g->what());
     }
 
     void findsCollisionBeyondNeighbours() {

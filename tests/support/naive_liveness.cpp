@@ -129,11 +129,23 @@ NaiveStorage naive_storage(const Graph& g, const NaiveLiveness& lv, TensorIndex 
     bool first = true;
     for (TensorIndex t = 0; t < lv.storage.size(); ++t) {
         if (!lv.active[t] || lv.storage[t] != representative) continue;
+        const Tensor& x = g.tensors[t];
         s.begin = first ? lv.begin[t] : std::min(s.begin, lv.begin[t]);
         s.end = first ? lv.end[t] : std::max(s.end, lv.end[t]);
-        s.bytes = std::max(s.bytes, lv.offset[t] + g.tensors[t].bytes);
+        s.bytes = std::max(s.bytes, lv.offset[t] + x.bytes);
+        s.alignment = std::max(s.alignment, x.alignment);
+        if (!x.view && (s.root == kNone || x.bytes > g.tensors[s.root].bytes)) s.root = t;
         first = false;
+        if (!x.pinned_offset) continue;
+        if (*x.pinned_offset < lv.offset[t]) {
+            s.pin_conflict = fmt::format("'{}' is pinned below its storage's start", x.id);
+        } else if (s.pinned && *s.pinned != *x.pinned_offset - lv.offset[t]) {
+            s.pin_conflict = fmt::format("'{}' pins its storage elsewhere", x.id);
+        } else {
+            s.pinned = *x.pinned_offset - lv.offset[t];
+        }
     }
+    if (s.root == kNone) s.root = representative; // only views: the first member
     return s;
 }
 

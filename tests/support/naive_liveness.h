@@ -9,6 +9,7 @@
 #include "plan/plan.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,18 @@ struct NaiveLiveness {
 
 NaiveLiveness naive_liveness(const Graph& g, Mode mode);
 
-// Storage lifetime (the hull of its members') and bytes (the largest member end), per storage
-// representative.
+// Per storage representative: lifetime (the hull of its members'), bytes (the largest member
+// end), the member owning the bytes (the largest tensor that is not a view, the first of equal
+// ones; the first member when all are views), alignment (the largest member's), and the pinned
+// offset of the storage's start that its members' pins imply; pin_conflict says why they
+// cannot all hold (a view pinned below its base, two different starts).
 struct NaiveStorage {
     uint32_t begin = 0, end = 0;
     uint64_t bytes = 0;
+    TensorIndex root = kNone;
+    uint64_t alignment = 0;
+    std::optional<uint64_t> pinned;
+    std::string pin_conflict;
 };
 NaiveStorage naive_storage(const Graph& g, const NaiveLiveness& lv, TensorIndex representative);
 
