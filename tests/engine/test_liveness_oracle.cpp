@@ -81,6 +81,9 @@ struct Coverage {
             if (x.saved_for_backward) seen[fmt::format("saved ({})", mode_name(mode))]++;
             if (!x.must_not_alias.empty()) seen["must_not_alias"]++;
             if (x.pinned_offset) seen[x.view ? "pinned view" : "pinned"]++;
+            if (x.view && !x.alias_group.empty() &&
+                x.alias_group == g.tensors[x.view->base].alias_group)
+                seen["view in its base's alias group"]++;
             if (x.in_place_of != kNone)
                 seen[lv.in_place_accepted[t] ? "in-place accepted" : "in-place refused"]++;
         }
@@ -121,7 +124,12 @@ Graph with_every_feature(uint32_t seed, size_t nodes) {
             gb.tensor(v1).view = ViewDesc{out, 64, 128};
             const TensorIndex v2 = gb.add_tensor("vv", {8}, DType::F32, Role::Activation);
             gb.tensor(v2).view = ViewDesc{v1, 32, 32};
-            if (rng() % 3 == 0) gb.tensor(v2).pinned_offset = 8192 + 64 + 32; // its base at 8192
+            // Pinned so that its base starts at 8192, or at 0 (exactly the view's offset); one
+            // start per graph, since alias groups may join these bases.
+            if (rng() % 3 == 0) gb.tensor(v2).pinned_offset = (seed % 4 < 2 ? 8192 : 0) + 64 + 32;
+            // A view in its base's alias group: the two are joined twice (view, then group).
+            if (rng() % 4 == 0 && !gb.tensor(out).alias_group.empty())
+                gb.tensor(v1).alias_group = gb.tensor(out).alias_group;
             gb.add_node("view", {out}, {v1}, Phase::Forward);
             gb.add_node("view", {v1}, {v2}, Phase::Forward);
             values.push_back(v2);
@@ -176,11 +184,26 @@ class TestLivenessOracle : public QObject {
         for (const auto& [feature, n] : cov.seen)
             seen += fmt::format("{} {}, ", feature, n);
         qInfo("features compared: %s", seen.c_str());
-        for (const char* feature :
-             {"parameter", "input", "output", "activation", "gradient", "optimizer_state",
-              "workspace", "view", "view at an offset", "view of a view", "alias group member",
-              "saved (inference)", "saved (forward)", "saved (training)", "must_not_alias",
-              "pinned", "pinned view", "in-place accepted", "in-place refused"})
+        for (const char* feature : {"parameter",
+                                    "input",
+                                    "output",
+                                    "activation",
+                                    "gradient",
+                                    "optimizer_state",
+                                    "workspace",
+                                    "view",
+                                    "view at an offset",
+                                    "view of a view",
+                                    "alias group member",
+                                    "saved (inference)",
+                                    "saved (forward)",
+                                    "saved (training)",
+                                    "must_not_alias",
+                                    "pinned",
+                                    "pinned view",
+                                    "view in its base's alias group",
+                                    "in-place accepted",
+                                    "in-place refused"})
             QVERIFY2(cov.seen[feature] >= 100, feature);
     }
 
