@@ -14,7 +14,7 @@ std::string read_text_file(const std::string& path);
 // - a symbolic link is followed, and its final target is written as below;
 // - a regular file, or a path that does not exist yet, is written crash-safely: a temp file in
 //   the same directory, flushed to disk, then renamed over it (keeping the old file's mode);
-// - a device, FIFO or socket is opened and written in place, since renaming over it would
+// - a device or FIFO is opened and written in place, since renaming over it would
 //   replace it by a regular file (`--checkpoint /dev/null` must not turn /dev/null into one);
 // - a directory is an IO_ERROR.
 // Every short or failed write (a full disk, /dev/full, a closed pipe) throws IO_ERROR.

@@ -13,7 +13,7 @@ namespace tmmu {
 // Every line ends in '\n'. Field order and meaning: resources/docs/outputs.md.
 // Throws Failure(InvalidArgument) when a tensor names an arena or buffer the plan lacks.
 std::string trace_jsonl(const Plan& plan);
-// Atomic write (temporary file + rename); Failure(IoError) naming the path.
+// Written with write_output (io/file_io.h); Failure(IoError) naming the path.
 void write_trace_file(const Plan& plan, const std::string& path);
 
 // numerator / denominator rounded half-up to `decimals` places, e.g. (1, 3, 4) -> "0.3333",

@@ -22,7 +22,7 @@ std::string_view export_extension(ExportFormat f); // ".html", ".pdf", ".csv", "
 // whose plan decodes but does not match its stored hash is exported with an "altered" warning.
 std::string export_session(const Session& s, ExportFormat f);
 
-// export_session written atomically to path (IoError naming the path on failure).
+// export_session written to path with write_output (IoError naming the path on failure).
 void write_export(const Session& s, ExportFormat f, const std::string& path);
 
 } // namespace tmmu::sessions

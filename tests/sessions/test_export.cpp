@@ -23,7 +23,6 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sqlite3.h>
 
 using namespace tmmu;

@@ -159,7 +159,7 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
             timed || target != bound || nodes > (UINT64_MAX - budget.work) / kWorkPerNode
                 ? UINT64_MAX
                 : budget.work + nodes * kWorkPerNode;
-        if (timed) { // the loop runs only before the deadline, so deadline - now > 0
+        if (timed) { // signed: time may pass the deadline just before this
             const auto now = Clock::now();
             attempt_deadline = now + (deadline - now) / static_cast<int64_t>(share_div);
         }
