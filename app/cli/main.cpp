@@ -4,9 +4,13 @@
 #include "core/failure.h"
 #include "interrupt.h"
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fmt/format.h>
 #include <string_view>
+#include <system_error>
 
 namespace {
 
@@ -26,6 +30,51 @@ Exit status: 0 success; 1 the plans differ (session replay, diff); 2 usage error
 Ctrl+C cancels long work: CANCELLED, exit status 19.
 )";
 
+int run_command(std::string_view command, tmmu::cli::Args& args) {
+    using namespace tmmu::cli;
+    if (command == "plan") return cmd_plan(args);
+    if (command == "validate") return cmd_validate(args);
+    if (command == "gen") return cmd_gen(args);
+    if (command == "bench") return cmd_bench(args);
+    if (command == "strategies") return cmd_strategies(args);
+    if (command == "session") return cmd_session(args);
+    if (command == "export") return cmd_export(args);
+    if (command == "--version") {
+        fmt::print("tmmu {}\n", TMMU_VERSION);
+        return 0;
+    }
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    fmt::print(stderr, "tmmu: unknown command '{}'\n{}", command, kUsage);
+    return 2;
+}
+
+// What is still buffered for stdout must arrive too: a reader that went away (`tmmu plan | head
+// -1`), a full disk or a closed descriptor fails the command, not just the last fputs.
+void flush_stdout() {
+    // A failed earlier flush leaves the error flag set and the buffer empty.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+        tmmu::fail(tmmu::FailureCode::IoError, "stdout",
+                   fmt::format("write failed: {}", std::strerror(errno != 0 ? errno : EIO)));
+}
+
+int report(const tmmu::Failure& f) {
+    fmt::print(stderr, "tmmu: {}\n", f.what());
+    return tmmu::failure_exit_status(f.code());
+}
+
+int internal_error(std::string_view what) {
+    fmt::print(stderr, "tmmu: internal error: {}\n", what);
+    return tmmu::kInternalErrorExitStatus;
+}
+
+bool is_output_error(const std::error_code& code) {
+    return code == std::errc::broken_pipe || code == std::errc::no_space_on_device ||
+           code == std::errc::io_error || code == std::errc::bad_file_descriptor;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -36,33 +85,23 @@ int main(int argc, char** argv) {
     }
     std::string_view command = argv[1];
     install_interrupt_handlers();
+    // A closed pipe is an IO_ERROR naming the output (exit 16), not a silent death by SIGPIPE.
+    std::signal(SIGPIPE, SIG_IGN);
     Args args(std::vector<std::string>(argv + 2, argv + argc));
     try {
-        if (command == "plan") return cmd_plan(args);
-        if (command == "validate") return cmd_validate(args);
-        if (command == "gen") return cmd_gen(args);
-        if (command == "bench") return cmd_bench(args);
-        if (command == "strategies") return cmd_strategies(args);
-        if (command == "session") return cmd_session(args);
-        if (command == "export") return cmd_export(args);
-        if (command == "--version") {
-            fmt::print("tmmu {}\n", TMMU_VERSION);
-            return 0;
-        }
-        if (command == "--help" || command == "-h" || command == "help") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        }
-        fmt::print(stderr, "tmmu: unknown command '{}'\n{}", command, kUsage);
-        return 2;
+        const int status = run_command(command, args);
+        flush_stdout();
+        return status;
     } catch (const tmmu::Failure& f) {
-        fmt::print(stderr, "tmmu: {}\n", f.what());
-        return tmmu::failure_exit_status(f.code());
+        return report(f);
+    } catch (const std::system_error& e) {
+        // fmt::print throws this when stdout cannot take what is printed.
+        if (!is_output_error(e.code())) return internal_error(e.what());
+        return report(tmmu::Failure(tmmu::FailureCode::IoError, "stdout",
+                                    fmt::format("write failed: {}", e.code().message())));
     } catch (const std::exception& e) {
-        fmt::print(stderr, "tmmu: internal error: {}\n", e.what());
-        return tmmu::kInternalErrorExitStatus;
+        return internal_error(e.what());
     } catch (...) {
-        fmt::print(stderr, "tmmu: internal error: an exception that is not a std::exception\n");
-        return tmmu::kInternalErrorExitStatus;
+        return internal_error("an exception that is not a std::exception");
     }
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,13 +50,41 @@ int write_all(int fd, std::string_view bytes) {
     return 0;
 }
 
-// Follows symbolic links to the path that is finally written; a dangling link resolves to the
-// missing target, which is then created. Loops end with ELOOP like the kernel's own lookup.
-std::string resolve_links(const std::string& path) {
+// The descriptor of this process that `p` names (/dev/stdout, /dev/stderr, /dev/fd/N,
+// /proc/self/fd/N, /proc/<our pid>/fd/N), or -1. Such a path is written through the descriptor
+// itself: reopening it would start a file at offset 0 (losing what `>>` or earlier output put
+// there), and its link text ("pipe:[1234]") is no path at all.
+int own_descriptor(const fs::path& p) {
+    const std::string s = p.lexically_normal().string();
+    if (s == "/dev/stdout") return STDOUT_FILENO;
+    if (s == "/dev/stderr") return STDERR_FILENO;
+    for (const std::string& dir :
+         {std::string("/dev/fd/"), std::string("/proc/self/fd/"),
+          std::string("/proc/thread-self/fd/"), fmt::format("/proc/{}/fd/", ::getpid())}) {
+        if (!s.starts_with(dir)) continue;
+        const std::string digits = s.substr(dir.size());
+        if (digits.empty() || digits.size() > 9 ||
+            digits.find_first_not_of("0123456789") != std::string::npos)
+            return -1;
+        return std::stoi(digits);
+    }
+    return -1;
+}
+
+// Where a write to `path` goes once symbolic links are followed.
+struct OutputTarget {
+    std::string path;   // the final target (a dangling link's missing target is created)
+    int fd = -1;        // >= 0: a descriptor of this process, written directly
+    bool magic = false; // a /proc link of another process: only the kernel can follow it
+};
+
+OutputTarget resolve_output(const std::string& path) {
     fs::path p = path;
-    for (int hops = 0; hops < 40; ++hops) {
+    for (int hops = 0; hops < 40; ++hops) { // loops end with ELOOP like the kernel's own lookup
+        if (int fd = own_descriptor(p); fd >= 0) return {p.string(), fd};
+        if (p.lexically_normal().string().starts_with("/proc/")) return {path, -1, true};
         struct stat st {};
-        if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p.string();
+        if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return {p.string()};
         std::error_code ec;
         fs::path target = fs::read_symlink(p, ec);
         if (ec) io_fail(path, "cannot follow the link", ec.value());
@@ -64,20 +93,40 @@ std::string resolve_links(const std::string& path) {
     io_fail(path, "cannot follow the link", ELOOP);
 }
 
-void write_in_place(const std::string& path, std::string_view bytes) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+void write_descriptor(int fd, const std::string& name, std::string_view bytes) {
+    // What was printed before comes first, and must have arrived too.
+    if (std::fflush(stdout) != 0) io_fail("stdout", "write failed", errno);
+    if (int err = write_all(fd, bytes)) io_fail(name, "write failed", err);
+}
+
+// For what cannot be replaced: a device, a FIFO, another process's descriptor. Only a regular
+// file is truncated (O_TRUNC means nothing to the others).
+void write_in_place(const std::string& path, std::string_view bytes, bool truncate) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (truncate ? O_TRUNC : 0));
     if (fd < 0) io_fail(path, "cannot write", errno);
     int err = write_all(fd, bytes);
     if (::close(fd) != 0 && err == 0) err = errno;
     if (err != 0) io_fail(path, "write failed", err);
 }
 
+// A new temp file beside `path` with a random name, created exclusively and never through a
+// link (O_EXCL | O_NOFOLLOW): a file or link planted at a guessable name is never written.
+std::pair<int, std::string> create_temp_beside(const std::string& path) {
+    std::random_device random;
+    for (int tries = 0; tries < 100; ++tries) {
+        std::string tmp = fmt::format("{}.tmp.{:08x}{:08x}", path, random(), random());
+        int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0) return {fd, tmp};
+        if (errno != EEXIST) io_fail(path, "cannot write", errno);
+    }
+    io_fail(path, "cannot create a temp file", EEXIST);
+}
+
 // Invariant: `path` always holds either its old content or the complete new content. The
-// bytes go to a temp file unique to this process, are flushed to disk, then renamed over path.
+// bytes go to a fresh temp file in the same directory, are flushed to disk, then renamed over
+// path.
 void write_replacing(const std::string& path, std::string_view bytes, const struct stat* old) {
-    std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) io_fail(path, "cannot write", errno);
+    auto [fd, tmp] = create_temp_beside(path);
     int err = write_all(fd, bytes);
     if (err == 0 && old && ::fchmod(fd, old->st_mode & 07777) != 0) err = errno;
     if (err == 0 && ::fsync(fd) != 0) err = errno;
@@ -96,22 +145,19 @@ void write_replacing(const std::string& path, std::string_view bytes, const stru
 } // namespace
 
 void write_output(const std::string& path, std::string_view bytes) {
-    if (is_stdout_path(path)) {
-        std::fflush(stdout); // what was printed before comes first
-        if (int err = write_all(STDOUT_FILENO, bytes)) io_fail("stdout", "write failed", err);
-        return;
-    }
-    const std::string target = resolve_links(path);
+    if (is_stdout_path(path)) return write_descriptor(STDOUT_FILENO, "stdout", bytes);
+    const OutputTarget target = resolve_output(path);
+    if (target.fd >= 0) return write_descriptor(target.fd, path, bytes);
     struct stat st {};
-    if (::stat(target.c_str(), &st) != 0) {
-        if (errno != ENOENT) io_fail(target, "cannot write", errno);
-        write_replacing(target, bytes, nullptr);
+    if (::stat(target.path.c_str(), &st) != 0) {
+        if (errno != ENOENT || target.magic) io_fail(path, "cannot write", errno);
+        write_replacing(target.path, bytes, nullptr);
     } else if (S_ISDIR(st.st_mode)) {
-        fail(FailureCode::IoError, target, "is a directory, not a file");
-    } else if (S_ISREG(st.st_mode)) {
-        write_replacing(target, bytes, &st);
+        fail(FailureCode::IoError, target.path, "is a directory, not a file");
+    } else if (S_ISREG(st.st_mode) && !target.magic) {
+        write_replacing(target.path, bytes, &st);
     } else {
-        write_in_place(target, bytes);
+        write_in_place(target.path, bytes, S_ISREG(st.st_mode));
     }
 }
 

@@ -3,14 +3,21 @@
 // followed, a failed write is IO_ERROR (exit 16).
 #include "test_support.h"
 
+#include <QDir>
 #include <QFile>
 #include <QObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+#include <fcntl.h>
+#include <string>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -44,6 +51,35 @@ mode_t kind_of(const QString& path) {
     return ::lstat(path.toLocal8Bit().constData(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
 }
 
+// Runs tmmu with stdout a pipe whose reader has already gone, stderr into `err_path`; returns
+// the exit status, or 128 + the signal that ended it.
+int run_into_closed_pipe(const QStringList& args, const QString& err_path) {
+    int fds[2];
+    if (::pipe(fds) != 0) return -1;
+    ::close(fds[0]);
+    std::vector<std::string> words{TMMU_CLI};
+    for (const QString& a : args)
+        words.push_back(a.toStdString());
+    std::vector<char*> argv;
+    for (std::string& w : words)
+        argv.push_back(w.data());
+    argv.push_back(nullptr);
+    const std::string err = err_path.toStdString();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        std::signal(SIGPIPE, SIG_DFL); // as from a shell, whatever this test process inherited
+        const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(fds[1], STDOUT_FILENO);
+        ::dup2(err_fd, STDERR_FILENO);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    ::close(fds[1]);
+    int status = 0;
+    if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 } // namespace
 
 class TestCliOutputs : public QObject {
@@ -67,6 +103,45 @@ class TestCliOutputs : public QObject {
         RawRun r = run_raw({"plan", kModel, "--json", "-", "--trace", "-"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--trace") && r.err.contains("--json"), qPrintable(r.err));
+    }
+    void jsonToDevStdoutReachesThePipe() {
+        // /dev/stdout links to "pipe:[ino]", which is no path: reading the link as text once
+        // created a file of that name in the working directory.
+        RawRun r = run_raw({"plan", kModel, "--json", "/dev/stdout", "--quiet"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.startsWith("{"), r.out.left(80).constData());
+        QVERIFY(QDir::current().entryList({"pipe:*"}).isEmpty());
+    }
+    void jsonToDevStdoutAppendsToARedirectedFile() {
+        // `tmmu plan --json /dev/stdout >> log` keeps the log's earlier lines.
+        const QString log = at("log.json");
+        QFile f(log);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("previous\n");
+        f.close();
+        QProcess p;
+        p.setStandardOutputFile(log, QIODevice::Append);
+        p.start(QStringLiteral(TMMU_CLI), {"plan", kModel, "--json", "/dev/stdout", "--quiet"});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY2(bytes_of(log).startsWith("previous\n{"), bytes_of(log).left(80).constData());
+    }
+    void devStdoutCountsAsStdoutForTheOneOutputRule() {
+        RawRun r = run_raw({"plan", kModel, "--json", "/dev/stdout", "--trace", "-"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--trace") && r.err.contains("--json"), qPrintable(r.err));
+    }
+    void aReaderThatLeftIsAnIoError() {
+        // `tmmu plan | head -0`: IO_ERROR naming stdout, not a silent death by SIGPIPE; both a
+        // JSON written by write_output and the summary still buffered at exit.
+        const QString err = at("closed-pipe.err");
+        for (const QStringList& args :
+             {QStringList{"plan", kModel, "--json", "-", "--quiet"}, QStringList{"plan", kModel}}) {
+            QCOMPARE(run_into_closed_pipe(args, err), 16);
+            const QString message = QString::fromUtf8(bytes_of(err));
+            QVERIFY2(message.contains("IO_ERROR at stdout") && message.contains("Broken pipe"),
+                     qPrintable(message));
+        }
     }
     void checkpointToADeviceLeavesTheDevice() {
         const QString null = at("null");

@@ -91,6 +91,50 @@ class TestFileIo : public QObject {
         QCOMPARE(received, std::string("through the pipe"));
         QCOMPARE(kind_of(path), mode_t(S_IFIFO));
     }
+    void ownDescriptorPathsWriteThroughTheDescriptor() {
+        // "/dev/fd/N" of a pipe links to "pipe:[ino]", which is no path: following the link
+        // as text created a file of that name.
+        int fds[2];
+        QCOMPARE(::pipe(fds), 0);
+        const std::string dev_fd = "/dev/fd/" + std::to_string(fds[1]);
+        const std::string proc_fd = "/proc/self/fd/" + std::to_string(fds[1]);
+        write_output(dev_fd, "one ");
+        write_output(proc_fd, "two");
+        ::close(fds[1]);
+        std::string received;
+        char buf[64];
+        for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+            received.append(buf, size_t(n));
+        ::close(fds[0]);
+        QCOMPARE(received, std::string("one two"));
+    }
+    void appendingDescriptorKeepsWhatIsThere() {
+        // `tmmu ... --json /dev/stdout >> log`: the log keeps its lines, and stays the file the
+        // shell opened (replacing it would leave the shell writing to a deleted file).
+        const std::string log = at("log.txt");
+        write_output(log, "previous\n");
+        struct stat before {};
+        QCOMPARE(::stat(log.c_str(), &before), 0);
+        const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+        QVERIFY(fd >= 0);
+        write_output("/dev/fd/" + std::to_string(fd), "next\n");
+        ::close(fd);
+        QCOMPARE(content(log), std::string("previous\nnext\n"));
+        struct stat after {};
+        QCOMPARE(::stat(log.c_str(), &after), 0);
+        QCOMPARE(after.st_ino, before.st_ino);
+    }
+    void aLinkPlantedAtTheOldTempNameIsNotWrittenThrough() {
+        // The temp name was once path.tmp.PID: anyone could plant a link there in advance.
+        const std::string path = at("planted.json");
+        write_output(at("victim"), "untouched");
+        const std::string old_temp = path + ".tmp." + std::to_string(::getpid());
+        QCOMPARE(::symlink(at("victim").c_str(), old_temp.c_str()), 0);
+        write_output(path, "written");
+        QCOMPARE(content(at("victim")), std::string("untouched"));
+        QCOMPARE(content(path), std::string("written"));
+        QCOMPARE(kind_of(old_temp), mode_t(S_IFLNK)); // not ours to remove
+    }
     void deviceIsWrittenInPlace() {
         const std::string null = at("null");
         if (!make_device(null, 3)) QSKIP("mknod needs CAP_MKNOD (root); device case not run");
