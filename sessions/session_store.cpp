@@ -328,6 +328,8 @@ const std::string kRowColumns = std::string(kSummaryColumns) +
                                 "program_version, ir_hash, metrics_json, plan_cbor, "
                                 "summary_seal, content_seal";
 
+constexpr const char* kNotSealed =
+    "not sealed: it failed the checks when the database was upgraded to schema 3";
 constexpr const char* kListedFieldsAltered =
     "listed fields (created, source, mode, strategy, totals) do not match their seal";
 
@@ -362,10 +364,10 @@ StoredRow read_row(const Stmt& s, const std::string& where) {
     return row;
 }
 
-// Why a stored row cannot be trusted, or "" when it can. In order: the checkpoint decodes and
-// hashes to plan_hash; the listed totals and the IR hash agree with the decoded plan; both
-// seals match. Sets session.plan when the checkpoint decodes.
-std::string row_problem(StoredRow& row) {
+// Why a row's stored content contradicts itself, or "": the checkpoint decodes and hashes to
+// plan_hash, and the listed totals and the IR hash agree with the decoded plan. Sets
+// session.plan when the checkpoint decodes.
+std::string content_problem(StoredRow& row) {
     Session& s = row.session;
     try {
         s.plan = decode_checkpoint(s.checkpoint.data(), s.checkpoint.size());
@@ -385,6 +387,15 @@ std::string row_problem(StoredRow& row) {
                            "and {} B",
                            s.summary.peak_bytes, s.summary.lower_bound, totals.peak_bytes,
                            totals.lower_bound);
+    return {};
+}
+
+// Why a stored row cannot be trusted, or "" when it can: its content agrees with itself and
+// both seals match.
+std::string row_problem(StoredRow& row) {
+    if (std::string problem = content_problem(row); !problem.empty()) return problem;
+    const Session& s = row.session;
+    if (row.summary_seal.empty() && row.content_seal.empty()) return kNotSealed;
     if (summary_seal(s.summary) != row.summary_seal) return kListedFieldsAltered;
     if (content_seal(s, row.options_json) != row.content_seal)
         return "stored inputs or results (model text, request, options, metrics, version) do "
@@ -392,16 +403,25 @@ std::string row_problem(StoredRow& row) {
     return {};
 }
 
-// Migration to schema 3 seals the rows recorded before: from then on a change is detected.
+// Migration to schema 3 seals the rows recorded before that pass every other check: from then
+// on a change is detected. A row that fails (options that do not parse, a plan its listing
+// contradicts) stays unsealed and shows as altered, rather than failing the migration and
+// with it every session in the file.
 void seal_old_rows(sqlite3* db, const std::string& path) {
     Stmt rows(db, path, fmt::format("SELECT {} FROM sessions", kRowColumns).c_str());
     Stmt update(db, path, "UPDATE sessions SET summary_seal = ?, content_seal = ? WHERE id = ?");
     while (rows.step()) {
-        const StoredRow row = read_row(rows, path);
-        const Session& s = row.session;
+        std::optional<StoredRow> row;
+        try {
+            row = read_row(rows, path);
+        } catch (const Failure&) {
+            continue;
+        }
+        if (!content_problem(*row).empty()) continue;
+        const Session& s = row->session;
         update.reset();
         update.bind(1, summary_seal(s.summary))
-            .bind(2, content_seal(s, row.options_json))
+            .bind(2, content_seal(s, row->options_json))
             .bind(3, s.summary.id);
         update.step();
     }
@@ -538,7 +558,10 @@ std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
     std::vector<SessionSummary> out;
     while (s.step()) {
         out.push_back(read_summary(s));
-        if (summary_seal(out.back()) != s.text(9)) out.back().altered_reason = kListedFieldsAltered;
+        if (s.text(9).empty())
+            out.back().altered_reason = kNotSealed;
+        else if (summary_seal(out.back()) != s.text(9))
+            out.back().altered_reason = kListedFieldsAltered;
     }
     // Tags in one pass rather than a query per row: listings of 10k sessions stay fast.
     Stmt t(db_, path_, "SELECT session_id, tag FROM session_tags ORDER BY session_id, tag");

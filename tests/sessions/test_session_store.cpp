@@ -15,6 +15,7 @@
 #include <QTest>
 
 #include <fstream>
+#include <map>
 #include <sqlite3.h>
 
 using namespace tmmu;
@@ -389,6 +390,39 @@ class TestSessionStore : public QObject {
                  QString("made by tmmu %1, schema %2").arg(commit).arg(schema).toStdString());
         QCOMPARE(store.record(graph_session("new", {"z"})), int64_t(4));
         QCOMPARE(file_bytes(fixture.toStdString()), original); // only the copy was written
+    }
+
+    // Migration to schema 3 seals only the old rows that pass every other check. A row that
+    // fails (options that do not parse, a listing its plan contradicts) stays unsealed and
+    // shows as altered; it once threw inside the migration, which rolled back and left every
+    // session in the file unopenable.
+    void migrationLeavesBadOldRowsUnsealed() {
+        const std::string path = db("old-bad-rows.db");
+        QVERIFY(QFile::copy(TMMU_SOURCE_DIR "/tests/data/sessions/schema2-136481c.db",
+                            QString::fromStdString(path)));
+        QFile::setPermissions(QString::fromStdString(path),
+                              QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        sqlite3* raw = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+        const char* damage = "UPDATE sessions SET options_json = '{not json' WHERE id = 1;"
+                             "UPDATE sessions SET peak_bytes = peak_bytes + 1 WHERE id = 2;";
+        const int rc = sqlite3_exec(raw, damage, nullptr, nullptr, nullptr);
+        sqlite3_close(raw);
+        QCOMPARE(rc, SQLITE_OK);
+        SessionStore store(path);
+        QCOMPARE(store.schema_version(), kSchemaVersion);
+        std::map<int64_t, std::string> reasons;
+        for (const SessionSummary& row : store.list())
+            reasons[row.id] = row.altered_reason;
+        QCOMPARE(reasons.size(), size_t(3));
+        QVERIFY2(reasons[1].find("not sealed") != std::string::npos, reasons[1].c_str());
+        QVERIFY2(reasons[2].find("not sealed") != std::string::npos, reasons[2].c_str());
+        QVERIFY2(reasons[3].empty(), reasons[3].c_str());
+        QVERIFY(test::capture_failure([&] { store.load(1); }).has_value());
+        const Session two = store.load(2);
+        QVERIFY(two.altered);
+        QVERIFY2(two.altered_reason.find("peak") != std::string::npos, two.altered_reason.c_str());
+        QVERIFY(!store.load(3).altered);
     }
 
     void listingTenThousandSessions() {
