@@ -455,6 +455,14 @@ SessionInput input_from_model(const LoadedModel& model, const ModelRequest& requ
     return in;
 }
 
+bool request_shapes_model(const SessionInput& in) {
+    if (in.is_problem || in.request.batch == 0) return false;
+    // The name comes first in canonical IR JSON: no need to scan a large graph.
+    const std::string_view head = std::string_view(in.model_text).substr(0, 4096);
+    return head.find(fmt::format(" b{} s{} ", in.request.batch, in.request.seq)) !=
+           std::string_view::npos;
+}
+
 SessionStore::SessionStore(const std::string& path, StoreAccess access) : path_(path) {
     std::error_code ec;
     const bool exists = fs::exists(path, ec);

@@ -30,6 +30,12 @@ struct SessionInput {
     PlanOptions options;
 };
 
+// Whether batch and seq shaped the model (a transformer config), so reports should show them.
+// Sessions recorded before they were zeroed for other models store the defaults (8, 1024) for
+// every model; a config's generated IR names its shape ("gpt2-small training b8 s1024 f32"),
+// which tells the two apart.
+bool request_shapes_model(const SessionInput& in);
+
 // Captures a loaded model's inputs (the graph as canonical IR JSON, a problem as CSV).
 SessionInput input_from_model(const LoadedModel& model, const ModelRequest& request,
                               const PlanOptions& options);

@@ -83,7 +83,7 @@ int show(const Session& s) {
     fmt::print("source     {} ({}, {} bytes stored)\n", m.source_path,
                s.input.is_problem ? "offset problem CSV" : "IR JSON", s.input.model_text.size());
     fmt::print("mode       {}   {}   strategy {}\n", m.mode,
-               s.input.request.batch
+               request_shapes_model(s.input)
                    ? fmt::format("batch {}   seq {}", s.input.request.batch, s.input.request.seq)
                    : std::string("batch and seq n/a (not a config)"),
                m.strategy);

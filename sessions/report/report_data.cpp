@@ -28,7 +28,7 @@ std::vector<Fact> input_facts(const Session& s, const Plan& p) {
     f.push_back({"source", in.source_path});
     f.push_back({"model kind", in.is_problem ? "offset-assignment problem (CSV)" : "IR graph"});
     f.push_back({"mode", mode_text(s)});
-    if (in.request.batch != 0) // transformer configs only
+    if (request_shapes_model(in))
         f.push_back({"batch / seq", fmt::format("{} / {}", in.request.batch, in.request.seq)});
     f.push_back({"strategy", in.options.strategy});
     if (in.options.search_budget)

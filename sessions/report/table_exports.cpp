@@ -52,6 +52,7 @@ ojson session_json(const Session& s) {
 
 ojson inputs_json(const Session& s) {
     const SessionInput& in = s.input;
+    const bool shaped = request_shapes_model(in);
     ojson arenas = ojson::array();
     for (const ArenaConfig& a : in.options.policy.arenas)
         arenas.push_back({{"name", a.name}, {"capacity", a.capacity}, {"alignment", a.alignment}});
@@ -61,8 +62,8 @@ ojson inputs_json(const Session& s) {
     return ojson{{"source_path", in.source_path},
                  {"kind", in.is_problem ? "problem" : "graph"},
                  {"mode", mode_text(s)},
-                 {"batch", in.request.batch ? ojson(in.request.batch) : ojson(nullptr)},
-                 {"seq", in.request.seq ? ojson(in.request.seq) : ojson(nullptr)},
+                 {"batch", shaped ? ojson(in.request.batch) : ojson(nullptr)},
+                 {"seq", shaped ? ojson(in.request.seq) : ojson(nullptr)},
                  {"strategy", in.options.strategy},
                  {"search_budget", in.options.search_budget},
                  {"search_budget_ms", in.options.search_budget_ms},

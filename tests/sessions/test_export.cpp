@@ -240,6 +240,29 @@ class TestExport : public QObject {
                  p.series.live_bytes[1]);
     }
 
+    // Batch and seq appear only where they shaped the model. Sessions recorded before they
+    // were zeroed for other models stored the defaults 8 / 1024 for an IR or CSV too, and
+    // reports printed those as if they meant something.
+    void batchAndSeqOnlyForConfigs() {
+        ModelRequest req{Mode::Inference, 2, 64};
+        LoadedModel m = load_model(TMMU_SOURCE_DIR "/resources/models/gpt2-small.json", req);
+        Session config;
+        config.input = input_from_model(m, req, PlanOptions{});
+        QVERIFY(request_shapes_model(config.input));
+        Session old_ir = graph_, old_csv = problem_;
+        for (Session* s : {&old_ir, &old_csv}) {
+            QVERIFY(!request_shapes_model(s->input)); // as recorded now: 0 / 0
+            s->input.request.batch = 8;
+            s->input.request.seq = 1024;
+            QVERIFY(!request_shapes_model(s->input)); // as recorded before
+            auto j = nlohmann::json::parse(export_session(*s, ExportFormat::Json));
+            QVERIFY(j["inputs"]["batch"].is_null() && j["inputs"]["seq"].is_null());
+            QVERIFY(!contains(export_session(*s, ExportFormat::Html), "batch / seq"));
+        }
+        config.input.request.seq = 128; // not the shape its graph was generated with
+        QVERIFY(!request_shapes_model(config.input));
+    }
+
     void chromeTraceHasTheRequiredFields() {
         for (const Session* s : {&graph_, &problem_, &views_}) {
             auto j = nlohmann::json::parse(export_session(*s, ExportFormat::ChromeTrace));
