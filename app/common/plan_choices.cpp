@@ -3,6 +3,7 @@
 #include "core/checked.h"
 #include "core/failure.h"
 #include "core/units.h"
+#include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
 
 #include <charconv>
@@ -43,17 +44,18 @@ void check_capacities_are_used(const CapacityList& capacities, bool problem,
 
 } // namespace
 
+// Failures name the CLI option, as the docs name each setting (the studio shows the same text).
 PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     const bool problem = kind == ModelKind::DsaCsv;
-    parse_strategy(c.strategy, "strategy");
+    parse_strategy(c.strategy, "--strategy");
     if (problem && !c.routes.empty())
-        bad("routes", "offset-assignment problems have one arena; routes apply to model graphs");
+        bad("--route", "offset-assignment problems have one arena; routes apply to model graphs");
     const uint64_t alignment = c.alignment != 0 ? c.alignment : (problem ? 1 : 128);
     if (!is_power_of_two(alignment))
-        fail(FailureCode::AlignmentViolation, "alignment",
+        fail(FailureCode::AlignmentViolation, "--alignment",
              fmt::format("{} is not a power of two", alignment));
     if ((c.search_budget || c.search_budget_ms) && c.strategy != "optimal")
-        bad("budget",
+        bad("--budget",
             fmt::format("applies to strategy optimal only; '{}' does not search", c.strategy));
     PlanOptions o;
     o.strategy = c.strategy;
@@ -112,6 +114,8 @@ void parse_budget(std::string_view text, PlanChoices& c, std::string_view where)
         bad(where, fmt::format("'{}': expected a positive node count (e.g. 200000) or "
                                "milliseconds (e.g. 500ms)",
                                text));
+    if (ms && value > kMaxTimeBudgetMs)
+        bad(where, fmt::format("'{}': at most {}ms (24 hours)", text, kMaxTimeBudgetMs));
     (ms ? c.search_budget_ms : c.search_budget) = value;
 }
 

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <random>
 
 using namespace tmmu;
@@ -400,6 +401,17 @@ class TestOptimal : public QObject {
         QVERIFY(!r.proven);
         QVERIFY(height_of(p, r.solution.offsets) <= r.heuristic_height);
         QVERIFY(r.solution.height >= r.lower_bound);
+    }
+
+    void hugeTimeBudgetDoesNotWrapAround() {
+        // started + 2^64-1 ms once overflowed into the past: the search stopped at once.
+        const OffsetProblem p = searched_ten();
+        QVERIFY(auto_height(p) > 77u);
+        OptimalOptions options;
+        options.time_budget_ms = std::numeric_limits<uint64_t>::max();
+        const OptimalResult r = solve_optimal(p, options, Progress{});
+        QCOMPARE(r.solution.height, 77u); // the brute-force optimum
+        QVERIFY(r.proven);
     }
 
     void improvesGroupsTooLargeToSearch() {

@@ -125,16 +125,22 @@ class TestSessionCli : public QObject {
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("id,lower,upper,size\nb1,0,3,40\nb2,1,9,40\n");
         f.close();
-        const QList<QStringList> refused = {
-            {"plan", csv, "--mode", "training"},
-            {"plan", csv, "--batch", "4"},
-            {"validate", csv, "--mode", "training"},
-            {"plan", kModel, "--seq", "4"},
-            {"plan", kModel, "--budget", "100"},
-            {"plan", kModel, "--strategy", "slots", "--budget", "5ms"}};
-        for (const QStringList& args : refused) {
+        // Each refusal names the option it refuses.
+        const QList<QPair<QStringList, QString>> refused = {
+            {{"plan", csv, "--mode", "training"}, "--mode"},
+            {{"plan", csv, "--batch", "4"}, "--batch"},
+            {{"validate", csv, "--mode", "training"}, "--mode"},
+            {{"plan", kModel, "--seq", "4"}, "--seq"},
+            {{"plan", kModel, "--budget", "100"}, "--budget"},
+            {{"plan", kModel, "--strategy", "slots", "--budget", "5ms"}, "--budget"},
+            // Past 24 hours the deadline once overflowed into the past.
+            {{"plan", kModel, "--strategy", "optimal", "--budget", "18446744073709551615ms"},
+             "--budget"}};
+        for (const auto& [args, option] : refused) {
             Result r = run_tmmu(args);
             QVERIFY2(r.code == 2, qPrintable(args.join(' ') + " -> " + r.err));
+            QVERIFY2(r.err.contains("INVALID_ARGUMENT at " + option + ":"),
+                     qPrintable(args.join(' ') + " -> " + r.err));
         }
         const QString db = dir.path() + "/s.db";
         QCOMPARE(run_tmmu({"plan", csv, "--record", "--quiet", "--sessions", db}).code, 0);

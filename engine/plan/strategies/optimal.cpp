@@ -92,7 +92,8 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     const Clock::time_point started = Clock::now();
     OptimalResult r;
     const bool timed = options.time_budget_ms > 0;
-    const auto deadline = started + std::chrono::milliseconds(options.time_budget_ms);
+    const auto deadline =
+        started + std::chrono::milliseconds(std::min(options.time_budget_ms, kMaxTimeBudgetMs));
     OffsetSolution start =
         solve_multi_order_runs(p, progress, timed ? deadline : Clock::time_point::max()).best;
     const placement::Seed seed = placement::seed_solution(p);

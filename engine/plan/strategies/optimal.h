@@ -30,11 +30,15 @@ inline constexpr uint64_t kDefaultOptimalBudget = 1'000;
 // tested at (tests/engine/test_optimal.cpp).
 inline constexpr uint64_t kBenchOptimalBudget = 400'000;
 
+// A day: longer time budgets are treated as this one. The cap keeps the deadline (now + budget)
+// from overflowing steady_clock into the past, which once stopped the search at once.
+inline constexpr uint64_t kMaxTimeBudgetMs = 24ull * 60 * 60 * 1000;
+
 struct OptimalOptions {
     uint64_t node_budget = kDefaultOptimalBudget; // search nodes over all targets; 0: none
     // When > 0: search for this many milliseconds instead (node_budget is then ignored). Not
     // reproducible: how far the search gets depends on the machine and its load.
-    uint64_t time_budget_ms = 0;
+    uint64_t time_budget_ms = 0; // capped at kMaxTimeBudgetMs
 };
 
 // What one run did, for benchmarks and tests.
