@@ -21,8 +21,10 @@
 #include <exception>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -70,12 +72,24 @@ void load_and_plan_model(const std::string& path) {
         (void)plan_model(m, mode, options, Progress{});
 }
 
-// A checkpoint that decodes must survive a round trip with the same plan hash.
-void decode_checkpoint_bytes(const std::string& bytes) {
-    const Plan p = decode_checkpoint(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+// A checkpoint that decodes must survive a round trip with the same plan hash, and the file
+// reader (which `tmmu validate` uses) must agree with the decoder on the same bytes.
+void decode_checkpoint_file(const std::string& path) {
+    const Plan p = read_checkpoint_file(path);
     const std::vector<uint8_t> again = encode_checkpoint(p);
     if (decode_checkpoint(again.data(), again.size()).plan_hash != p.plan_hash)
         throw std::logic_error("checkpoint round trip changed the plan hash");
+    const std::string bytes = read_text_file(path);
+    if (decode_checkpoint(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()).plan_hash !=
+        p.plan_hash)
+        throw std::logic_error("the file reader and the decoder disagree");
+}
+
+// Plain writes: the inputs are scratch, so write_output's fsync would only slow the fuzzing.
+void write_plain(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    if (!out.flush()) throw std::runtime_error("cannot write " + path);
 }
 
 void open_sessions(const std::string& path) {
@@ -97,13 +111,13 @@ Outcome try_input(Kind kind, const std::string& bytes, const Options& o) {
         fs::remove(path);
         fs::remove(path + "-wal");
         fs::remove(path + "-shm");
-        write_output(path, bytes);
+        write_plain(path, bytes);
         switch (kind) {
         case Kind::Model:
             load_and_plan_model(path);
             break;
         case Kind::Checkpoint:
-            decode_checkpoint_bytes(bytes);
+            decode_checkpoint_file(path);
             break;
         case Kind::Sessions:
             open_sessions(path);
@@ -247,22 +261,20 @@ bool parse_options(int argc, char** argv, Options& o) {
     return argc % 2 == 1 && !o.resources.empty();
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    Options o;
-    if (!parse_options(argc, argv, o)) {
-        std::fputs("usage: tmmu-fuzz-loaders --resources DIR [--corpus DIR] [--seconds S] "
-                   "[--iterations N] [--seed S] [--current FILE]\n",
-                   stderr);
-        return 2;
+// The scratch directory goes, whatever ends the run (a seed that fails to build included).
+struct ScratchDir {
+    std::string path;
+    ~ScratchDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
     }
-    o.scratch = (fs::temp_directory_path() / fmt::format("tmmu-fuzz-{}", ::getpid())).string();
-    fs::create_directories(o.scratch);
+};
+
+int fuzz(const Options& o) {
     int findings = 0;
     std::map<Kind, uint64_t> tried, accepted;
     auto run = [&](Kind kind, const std::string& bytes, const std::string& label) {
-        write_output(o.current, bytes); // a crash leaves the culprit here
+        write_plain(o.current, bytes); // a crash leaves the culprit here
         const Outcome r = try_input(kind, bytes, o);
         ++tried[kind];
         accepted[kind] += r.accepted;
@@ -291,7 +303,6 @@ int main(int argc, char** argv) {
         const std::string input = mutator.mutate(pool[(i / std::size(kKinds)) % pool.size()], pool);
         run(kind, input, fmt::format("seed {} iteration {}", o.seed, i));
     }
-    fs::remove_all(o.scratch);
     fmt::print("{} kept and {} mutated inputs in {:.1f} s, {} findings\n", kept, i,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                findings);
@@ -302,4 +313,30 @@ int main(int argc, char** argv) {
         fmt::print("Keep each finding: copy it into tests/fuzz/corpus/<kind>-<name>.bin, fix the "
                    "loader, and it runs first from then on.\n");
     return findings ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    bool usable = false;
+    try {
+        usable = parse_options(argc, argv, o);
+    } catch (const std::exception&) { // a number that does not parse
+    }
+    if (!usable) {
+        std::fputs("usage: tmmu-fuzz-loaders --resources DIR [--corpus DIR] [--seconds S] "
+                   "[--iterations N] [--seed S] [--current FILE]\n",
+                   stderr);
+        return 2;
+    }
+    o.scratch = (fs::temp_directory_path() / fmt::format("tmmu-fuzz-{}", ::getpid())).string();
+    const ScratchDir scratch{o.scratch};
+    try {
+        fs::create_directories(o.scratch);
+        return fuzz(o);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "tmmu-fuzz-loaders: {}\n", e.what());
+        return 3;
+    }
 }
