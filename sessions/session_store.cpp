@@ -142,6 +142,21 @@ std::string quick_check(sqlite3* db, const std::string& path) {
 // Opens read-only and checks the identity of a non-empty file before anything may write it.
 // A read-only connection never creates, migrates or checkpoints, so a foreign file stays
 // byte-identical. Busy is waited out: another process may be creating or writing the file.
+// Reading commands need a database that recording has made: a missing or empty file would be
+// created or migrated by opening it.
+void check_has_sessions(const std::string& path, bool exists) {
+    std::error_code ec;
+    if (!exists)
+        fail(FailureCode::IoError, path,
+             "no sessions database here (tmmu plan --record creates one; --sessions PATH picks "
+             "another)");
+    if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == 0 && !ec &&
+        !fs::exists(path + "-wal", ec))
+        fail(FailureCode::IoError, path,
+             "is an empty file, not a sessions database yet (tmmu plan --record fills it); left "
+             "untouched");
+}
+
 void check_is_ours(const std::string& path) {
     std::error_code ec;
     const uintmax_t size = fs::file_size(path, ec);
@@ -465,11 +480,11 @@ bool request_shapes_model(const SessionInput& in) {
 
 SessionStore::SessionStore(const std::string& path, StoreAccess access) : path_(path) {
     std::error_code ec;
-    const bool exists = fs::exists(path, ec);
-    if (!exists && access == StoreAccess::ExistingOnly)
-        fail(FailureCode::IoError, path,
-             "no sessions database here (tmmu plan --record creates one; --sessions PATH picks "
-             "another)");
+    const fs::file_status status = fs::status(path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+        fail(FailureCode::IoError, path, fmt::format("cannot look at it: {}", ec.message()));
+    const bool exists = fs::exists(status);
+    if (access == StoreAccess::ExistingOnly) check_has_sessions(path, exists);
     check_is_ours(path);
     fs::path parent = fs::path(path).parent_path();
     if (!exists && !parent.empty()) fs::create_directories(parent, ec);

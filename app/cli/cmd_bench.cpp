@@ -215,7 +215,7 @@ nlohmann::json bench_scaling(size_t max_buffers) {
             row["strategies"][r.strategy] = {{"height", r.height}, {"ms", r.ms}};
         }
         fmt::print(tables, "\n");
-        std::fflush(stdout);
+        std::fflush(tables); // each row as it finishes
         rows.push_back(row);
     }
     return rows;

@@ -52,6 +52,10 @@ int cmd_validate(Args& args) {
     const ModelRequest& request = request_choice.request;
     std::string path = args.positionals(1, 1)[0];
     if (is_checkpoint(read_text_file(path))) {
+        if (const char* given =
+                request_choice.given_mode ? request_choice.given_mode : request_choice.given_shape)
+            fail(FailureCode::InvalidArgument, given,
+                 "a checkpoint holds a finished plan; --mode, --batch and --seq apply to models");
         Plan plan = read_checkpoint_file(path);
         fmt::print("valid checkpoint: {} tensors in {} arenas, plan hash {}\n", plan.tensors.size(),
                    plan.arenas.size(), to_hex(plan.plan_hash));

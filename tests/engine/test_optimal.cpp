@@ -436,6 +436,23 @@ class TestOptimal : public QObject {
         QVERIFY(pinned.solution.height <= pinned.heuristic_height);
     }
 
+    void progressNeverGoesBack() {
+        // The windowed improvement runs under a lowered node limit; the search's progress once
+        // measured against that limit, reached 100% and then fell back to 50% for the targets.
+        // (The multi-order seeding before it reports a phase of its own.)
+        const OffsetProblem p = realistic_random_problem(1, 10'000);
+        std::vector<double> reported;
+        Progress progress;
+        progress.on_progress = [&](double done, std::string_view what) {
+            if (what == "optimal: search") reported.push_back(done);
+        };
+        (void)solve_optimal(p, OptimalOptions{20'000}, progress);
+        QVERIFY(reported.size() > 2);
+        for (size_t i = 1; i < reported.size(); ++i)
+            QVERIFY2(reported[i] >= reported[i - 1],
+                     qPrintable(QString("%1 after %2").arg(reported[i]).arg(reported[i - 1])));
+    }
+
     void capacityBetweenOptimumAndHeuristicIsMet() {
         OffsetProblem p = searched_ten();
         QCOMPARE(brute_force_optimum(p), 77u);

@@ -125,8 +125,12 @@ class TestSessionCli : public QObject {
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("id,lower,upper,size\nb1,0,3,40\nb2,1,9,40\n");
         f.close();
+        const QString ckpt = dir.path() + "/p.ckpt";
+        QCOMPARE(run_tmmu({"plan", csv, "--checkpoint", ckpt, "--quiet"}).code, 0);
         // Each refusal names the option it refuses.
         const QList<QPair<QStringList, QString>> refused = {
+            {{"validate", ckpt, "--mode", "training"}, "--mode"},
+            {{"validate", ckpt, "--seq", "16"}, "--seq"},
             {{"plan", csv, "--mode", "training"}, "--mode"},
             {{"plan", csv, "--batch", "4"}, "--batch"},
             {{"validate", csv, "--mode", "training"}, "--mode"},
@@ -166,6 +170,25 @@ class TestSessionCli : public QObject {
         }
         QVERIFY(!QFileInfo::exists(dir.path() + "/nonexistent"));
         QVERIFY(!QFileInfo::exists("session-1.json"));
+    }
+
+    void readingCommandsOnAnEmptyFileLeaveItEmpty() {
+        // Opening would have migrated it: a `touch`ed file became a database on `session list`.
+        QTemporaryDir dir;
+        const QString db = dir.path() + "/empty.db";
+        QFile f(db);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        for (const QStringList& args : {QStringList{"session", "list", "--sessions", db},
+                                        QStringList{"session", "show", "1", "--sessions", db}}) {
+            Result r = run_tmmu(args);
+            QVERIFY2(r.code == 16 && r.err.contains("empty file"), qPrintable(r.err));
+        }
+        QCOMPARE(QFileInfo(db).size(), qint64(0));
+        QVERIFY(!QFileInfo::exists(db + "-wal"));
+        // A path through a regular file is no missing database: say what is wrong with it.
+        Result r = run_tmmu({"session", "list", "--sessions", db + "/s.db"});
+        QVERIFY2(r.code == 16 && r.err.contains("Not a directory"), qPrintable(r.err));
     }
 
     void killedRecordersLeaveAConsistentDatabase() {

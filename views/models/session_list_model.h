@@ -45,8 +45,10 @@ class SessionListModel : public QAbstractTableModel {
     const sessions::SessionSummary& summary(int row) const { return rows_[size_t(row)]; }
     int rowOf(int64_t id) const; // -1 when not listed
 
-    // Marks a session whose stored plan failed its integrity check (found when it was opened
-    // or replayed). Remembered across setSessions() so a refreshed list keeps the mark.
+    // Marks a session found altered when it was opened or replayed: load checks the plan and
+    // the content seal, which listing does not (a listing's own finding, the summary seal,
+    // arrives in SessionSummary::altered_reason). Remembered across setSessions() so a
+    // refreshed list keeps the mark.
     void markAltered(int64_t id, const QString& reason);
     bool isAltered(int64_t id) const { return altered_.count(id) != 0; }
     // The session shown in the main window, drawn in bold (0: none).

@@ -115,7 +115,8 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
         const double done =
             timed ? std::chrono::duration<double, std::milli>(Clock::now() - started).count() /
                         double(options.time_budget_ms)
-                  : double(budget.spent) / double(std::max<uint64_t>(budget.limit, 1));
+                  // the whole budget: improve_large lowers budget.limit for a while
+                  : double(budget.spent) / double(std::max<uint64_t>(options.node_budget, 1));
         progress.report(std::min(done, 1.0), "optimal: search");
         return progress.cancelled() || (timed && Clock::now() >= attempt_deadline);
     };
