@@ -29,13 +29,18 @@ Runs every offset strategy on
   1. each offset-assignment CSV under DIR (default: $TMMU_DSA_DIR or ../shared/data/dsa),
   2. the bundled transformer graphs (GPT-2 small training b8 s1024 and inference, TinyLlama-1.1B
      training b1 s2048), per arena, summed,
-  3. random problems shaped like real graphs, from 500 up to --max-buffers (default 1000000).
+  3. random problems shaped like real graphs, from 500 up to --max-buffers (default 1000000),
+then 4. measures how closely optimal keeps time budgets of 10, 100 and 1000 ms (wall time,
+     seeding included, against the budget) on minimalloc's J and 20,000 random buffers.
 It prints each strategy's height, % over the lower bound (LB) and planning time; "P" marks a
 height that optimal proved minimal, and the instance table ends with each strategy's total time.
 On the instances, optimal searches --budget N nodes (default 400000, which brings the minimalloc
-suite to its targets); elsewhere it keeps its default budget. Every solution
-is checked by the independent validator (outside the timed region). Times are one run each on
-this machine: compare strategies within one run, not across machines.
+suite to its targets); elsewhere it keeps its default budget. Every solution, the time-budget
+ones included, is checked by the independent validator (outside the timed region). Times are
+one run each on this machine: compare strategies within one run, not across machines.
+
+--json OUT writes every figure as JSON; with --json - the JSON goes to standard output and the
+tables to standard error.
 )";
 
 using Clock = std::chrono::steady_clock;
@@ -242,9 +247,10 @@ nlohmann::json bench_time_budgets(const std::string& dir) {
             OptimalOptions options;
             options.time_budget_ms = ms;
             const auto start = Clock::now();
-            (void)solve_optimal(p, options, interruptible_progress());
+            const OptimalResult r = solve_optimal(p, options, interruptible_progress());
             const double took =
                 std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+            validate_solution(p, r.solution.offsets, fmt::format("{} (optimal, {} ms)", name, ms));
             fmt::print(tables, " {:>22}",
                        fmt::format("{:.1f} ms ({:+.1f}%)", took, (took / double(ms) - 1) * 100));
             row["budgets"].push_back({{"budget_ms", ms}, {"wall_ms", took}});

@@ -37,9 +37,11 @@ options:
   --sessions PATH   sessions database (default $XDG_DATA_HOME/tmmu/sessions.db, else
                     ~/.local/share/tmmu/sessions.db)
 
-Exit status: 0 written; 2 usage error or no such session; 10 + CORRUPT_CHECKPOINT when the
-stored plan does not decode. A plan that decodes but does not match its hash is exported with
-an "altered" warning.
+Exit status: 0 written; 2 usage error or no such session; 16 (IO_ERROR) when the database is
+missing, damaged or not a sessions database, or the output cannot be written; 10 +
+CORRUPT_CHECKPOINT when the stored plan does not decode. A session that fails its integrity
+check (a plan hash, total or seal that does not match; see tmmu session --help) is exported as
+stored, with an ALTERED warning on stderr and in the report ("altered" in JSON).
 )";
 
 } // namespace

@@ -24,6 +24,8 @@ Checks FILE and prints what it holds, or one line naming the failure code and wh
     and every arena re-checked by the independent validator;
   - a model (IR JSON, transformer config, offset-assignment CSV): loaded, validated, and its
     liveness analysed in the given mode (default training).
+--mode applies to model graphs, --batch and --seq to transformer configs; given for anything
+else (a checkpoint, a CSV problem) they are a usage error (exit 2).
 )";
 
 constexpr const char* kGenHelp =

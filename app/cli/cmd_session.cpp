@@ -41,7 +41,9 @@ options:
 
 Integrity: every field list, show, replay and export rely on is sealed when the run is
 recorded (SHA-256 in the row; title, notes and tags are yours to edit and are not). A row
-changed behind tmmu's back is marked ALTERED by list, show, replay and export.
+changed behind tmmu's back is marked ALTERED: list checks the fields it shows (created,
+source, mode, strategy, totals); show, replay and export check everything (the stored plan
+against its hash and totals, the model text, request, options, metrics and version).
 
 Exit status: replay and diff exit 1 when the plans differ; show exits 10 + CORRUPT_CHECKPOINT
 when the session was altered. A missing database is IO_ERROR for every command here: only

@@ -35,7 +35,7 @@ void check_capacities_are_used(const CapacityList& capacities, bool problem,
         for (const std::string& target : policy.arena_of_role)
             routed |= !problem && target == name;
         if (!routed)
-            bad("arena capacity " + name,
+            bad("--arena " + name,
                 problem ? "offset-assignment problems have one arena, named 'arena'"
                         : "no role is routed to this arena; arenas: parameters, activations, "
                           "gradients, optimizer, or route a role to it (ROLE=ARENA)");
@@ -52,7 +52,7 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
         bad("--route", "offset-assignment problems have one arena; routes apply to model graphs");
     const uint64_t alignment = c.alignment != 0 ? c.alignment : (problem ? 1 : 128);
     if (!is_power_of_two(alignment))
-        fail(FailureCode::AlignmentViolation, "--alignment",
+        fail(FailureCode::AlignmentViolation, "--align",
              fmt::format("{} is not a power of two", alignment));
     if ((c.search_budget || c.search_budget_ms) && c.strategy != "optimal")
         bad("--budget",

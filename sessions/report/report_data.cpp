@@ -113,8 +113,8 @@ ReportData report_data(const Session& s, size_t max_tensor_rows) {
     std::string title = m.title.empty() ? "(untitled)" : m.title;
     d.heading = m.id > 0 ? fmt::format("Session {}: {}", m.id, title) : "Plan: " + title;
     if (s.altered)
-        d.altered = "ALTERED: this session's stored plan does not match its recorded hash (" +
-                    s.altered_reason + "). The report shows the stored plan as it is now.";
+        d.altered = "ALTERED: this session failed its integrity check (" + s.altered_reason +
+                    "). The report shows the session as it is stored now.";
     d.facts.push_back({"created", m.created.empty() ? "not recorded" : m.created});
     d.facts.push_back({"program version", "tmmu " + s.program_version});
     if (!m.tags.empty()) d.facts.push_back({"tags", join(m.tags, ", ")});
