@@ -10,6 +10,7 @@
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
 #include "plan/strategy.h"
+#include "runtime/plan_json.h"
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -23,7 +24,9 @@ Checks FILE and prints what it holds, or one line naming the failure code and wh
   - a plan checkpoint (CBOR, from `tmmu plan --checkpoint`): decoded, its plan hash recomputed
     and every arena re-checked by the independent validator;
   - a model (IR JSON, transformer config, offset-assignment CSV): loaded, validated, and its
-    liveness analysed in the given mode (default training).
+    liveness analysed in the given mode (default training);
+  - a runtime execution plan (JSON, from `tmmu compile --json`): every reference, register
+    producer, view and parameter block checked as the runtime checks it at load.
 --mode applies to model graphs, --batch and --seq to transformer configs; given for anything
 else (a checkpoint, a CSV problem) they are a usage error (exit 2).
 )";
@@ -53,7 +56,22 @@ int cmd_validate(Args& args) {
     const RequestChoice request_choice = model_request_from(args);
     const ModelRequest& request = request_choice.request;
     std::string path = args.positionals(1, 1)[0];
-    if (is_checkpoint(read_text_file(path))) {
+    const std::string text = read_text_file(path);
+    if (runtime::looks_like_plan_json(text)) {
+        if (const char* given =
+                request_choice.given_mode ? request_choice.given_mode : request_choice.given_shape)
+            fail(FailureCode::InvalidArgument, given,
+                 "an execution plan is compiled already; --mode, --batch and --seq apply to "
+                 "models");
+        const runtime::CompiledPlan plan = runtime::load_plan_json(text, path);
+        fmt::print("valid execution plan: {}, {} instructions, {} registers, at most {} live\n",
+                   plan.plan.name, plan.plan.instructions.size(), plan.plan.registers.size(),
+                   plan.peak_registers);
+        for (const runtime::PlanDiagnostic& d : plan.diagnostics)
+            fmt::print("warning: {}\n", d.message);
+        return 0;
+    }
+    if (is_checkpoint(text)) {
         if (const char* given =
                 request_choice.given_mode ? request_choice.given_mode : request_choice.given_shape)
             fail(FailureCode::InvalidArgument, given,

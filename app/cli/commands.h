@@ -19,7 +19,8 @@ int cmd_gen(Args& args);
 int cmd_bench(Args& args);
 int cmd_strategies(Args& args);
 int cmd_session(Args& args);
-int cmd_export(Args& args); // cmd_export.cpp
+int cmd_export(Args& args);  // cmd_export.cpp
+int cmd_compile(Args& args); // cmd_compile.cpp
 
 // `plan --record [--title T] [--tag X]... [--notes N] [--sessions PATH]` (cmd_session.cpp).
 struct RecordOptions {

@@ -24,6 +24,8 @@ commands:
   strategies         list the offset strategies
   session list|show|replay|delete|diff   recorded planning runs (plan --record)
   export ID --format html|pdf|csv|json|chrome-trace   a recorded session as a report or data
+  compile [CONFIG]   a transformer config as the runtime's execution plan (instructions,
+                     registers, liveness); validate reads the plan back
 
 Exit status: 0 success; 1 the plans differ (session replay, diff); 2 usage error;
 3 internal error (a bug in tmmu: please report it); 10 + failure code otherwise (see README).
@@ -39,6 +41,7 @@ int run_command(std::string_view command, tmmu::cli::Args& args) {
     if (command == "strategies") return cmd_strategies(args);
     if (command == "session") return cmd_session(args);
     if (command == "export") return cmd_export(args);
+    if (command == "compile") return cmd_compile(args);
     if (command == "--version") {
         fmt::print("tmmu {}\n", TMMU_VERSION);
         return 0;

@@ -26,6 +26,12 @@ std::string_view failure_code_name(FailureCode code) {
         return "CORRUPT_CHECKPOINT";
     case FailureCode::Cancelled:
         return "CANCELLED";
+    case FailureCode::UnsupportedTensorRank:
+        return "UNSUPPORTED_TENSOR_RANK";
+    case FailureCode::InvalidParamBlockAbi:
+        return "INVALID_PARAM_BLOCK_ABI";
+    case FailureCode::InvalidExecutionPlan:
+        return "INVALID_EXECUTION_PLAN";
     }
     return "UNKNOWN";
 }

@@ -25,6 +25,10 @@ enum class FailureCode : uint8_t {
     InvalidArgument = 7,   // a command-line or API argument is wrong
     CorruptCheckpoint = 8, // a CBOR checkpoint is malformed or its hash does not match
     Cancelled = 9,         // the caller cancelled long-running work
+    // The runtime's load-time contract (seed 002, A9): a plan that breaks it never runs.
+    UnsupportedTensorRank = 10, // a register or weight view of rank above 4
+    InvalidParamBlockAbi = 11,  // a ParamBlock of the wrong version, opcode, size or alignment
+    InvalidExecutionPlan = 12,  // a register without its one producer, a dangling reference
 };
 
 static_assert(static_cast<int>(FailureCode::InvalidIrShapes) == 0);
@@ -37,14 +41,24 @@ static_assert(static_cast<int>(FailureCode::IoError) == 6);
 static_assert(static_cast<int>(FailureCode::InvalidArgument) == 7);
 static_assert(static_cast<int>(FailureCode::CorruptCheckpoint) == 8);
 static_assert(static_cast<int>(FailureCode::Cancelled) == 9);
+static_assert(static_cast<int>(FailureCode::UnsupportedTensorRank) == 10);
+static_assert(static_cast<int>(FailureCode::InvalidParamBlockAbi) == 11);
+static_assert(static_cast<int>(FailureCode::InvalidExecutionPlan) == 12);
 
 // Every code, in value order (tests and docs walk it).
-inline constexpr FailureCode kAllFailureCodes[] = {
-    FailureCode::InvalidIrShapes,   FailureCode::LivenessCycle,
-    FailureCode::AddressCollision,  FailureCode::AllocationOverflow,
-    FailureCode::ArenaTooSmall,     FailureCode::AlignmentViolation,
-    FailureCode::IoError,           FailureCode::InvalidArgument,
-    FailureCode::CorruptCheckpoint, FailureCode::Cancelled};
+inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
+                                                   FailureCode::LivenessCycle,
+                                                   FailureCode::AddressCollision,
+                                                   FailureCode::AllocationOverflow,
+                                                   FailureCode::ArenaTooSmall,
+                                                   FailureCode::AlignmentViolation,
+                                                   FailureCode::IoError,
+                                                   FailureCode::InvalidArgument,
+                                                   FailureCode::CorruptCheckpoint,
+                                                   FailureCode::Cancelled,
+                                                   FailureCode::UnsupportedTensorRank,
+                                                   FailureCode::InvalidParamBlockAbi,
+                                                   FailureCode::InvalidExecutionPlan};
 
 // Process exit status for an error that is no Failure: a bug in tmmu, never bad input. Apart
 // from 1 (a command's "no": plans differ), 2 (usage) and 10 + code, so scripts can tell it.

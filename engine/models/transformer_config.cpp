@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -51,6 +52,13 @@ struct Reader {
         if (!v.is_boolean()) bad(field, "expected true or false, got " + v.dump());
         return v.get<bool>();
     }
+    double positive_real_or(std::string_view field, double fallback) const {
+        if (!has(field)) return fallback;
+        const json& v = obj.at(std::string(field));
+        if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+            bad(field, "expected a positive number, got " + v.dump());
+        return v.get<double>();
+    }
     std::string string_or(std::string_view field, std::string fallback) const {
         if (!has(field)) return fallback;
         const json& v = obj.at(std::string(field));
@@ -87,6 +95,7 @@ void read_gpt2(const Reader& r, TransformerConfig& c) {
         r.has("n_positions") || !r.has("n_ctx") ? r.positive("n_positions") : r.positive("n_ctx");
     c.intermediate = r.positive_or("n_inner", 4 * c.hidden);
     c.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
+    c.norm_eps = r.positive_real_or("layer_norm_epsilon", 1e-5);
 }
 
 void read_llama(const Reader& r, TransformerConfig& c) {
@@ -98,6 +107,8 @@ void read_llama(const Reader& r, TransformerConfig& c) {
     c.vocab = r.positive("vocab_size");
     c.max_positions = r.positive_or("max_position_embeddings", 2048); // the transformers default
     c.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+    c.norm_eps = r.positive_real_or("rms_norm_eps", 1e-6); // the transformers defaults
+    c.rope_theta = r.positive_real_or("rope_theta", 10000.0);
 }
 
 void check_heads(const Reader& r, const TransformerConfig& c) {

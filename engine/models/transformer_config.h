@@ -19,6 +19,8 @@ struct TransformerConfig {
     uint64_t max_positions = 0;   // longest sequence the model accepts
     std::string name;             // config "_name_or_path", else the file stem of origin
     bool tied_embeddings = false; // lm head shares the token embedding matrix
+    double norm_eps = 1e-5;       // GPT-2 layer_norm_epsilon, Llama rms_norm_eps
+    double rope_theta = 0;        // Llama rope_theta (default 10000); 0 for GPT-2 (no RoPE)
 
     uint64_t head_dim() const { return hidden / n_head; }
 };

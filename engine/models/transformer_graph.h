@@ -18,8 +18,28 @@
 #include "models/transformer_config.h"
 
 #include <cstdint>
+#include <string_view>
 
 namespace tmmu {
+
+// Every operator an inference graph of either family contains. The runtime maps each to the
+// macro-op it belongs to (runtime/opcode_map.h), checked at compile time against this list.
+inline constexpr std::string_view kInferenceOperators[] = {"embedding",
+                                                           "add_position_embedding",
+                                                           "layernorm",
+                                                           "rmsnorm",
+                                                           "matmul",
+                                                           "split_qkv",
+                                                           "split_heads",
+                                                           "rope",
+                                                           "attention_scores",
+                                                           "causal_softmax",
+                                                           "attention_values",
+                                                           "merge_heads",
+                                                           "gelu",
+                                                           "silu",
+                                                           "mul",
+                                                           "add"};
 
 struct GraphRequest {
     uint64_t batch = 8;

@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 
 #include <csignal>
+#include <nlohmann/json.hpp>
 #include <set>
 
 using namespace tmmu;
@@ -157,6 +158,36 @@ class TestExitStatus : public QObject {
         expect({p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
                 QString::fromUtf8(p.readAllStandardError())},
                FailureCode::Cancelled);
+    }
+
+    // The runtime's load-time contract: a compiled plan, broken three ways, read by validate.
+    void runtimePlanContract() {
+        const QString good = dir_.filePath("exec-plan.json");
+        QCOMPARE(tmmu({"compile", "--json", good}).code, 0);
+        QFile f(good);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const nlohmann::json plan = nlohmann::json::parse(f.readAll().toStdString());
+        QCOMPARE(tmmu({"validate", good}).code, 0);
+        auto broken = [&](const char* name, auto change, FailureCode code) {
+            nlohmann::json p = plan;
+            change(p);
+            const QString path = dir_.filePath(name);
+            write(path, QByteArray::fromStdString(p.dump()));
+            expect(tmmu({"validate", path}), code);
+        };
+        broken(
+            "rank5.json",
+            [](nlohmann::json& p) {
+                p["registers"][1]["shape"] = {1, 1, 1, 1, 768};
+                p["registers"][1]["strides"] = {768, 768, 768, 768, 1};
+            },
+            FailureCode::UnsupportedTensorRank);
+        broken(
+            "abi.json", [](nlohmann::json& p) { p["params"][0]["version"] = 7; },
+            FailureCode::InvalidParamBlockAbi);
+        broken(
+            "dangling.json", [](nlohmann::json& p) { p["instructions"][3]["inputs"][0] = 70; },
+            FailureCode::InvalidExecutionPlan);
     }
 
     void cleanupTestCase() {

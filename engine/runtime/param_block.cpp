@@ -1,0 +1,58 @@
+#include "runtime/param_block.h"
+
+#include "core/failure.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace tmmu::runtime {
+
+namespace {
+
+template <class P>
+constexpr ParamLayout layout_of() {
+    return {P::kVersion, uint16_t(sizeof(P))};
+}
+
+} // namespace
+
+ParamLayout param_layout(Opcode op) {
+    switch (op) {
+    case Opcode::RmsNorm:
+    case Opcode::LayerNorm:
+        return layout_of<NormParams>();
+    case Opcode::MultiheadAttention:
+        return layout_of<AttentionParams>();
+    case Opcode::Swiglu:
+    case Opcode::GeluMlp:
+        return layout_of<MlpParams>();
+    case Opcode::Embedding:
+        return layout_of<EmbeddingParams>();
+    case Opcode::ResidualAdd:
+        return layout_of<ResidualParams>();
+    case Opcode::LmHead:
+        return layout_of<LmHeadParams>();
+    }
+    fail(FailureCode::InvalidParamBlockAbi, "opcode",
+         fmt::format("opcode {} has no parameter layout", int(op)));
+}
+
+void check_param_block(const ParamBlock& b, Opcode op, std::string_view where) {
+    auto bad = [&](const std::string& message) {
+        fail(FailureCode::InvalidParamBlockAbi, std::string(where), message);
+    };
+    if (b.opcode != op)
+        bad(fmt::format("written for {}, used by a {} instruction", opcode_name(b.opcode),
+                        opcode_name(op)));
+    const ParamLayout want = param_layout(op);
+    if (b.version != want.version)
+        bad(fmt::format("version {}, this build reads {} version {}", b.version, opcode_name(op),
+                        want.version));
+    if (b.size != want.size)
+        bad(fmt::format("{} payload bytes, {} version {} has {}", b.size, opcode_name(op),
+                        want.version, want.size));
+    if (std::any_of(b.data.begin() + b.size, b.data.end(), [](uint8_t x) { return x != 0; }))
+        bad("bytes past the payload are not zero");
+}
+
+} // namespace tmmu::runtime

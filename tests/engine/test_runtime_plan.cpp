@@ -1,0 +1,340 @@
+// The runtime's contracts (seed 002, A2, A7, A9) and the plan compiler (A1): opcode values and
+// ranges, views, parameter blocks, the state lifecycle matrix, compiled GPT-2 and Llama plans
+// checked against the operator graphs and the parameter counts, and malformed plans refused
+// with their named codes.
+#include "models/transformer_config.h"
+#include "models/transformer_graph.h"
+#include "runtime/opcode_map.h"
+#include "runtime/plan_compiler.h"
+#include "runtime/plan_json.h"
+#include "test_support.h"
+
+#include <QObject>
+#include <QTest>
+
+#include <cstring>
+#include <set>
+
+using namespace tmmu;
+using namespace tmmu::runtime;
+
+namespace {
+
+TransformerConfig config(const char* file) {
+    return load_transformer_config(std::string(TMMU_SOURCE_DIR "/resources/models/") + file);
+}
+
+std::string failure_text(const std::function<void()>& fn) {
+    auto f = test::capture_failure(fn);
+    return f ? std::string(f->what()) : std::string("<no failure>");
+}
+
+// Consecutive nodes of one macro-op are one instruction.
+std::vector<Opcode> grouped(const std::vector<Opcode>& ops) {
+    std::vector<Opcode> out;
+    for (Opcode op : ops)
+        if (out.empty() || out.back() != op) out.push_back(op);
+    return out;
+}
+
+std::vector<Opcode> opcodes_of(const ExecutionPlan& p) {
+    std::vector<Opcode> out;
+    for (const Instruction& i : p.instructions)
+        out.push_back(i.opcode);
+    return out;
+}
+
+} // namespace
+
+class TestRuntimePlan : public QObject {
+    Q_OBJECT
+  private slots:
+    void opcodesKeepTheSeedValuesAndRanges() {
+        QCOMPARE(int(Opcode::RmsNorm), 0);
+        QCOMPARE(int(Opcode::MultiheadAttention), 1);
+        QCOMPARE(int(Opcode::Swiglu), 2);
+        QCOMPARE(int(Opcode::Embedding), 7);
+        QCOMPARE(int(Opcode::ResidualAdd), 8);
+        // Ours sit in the seed's range for further macro-ops; its reserved values stay free.
+        for (Opcode op : {Opcode::LayerNorm, Opcode::GeluMlp, Opcode::LmHead})
+            QCOMPARE(opcode_range(uint8_t(op)), OpcodeRange::FutureMacro);
+        for (int v : {3, 4, 5, 6, 16, 17, 18, 19, 64, 127, 128, 255})
+            QVERIFY2(!is_defined_opcode(uint8_t(v)), qPrintable(QString::number(v)));
+        QCOMPARE(opcode_range(8), OpcodeRange::Structural);
+        QCOMPARE(opcode_range(16), OpcodeRange::Vision);
+        QCOMPARE(opcode_range(64), OpcodeRange::Primitive);
+        std::set<std::string_view> names;
+        for (Opcode op : kAllOpcodes) {
+            QCOMPARE(parse_opcode(opcode_name(op)), std::optional<Opcode>(op));
+            names.insert(opcode_name(op));
+        }
+        QCOMPARE(names.size(), std::size(kAllOpcodes));
+        QVERIFY(!parse_opcode("moe"));
+    }
+
+    void viewsAboveRankFourAreRefused() {
+        const uint64_t five[] = {2, 2, 2, 2, 2};
+        TMMU_EXPECT_FAILURE(contiguous_view(DType::F32, five, "r"),
+                            FailureCode::UnsupportedTensorRank);
+        const uint64_t four[] = {2, 3, 4, 5};
+        TensorViewDesc v = contiguous_view(DType::F16, four, "r");
+        QCOMPARE(v.elements(), 120u);
+        QCOMPARE(v.bytes(), 240u);
+        QCOMPARE(v.stride_elems, (std::array<uint32_t, 4>{60, 20, 5, 1}));
+        check_view(v, "r");
+        TensorViewDesc wrong = v;
+        wrong.rank = 5;
+        TMMU_EXPECT_FAILURE(check_view(wrong, "r"), FailureCode::UnsupportedTensorRank);
+        wrong = v;
+        wrong.stride_elems[0] = 61;
+        TMMU_EXPECT_FAILURE(check_view(wrong, "r"), FailureCode::InvalidExecutionPlan);
+        wrong.layout = ViewLayout::Strided; // any strides are a strided view's own business
+        check_view(wrong, "r");
+        wrong = v;
+        wrong.shape[2] = 0;
+        TMMU_EXPECT_FAILURE(check_view(wrong, "r"), FailureCode::InvalidExecutionPlan);
+        const uint64_t huge[] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+        TMMU_EXPECT_FAILURE(contiguous_view(DType::F32, huge, "r"),
+                            FailureCode::AllocationOverflow);
+        const uint64_t too_wide[] = {uint64_t(UINT32_MAX) + 1};
+        TMMU_EXPECT_FAILURE(contiguous_view(DType::F32, too_wide, "r"),
+                            FailureCode::InvalidExecutionPlan);
+    }
+
+    void paramBlocksAreLittleEndianAlignedAndCheckedOnce() {
+        const ParamBlock norm = make_param_block(Opcode::LayerNorm, NormParams{1.0f, 768});
+        const uint8_t expected[] = {0x00, 0x00, 0x80, 0x3f, 0x00, 0x03, 0x00, 0x00};
+        QCOMPARE(norm.size, uint16_t(8));
+        QVERIFY(std::memcmp(norm.data.data(), expected, 8) == 0);
+        QCOMPARE(reinterpret_cast<uintptr_t>(norm.data.data()) % 8, uintptr_t(0));
+        check_param_block(norm, Opcode::LayerNorm, "p");
+        QCOMPARE(param_view<NormParams>(norm).width, 768u);
+        const ParamBlock attn =
+            make_param_block(Opcode::MultiheadAttention, AttentionParams{32, 4, 64, 1e4f, 1, 2048});
+        check_param_block(attn, Opcode::MultiheadAttention, "p");
+        QCOMPARE(param_view<AttentionParams>(attn).n_kv_heads, 4u);
+        // Every mismatch is a load-time INVALID_PARAM_BLOCK_ABI naming what is wrong.
+        TMMU_EXPECT_FAILURE(check_param_block(norm, Opcode::RmsNorm, "p"),
+                            FailureCode::InvalidParamBlockAbi);
+        ParamBlock b = norm;
+        b.version = 2;
+        QVERIFY(failure_text([&] {
+                    check_param_block(b, Opcode::LayerNorm, "p");
+                }).find("version 2") != std::string::npos);
+        b = attn;
+        b.opcode = Opcode::LayerNorm; // a 24-byte payload where layernorm v1 has 8
+        QVERIFY(failure_text([&] {
+                    check_param_block(b, Opcode::LayerNorm, "p");
+                }).find("24 payload bytes") != std::string::npos);
+        b = norm;
+        b.data[100] = 1;
+        TMMU_EXPECT_FAILURE(check_param_block(b, Opcode::LayerNorm, "p"),
+                            FailureCode::InvalidParamBlockAbi);
+        for (Opcode op : kAllOpcodes)
+            QVERIFY(param_layout(op).size % 8 == 0 && param_layout(op).size <= kMaxParamBytes);
+    }
+
+    void stateLifecycleMatrix() {
+        using A = StateAction;
+        using L = StateLifecycle;
+        // Rows: alloc, reset, reuse, evict, clone_for_fork, deinit (seed A9.6).
+        const A per_request[] = {A::Allocate, A::Truncate,   A::Truncate,
+                                 A::Release,  A::CopyPrefix, A::Release};
+        const A per_step[] = {A::Allocate, A::Keep, A::Keep, A::Keep, A::Keep, A::Release};
+        for (size_t e = 0; e < std::size(kAllStateEvents); ++e) {
+            QCOMPARE(state_action(L::PerRequest, kAllStateEvents[e]), per_request[e]);
+            QCOMPARE(state_action(L::PerStep, kAllStateEvents[e]), per_step[e]);
+        }
+        QCOMPARE(state_event_name(StateEvent::CloneForFork), std::string_view("clone_for_fork"));
+    }
+
+    void inferenceOperatorsAreExactlyWhatGraphsUse() {
+        std::set<std::string> used;
+        for (const char* file : {"gpt2-small.json", "tinyllama-1.1b.json"})
+            for (const Node& n :
+                 build_transformer_graph(config(file), GraphRequest{1, 8, Mode::Inference}).nodes)
+                used.insert(n.opcode);
+        const std::set<std::string> listed(std::begin(kInferenceOperators),
+                                           std::end(kInferenceOperators));
+        QCOMPARE(used, listed);
+    }
+
+    // The compiled instructions are the generated graph's nodes grouped by the opcode map:
+    // the plan compiler and the graph generator agree on what a layer is.
+    void compiledPlansMatchTheGraphs_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("gpt2") << "gpt2-small.json";
+        QTest::newRow("llama") << "tinyllama-1.1b.json";
+    }
+    void compiledPlansMatchTheGraphs() {
+        QFETCH(QString, file);
+        const TransformerConfig c = config(file.toUtf8().constData());
+        Graph g = build_transformer_graph(c, GraphRequest{1, 8, Mode::Inference});
+        std::vector<Opcode> by_node = macro_ops(g);
+        std::vector<Opcode> in_order;
+        for (NodeIndex n : g.execution_order)
+            in_order.push_back(by_node[n]);
+        for (PlanMode mode : {PlanMode::Decode, PlanMode::Prefill}) {
+            const CompiledPlan cp = compile_transformer(c, {mode, 8, 64});
+            QCOMPARE(opcodes_of(cp.plan), grouped(in_order));
+        }
+    }
+
+    // Every parameter of the model is one weight, with its Hugging Face name and shape: the
+    // weights' elements add up to parameter_count, which the graph tests pin independently.
+    void weightsAreTheModelsParameters() {
+        for (const char* file : {"gpt2-small.json", "tinyllama-1.1b.json"}) {
+            const TransformerConfig c = config(file);
+            const CompiledPlan cp = compile_transformer(c, {PlanMode::Decode, 1, 0});
+            uint64_t elements = 0;
+            std::set<std::string> names;
+            for (const WeightDesc& w : cp.plan.weights) {
+                elements += w.view.elements();
+                names.insert(w.name);
+            }
+            QCOMPARE(names.size(), cp.plan.weights.size());
+            QCOMPARE(elements, parameter_count(c));
+        }
+        const CompiledPlan gpt2 = compile_transformer(config("gpt2-small.json"), {});
+        QCOMPARE(gpt2.plan.weights[0].name, std::string("wte.weight"));
+        QVERIFY(
+            std::count_if(gpt2.plan.weights.begin(), gpt2.plan.weights.end(),
+                          [](const WeightDesc& w) { return w.name == "h.11.mlp.c_fc.weight"; }));
+        const CompiledPlan llama = compile_transformer(config("tinyllama-1.1b.json"), {});
+        QVERIFY(std::count_if(
+            llama.plan.weights.begin(), llama.plan.weights.end(), [](const WeightDesc& w) {
+                return w.name == "model.layers.21.self_attn.k_proj.weight" &&
+                       w.view.shape[0] == 4 * 64 && w.view.shape[1] == 2048; // GQA: 4 kv heads
+            }));
+    }
+
+    void gpt2DecodePlanHasTheExpectedShape() {
+        const CompiledPlan cp =
+            compile_transformer(config("gpt2-small.json"), {PlanMode::Decode, 4, 1024});
+        const ExecutionPlan& p = cp.plan;
+        QCOMPARE(p.instructions.size(), size_t(1 + 12 * 6 + 2)); // embed, layers, norm, head
+        QCOMPARE(p.registers.size(), size_t(2 + 12 * 6 + 2));    // tokens, embed, ..., logits
+        QCOMPARE(p.states.size(), size_t(12));
+        // K and V of 12 heads x 64, f32, for 1024 positions.
+        QCOMPARE(p.states[0].size_bytes, uint64_t(2) * 1024 * 12 * 64 * 4);
+        QCOMPARE(p.registers[p.plan_outputs[0].id].view.shape[1], 50257u);
+        QCOMPARE(p.registers[p.plan_outputs[0].id].view.shape[0], 4u); // one row per slot
+        QVERIFY(cp.diagnostics.empty());
+        // Inside a layer at most the residual stream, the value it is combined with and the
+        // result are live (x, attention output, sum; or sum, MLP output, next stream).
+        QCOMPARE(cp.peak_registers, uint16_t(3));
+    }
+
+    void livenessMapInvariants() {
+        const CompiledPlan cp =
+            compile_transformer(config("tinyllama-1.1b.json"), {PlanMode::Prefill, 16, 128});
+        const ExecutionPlan& p = cp.plan;
+        const LivenessMap& lv = cp.liveness;
+        QCOMPARE(lv.kill_after_instruction.size(), p.instructions.size());
+        QCOMPARE(lv.register_last_read.size(), p.registers.size());
+        for (uint16_t r = 0; r < p.registers.size(); ++r) {
+            size_t kills = 0;
+            for (uint32_t i = 0; i < p.instructions.size(); ++i)
+                kills += lv.dies_after(i, {r});
+            const bool output = p.plan_outputs[0].id == r;
+            QCOMPARE(kills, size_t(output ? 0 : 1));
+            // The last reader really reads it, and nothing after it does.
+            const uint32_t last = lv.register_last_read[r];
+            if (output) {
+                QCOMPARE(last, uint32_t(p.instructions.size()));
+                continue;
+            }
+            const auto& in = p.instructions[last].inputs;
+            QVERIFY(std::count(in.begin(), in.end(), RegisterRef{r}));
+            for (uint32_t i = last + 1; i < p.instructions.size(); ++i) {
+                const auto& later = p.instructions[i].inputs;
+                QVERIFY(!std::count(later.begin(), later.end(), RegisterRef{r}));
+            }
+        }
+    }
+
+    void malformedPlansAreRefusedByName() {
+        const ExecutionPlan good =
+            compile_transformer(config("gpt2-small.json"), {PlanMode::Decode, 1, 64}).plan;
+        auto refused = [&](auto change, FailureCode code, const char* says) {
+            ExecutionPlan p = good;
+            change(p);
+            auto f = test::capture_failure([&] { (void)compile_plan(p); });
+            QVERIFY2(f.has_value(), says);
+            QCOMPARE(f->code(), code);
+            QVERIFY2(std::string(f->what()).find(says) != std::string::npos, f->what());
+        };
+        refused(
+            [](ExecutionPlan& p) { p.instructions[3].inputs[0] = p.instructions[5].outputs[0]; },
+            FailureCode::InvalidExecutionPlan, "instruction 3 (residual_add): reads register");
+        refused(
+            [](ExecutionPlan& p) { p.instructions[2].outputs[0] = p.instructions[1].outputs[0]; },
+            FailureCode::InvalidExecutionPlan, "written a second time");
+        refused([](ExecutionPlan& p) { p.instructions[1].weights[0] = {99999}; },
+                FailureCode::InvalidExecutionPlan, "weight 99999 does not resolve");
+        refused([](ExecutionPlan& p) { p.instructions[2].state_block = 200; },
+                FailureCode::InvalidExecutionPlan, "state block 200");
+        refused(
+            [](ExecutionPlan& p) { p.instructions[1].param_block = p.instructions[2].param_block; },
+            FailureCode::InvalidParamBlockAbi, "instruction 1 (layernorm) parameter block");
+        refused([](ExecutionPlan& p) { p.params[0].version = 9; },
+                FailureCode::InvalidParamBlockAbi, "version 9");
+        refused([](ExecutionPlan& p) { p.registers[4].view.rank = 5; },
+                FailureCode::UnsupportedTensorRank, "register 4");
+        refused([](ExecutionPlan& p) { p.plan_inputs.clear(); }, FailureCode::InvalidExecutionPlan,
+                "reads register 0 before anything writes it");
+        // A register nothing reads is a warning, not a failure.
+        ExecutionPlan p = good;
+        p.plan_outputs.clear();
+        const CompiledPlan cp = compile_plan(p);
+        QCOMPARE(cp.diagnostics.size(), size_t(1));
+        QCOMPARE(cp.diagnostics[0].level, PlanDiagnostic::Level::Warn);
+        QVERIFY(cp.diagnostics[0].message.find("never_read") != std::string::npos);
+    }
+
+    void planJsonRoundTripsExactly() {
+        const CompiledPlan c =
+            compile_transformer(config("tinyllama-1.1b.json"), {PlanMode::Prefill, 32, 256});
+        const std::string text = save_plan_json(c);
+        QVERIFY(looks_like_plan_json(text));
+        const CompiledPlan back = load_plan_json(text, "plan.json");
+        QVERIFY(back.plan == c.plan);
+        QCOMPARE(back.peak_registers, c.peak_registers);
+        QCOMPARE(save_plan_json(back), text); // deterministic bytes
+        QVERIFY(!looks_like_plan_json(R"({"format": "tmmu-ir"})"));
+        auto fails = [&](std::string changed, FailureCode code, const char* says) {
+            auto f = test::capture_failure([&] { (void)load_plan_json(changed, "plan.json"); });
+            QVERIFY2(f.has_value(), says);
+            QCOMPARE(f->code(), code);
+            QVERIFY2(std::string(f->what()).find(says) != std::string::npos, f->what());
+        };
+        fails("{", FailureCode::InvalidExecutionPlan, "not valid JSON");
+        auto replaced = [&](const std::string& from, const std::string& to) {
+            std::string out = text;
+            out.replace(out.find(from), from.size(), to);
+            return out;
+        };
+        fails(replaced("\"contiguous\"", "\"diagonal\""), FailureCode::InvalidExecutionPlan,
+              "plan.json.registers[0].layout");
+        fails(replaced("\"opcode\": \"rmsnorm\"", "\"opcode\": \"moe\""),
+              FailureCode::InvalidExecutionPlan, "unknown opcode");
+        std::string bad = text;
+        const size_t payload = bad.find("\"payload\": \"") + 12;
+        bad.insert(payload, std::string(600, '0'));
+        fails(bad, FailureCode::InvalidParamBlockAbi, "at most 256");
+    }
+
+    void compileRequestsAreChecked() {
+        const TransformerConfig c = config("gpt2-small.json");
+        TMMU_EXPECT_FAILURE(compile_transformer(c, {PlanMode::Decode, 0, 0}),
+                            FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(compile_transformer(c, {PlanMode::Decode, 1, 1025}),
+                            FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(compile_transformer(c, {PlanMode::Prefill, 65, 64}),
+                            FailureCode::InvalidArgument);
+        (void)compile_transformer(c, {PlanMode::Prefill, 64, 64});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRuntimePlan)
+#include "test_runtime_plan.moc"
