@@ -1,10 +1,13 @@
 // tmmu compile: a transformer config as the runtime's execution plan (seed 002, A1).
 #include "commands.h"
+#include "interrupt.h"
 
 #include "core/failure.h"
 #include "core/units.h"
+#include "io/dsa_csv.h"
 #include "io/file_io.h"
 #include "models/transformer_config.h"
+#include "runtime/physical_mapping.h"
 #include "runtime/plan_compiler.h"
 #include "runtime/plan_json.h"
 
@@ -19,7 +22,7 @@ using namespace tmmu::runtime;
 
 constexpr const char* kHelp =
     R"(usage: tmmu compile [CONFIG] [--mode decode|prefill] [--batch N] [--prompt N] [--max-seq N]
-                    [--instructions] [--json OUT|-]
+                    [--instructions] [--json OUT|-] [--registers OUT|-]
 
 Compiles a GPT-2 or Llama config.json (default: the bundled GPT-2 small) into the runtime's
 execution plan: one instruction per macro-op (embedding; per layer norm, attention, residual
@@ -34,6 +37,8 @@ options:
   --max-seq N       positions each slot's KV cache holds (default: the model's maximum)
   --instructions    list every instruction with its registers, weights and state block
   --json OUT|-      write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
+  --registers OUT|- write the registers as an offset-assignment CSV with their planned offsets
+                    (lifetimes in instructions); tmmu-studio opens it like any plan
 )";
 
 CompileRequest request_from(Args& args) {
@@ -64,7 +69,7 @@ CompileRequest request_from(Args& args) {
     return r;
 }
 
-void print_summary(const CompiledPlan& c) {
+void print_summary(const CompiledPlan& c, const RegisterMemory& m) {
     const ExecutionPlan& p = c.plan;
     uint64_t weight_bytes = 0, state_bytes = 0;
     for (const WeightDesc& w : p.weights)
@@ -84,6 +89,11 @@ void print_summary(const CompiledPlan& c) {
     for (const auto& [name, n] : per_opcode)
         counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", name, n);
     fmt::print("opcodes    {}\n", counts);
+    fmt::print("registers  {} in one arena (strategy {}), {} physical buffers of {}; a buffer "
+               "per register would take {}\n",
+               format_bytes(m.arena_bytes), m.arena.arenas.front().strategy,
+               m.mapping.physical_count, format_bytes(m.slot_bytes),
+               format_bytes(m.separate_bytes));
     for (const PlanDiagnostic& d : c.diagnostics)
         fmt::print("{}: {}\n", d.level == PlanDiagnostic::Level::Warn ? "warning" : "note",
                    d.message);
@@ -118,6 +128,7 @@ int cmd_compile(Args& args) {
     const CompileRequest request = request_from(args);
     const bool list = args.flag("--instructions");
     const auto json_out = args.value("--json");
+    const auto registers_out = args.value("--registers");
     const auto pos = args.positionals(0, 1);
     const std::string path = pos.empty() ? app::default_model_path() : pos[0];
     const std::string text = read_text_file(path);
@@ -125,12 +136,19 @@ int cmd_compile(Args& args) {
         fail(FailureCode::InvalidArgument, path,
              "runtime plans are compiled from GPT-2 or Llama config.json files");
     const CompiledPlan plan = compile_transformer(parse_transformer_config(text, path), request);
-    const bool to_stdout = sends_one_output_to_stdout({{"--json", json_out}});
+    const bool to_stdout =
+        sends_one_output_to_stdout({{"--json", json_out}, {"--registers", registers_out}});
+    const RegisterMemory memory = map_registers(plan, PlanOptions{}, interruptible_progress());
     if (!to_stdout) {
-        print_summary(plan);
+        print_summary(plan, memory);
         if (list) print_instructions(plan);
     }
     if (json_out) write_output(*json_out, save_plan_json(plan));
+    if (registers_out) {
+        const ArenaPlan& arena = memory.arena.arenas.front();
+        const DsaProblem csv{arena.problem, arena.buffer_names, {}};
+        write_output(*registers_out, write_dsa_csv(csv, &memory.offset));
+    }
     return 0;
 }
 

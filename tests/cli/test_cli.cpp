@@ -95,6 +95,30 @@ class TestCli : public QObject {
         QVERIFY(t.open(QIODevice::ReadOnly));
         QVERIFY(t.readLine().startsWith("{\"record\":\"allocation_header\""));
     }
+    // tmmu compile: the summary a person reads, the registers as a CSV that plan (and the
+    // studio) open with the same arena size, and configs only.
+    void compileShowsThePlanAndItsRegisters() {
+        Result r = run_tmmu({"compile", resource("models/tinyllama-1.1b.json"), "--mode", "prefill",
+                             "--prompt", "64"});
+        QCOMPARE(r.code, 0);
+        for (const char* line : {"135 instructions, 136 registers, at most 3 live at once",
+                                 "22 KV-cache blocks", "swiglu 22", "rmsnorm 45"})
+            QVERIFY2(r.out.contains(line), qPrintable(r.out));
+        Result csv = run_tmmu({"compile", "--registers", "-"});
+        QCOMPARE(csv.code, 0);
+        QVERIFY(csv.out.startsWith("id,lower,upper,size,alignment,offset\ntokens,0,1,4,64,"));
+        const QString path = QDir::temp().filePath("tmmu-test-registers.csv");
+        write(path, csv.out.toUtf8());
+        Result planned = run_tmmu({"plan", path});
+        QFile::remove(path);
+        QCOMPARE(planned.code, 0);
+        QVERIFY2(planned.out.contains("76 buffers"), qPrintable(planned.out));
+        Result ir = run_tmmu({"compile", resource("models/examples/residual_blocks.json")});
+        QCOMPARE(ir.code, 2);
+        QVERIFY2(ir.err.contains("GPT-2 or Llama config"), qPrintable(ir.err));
+        QCOMPARE(run_tmmu({"compile", "--mode", "decode", "--prompt", "8"}).code, 2);
+    }
+
     void corruptCheckpointIsRejected() {
         QTemporaryDir dir;
         QString ckpt = dir.filePath("plan.cbor");

@@ -5,6 +5,7 @@
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
 #include "runtime/opcode_map.h"
+#include "runtime/physical_mapping.h"
 #include "runtime/plan_compiler.h"
 #include "runtime/plan_json.h"
 #include "test_support.h"
@@ -322,6 +323,56 @@ class TestRuntimePlan : public QObject {
         const size_t payload = bad.find("\"payload\": \"") + 12;
         bad.insert(payload, std::string(600, '0'));
         fails(bad, FailureCode::InvalidParamBlockAbi, "at most 256");
+    }
+
+    // Registers packed by the planner: no two registers live at one instruction share a byte
+    // (checked here from the instructions, not from the mapping's own lifetimes), the arena is
+    // far below a buffer per register, and the slot colouring needs exactly peak_registers
+    // physical buffers (interval graphs colour with their largest clique).
+    void registersArePackedByThePlanner() {
+        for (PlanMode mode : {PlanMode::Decode, PlanMode::Prefill}) {
+            const CompiledPlan c = compile_transformer(config("gpt2-small.json"), {mode, 16, 256});
+            const ExecutionPlan& p = c.plan;
+            const RegisterMemory m = map_registers(c, PlanOptions{}, Progress{});
+            QCOMPARE(m.offset.size(), p.registers.size());
+            QCOMPARE(m.mapping.physical_count, c.peak_registers);
+            std::vector<std::set<uint16_t>> live(p.instructions.size());
+            for (uint32_t i = 0; i < p.instructions.size(); ++i) {
+                const Instruction& insn = p.instructions[i];
+                for (RegisterRef r : insn.inputs)
+                    live[i].insert(r.id);
+                for (RegisterRef r : insn.outputs)
+                    live[i].insert(r.id);
+            }
+            // A register is live at every instruction from its producer to its last reader.
+            for (uint16_t r = 0; r < p.registers.size(); ++r) {
+                uint32_t first = UINT32_MAX, last = 0;
+                for (uint32_t i = 0; i < p.instructions.size(); ++i)
+                    if (live[i].count(r)) {
+                        first = std::min(first, i);
+                        last = i;
+                    }
+                for (uint32_t i = first; i <= last && first != UINT32_MAX; ++i)
+                    live[i].insert(r);
+            }
+            for (const std::set<uint16_t>& at : live)
+                for (uint16_t a : at)
+                    for (uint16_t b : at) {
+                        if (a >= b) continue;
+                        const uint64_t ea = m.offset[a] + p.registers[a].view.bytes();
+                        const uint64_t eb = m.offset[b] + p.registers[b].view.bytes();
+                        QVERIFY2(ea <= m.offset[b] || eb <= m.offset[a],
+                                 qPrintable(QString::fromStdString(p.registers[a].name + " / " +
+                                                                   p.registers[b].name)));
+                    }
+            for (size_t r = 0; r < p.registers.size(); ++r) {
+                QCOMPARE(m.offset[r] % kRegisterAlignment, uint64_t(0));
+                QVERIFY(m.offset[r] + p.registers[r].view.bytes() <= m.arena_bytes);
+                QVERIFY(m.mapping.physical_specs[m.mapping.register_to_physical[r]].size >=
+                        p.registers[r].view.bytes());
+            }
+            QVERIFY(m.arena_bytes * 2 < m.separate_bytes);
+        }
     }
 
     void compileRequestsAreChecked() {

@@ -1,0 +1,44 @@
+#pragma once
+// Physical memory for a compiled plan's registers, through the planner (seed 002, A4 stage 2,
+// done with seed 000's machinery): each register becomes a buffer live from its producer to its
+// last reader, the offset strategies pack them into one arena (one device allocation, every
+// register bound at base + offset), and the planner's slot colouring gives the seed's
+// register -> physical buffer mapping for backends that want separate buffers.
+#include "plan/planner.h"
+#include "runtime/execution_plan.h"
+
+#include <cstdint>
+
+namespace tmmu::runtime {
+
+// Register buffers start on this boundary: a cache line, and wide enough for any SIMD load.
+inline constexpr uint64_t kRegisterAlignment = 64;
+
+struct PhysicalSpec {
+    uint64_t size = 0;
+    uint64_t align = kRegisterAlignment;
+};
+
+struct PhysicalMapping {
+    std::vector<uint16_t> register_to_physical; // register -> physical buffer (its slot)
+    uint16_t physical_count = 0;                // <= peak-compatible slot count
+    std::vector<PhysicalSpec> physical_specs;   // per physical buffer: its largest register
+};
+
+struct RegisterMemory {
+    Plan arena; // one arena (plan_problem's "arena"); its tensors are the registers, by name
+    std::vector<uint64_t> offset; // per register: byte offset in the arena
+    PhysicalMapping mapping;
+    uint64_t arena_bytes = 0;    // the arena's height: what the plan allocates
+    uint64_t separate_bytes = 0; // one allocation per register, for comparison
+    uint64_t slot_bytes = 0;     // one allocation per physical buffer
+};
+
+// Time steps are instructions: register r lives over [producer, last read + 1); plan inputs
+// from 0, plan outputs through the end, a register nothing reads at its producer only. So an
+// instruction's outputs never share bytes with its inputs. The strategy is options.strategy
+// (default auto); every plan is validated as the planner validates any plan.
+RegisterMemory map_registers(const CompiledPlan& plan, const PlanOptions& options,
+                             const Progress& progress);
+
+} // namespace tmmu::runtime
