@@ -35,9 +35,13 @@ struct NormParams { // layernorm, rmsnorm
 };
 struct AttentionParams { // multihead_attention
     static constexpr uint8_t kVersion = 1;
+    static constexpr uint32_t kCausal = 1; // a token attends to itself and earlier tokens only
+    // Weights are q, k, v and o projections (Llama: [out, in], no bias); without the flag they
+    // are a fused qkv matrix and an output matrix, [in, out] each with a bias (GPT-2 Conv1D).
+    static constexpr uint32_t kSeparateProjections = 2;
     uint32_t n_heads, n_kv_heads, head_dim;
     float rope_theta; // 0: no rotary embedding
-    uint32_t causal;  // 1: a token attends to itself and earlier tokens only
+    uint32_t flags;
     uint32_t max_positions;
 };
 struct MlpParams { // gelu_mlp, swiglu

@@ -78,11 +78,12 @@ struct Dims {
 };
 
 AttentionParams attention_params(const TransformerConfig& c, const Dims& d) {
+    const bool llama = c.family == TransformerConfig::Family::Llama;
     return {dim(d.H, "heads"),
             dim(d.KV, "kv heads"),
             dim(d.D, "head dim"),
             float(c.rope_theta),
-            1,
+            AttentionParams::kCausal | (llama ? AttentionParams::kSeparateProjections : 0),
             dim(d.P, "max positions")};
 }
 

@@ -1,0 +1,271 @@
+#include "backends/cpu/cpu_adapters.h"
+
+#include "backends/cpu/cpu_math.h"
+#include "runtime/param_block.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace tmmu::cpu {
+
+using namespace tmmu::runtime;
+
+namespace {
+
+const float* in_f(const Operands& o, size_t i) {
+    return static_cast<const float*>(o.inputs[i]);
+}
+const float* weight(const Operands& o, size_t i) {
+    return static_cast<const float*>(o.weights[i]);
+}
+float* out_f(const Operands& o) {
+    return static_cast<float*>(o.output);
+}
+
+void embedding(const ExecutionContext& ctx, const Operands& o) {
+    const auto p = param_view<EmbeddingParams>(*o.params);
+    const auto* tokens = static_cast<const int32_t*>(o.inputs[0]);
+    for (uint32_t r = 0; r < ctx.rows; ++r) {
+        const float* tok = weight(o, 0) + uint64_t(tokens[r]) * p.width;
+        float* out = out_f(o) + uint64_t(r) * p.width;
+        std::copy(tok, tok + p.width, out);
+        if (p.positions == 0) continue;
+        const float* pos = weight(o, 1) + uint64_t(ctx.position_of_row[r]) * p.width;
+        for (uint32_t e = 0; e < p.width; ++e)
+            out[e] += pos[e];
+    }
+}
+
+void layernorm(const ExecutionContext& ctx, const Operands& o) {
+    const auto p = param_view<NormParams>(*o.params);
+    for (uint32_t r = 0; r < ctx.rows; ++r) {
+        const float* x = in_f(o, 0) + uint64_t(r) * p.width;
+        float* out = out_f(o) + uint64_t(r) * p.width;
+        double sum = 0, sq = 0;
+        for (uint32_t e = 0; e < p.width; ++e)
+            sum += x[e];
+        const double mean = sum / p.width;
+        for (uint32_t e = 0; e < p.width; ++e)
+            sq += (x[e] - mean) * (x[e] - mean);
+        const float inv = float(1.0 / std::sqrt(sq / p.width + p.eps));
+        for (uint32_t e = 0; e < p.width; ++e)
+            out[e] = (x[e] - float(mean)) * inv * weight(o, 0)[e] + weight(o, 1)[e];
+    }
+}
+
+void rmsnorm(const ExecutionContext& ctx, const Operands& o) {
+    const auto p = param_view<NormParams>(*o.params);
+    for (uint32_t r = 0; r < ctx.rows; ++r) {
+        const float* x = in_f(o, 0) + uint64_t(r) * p.width;
+        float* out = out_f(o) + uint64_t(r) * p.width;
+        double sq = 0;
+        for (uint32_t e = 0; e < p.width; ++e)
+            sq += double(x[e]) * x[e];
+        const float inv = float(1.0 / std::sqrt(sq / p.width + p.eps));
+        for (uint32_t e = 0; e < p.width; ++e)
+            out[e] = x[e] * inv * weight(o, 0)[e];
+    }
+}
+
+void residual_add(const ExecutionContext& ctx, const Operands& o) {
+    const auto p = param_view<ResidualParams>(*o.params);
+    const uint64_t n = uint64_t(ctx.rows) * p.width;
+    for (uint64_t i = 0; i < n; ++i)
+        out_f(o)[i] = in_f(o, 0)[i] + in_f(o, 1)[i];
+}
+
+void gelu_mlp(const ExecutionContext& ctx, const Operands& o) {
+    const auto p = param_view<MlpParams>(*o.params);
+    float* h = ctx.workspace.data();
+    matmul_in_out(in_f(o, 0), weight(o, 0), weight(o, 1), h, ctx.rows, p.width, p.inner, 0,
+                  p.inner);
+    for (uint64_t i = 0; i < uint64_t(ctx.rows) * p.inner; ++i)
+        h[i] = gelu_tanh(h[i]);
+    matmul_in_out(h, weight(o, 2), weight(o, 3), out_f(o), ctx.rows, p.inner, p.width, 0, p.width);
+}
+
+void swiglu(const ExecutionContext& ctx, const Operands& o) {
+    const auto p = param_view<MlpParams>(*o.params);
+    float* gate = ctx.workspace.data();
+    float* up = gate + uint64_t(ctx.rows) * p.inner;
+    matmul_out_in(in_f(o, 0), weight(o, 0), gate, ctx.rows, p.width, p.inner);
+    matmul_out_in(in_f(o, 0), weight(o, 1), up, ctx.rows, p.width, p.inner);
+    for (uint64_t i = 0; i < uint64_t(ctx.rows) * p.inner; ++i)
+        gate[i] = silu(gate[i]) * up[i];
+    matmul_out_in(gate, weight(o, 2), out_f(o), ctx.rows, p.inner, p.width);
+}
+
+void lm_head(const ExecutionContext& ctx, const Operands& o) {
+    const auto p = param_view<LmHeadParams>(*o.params);
+    matmul_out_in(in_f(o, 0), weight(o, 0), out_f(o), ctx.rows, p.width, p.vocab);
+}
+
+// Rotates pairs (i, i + d/2) of one head by position * theta^(-2i/d), as Hugging Face Llama.
+void rope(float* head, uint32_t d, uint32_t position, float theta) {
+    const uint32_t half = d / 2;
+    for (uint32_t i = 0; i < half; ++i) {
+        const double angle = position * std::pow(double(theta), -2.0 * i / d);
+        const float c = float(std::cos(angle)), s = float(std::sin(angle));
+        const float a = head[i], b = head[i + half];
+        head[i] = a * c - b * s;
+        head[i + half] = b * c + a * s;
+    }
+}
+
+struct AttentionShape {
+    uint64_t rows, width, q_width, kv_width, max_seq;
+};
+
+// q, k and v rows into the workspace, with RoPE applied.
+void project_qkv(const ExecutionContext& ctx, const Operands& o, const AttentionParams& p,
+                 const AttentionShape& s, float* q, float* k, float* v) {
+    const float* x = in_f(o, 0);
+    if (p.flags & AttentionParams::kSeparateProjections) {
+        matmul_out_in(x, weight(o, 0), q, s.rows, s.width, s.q_width);
+        matmul_out_in(x, weight(o, 1), k, s.rows, s.width, s.kv_width);
+        matmul_out_in(x, weight(o, 2), v, s.rows, s.width, s.kv_width);
+    } else { // fused [in, 3 * width] with bias
+        const uint64_t total = s.q_width + 2 * s.kv_width;
+        matmul_in_out(x, weight(o, 0), weight(o, 1), q, s.rows, s.width, total, 0, s.q_width);
+        matmul_in_out(x, weight(o, 0), weight(o, 1), k, s.rows, s.width, total, s.q_width,
+                      s.kv_width);
+        matmul_in_out(x, weight(o, 0), weight(o, 1), v, s.rows, s.width, total,
+                      s.q_width + s.kv_width, s.kv_width);
+    }
+    if (p.rope_theta <= 0) return;
+    for (uint32_t r = 0; r < ctx.rows; ++r) {
+        for (uint32_t h = 0; h < p.n_heads; ++h)
+            rope(q + r * s.q_width + h * p.head_dim, p.head_dim, ctx.position_of_row[r],
+                 p.rope_theta);
+        for (uint32_t h = 0; h < p.n_kv_heads; ++h)
+            rope(k + r * s.kv_width + h * p.head_dim, p.head_dim, ctx.position_of_row[r],
+                 p.rope_theta);
+    }
+}
+
+// A slot's cache: K [max_seq][kv_width] then V [max_seq][kv_width].
+float* cache_of(const Operands& o, uint32_t slot) {
+    return reinterpret_cast<float*>(static_cast<char*>(o.state) + slot * o.state_stride);
+}
+
+// Softmax attention of one query head over positions 0..last of its slot's cache.
+void attend(const float* q, const float* keys, const float* values, uint64_t kv_width,
+            uint32_t last, uint32_t d, float* scores, float* out) {
+    const float scale = float(1.0 / std::sqrt(double(d)));
+    float top = -INFINITY;
+    for (uint32_t t = 0; t <= last; ++t) {
+        scores[t] = dot(q, keys + t * kv_width, d) * scale;
+        top = std::max(top, scores[t]);
+    }
+    double sum = 0;
+    for (uint32_t t = 0; t <= last; ++t) {
+        scores[t] = std::exp(scores[t] - top);
+        sum += scores[t];
+    }
+    std::fill(out, out + d, 0.0f);
+    for (uint32_t t = 0; t <= last; ++t) {
+        const float w = float(scores[t] / sum);
+        const float* vt = values + t * kv_width;
+        for (uint32_t i = 0; i < d; ++i)
+            out[i] += w * vt[i];
+    }
+}
+
+void multihead_attention(const ExecutionContext& ctx, const Operands& o) {
+    const auto p = param_view<AttentionParams>(*o.params);
+    const AttentionShape s{ctx.rows, uint64_t(p.n_heads) * p.head_dim,
+                           uint64_t(p.n_heads) * p.head_dim, uint64_t(p.n_kv_heads) * p.head_dim,
+                           kv_cache_positions(p, o.state_bytes)};
+    float* q = ctx.workspace.data();
+    float* k = q + s.rows * s.q_width;
+    float* v = k + s.rows * s.kv_width;
+    float* attn = v + s.rows * s.kv_width;
+    float* scores = attn + s.rows * s.q_width;
+    project_qkv(ctx, o, p, s, q, k, v);
+    // Every row's key and value go into the cache first, so a prefill row sees the rows before
+    // it; the causal bound (its own position) hides the ones after.
+    for (uint32_t r = 0; r < ctx.rows; ++r) {
+        float* cache = cache_of(o, ctx.slot_of_row[r]);
+        const uint64_t at = uint64_t(ctx.position_of_row[r]) * s.kv_width;
+        std::copy(k + r * s.kv_width, k + (r + 1) * s.kv_width, cache + at);
+        std::copy(v + r * s.kv_width, v + (r + 1) * s.kv_width,
+                  cache + s.max_seq * s.kv_width + at);
+    }
+    const uint32_t group = p.n_heads / p.n_kv_heads;
+    for (uint32_t r = 0; r < ctx.rows; ++r) {
+        const float* cache = cache_of(o, ctx.slot_of_row[r]);
+        for (uint32_t h = 0; h < p.n_heads; ++h) {
+            const uint64_t kv = uint64_t(h / group) * p.head_dim;
+            attend(q + r * s.q_width + h * p.head_dim, cache + kv,
+                   cache + s.max_seq * s.kv_width + kv, s.kv_width, ctx.position_of_row[r],
+                   p.head_dim, scores, attn + r * s.q_width + h * p.head_dim);
+        }
+    }
+    if (p.flags & AttentionParams::kSeparateProjections)
+        matmul_out_in(attn, weight(o, 3), out_f(o), s.rows, s.q_width, s.width);
+    else
+        matmul_in_out(attn, weight(o, 2), weight(o, 3), out_f(o), s.rows, s.q_width, s.width, 0,
+                      s.width);
+}
+
+constexpr AdapterTable make_table() {
+    AdapterTable t{};
+    t[uint8_t(Opcode::Embedding)] = embedding;
+    t[uint8_t(Opcode::LayerNorm)] = layernorm;
+    t[uint8_t(Opcode::RmsNorm)] = rmsnorm;
+    t[uint8_t(Opcode::MultiheadAttention)] = multihead_attention;
+    t[uint8_t(Opcode::GeluMlp)] = gelu_mlp;
+    t[uint8_t(Opcode::Swiglu)] = swiglu;
+    t[uint8_t(Opcode::ResidualAdd)] = residual_add;
+    t[uint8_t(Opcode::LmHead)] = lm_head;
+    return t;
+}
+
+constexpr AdapterTable kTable = make_table();
+
+constexpr bool covers_every_opcode() {
+    for (Opcode op : kAllOpcodes)
+        if (!kTable[uint8_t(op)]) return false;
+    return true;
+}
+static_assert(covers_every_opcode(), "the CPU backend lacks an adapter for an opcode");
+
+} // namespace
+
+const AdapterTable& cpu_adapters() {
+    return kTable;
+}
+
+const AdapterCapabilities& cpu_capabilities() {
+    static const AdapterCapabilities caps = [] {
+        AdapterCapabilities c{};
+        for (Opcode op : kAllOpcodes)
+            c[uint8_t(op)] = {true, false, 0};
+        return c;
+    }();
+    return caps;
+}
+
+uint64_t kv_cache_positions(const AttentionParams& p, uint64_t bytes) {
+    return bytes / (2 * sizeof(float) * p.n_kv_heads * p.head_dim);
+}
+
+uint64_t workspace_floats(const ExecutionPlan& plan, const Instruction& insn, uint64_t rows) {
+    const ParamBlock& b = plan.params[insn.param_block];
+    switch (insn.opcode) {
+    case Opcode::GeluMlp:
+    case Opcode::Swiglu:
+        return 2 * rows * param_view<MlpParams>(b).inner;
+    case Opcode::MultiheadAttention: {
+        const auto p = param_view<AttentionParams>(b);
+        const uint64_t q = uint64_t(p.n_heads) * p.head_dim,
+                       kv = uint64_t(p.n_kv_heads) * p.head_dim;
+        return rows * (2 * q + 2 * kv) + p.max_positions;
+    }
+    default:
+        return 0;
+    }
+}
+
+} // namespace tmmu::cpu

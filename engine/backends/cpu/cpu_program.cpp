@@ -1,0 +1,150 @@
+#include "backends/cpu/cpu_program.h"
+
+#include "backends/cpu/cpu_adapters.h"
+#include "core/failure.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace tmmu::cpu {
+
+using namespace tmmu::runtime;
+
+namespace {
+
+constexpr uint64_t kFloatsPer64Bytes = 64 / sizeof(float);
+
+uint64_t round_up_floats(uint64_t bytes) {
+    return (bytes + 63) / 64 * kFloatsPer64Bytes;
+}
+
+// Every register its own 64-byte aligned bytes, in register order.
+std::vector<uint64_t> separate_offsets(const ExecutionPlan& p) {
+    std::vector<uint64_t> offsets;
+    uint64_t at = 0;
+    for (const RegisterDesc& r : p.registers) {
+        offsets.push_back(at);
+        at += round_up_floats(r.view.bytes()) * sizeof(float);
+    }
+    return offsets;
+}
+
+[[noreturn]] void bad_step(const std::string& where, const std::string& message) {
+    fail(FailureCode::InvalidArgument, where, message);
+}
+
+} // namespace
+
+SlotStates::SlotStates(const ExecutionPlan& plan, uint32_t slots) : slots_(slots) {
+    for (const StateDescriptor& s : plan.states) {
+        const uint64_t stride = round_up_floats(s.size_bytes) * sizeof(float);
+        // Allocate (zero-filled either way: a vector's floats start at 0).
+        blocks_.emplace_back(stride / sizeof(float) * slots, 0.0f);
+        strides_.push_back(stride);
+        sizes_.push_back(s.size_bytes);
+    }
+}
+
+bool SlotStates::fits(const ExecutionPlan& plan) const {
+    if (plan.states.size() != sizes_.size()) return false;
+    for (size_t s = 0; s < sizes_.size(); ++s)
+        if (plan.states[s].size_bytes != sizes_[s]) return false;
+    return true;
+}
+
+CpuProgram::CpuProgram(CompiledPlan plan, const WeightStore& weights, SlotStates& states,
+                       RegisterLayout layout)
+    : plan_(std::move(plan)), states_(states) {
+    const ExecutionPlan& p = plan_.plan;
+    if (weights.offset.size() != p.weights.size())
+        fail(FailureCode::InvalidArgument, p.name,
+             fmt::format("{} weights given, the plan has {}", weights.offset.size(),
+                         p.weights.size()));
+    if (!states.fits(p))
+        fail(FailureCode::InvalidArgument, p.name,
+             "the slot states were made for a plan with other state blocks");
+    uint64_t arena_bytes = 0;
+    if (layout == RegisterLayout::Planned) {
+        const RegisterMemory m = map_registers(plan_, PlanOptions{}, Progress{});
+        offset_ = m.offset;
+        arena_bytes = m.arena_bytes;
+    } else {
+        offset_ = separate_offsets(p);
+    }
+    for (size_t r = 0; r < p.registers.size(); ++r)
+        arena_bytes = std::max(arena_bytes, offset_[r] + p.registers[r].view.bytes());
+    arena_.assign(round_up_floats(arena_bytes), 0.0f);
+    uint64_t workspace = 0;
+    for (const Instruction& insn : p.instructions)
+        workspace = std::max(workspace, workspace_floats(p, insn, p.rows));
+    workspace_.assign(workspace, 0.0f);
+    char* base = reinterpret_cast<char*>(arena_.data());
+    for (const Instruction& insn : p.instructions) {
+        Bound b{cpu_adapters()[uint8_t(insn.opcode)], {}, {}, {}};
+        for (RegisterRef r : insn.inputs)
+            b.inputs.push_back(base + offset_[r.id]);
+        for (WeightRef w : insn.weights)
+            b.weights.push_back(weights.at(w));
+        b.operands.output = base + offset_[insn.outputs[0].id];
+        b.operands.params = &p.params[insn.param_block];
+        if (insn.state_block != kNoStateBlock) {
+            b.operands.state = states.base(insn.state_block);
+            b.operands.state_stride = states.stride(insn.state_block);
+            b.operands.state_bytes = states.bytes(insn.state_block);
+            max_seq_ = uint32_t(kv_cache_positions(
+                param_view<AttentionParams>(p.params[insn.param_block]), b.operands.state_bytes));
+        }
+        if (insn.opcode == Opcode::Embedding)
+            vocab_ = param_view<EmbeddingParams>(p.params[insn.param_block]).vocab;
+        bound_.push_back(std::move(b));
+    }
+    for (Bound& b : bound_) { // the vectors are in place now: point the spans at them
+        b.operands.inputs = b.inputs;
+        b.operands.weights = b.weights;
+    }
+}
+
+void CpuProgram::check_step(std::span<const int32_t> tokens, std::span<const uint32_t> slots,
+                            std::span<const uint32_t> positions) const {
+    const ExecutionPlan& p = plan_.plan;
+    if (tokens.empty() || tokens.size() > p.rows || slots.size() != tokens.size() ||
+        positions.size() != tokens.size())
+        bad_step(p.name, fmt::format("a step of {} rows (slots {}, positions {}); the plan runs "
+                                     "1 to {}",
+                                     tokens.size(), slots.size(), positions.size(), p.rows));
+    for (size_t r = 0; r < tokens.size(); ++r) {
+        const std::string where = fmt::format("{} row {}", p.name, r);
+        if (tokens[r] < 0 || uint32_t(tokens[r]) >= vocab_)
+            bad_step(where,
+                     fmt::format("token {} is outside the vocabulary of {}", tokens[r], vocab_));
+        if (slots[r] >= states_.slots())
+            bad_step(where,
+                     fmt::format("slot {} does not exist ({} slots)", slots[r], states_.slots()));
+        if (max_seq_ != 0 && positions[r] >= max_seq_)
+            bad_step(where, fmt::format("position {} is past the KV cache's {} positions",
+                                        positions[r], max_seq_));
+    }
+}
+
+std::span<const float> CpuProgram::run(std::span<const int32_t> tokens,
+                                       std::span<const uint32_t> slots,
+                                       std::span<const uint32_t> positions) {
+    check_step(tokens, slots, positions);
+    const ExecutionPlan& p = plan_.plan;
+    char* base = reinterpret_cast<char*>(arena_.data());
+    std::copy(tokens.begin(), tokens.end(),
+              reinterpret_cast<int32_t*>(base + offset_[p.plan_inputs[0].id]));
+    ExecutionContext ctx;
+    ctx.mode = p.mode;
+    ctx.rows = uint32_t(tokens.size());
+    ctx.slot_of_row = slots;
+    ctx.position_of_row = positions;
+    ctx.workspace = workspace_;
+    for (const Bound& b : bound_)
+        b.fn(ctx, b.operands);
+    const RegisterRef logits = p.plan_outputs[0];
+    const uint64_t vocab = p.registers[logits.id].view.shape[1];
+    return {reinterpret_cast<const float*>(base + offset_[logits.id]), ctx.rows * vocab};
+}
+
+} // namespace tmmu::cpu

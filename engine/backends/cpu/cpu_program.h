@@ -1,0 +1,73 @@
+#pragma once
+// A compiled plan bound to CPU memory and run step by step (seed 002, A4 stage 2 and A5):
+// registers live in one arena at the offsets the planner gave them (map_registers), weights
+// in a WeightStore, per-slot state in SlotStates; every instruction's operands are resolved
+// once at load, so a step is a loop of adapter calls with no lookups.
+#include "runtime/adapter.h"
+#include "runtime/physical_mapping.h"
+#include "runtime/weights.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tmmu::cpu {
+
+// Every state block of a plan for `slots` slots: one allocation per block, slot s at
+// s * stride bytes (64-byte aligned), zero-filled when the descriptor asks.
+class SlotStates {
+  public:
+    SlotStates(const runtime::ExecutionPlan& plan, uint32_t slots);
+    uint32_t slots() const { return slots_; }
+    void* base(uint8_t state) { return blocks_[state].data(); }
+    uint64_t stride(uint8_t state) const { return strides_[state]; }
+    uint64_t bytes(uint8_t state) const { return sizes_[state]; }
+    // Whether `plan` has exactly these state blocks (its decode and prefill plans share them).
+    bool fits(const runtime::ExecutionPlan& plan) const;
+
+  private:
+    uint32_t slots_;
+    std::vector<std::vector<float>> blocks_;
+    std::vector<uint64_t> strides_, sizes_;
+};
+
+enum class RegisterLayout {
+    Planned,  // the planner's arena: registers whose lifetimes do not meet share bytes
+    Separate, // every register its own bytes: the reference for the planned-vs-unplanned gate
+};
+
+class CpuProgram {
+  public:
+    // Load: the plan's states must be the ones `states` was made for, and `weights` must hold
+    // one entry per plan weight (INVALID_ARGUMENT otherwise).
+    CpuProgram(runtime::CompiledPlan plan, const runtime::WeightStore& weights, SlotStates& states,
+               RegisterLayout layout = RegisterLayout::Planned);
+
+    // One step over tokens.size() rows (at most the plan's rows): row r is token tokens[r] of
+    // slot slots[r] at position positions[r]. Returns the logits, [rows][vocab]. INVALID_ARGUMENT
+    // for a token outside the vocabulary, a slot that does not exist, a position past the KV
+    // cache, or more rows than the plan has.
+    std::span<const float> run(std::span<const int32_t> tokens, std::span<const uint32_t> slots,
+                               std::span<const uint32_t> positions);
+
+    const runtime::CompiledPlan& plan() const { return plan_; }
+    uint64_t register_bytes() const { return arena_.size() * sizeof(float); }
+
+  private:
+    struct Bound {
+        runtime::AdapterFn fn;
+        std::vector<const void*> inputs, weights;
+        runtime::Operands operands;
+    };
+    void check_step(std::span<const int32_t> tokens, std::span<const uint32_t> slots,
+                    std::span<const uint32_t> positions) const;
+
+    runtime::CompiledPlan plan_;
+    std::vector<uint64_t> offset_; // per register: its byte offset in arena_
+    std::vector<float> arena_, workspace_;
+    std::vector<Bound> bound_;
+    SlotStates& states_;
+    uint32_t vocab_ = 0, max_seq_ = 0;
+};
+
+} // namespace tmmu::cpu
