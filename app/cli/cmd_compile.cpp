@@ -129,13 +129,7 @@ int cmd_compile(Args& args) {
     const bool list = args.flag("--instructions");
     const auto json_out = args.value("--json");
     const auto registers_out = args.value("--registers");
-    const auto pos = args.positionals(0, 1);
-    const std::string path = pos.empty() ? app::default_model_path() : pos[0];
-    const std::string text = read_text_file(path);
-    if (!looks_like_transformer_config(text))
-        fail(FailureCode::InvalidArgument, path,
-             "runtime plans are compiled from GPT-2 or Llama config.json files");
-    const CompiledPlan plan = compile_transformer(parse_transformer_config(text, path), request);
+    const CompiledPlan plan = compile_transformer(config_argument(args, "tmmu compile"), request);
     const bool to_stdout =
         sends_one_output_to_stdout({{"--json", json_out}, {"--registers", registers_out}});
     const RegisterMemory memory = map_registers(plan, PlanOptions{}, interruptible_progress());

@@ -2,6 +2,7 @@
 #include "args.h"
 #include "plan_choices.h"
 
+#include "models/transformer_config.h"
 #include "plan/planner.h"
 #include "source/model_source.h"
 
@@ -21,6 +22,7 @@ int cmd_strategies(Args& args);
 int cmd_session(Args& args);
 int cmd_export(Args& args);  // cmd_export.cpp
 int cmd_compile(Args& args); // cmd_compile.cpp
+int cmd_run(Args& args);     // cmd_run.cpp
 
 // `plan --record [--title T] [--tag X]... [--notes N] [--sessions PATH]` (cmd_session.cpp).
 struct RecordOptions {
@@ -60,5 +62,8 @@ struct OutputOption {
 };
 bool sends_one_output_to_stdout(std::initializer_list<OutputOption> outputs);
 app::PlanChoices plan_choices_from(Args& args);
+// The optional CONFIG argument of the runtime commands (default: the bundled GPT-2 small);
+// INVALID_ARGUMENT naming the file when it is no GPT-2 or Llama config.json.
+TransformerConfig config_argument(Args& args, const char* command);
 
 } // namespace tmmu::cli

@@ -9,6 +9,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -117,6 +118,36 @@ class TestCli : public QObject {
         QCOMPARE(ir.code, 2);
         QVERIFY2(ir.err.contains("GPT-2 or Llama config"), qPrintable(ir.err));
         QCOMPARE(run_tmmu({"compile", "--mode", "decode", "--prompt", "8"}).code, 2);
+    }
+
+    // tmmu run end to end on a small Llama-shaped config: ids, parity, counters, determinism.
+    void runGeneratesDeterministicallyWithParity() {
+        QTemporaryDir dir;
+        const QString config = dir.filePath("tiny-llama.json");
+        write(config, R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+            "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,
+            "vocab_size":101,"max_position_embeddings":64})");
+        const QStringList args{"run",          config,       "--batch",  "2",
+                               "--prompt-ids", "5,17,42",    "--decode", "6",
+                               "--verify",     "--counters", "--json",   "-"};
+        Result r = run_tmmu(args);
+        QCOMPARE(r.code, 0);
+        const auto j = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(j["prompt_ids"].size(), size_t(2));
+        QCOMPARE(j["prompt_ids"][1].get<std::vector<int>>(), (std::vector<int>{5, 17, 42}));
+        QCOMPARE(j["generated_ids"][0].size(), size_t(6));
+        QVERIFY(j["generated_ids"][0] == j["generated_ids"][1]); // same prompt, same tokens
+        QVERIFY(j["parity"]["identical"].get<bool>());
+        // Five decode steps (the first token comes from the prefill), 2 layers: 2 attention
+        // dispatches per step, each covering both sequences.
+        QCOMPARE(j["counters"]["decode"]["per_opcode"]["multihead_attention"].get<int>(), 10);
+        QCOMPARE(j["counters"]["decode"]["total"].get<int>(), 5 * (1 + 2 * 6 + 2));
+        const auto again = nlohmann::json::parse(run_tmmu(args).out.toStdString());
+        QCOMPARE(again["logits_sha256"].get<std::string>(), j["logits_sha256"].get<std::string>());
+        Result gpu = run_tmmu({"run", config, "--backend", "cuda"});
+        QCOMPARE(gpu.code, 2);
+        QVERIFY2(gpu.err.contains("only cpu is built"), qPrintable(gpu.err));
+        QCOMPARE(run_tmmu({"run", config, "--prompt-ids", "5,101"}).code, 2); // vocab is 101
     }
 
     void corruptCheckpointIsRejected() {

@@ -2,6 +2,7 @@
 // double-precision forward pass (NMSE <= 1e-6 and the same argmax at every step of a seeded
 // greedy decode), planned registers against a buffer per register (bit-identical logits),
 // batched slots against one slot at a time, and bad steps refused by name.
+#include "backends/cpu/cpu_generate.h"
 #include "backends/cpu/cpu_program.h"
 #include "models/transformer_config.h"
 #include "naive_transformer.h"
@@ -50,16 +51,6 @@ double nmse(std::span<const float> got, const std::vector<double>& want) {
         ref += want[i] * want[i];
     }
     return err / ref;
-}
-
-std::vector<int32_t> seeded_prompt(uint32_t n, uint32_t vocab, uint32_t seed) {
-    std::vector<int32_t> ids;
-    uint64_t s = seed;
-    for (uint32_t i = 0; i < n; ++i) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        ids.push_back(int32_t((s >> 33) % vocab));
-    }
-    return ids;
 }
 
 // A model with prefill and decode programs sharing weights and per-slot state.

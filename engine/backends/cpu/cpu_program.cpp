@@ -80,7 +80,7 @@ CpuProgram::CpuProgram(CompiledPlan plan, const WeightStore& weights, SlotStates
     workspace_.assign(workspace, 0.0f);
     char* base = reinterpret_cast<char*>(arena_.data());
     for (const Instruction& insn : p.instructions) {
-        Bound b{cpu_adapters()[uint8_t(insn.opcode)], {}, {}, {}};
+        Bound b{cpu_adapters()[uint8_t(insn.opcode)], uint8_t(insn.opcode), {}, {}, {}};
         for (RegisterRef r : insn.inputs)
             b.inputs.push_back(base + offset_[r.id]);
         for (WeightRef w : insn.weights)
@@ -140,8 +140,16 @@ std::span<const float> CpuProgram::run(std::span<const int32_t> tokens,
     ctx.slot_of_row = slots;
     ctx.position_of_row = positions;
     ctx.workspace = workspace_;
-    for (const Bound& b : bound_)
-        b.fn(ctx, b.operands);
+    if (counting_) {
+        for (const Bound& b : bound_) {
+            b.fn(ctx, b.operands);
+            ++counters_.per_opcode[b.opcode];
+        }
+        counters_.total += bound_.size();
+    } else {
+        for (const Bound& b : bound_)
+            b.fn(ctx, b.operands);
+    }
     const RegisterRef logits = p.plan_outputs[0];
     const uint64_t vocab = p.registers[logits.id].view.shape[1];
     return {reinterpret_cast<const float*>(base + offset_[logits.id]), ctx.rows * vocab};

@@ -7,6 +7,7 @@
 #include "runtime/physical_mapping.h"
 #include "runtime/weights.h"
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -31,6 +32,14 @@ class SlotStates {
     std::vector<uint64_t> strides_, sizes_;
 };
 
+// Adapter calls per opcode (seed 002, A8). Counting is off unless asked for: then the step loop
+// does no counting work at all (one predictable branch per call, no atomics anywhere; a step
+// runs on one thread).
+struct DispatchCounters {
+    std::array<uint64_t, 256> per_opcode{};
+    uint64_t total = 0;
+};
+
 enum class RegisterLayout {
     Planned,  // the planner's arena: registers whose lifetimes do not meet share bytes
     Separate, // every register its own bytes: the reference for the planned-vs-unplanned gate
@@ -51,11 +60,14 @@ class CpuProgram {
                                std::span<const uint32_t> positions);
 
     const runtime::CompiledPlan& plan() const { return plan_; }
+    void set_counting(bool on) { counting_ = on; }
+    const DispatchCounters& counters() const { return counters_; } // since construction
     uint64_t register_bytes() const { return arena_.size() * sizeof(float); }
 
   private:
     struct Bound {
         runtime::AdapterFn fn;
+        uint8_t opcode;
         std::vector<const void*> inputs, weights;
         runtime::Operands operands;
     };
@@ -68,6 +80,8 @@ class CpuProgram {
     std::vector<Bound> bound_;
     SlotStates& states_;
     uint32_t vocab_ = 0, max_seq_ = 0;
+    bool counting_ = false;
+    DispatchCounters counters_;
 };
 
 } // namespace tmmu::cpu
