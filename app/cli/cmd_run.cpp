@@ -25,7 +25,8 @@ using tmmu::cpu::GenerateResult;
 
 constexpr const char* kHelp =
     R"(usage: tmmu run [CONFIG] [--backend cpu] [--batch B] [--prompt N | --prompt-ids 1,2,3]
-                [--decode M] [--seed S] [--max-seq N] [--verify] [--counters] [--json OUT|-]
+                [--decode M] [--seed S] [--max-seq N] [--verify] [--check-memory] [--counters]
+                [--json OUT|-]
 
 Runs a GPT-2 or Llama config.json (default: the bundled GPT-2 small) on a backend: compiles its
 prefill and decode plans (tmmu compile), packs their registers with the planner, fills the
@@ -41,6 +42,9 @@ options:
   --seed S          seed of the weights and prompts (default 1)
   --max-seq N       KV-cache positions per slot (default: prompt + decode tokens)
   --verify          run again with a buffer per register and compare the logits bit for bit
+  --check-memory    guard bytes around every register, fingerprints checked at every read,
+                    dead registers poisoned: a plan or adapter that corrupts live data stops
+                    with ADDRESS_COLLISION naming the instruction, register and bytes (slow)
   --counters        count adapter dispatches per opcode (off by default: no counting cost)
   --json OUT|-      write ids, timings, memory, counters and parity as JSON (outputs.md)
 
@@ -90,6 +94,7 @@ GenerateRequest request_from(Args& args) {
     if (const auto seed = args.value("--seed")) r.seed = app::parse_positive(*seed, "--seed");
     r.max_seq = small_positive(args, "--max-seq", 0);
     r.counters = args.flag("--counters");
+    r.check_memory = args.flag("--check-memory");
     return r;
 }
 

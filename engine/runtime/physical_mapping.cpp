@@ -15,7 +15,7 @@ std::vector<uint64_t> first_steps(const ExecutionPlan& p) {
     return begin;
 }
 
-OffsetProblem register_problem(const CompiledPlan& c) {
+OffsetProblem register_problem(const CompiledPlan& c, uint64_t guard) {
     const ExecutionPlan& p = c.plan;
     const std::vector<uint64_t> begin = first_steps(p);
     OffsetProblem problem;
@@ -23,8 +23,8 @@ OffsetProblem register_problem(const CompiledPlan& c) {
         const uint32_t last = c.liveness.register_last_read[r];
         const uint64_t end =
             last == LivenessMap::kNeverRead ? begin[r] + 1 : std::max<uint64_t>(begin[r], last) + 1;
-        problem.buffers.push_back(
-            {begin[r], end, p.registers[r].view.bytes(), kRegisterAlignment, std::nullopt});
+        problem.buffers.push_back({begin[r], end, p.registers[r].view.bytes() + 2 * guard,
+                                   kRegisterAlignment, std::nullopt});
     }
     return problem;
 }
@@ -32,7 +32,7 @@ OffsetProblem register_problem(const CompiledPlan& c) {
 } // namespace
 
 RegisterMemory map_registers(const CompiledPlan& c, const PlanOptions& options,
-                             const Progress& progress) {
+                             const Progress& progress, uint64_t guard) {
     const ExecutionPlan& p = c.plan;
     std::vector<std::string> ids;
     for (const RegisterDesc& r : p.registers)
@@ -40,10 +40,12 @@ RegisterMemory map_registers(const CompiledPlan& c, const PlanOptions& options,
     PlanOptions o = options;
     o.policy.arenas = {ArenaConfig{"arena", UINT64_MAX, kRegisterAlignment}};
     RegisterMemory m;
-    m.arena = plan_problem(register_problem(c), ids, o, progress, p.name + " registers");
+    m.arena = plan_problem(register_problem(c, guard), ids, o, progress, p.name + " registers");
     const ArenaPlan& arena = m.arena.arenas.front();
     m.arena_bytes = arena.solution.height;
     m.offset = arena.solution.offsets;
+    for (uint64_t& o : m.offset)
+        o += guard;
     m.mapping.register_to_physical.resize(p.registers.size());
     for (size_t r = 0; r < p.registers.size(); ++r) {
         const uint32_t slot = arena.slot_of_buffer[r];

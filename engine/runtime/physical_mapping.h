@@ -38,7 +38,9 @@ struct RegisterMemory {
 // from 0, plan outputs through the end, a register nothing reads at its producer only. So an
 // instruction's outputs never share bytes with its inputs. The strategy is options.strategy
 // (default auto); every plan is validated as the planner validates any plan.
+// With guard_bytes > 0 every register's buffer is that much larger on each side (the CPU
+// backend's memory checks put guard bytes there); offsets are still those of the data.
 RegisterMemory map_registers(const CompiledPlan& plan, const PlanOptions& options,
-                             const Progress& progress);
+                             const Progress& progress, uint64_t guard_bytes = 0);
 
 } // namespace tmmu::runtime

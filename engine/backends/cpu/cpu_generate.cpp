@@ -61,8 +61,8 @@ GenerateResult generate(const TransformerConfig& c, const GenerateRequest& r,
     const CompiledPlan decode_plan = compile_transformer(c, {PlanMode::Decode, r.batch, max_seq});
     const WeightStore weights = random_weights(decode_plan.plan, r.seed);
     SlotStates states(decode_plan.plan, r.batch);
-    CpuProgram prefill(prefill_plan, weights, states, r.layout);
-    CpuProgram decode(decode_plan, weights, states, r.layout);
+    CpuProgram prefill(prefill_plan, weights, states, r.layout, r.check_memory);
+    CpuProgram decode(decode_plan, weights, states, r.layout, r.check_memory);
     prefill.set_counting(r.counters);
     decode.set_counting(r.counters);
     GenerateResult out;

@@ -20,6 +20,7 @@ struct GenerateRequest {
     uint64_t seed = 1;    // weights and seeded prompts
     uint32_t max_seq = 0; // KV-cache positions per slot; 0: prompt + decode tokens
     bool counters = false;
+    bool check_memory = false; // MemoryCheck on every step (memory_check.h)
     RegisterLayout layout = RegisterLayout::Planned;
 };
 

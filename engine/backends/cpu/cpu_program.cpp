@@ -18,13 +18,13 @@ uint64_t round_up_floats(uint64_t bytes) {
     return (bytes + 63) / 64 * kFloatsPer64Bytes;
 }
 
-// Every register its own 64-byte aligned bytes, in register order.
-std::vector<uint64_t> separate_offsets(const ExecutionPlan& p) {
+// Every register its own 64-byte aligned bytes, in register order, `guard` bytes around each.
+std::vector<uint64_t> separate_offsets(const ExecutionPlan& p, uint64_t guard) {
     std::vector<uint64_t> offsets;
     uint64_t at = 0;
     for (const RegisterDesc& r : p.registers) {
-        offsets.push_back(at);
-        at += round_up_floats(r.view.bytes()) * sizeof(float);
+        offsets.push_back(at + guard);
+        at += round_up_floats(r.view.bytes() + 2 * guard) * sizeof(float);
     }
     return offsets;
 }
@@ -53,7 +53,7 @@ bool SlotStates::fits(const ExecutionPlan& plan) const {
 }
 
 CpuProgram::CpuProgram(CompiledPlan plan, const WeightStore& weights, SlotStates& states,
-                       RegisterLayout layout)
+                       RegisterLayout layout, bool check_memory)
     : plan_(std::move(plan)), states_(states) {
     const ExecutionPlan& p = plan_.plan;
     if (weights.offset.size() != p.weights.size())
@@ -63,17 +63,19 @@ CpuProgram::CpuProgram(CompiledPlan plan, const WeightStore& weights, SlotStates
     if (!states.fits(p))
         fail(FailureCode::InvalidArgument, p.name,
              "the slot states were made for a plan with other state blocks");
+    const uint64_t guard = check_memory ? kGuardBytes : 0;
+    offset_ = layout == RegisterLayout::Planned
+                  ? map_registers(plan_, PlanOptions{}, Progress{}, guard).offset
+                  : separate_offsets(p, guard);
     uint64_t arena_bytes = 0;
-    if (layout == RegisterLayout::Planned) {
-        const RegisterMemory m = map_registers(plan_, PlanOptions{}, Progress{});
-        offset_ = m.offset;
-        arena_bytes = m.arena_bytes;
-    } else {
-        offset_ = separate_offsets(p);
-    }
     for (size_t r = 0; r < p.registers.size(); ++r)
-        arena_bytes = std::max(arena_bytes, offset_[r] + p.registers[r].view.bytes());
+        arena_bytes = std::max(arena_bytes, offset_[r] + p.registers[r].view.bytes() + guard);
     arena_.assign(round_up_floats(arena_bytes), 0.0f);
+    if (check_memory)
+        check_ = std::make_unique<MemoryCheck>(
+            plan_, offset_,
+            std::span<uint8_t>(reinterpret_cast<uint8_t*>(arena_.data()),
+                               arena_.size() * sizeof(float)));
     uint64_t workspace = 0;
     for (const Instruction& insn : p.instructions)
         workspace = std::max(workspace, workspace_floats(p, insn, p.rows));
@@ -140,7 +142,15 @@ std::span<const float> CpuProgram::run(std::span<const int32_t> tokens,
     ctx.slot_of_row = slots;
     ctx.position_of_row = positions;
     ctx.workspace = workspace_;
-    if (counting_) {
+    if (check_) {
+        check_->start_step();
+        check_->host_wrote(p.plan_inputs[0]);
+        for (uint32_t i = 0; i < bound_.size(); ++i) {
+            check_->before(i);
+            bound_[i].fn(ctx, bound_[i].operands);
+            check_->after(i);
+        }
+    } else if (counting_) {
         for (const Bound& b : bound_) {
             b.fn(ctx, b.operands);
             ++counters_.per_opcode[b.opcode];

@@ -3,12 +3,14 @@
 // registers live in one arena at the offsets the planner gave them (map_registers), weights
 // in a WeightStore, per-slot state in SlotStates; every instruction's operands are resolved
 // once at load, so a step is a loop of adapter calls with no lookups.
+#include "backends/cpu/memory_check.h"
 #include "runtime/adapter.h"
 #include "runtime/physical_mapping.h"
 #include "runtime/weights.h"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -48,9 +50,10 @@ enum class RegisterLayout {
 class CpuProgram {
   public:
     // Load: the plan's states must be the ones `states` was made for, and `weights` must hold
-    // one entry per plan weight (INVALID_ARGUMENT otherwise).
+    // one entry per plan weight (INVALID_ARGUMENT otherwise). check_memory: every step runs
+    // under MemoryCheck (memory_check.h), slower, for finding plan and adapter bugs.
     CpuProgram(runtime::CompiledPlan plan, const runtime::WeightStore& weights, SlotStates& states,
-               RegisterLayout layout = RegisterLayout::Planned);
+               RegisterLayout layout = RegisterLayout::Planned, bool check_memory = false);
 
     // One step over tokens.size() rows (at most the plan's rows): row r is token tokens[r] of
     // slot slots[r] at position positions[r]. Returns the logits, [rows][vocab]. INVALID_ARGUMENT
@@ -77,6 +80,7 @@ class CpuProgram {
     runtime::CompiledPlan plan_;
     std::vector<uint64_t> offset_; // per register: its byte offset in arena_
     std::vector<float> arena_, workspace_;
+    std::unique_ptr<MemoryCheck> check_;
     std::vector<Bound> bound_;
     SlotStates& states_;
     uint32_t vocab_ = 0, max_seq_ = 0;
