@@ -25,12 +25,13 @@ using tmmu::cpu::GenerateResult;
 
 constexpr const char* kHelp =
     R"(usage: tmmu run [CONFIG] [--backend cpu] [--batch B] [--prompt N | --prompt-ids 1,2,3]
-                [--decode M] [--seed S] [--max-seq N] [--verify] [--check-memory] [--counters]
-                [--json OUT|-]
+                [--decode M] [--seed S] [--weights F] [--max-seq N] [--verify]
+                [--check-memory] [--counters] [--json OUT|-]
 
 Runs a GPT-2 or Llama config.json (default: the bundled GPT-2 small) on a backend: compiles its
-prefill and decode plans (tmmu compile), packs their registers with the planner, fills the
-weights with seeded random values (the same seed, the same weights), prefills every sequence's
+prefill and decode plans (tmmu compile), packs their registers with the planner, reads the
+weights from a Hugging Face safetensors file or fills them with seeded random values (the same
+seed, the same weights), prefills every sequence's
 prompt into its own slot, then decodes all sequences together, greedily (argmax).
 
 options:
@@ -40,6 +41,8 @@ options:
   --prompt-ids IDS  the prompt of every sequence, comma-separated token ids
   --decode M        tokens to generate per sequence (default 32)
   --seed S          seed of the weights and prompts (default 1)
+  --weights F       the model's weights from a safetensors file (F32, F16 or BF16), e.g. a
+                    Hugging Face GPT-2 or Llama checkpoint matching CONFIG
   --max-seq N       KV-cache positions per slot (default: prompt + decode tokens)
   --verify          run again with a buffer per register and compare the logits bit for bit
   --check-memory    guard bytes around every register, fingerprints checked at every read,
@@ -95,6 +98,7 @@ GenerateRequest request_from(Args& args) {
     r.max_seq = small_positive(args, "--max-seq", 0);
     r.counters = args.flag("--counters");
     r.check_memory = args.flag("--check-memory");
+    if (const auto weights = args.value("--weights")) r.weights_path = *weights;
     return r;
 }
 
@@ -141,8 +145,9 @@ std::string counters_text(const cpu::DispatchCounters& c) {
 
 void print_run(const TransformerConfig& c, const GenerateRequest& r, const GenerateResult& g,
                const Rates& rates) {
-    fmt::print("model      {} ({}, {} layers), seeded random weights (seed {})\n", c.name,
-               family_name(c.family), c.n_layer, r.seed);
+    fmt::print("model      {} ({}, {} layers), {}\n", c.name, family_name(c.family), c.n_layer,
+               r.weights_path.empty() ? fmt::format("seeded random weights (seed {})", r.seed)
+                                      : "weights from " + r.weights_path);
     fmt::print("backend    cpu (f32 reference, one thread)\n");
     for (size_t b = 0; b < g.prompt_ids.size(); ++b)
         fmt::print("sequence {} prompt    {}\n           generated {}\n", b,

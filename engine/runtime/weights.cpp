@@ -28,7 +28,7 @@ bool ends_with(std::string_view s, std::string_view tail) {
 
 } // namespace
 
-WeightStore random_weights(const ExecutionPlan& plan, uint64_t seed) {
+WeightStore zeroed_weights(const ExecutionPlan& plan) {
     WeightStore w;
     uint64_t total = 0;
     for (const WeightDesc& d : plan.weights) {
@@ -36,6 +36,11 @@ WeightStore random_weights(const ExecutionPlan& plan, uint64_t seed) {
         total = checked_add(total, (d.view.elements() + 15) / 16 * 16, "weights"); // 64 B apart
     }
     w.data.assign(total, 0.0f);
+    return w;
+}
+
+WeightStore random_weights(const ExecutionPlan& plan, uint64_t seed) {
+    WeightStore w = zeroed_weights(plan);
     for (size_t i = 0; i < plan.weights.size(); ++i) {
         const WeightDesc& d = plan.weights[i];
         const bool norm_scale = d.view.rank == 1 && ends_with(d.name, "weight");

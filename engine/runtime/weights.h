@@ -13,6 +13,9 @@ struct WeightStore {
     const float* at(WeightRef w) const { return data.data() + offset[w.index]; }
 };
 
+// Room for every weight of `plan`, all zero.
+WeightStore zeroed_weights(const ExecutionPlan& plan);
+
 // Seeded random weights, the same for the same seed and weight names whatever the plan's order
 // or mode: each weight draws from its own stream (seed, name). Matrices are uniform in
 // [-0.08, 0.08], biases in [-0.02, 0.02], norm scales in [0.9, 1.1], so activations stay in a

@@ -3,6 +3,7 @@
 #include "core/failure.h"
 #include "encoding/sha256.h"
 #include "runtime/plan_compiler.h"
+#include "runtime/safetensors.h"
 
 #include <algorithm>
 #include <chrono>
@@ -59,7 +60,9 @@ GenerateResult generate(const TransformerConfig& c, const GenerateRequest& r,
     const CompiledPlan prefill_plan =
         compile_transformer(c, {PlanMode::Prefill, uint32_t(prompt), max_seq});
     const CompiledPlan decode_plan = compile_transformer(c, {PlanMode::Decode, r.batch, max_seq});
-    const WeightStore weights = random_weights(decode_plan.plan, r.seed);
+    const WeightStore weights = r.weights_path.empty()
+                                    ? random_weights(decode_plan.plan, r.seed)
+                                    : load_safetensors(decode_plan.plan, r.weights_path);
     SlotStates states(decode_plan.plan, r.batch);
     CpuProgram prefill(prefill_plan, weights, states, r.layout, r.check_memory);
     CpuProgram decode(decode_plan, weights, states, r.layout, r.check_memory);

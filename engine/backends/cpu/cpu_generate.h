@@ -8,6 +8,7 @@
 #include "models/transformer_config.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tmmu::cpu {
@@ -17,8 +18,9 @@ struct GenerateRequest {
     std::vector<int32_t> prompt_ids; // every sequence's prompt; empty: seeded random ids
     uint32_t prompt_tokens = 16;     // length of the seeded prompts
     uint32_t decode_tokens = 32;
-    uint64_t seed = 1;    // weights and seeded prompts
-    uint32_t max_seq = 0; // KV-cache positions per slot; 0: prompt + decode tokens
+    uint64_t seed = 1;        // weights and seeded prompts
+    std::string weights_path; // a safetensors file instead of seeded weights
+    uint32_t max_seq = 0;     // KV-cache positions per slot; 0: prompt + decode tokens
     bool counters = false;
     bool check_memory = false; // MemoryCheck on every step (memory_check.h)
     RegisterLayout layout = RegisterLayout::Planned;

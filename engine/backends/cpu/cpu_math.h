@@ -8,14 +8,15 @@ namespace tmmu::cpu {
 
 inline float dot(const float* a, const float* b, uint64_t n) {
     float acc[8] = {};
-    uint64_t i = 0;
-    for (; i + 8 <= n; i += 8)
+    const uint64_t whole = n / 8 * 8;
+    for (uint64_t i = 0; i < whole; i += 8)
         for (int k = 0; k < 8; ++k)
             acc[k] += a[i + k] * b[i + k];
     float tail = 0;
-    for (; i < n; ++i)
+    for (uint64_t i = whole; i < n; ++i)
         tail += a[i] * b[i];
-    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) +
+           tail;
 }
 
 // out[r][j] = sum_i x[r][i] * w[i][col0 + j] (+ bias[col0 + j]): a Conv1D weight [in, total].
