@@ -284,6 +284,63 @@ class TestCheckpoint : public QObject {
         QVERIFY2(f->code() == FailureCode::CorruptCheckpoint, f->what());
         QCOMPARE(QString::fromStdString(f->where()), where);
     }
+    // Checks that sit behind others, each reached by one resealed edit and named by its field
+    // and message (mutation testing found them unreached: a decoder without them failed later,
+    // elsewhere, or not at all).
+    void rejectsFieldsOutOfRangeByName_data() {
+        QTest::addColumn<int>("edit");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("buffer index = buffer count") << 0 << "checkpoint.tensors[0][4].buffer"
+                                                     << "is out of range";
+        QTest::newRow("tensor larger than its buffer") << 1 << "checkpoint.tensors[0][6].offset"
+                                                       << "is outside its buffer";
+        QTest::newRow("tensor past its buffer") << 2 << "checkpoint.tensors[0][6].offset"
+                                                << "is outside its buffer";
+        QTest::newRow("u32 field of 2^32") << 3 << "checkpoint.tensors[0][5].slot"
+                                           << "does not fit in 32 bits";
+        QTest::newRow("lower bound above peak") << 4 << "checkpoint.arenas[1].metrics.lower_bound"
+                                                << "lower bound exceeds peak_bytes";
+        QTest::newRow("31-byte content hash") << 5 << "checkpoint.content_hash"
+                                              << "expected 32 bytes, found 31";
+    }
+    void rejectsFieldsOutOfRangeByName() {
+        QFETCH(int, edit);
+        QFETCH(QString, where);
+        QFETCH(QString, says);
+        Value v = as_value(encode_checkpoint(sample_plan()));
+        Value& t0 = field(v, "tensors").items[0];
+        const uint64_t arena = t0.items[3].number;
+        Value& a = field(v, "arenas").items[arena];
+        switch (edit) {
+        case 0:
+            t0.items[4] = Value::uint64(field(a, "buffers").items.size());
+            break;
+        case 1:
+            t0.items[7] = Value::uint64(t0.items[7].number + 4096);
+            break;
+        case 2:
+            t0.items[6] = Value::uint64(uint64_t(1) << 40);
+            break;
+        case 3:
+            t0.items[5] = Value::uint64(uint64_t(1) << 32);
+            break;
+        case 4:
+            field(field(a, "metrics"), "lower_bound") =
+                Value::uint64(field(field(a, "metrics"), "peak_bytes").number + 1);
+            break;
+        default:
+            field(v, "content_hash").bytes.pop_back();
+            break;
+        }
+        const auto bytes = edit == 5 ? cbor::encode_canonical(v) : reseal(v);
+        auto f = test::capture_failure([&] { (void)decode(bytes); });
+        QVERIFY(f.has_value());
+        QVERIFY2(f->code() == FailureCode::CorruptCheckpoint, f->what());
+        QCOMPARE(QString::fromStdString(f->where()), where);
+        QVERIFY2(QString::fromStdString(f->message()).contains(says), f->what());
+    }
+
     // Plans from the real planner satisfy every invariant the decoder checks and survive a
     // checkpoint unchanged (the planner and ArenaMetrics::derive_ratios agree on the ratios).
     void realPlansRoundTrip_data() {

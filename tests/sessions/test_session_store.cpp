@@ -211,38 +211,91 @@ class TestSessionStore : public QObject {
     void tamperingWithAnyTrustedColumnIsDetected() {
         struct Change {
             const char* sql;
-            bool listed; // a column list shows
+            bool listed;        // a column list shows
+            const char* reason; // what load says, naming the check that caught it
         };
+        const char* inputs = "stored inputs or results";
         const Change changes[] = {
-            {"model_text = CAST('garbage' AS BLOB)", false},
-            {"peak_bytes = 1", true},
-            {"lower_bound = lower_bound + 1", true},
-            {"created = '2020-01-01T00:00:00Z'", true},
-            {"source_path = 'elsewhere.json'", true},
-            {"mode = 'training'", true},
-            {"strategy = 'slots'", true},
-            {"batch = 99", false},
-            {"seq = 99", false},
-            {"is_problem = 1", false},
-            {"options_json = replace(options_json, '128', '256')", false},
-            {"ir_hash = '00' || substr(ir_hash, 3)", false},
-            {"metrics_json = replace(metrics_json, 'activations', 'activationz')", false},
-            {"program_version = '9.9.9'", false},
+            {"model_text = CAST('garbage' AS BLOB)", false, inputs},
+            {"peak_bytes = 1", true, "the session lists peak"},
+            {"lower_bound = lower_bound + 1", true, "the session lists peak"},
+            {"created = '2020-01-01T00:00:00Z'", true, "listed fields"},
+            {"source_path = 'elsewhere.json'", true, "listed fields"},
+            {"mode = 'training'", true, "listed fields"},
+            {"strategy = 'slots'", true, "listed fields"},
+            {"batch = 99", false, inputs},
+            {"seq = 99", false, inputs},
+            {"is_problem = 1", false, inputs},
+            {"options_json = replace(options_json, '128', '256')", false, inputs},
+            {"ir_hash = '00' || substr(ir_hash, 3)", false, "stored plan is of IR"},
+            {"plan_hash = '00' || substr(plan_hash, 3)", true, "stored plan hashes to"},
+            {"metrics_json = replace(metrics_json, 'activations', 'activationz')", false, inputs},
+            {"program_version = '9.9.9'", false, inputs},
         };
         int n = 0;
         for (const Change& c : changes) {
             const std::string path = db(("tamper" + std::to_string(n++) + ".db").c_str());
+            int64_t id = 0;
+            {
+                SessionStore store(path);
+                id = store.record(graph_session("victim"));
+                QVERIFY(!store.load(id).altered);
+                QVERIFY(store.list()[0].altered_reason.empty());
+                sql(store, ("UPDATE sessions SET " + std::string(c.sql)).c_str());
+                QCOMPARE(sqlite3_changes(store.handle()), 1);
+            }
+            // Reopened, as the next command would: opening must not reseal the change away.
             SessionStore store(path);
-            const int64_t id = store.record(graph_session("victim"));
-            QVERIFY(!store.load(id).altered);
-            QVERIFY(store.list()[0].altered_reason.empty());
-            sql(store, ("UPDATE sessions SET " + std::string(c.sql)).c_str());
-            QCOMPARE(sqlite3_changes(store.handle()), 1);
             const Session s = store.load(id);
             QVERIFY2(s.altered, c.sql);
-            QVERIFY2(!s.altered_reason.empty(), c.sql);
+            QVERIFY2(s.altered_reason.find(c.reason) != std::string::npos,
+                     qPrintable(QString("%1: %2").arg(c.sql, s.altered_reason.c_str())));
             QVERIFY2(store.list()[0].altered_reason.empty() != c.listed, c.sql);
         }
+    }
+
+    // Batch and seq are kept where they shaped the model (a config) and zeroed elsewhere.
+    void inputsKeepBatchAndSeqOnlyForConfigs() {
+        ModelRequest req{Mode::Inference, 2, 16};
+        const LoadedModel config =
+            load_model(TMMU_SOURCE_DIR "/resources/models/gpt2-small.json", req);
+        const SessionInput in = input_from_model(config, req, PlanOptions{});
+        QCOMPARE(in.request.batch, uint64_t(2));
+        QCOMPARE(in.request.seq, uint64_t(16));
+        const SessionInput ir = input_from_model(load_model(kModel, req), req, PlanOptions{});
+        QCOMPARE(ir.request.batch, uint64_t(0));
+        QCOMPARE(ir.request.seq, uint64_t(0));
+    }
+
+    // Without XDG_DATA_HOME (or with a relative one) the database lives under HOME; with
+    // neither there is no default, and saying so is an IO_ERROR, not a file in the cwd.
+    void defaultPathNeedsAHome() {
+        const QByteArray xdg = qgetenv("XDG_DATA_HOME"), home = qgetenv("HOME");
+        qputenv("XDG_DATA_HOME", "relative/dir");
+        qputenv("HOME", "/home/someone");
+        QCOMPARE(default_sessions_path(),
+                 std::string("/home/someone/.local/share/tmmu/sessions.db"));
+        qunsetenv("XDG_DATA_HOME");
+        qunsetenv("HOME");
+        TMMU_EXPECT_FAILURE(default_sessions_path(), FailureCode::IoError);
+        qputenv("XDG_DATA_HOME", xdg);
+        qputenv("HOME", home);
+        if (xdg.isEmpty()) qunsetenv("XDG_DATA_HOME");
+    }
+
+    // An SQLite file with no tables and no schema version is empty, not foreign: it is claimed.
+    void anEmptySqliteFileIsClaimed() {
+        const std::string path = db("empty-sqlite.db");
+        sqlite3* raw = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+        const int rc =
+            sqlite3_exec(raw, "CREATE TABLE t(x); DROP TABLE t;", nullptr, nullptr, nullptr);
+        sqlite3_close(raw);
+        QCOMPARE(rc, SQLITE_OK);
+        QVERIFY(QFileInfo(QString::fromStdString(path)).size() > 0);
+        SessionStore store(path);
+        QCOMPARE(store.schema_version(), kSchemaVersion);
+        QCOMPARE(store.count(), size_t(0));
     }
 
     void userFieldsAreNotSealed() {
