@@ -11,7 +11,8 @@ also on Ctrl+C.
     tests/mutation/mutate.py [--build DIR] [--only liveness,validator,...] [--per-file N]
                              [--seed S] [--list] [--json OUT]
 
-The build directory (default build-mutation) is configured on first use without the GUI. Do
+The build directory (default build-mutation) is configured on every run, without the GUI and
+with libstdc++'s assertions (-D_GLIBCXX_ASSERTIONS), whatever it was configured with before. Do
 not edit the tree while it runs. Not part of CI: a full run takes about an hour on 2 cores.
 """
 import argparse
@@ -166,8 +167,8 @@ def run(cmd, timeout=None, quiet=True):
 
 
 def configure(build):
-    if os.path.exists(os.path.join(build, "build.ninja")):
-        return
+    """Configures the build every time (cheap when nothing changed), so a directory configured
+    earlier without these settings, by hand or by an older version of this tool, gets them."""
     # libstdc++'s checked containers turn an out-of-bounds mutant (i <= size) into an abort,
     # as a sanitized CI build would, instead of a silent read that happens to be harmless.
     print(f"configuring {build} (GUI off, _GLIBCXX_ASSERTIONS) ...", flush=True)
