@@ -2,6 +2,7 @@
 // item 10), all measured in one run:
 //   decode, batch 1: weight bytes read per token / seconds per token, against a large memcpy's
 //     bandwidth (decode reads every weight once per token: it is memory-bound);
+//   decode with dispatch counters on against off (their cost must be within noise);
 //   prefill of N tokens: 2 * parameters * tokens FLOPs / seconds, against the best GFLOP/s of
 //     the backend's own matrix kernels on cache-resident data (the compute ceiling of this code
 //     on this machine: one thread, no SIMD intrinsics, fixed-order sums).
@@ -92,6 +93,18 @@ int main(int argc, char** argv) {
                "{:.2f} GB/s = {:.0f}% of memcpy\n",
                c.name, step * 1e3, double(d.weight_bytes) / 1e6, weight_rate / 1e9,
                100 * weight_rate / bandwidth);
+    // Dispatch counters (seed A8) must cost nothing measurable: the same decode with them on.
+    r.counters = true;
+    const cpu::GenerateResult counted = cpu::generate(c, r, Progress{});
+    double counted_step = 0;
+    for (double s : counted.step_seconds)
+        counted_step += s;
+    counted_step /= double(counted.step_seconds.size());
+    fmt::print("counters    on: {:.2f} ms per token, off: {:.2f} ms ({:+.1f}%; {} dispatches per "
+               "token)\n",
+               counted_step * 1e3, step * 1e3, 100 * (counted_step / step - 1),
+               counted.decode_counters.total / counted.step_seconds.size());
+    r.counters = false;
     r.prompt_tokens = prefill;
     r.decode_tokens = 1;
     const cpu::GenerateResult p = cpu::generate(c, r, Progress{});
