@@ -21,8 +21,8 @@ struct PhysicalSpec {
 
 struct PhysicalMapping {
     std::vector<uint16_t> register_to_physical; // register -> physical buffer (its slot)
-    uint16_t physical_count = 0;                // <= peak-compatible slot count
-    std::vector<PhysicalSpec> physical_specs;   // per physical buffer: its largest register
+    uint16_t physical_count = 0; // == peak_registers: colouring intervals needs no more
+    std::vector<PhysicalSpec> physical_specs; // per physical buffer: its largest register
 };
 
 struct RegisterMemory {
