@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 
 namespace tmmu::cpu {
 
@@ -35,7 +36,8 @@ std::vector<uint64_t> separate_offsets(const ExecutionPlan& p, uint64_t guard) {
 
 } // namespace
 
-SlotStates::SlotStates(const ExecutionPlan& plan, uint32_t slots) : slots_(slots) {
+SlotStates::SlotStates(const ExecutionPlan& plan, uint32_t slots)
+    : slots_(slots), descriptors_(plan.states), allocated_(slots, true) {
     for (const StateDescriptor& s : plan.states) {
         const uint64_t stride = round_up_floats(s.size_bytes) * sizeof(float);
         // Allocate (zero-filled either way: a vector's floats start at 0).
@@ -43,6 +45,34 @@ SlotStates::SlotStates(const ExecutionPlan& plan, uint32_t slots) : slots_(slots
         strides_.push_back(stride);
         sizes_.push_back(s.size_bytes);
     }
+}
+
+StateAction SlotStates::apply(StateEvent event, uint32_t slot, uint32_t parent) {
+    StateAction first = StateAction::Keep;
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+        const StateAction action = state_action(descriptors_[b].lifecycle, event);
+        if (b == 0) first = action;
+        const uint64_t floats = strides_[b] / sizeof(float);
+        float* mine = blocks_[b].data() + slot * floats;
+        switch (action) {
+        case StateAction::Allocate:
+            if (descriptors_[b].zero_init) std::fill(mine, mine + floats, 0.0f);
+            break;
+        case StateAction::Release: // the contents are gone: poison, so a use shows at once
+            std::fill(mine, mine + floats, std::numeric_limits<float>::quiet_NaN());
+            break;
+        case StateAction::CopyPrefix: // the whole block: positions past the prefix are unused
+            std::copy(blocks_[b].data() + parent * floats,
+                      blocks_[b].data() + (parent + 1) * floats, mine);
+            break;
+        case StateAction::Truncate: // the request's length is the scheduler's: nothing here
+        case StateAction::Keep:
+            break;
+        }
+    }
+    if (event == StateEvent::Alloc || event == StateEvent::CloneForFork) allocated_[slot] = true;
+    if (first == StateAction::Release) allocated_[slot] = false;
+    return first;
 }
 
 bool SlotStates::fits(const ExecutionPlan& plan) const {

@@ -17,7 +17,9 @@
 namespace tmmu::cpu {
 
 // Every state block of a plan for `slots` slots: one allocation per block, slot s at
-// s * stride bytes (64-byte aligned), zero-filled when the descriptor asks.
+// s * stride bytes (64-byte aligned). Programs bind these addresses once, so a slot's memory
+// stays in place for the object's life: releasing a slot discards its contents (poisoned,
+// marked unallocated) and the next Allocate zero-fills it again when the descriptor asks.
 class SlotStates {
   public:
     SlotStates(const runtime::ExecutionPlan& plan, uint32_t slots);
@@ -28,10 +30,17 @@ class SlotStates {
     // Whether `plan` has exactly these state blocks (its decode and prefill plans share them).
     bool fits(const runtime::ExecutionPlan& plan) const;
 
+    // Carries out the lifecycle matrix (runtime/state.h) for every block of `slot`; `parent` is
+    // the slot a CloneForFork copies from. Returns what it did to the first block, for tests.
+    runtime::StateAction apply(runtime::StateEvent event, uint32_t slot, uint32_t parent = 0);
+    bool allocated(uint32_t slot) const { return allocated_[slot]; }
+
   private:
     uint32_t slots_;
     std::vector<std::vector<float>> blocks_;
     std::vector<uint64_t> strides_, sizes_;
+    std::vector<runtime::StateDescriptor> descriptors_;
+    std::vector<bool> allocated_;
 };
 
 // Adapter calls per opcode (seed 002, A8). Counting is off unless asked for: then the step loop
