@@ -87,7 +87,7 @@ AttentionParams attention_params(const TransformerConfig& c, const Dims& d) {
             dim(d.P, "max positions")};
 }
 
-// x -> norm -> attention -> +x -> norm -> MLP -> +; `names(stem)` gives a layer weight's name.
+// x -> norm -> attention -> +x -> norm -> MLP -> +; `name(stem)` gives a layer weight's name.
 template <class Names>
 RegisterRef layer(PlanBuilder& b, const TransformerConfig& c, const Dims& d, uint64_t l,
                   uint64_t kv_bytes, RegisterRef x, Names name) {
