@@ -66,6 +66,19 @@ constexpr const char* kMigrations[] = {
     // 2 -> 3: the seals (session_seal.h); rows recorded before are sealed by seal_old_rows.
     R"(ALTER TABLE sessions ADD COLUMN summary_seal TEXT NOT NULL DEFAULT '';
        ALTER TABLE sessions ADD COLUMN content_seal TEXT NOT NULL DEFAULT '';)",
+    // 3 -> 4: recorded model runs (run_store.h), sealed from the start.
+    R"(CREATE TABLE runs(
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         created TEXT NOT NULL,
+         program_version TEXT NOT NULL,
+         title TEXT NOT NULL DEFAULT '',
+         backend TEXT NOT NULL,
+         device TEXT NOT NULL,
+         model TEXT NOT NULL,
+         logits_hash TEXT NOT NULL,
+         record_json TEXT NOT NULL,
+         seal TEXT NOT NULL);
+       CREATE INDEX runs_by_created ON runs(created, id);)",
 };
 constexpr int kFirstSealedVersion = 3;
 static_assert(std::size(kMigrations) == size_t(kSchemaVersion));
@@ -239,15 +252,6 @@ void migrate(sqlite3* db, const std::string& path) {
     }
     if (version < kFirstSealedVersion) seal_old_rows(db, path);
     tx.commit();
-}
-
-std::string utc_now_iso8601() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 json options_to_json(const PlanOptions& o) {

@@ -2,6 +2,7 @@
 
 #include "core/failure.h"
 
+#include <ctime>
 #include <fmt/format.h>
 
 namespace tmmu::sessions {
@@ -97,6 +98,15 @@ Transaction::~Transaction() {
 void Transaction::commit() {
     exec(db_, where_, "COMMIT");
     done_ = true;
+}
+
+std::string utc_now_iso8601() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
 }
 
 } // namespace tmmu::sessions

@@ -38,6 +38,9 @@ class Stmt {
     sqlite3_stmt* stmt_ = nullptr;
 };
 
+// Now, as rows store their creation time: UTC ISO-8601 to the second ("2026-11-25T10:40:00Z").
+std::string utc_now_iso8601();
+
 // BEGIN IMMEDIATE on construction, ROLLBACK unless commit() ran.
 class Transaction {
   public:

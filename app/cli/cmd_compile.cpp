@@ -129,7 +129,8 @@ int cmd_compile(Args& args) {
     const bool list = args.flag("--instructions");
     const auto json_out = args.value("--json");
     const auto registers_out = args.value("--registers");
-    const CompiledPlan plan = compile_transformer(config_argument(args, "tmmu compile"), request);
+    const CompiledPlan plan =
+        compile_transformer(config_argument(args, "tmmu compile").config, request);
     const bool to_stdout =
         sends_one_output_to_stdout({{"--json", json_out}, {"--registers", registers_out}});
     const RegisterMemory memory = map_registers(plan, PlanOptions{}, interruptible_progress());

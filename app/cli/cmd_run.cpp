@@ -2,31 +2,32 @@
 #include "commands.h"
 #include "interrupt.h"
 
+#include "run_store.h"
+
 #include "backends/cpu/cpu_generate.h"
 #include "core/failure.h"
 #include "core/units.h"
 #include "io/file_io.h"
 #include "models/transformer_config.h"
 #include "runtime/opcode.h"
+#include "runtime/run_record.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 namespace tmmu::cli {
 namespace {
 
 using namespace tmmu::runtime;
-using tmmu::cpu::GenerateRequest;
-using tmmu::cpu::GenerateResult;
 
 constexpr const char* kHelp =
     R"(usage: tmmu run [CONFIG] [--backend cpu] [--batch B] [--prompt N | --prompt-ids 1,2,3]
                 [--decode M] [--seed S] [--weights F] [--max-seq N] [--verify]
                 [--check-memory] [--counters] [--json OUT|-]
+                [--record [--title T] [--sessions PATH]]
 
 Runs a GPT-2 or Llama config.json (default: the bundled GPT-2 small) on a backend: compiles its
 prefill and decode plans (tmmu compile), packs their registers with the planner, reads the
@@ -49,7 +50,12 @@ options:
                     dead registers poisoned: a plan or adapter that corrupts live data stops
                     with ADDRESS_COLLISION naming the instruction, register and bytes (slow)
   --counters        count adapter dispatches per opcode (off by default: no counting cost)
-  --json OUT|-      write ids, timings, memory, counters and parity as JSON (outputs.md)
+  --json OUT|-      write ids, timings, memory, counters, every step's logits hash and
+                    parity as JSON (outputs.md)
+  --record          record the run in the sessions database: `tmmu session runs` lists
+                    recorded runs, `tmmu session replay-run ID` runs one again and compares
+  --title T         title of the recorded run
+  --sessions PATH   sessions database (default $XDG_DATA_HOME/tmmu/sessions.db)
 
 Prints the prompt and generated ids, prefill and decode throughput, per-step latency, memory,
 and with --verify the parity verdict. Ctrl+C stops between steps (CANCELLED, exit status 19).
@@ -79,14 +85,14 @@ uint32_t small_positive(Args& args, const char* option, uint32_t fallback) {
     return uint32_t(n);
 }
 
-GenerateRequest request_from(Args& args) {
+RunRequest request_from(Args& args) {
     const std::string backend = args.value("--backend").value_or("cpu");
     if (backend != "cpu")
         fail(FailureCode::InvalidArgument, "--backend",
              fmt::format("'{}': only cpu is built (the Vulkan and CUDA backends are not "
                          "implemented yet)",
                          backend));
-    GenerateRequest r;
+    RunRequest r;
     r.batch = small_positive(args, "--batch", 1);
     const auto ids = args.value("--prompt-ids");
     if (ids && args.value("--prompt"))
@@ -102,39 +108,11 @@ GenerateRequest request_from(Args& args) {
     return r;
 }
 
-double percentile(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, size_t(q * double(v.size() - 1) + 0.5))];
-}
-
-struct Rates {
-    double prefill_tps, decode_tps, p50_ms, p95_ms;
-};
-
-Rates rates_of(const GenerateResult& g, uint32_t batch) {
-    double decode_total = 0;
-    for (double s : g.step_seconds)
-        decode_total += s;
-    const double prompt = double(g.prompt_ids.front().size()) * batch;
-    return {prompt / std::max(g.prefill_seconds, 1e-9),
-            double(g.step_seconds.size()) * batch / std::max(decode_total, 1e-9),
-            percentile(g.step_seconds, 0.5) * 1e3, percentile(g.step_seconds, 0.95) * 1e3};
-}
-
 std::string ids_text(const std::vector<int32_t>& ids) {
     return fmt::format("{}", fmt::join(ids, " "));
 }
 
-nlohmann::ordered_json counters_json(const cpu::DispatchCounters& c) {
-    nlohmann::ordered_json per = nlohmann::ordered_json::object();
-    for (Opcode op : kAllOpcodes)
-        if (c.per_opcode[uint8_t(op)])
-            per[std::string(opcode_name(op))] = c.per_opcode[uint8_t(op)];
-    return {{"per_opcode", per}, {"total", c.total}};
-}
-
-std::string counters_text(const cpu::DispatchCounters& c) {
+std::string counters_text(const DispatchCounters& c) {
     std::string out;
     for (Opcode op : kAllOpcodes)
         if (c.per_opcode[uint8_t(op)])
@@ -143,20 +121,62 @@ std::string counters_text(const cpu::DispatchCounters& c) {
     return fmt::format("{}; total {}", out, c.total);
 }
 
-void print_run(const TransformerConfig& c, const GenerateRequest& r, const GenerateResult& g,
-               const Rates& rates) {
-    fmt::print("model      {} ({}, {} layers), {}\n", c.name, family_name(c.family), c.n_layer,
+RunRecord run_once(const ConfigFile& file, const RunRequest& request, const Progress& progress) {
+    RunRecord rec;
+    rec.device = cpu::kCpuDevice;
+    rec.model = file.config.name;
+    rec.config_path = file.path;
+    rec.config_text = file.text;
+    rec.request = request;
+    rec.result = cpu::generate(file.config, request, progress);
+    return rec;
+}
+
+// --verify: the same run with a buffer per register must give the same logits bit for bit.
+RunParity verify(const ConfigFile& file, const RunRecord& planned, const Progress& progress) {
+    RunRequest separate = planned.request;
+    separate.layout = RegisterLayout::Separate;
+    separate.counters = false;
+    const RunResult reference = cpu::generate(file.config, separate, progress);
+    return {"a buffer per register",
+            reference.logits_hash == planned.result.logits_hash &&
+                reference.generated_ids == planned.result.generated_ids,
+            reference.logits_hash};
+}
+
+Progress progress_on_terminal() {
+    Progress progress = interruptible_progress();
+    if (::isatty(STDERR_FILENO))
+        progress.on_progress = [](double done, std::string_view stage) {
+            fmt::print(stderr, "\r{} {:3.0f}%", stage, done * 100);
+        };
+    return progress;
+}
+
+void clear_progress_line() {
+    if (::isatty(STDERR_FILENO)) fmt::print(stderr, "\r            \r");
+}
+
+} // namespace
+
+void print_run(const RunRecord& rec) {
+    const RunRequest& r = rec.request;
+    const RunResult& g = rec.result;
+    const RunRates rates = run_rates(g);
+    fmt::print("model      {} ({}), {}\n", rec.model, rec.config_path,
                r.weights_path.empty() ? fmt::format("seeded random weights (seed {})", r.seed)
                                       : "weights from " + r.weights_path);
-    fmt::print("backend    cpu (f32 reference, one thread)\n");
+    fmt::print("backend    {} ({})\n", rec.backend, rec.device);
     for (size_t b = 0; b < g.prompt_ids.size(); ++b)
         fmt::print("sequence {} prompt    {}\n           generated {}\n", b,
                    ids_text(g.prompt_ids[b]), ids_text(g.generated_ids[b]));
     fmt::print("prefill    {} tokens in {:.3f} s: {:.1f} tokens/s\n",
-               g.prompt_ids.front().size() * r.batch, g.prefill_seconds, rates.prefill_tps);
+               g.prompt_ids.front().size() * r.batch, g.prefill_seconds,
+               rates.prefill_tokens_per_second);
     fmt::print("decode     {} steps x {} sequences: {:.1f} tokens/s; per step p50 {:.2f} ms, "
                "p95 {:.2f} ms\n",
-               g.step_seconds.size(), r.batch, rates.decode_tps, rates.p50_ms, rates.p95_ms);
+               g.decode_step_seconds().size(), r.batch, rates.decode_tokens_per_second,
+               rates.step_ms_p50, rates.step_ms_p95);
     fmt::print("memory     weights {}, KV cache {}, registers {} (decode) and {} (prefill)\n",
                format_bytes(g.weight_bytes), format_bytes(g.kv_cache_bytes),
                format_bytes(g.decode_register_bytes), format_bytes(g.prefill_register_bytes));
@@ -165,78 +185,51 @@ void print_run(const TransformerConfig& c, const GenerateRequest& r, const Gener
         fmt::print("           decode:  {}\n", counters_text(g.decode_counters));
     }
     fmt::print("logits     sha256 {}\n", to_hex(g.logits_hash));
+    if (rec.parity)
+        fmt::print("parity     planned registers vs {}: {}\n", rec.parity->reference,
+                   rec.parity->identical ? "bit-identical logits" : "DIFFERENT logits");
 }
 
-nlohmann::ordered_json run_json(const GenerateRequest& r, const GenerateResult& g,
-                                const Rates& rates, const nlohmann::ordered_json& parity) {
-    return {{"format", "tmmu-run"},
-            {"version", 1},
-            {"backend", "cpu"},
-            {"seed", r.seed},
-            {"batch", r.batch},
-            {"prompt_ids", g.prompt_ids},
-            {"generated_ids", g.generated_ids},
-            {"timings",
-             {{"prefill_seconds", g.prefill_seconds},
-              {"decode_seconds", g.decode_seconds},
-              {"prefill_tokens_per_second", rates.prefill_tps},
-              {"decode_tokens_per_second", rates.decode_tps},
-              {"step_ms_p50", rates.p50_ms},
-              {"step_ms_p95", rates.p95_ms}}},
-            {"memory",
-             {{"weight_bytes", g.weight_bytes},
-              {"kv_cache_bytes", g.kv_cache_bytes},
-              {"decode_register_bytes", g.decode_register_bytes},
-              {"prefill_register_bytes", g.prefill_register_bytes}}},
-            {"counters",
-             r.counters ? nlohmann::ordered_json{{"prefill", counters_json(g.prefill_counters)},
-                                                 {"decode", counters_json(g.decode_counters)}}
-                        : nlohmann::ordered_json(nullptr)},
-            {"logits_sha256", to_hex(g.logits_hash)},
-            {"parity", parity}};
+int replay_run(const RunRecord& recorded, const Progress& progress) {
+    const RunResult replayed = cpu::replay(recorded, progress);
+    clear_progress_line();
+    const RunComparison c = compare_runs(recorded.result, replayed);
+    if (c.identical)
+        fmt::print("identical: {} steps, logits sha256 {}\n", replayed.steps.size(),
+                   to_hex(replayed.logits_hash));
+    else
+        fmt::print("DIFFERENT at {}\n", c.difference);
+    return c.identical ? 0 : 1;
 }
-
-} // namespace
 
 int cmd_run(Args& args) {
     if (args.flag("--help") || args.flag("-h")) {
         std::fputs(kHelp, stdout);
         return 0;
     }
-    const GenerateRequest request = request_from(args);
-    const bool verify = args.flag("--verify");
+    const RunRequest request = request_from(args);
+    const bool verify_asked = args.flag("--verify");
     const auto json_out = args.value("--json");
-    const TransformerConfig config = config_argument(args, "tmmu run");
-    Progress progress = interruptible_progress();
-    if (::isatty(STDERR_FILENO))
-        progress.on_progress = [](double done, std::string_view stage) {
-            fmt::print(stderr, "\r{} {:3.0f}%", stage, done * 100);
-        };
-    const GenerateResult result = cpu::generate(config, request, progress);
-    if (::isatty(STDERR_FILENO)) fmt::print(stderr, "\r            \r");
-    nlohmann::ordered_json parity = nullptr;
-    if (verify) {
-        GenerateRequest separate = request;
-        separate.layout = cpu::RegisterLayout::Separate;
-        separate.counters = false;
-        const GenerateResult reference = cpu::generate(config, separate, progress);
-        const bool same = reference.logits_hash == result.logits_hash &&
-                          reference.generated_ids == result.generated_ids;
-        parity = {{"reference", "a buffer per register"},
-                  {"identical", same},
-                  {"reference_logits_sha256", to_hex(reference.logits_hash)}};
-    }
-    const Rates rates = rates_of(result, request.batch);
+    const bool record = args.flag("--record");
+    const auto title = args.value("--title");
+    const auto sessions = args.value("--sessions");
+    if (!record && (title || sessions))
+        fail(FailureCode::InvalidArgument, title ? "--title" : "--sessions",
+             "only applies with --record");
+    const ConfigFile file = config_argument(args, "tmmu run");
+    const Progress progress = progress_on_terminal();
+    RunRecord rec = run_once(file, request, progress);
+    if (verify_asked) rec.parity = verify(file, rec, progress);
+    clear_progress_line();
     const bool to_stdout = sends_one_output_to_stdout({{"--json", json_out}});
-    if (!to_stdout) {
-        print_run(config, request, result, rates);
-        if (verify)
-            fmt::print("parity     planned registers vs a buffer per register: {}\n",
-                       parity["identical"].get<bool>() ? "bit-identical logits"
-                                                       : "DIFFERENT logits");
+    if (!to_stdout) print_run(rec);
+    if (json_out) write_output(*json_out, run_record_json(rec));
+    if (record) {
+        sessions::SessionStore store(sessions_db_path(sessions));
+        const int64_t id = sessions::record_run(store, rec, title.value_or(""));
+        fmt::print(to_stdout ? stderr : stdout, "recorded run {} in {}\n", id, store.path());
     }
-    if (json_out) write_output(*json_out, run_json(request, result, rates, parity).dump(2) + "\n");
-    return verify && !parity["identical"].get<bool>() ? 1 : 0;
+    return rec.parity && !rec.parity->identical ? 1 : 0;
 }
 
 } // namespace tmmu::cli

@@ -3,6 +3,7 @@
 #include "interrupt.h"
 
 #include "replay.h"
+#include "run_store.h"
 #include "session_diff.h"
 #include "session_store.h"
 
@@ -35,6 +36,13 @@ commands:
                                      replaces the tag set (the plan and inputs never change)
   diff A B                           metric deltas per arena and tensors placed differently
 
+Recorded model runs (`tmmu run --record`) have their own ids:
+  runs [--limit N]                   recorded runs, newest first
+  run ID                             what a run asked for and gave, and its integrity
+  replay-run ID                      run it again (same config, weights, prompts, settings)
+                                     and compare every step's logits: "identical", or the
+                                     first step that differs and how
+
 options:
   --sessions PATH   sessions database (default $XDG_DATA_HOME/tmmu/sessions.db, else
                     ~/.local/share/tmmu/sessions.db)
@@ -45,8 +53,8 @@ changed behind tmmu's back is marked ALTERED: list checks the fields it shows (c
 source, mode, strategy, totals); show, replay and export check everything (the stored plan
 against its hash and totals, the model text, request, options, metrics and version).
 
-Exit status: replay and diff exit 1 when the plans differ; show exits 10 + CORRUPT_CHECKPOINT
-when the session was altered. A missing database is IO_ERROR for every command here: only
+Exit status: replay and diff exit 1 when the plans differ, replay-run when the runs differ;
+show and run exit 10 + CORRUPT_CHECKPOINT when the session or run was altered. A missing database is IO_ERROR for every command here: only
 `tmmu plan --record` creates one.
 )";
 
@@ -105,6 +113,41 @@ int show(const Session& s) {
     fmt::print("\nintegrity  ok (the stored plan decodes and matches its hash; the summary and "
                "inputs match their seals)\n");
     return 0;
+}
+
+int list_recorded_runs(const std::string& path, size_t limit) {
+    SessionStore store(path, StoreAccess::ExistingOnly);
+    fmt::print("{:>6}  {:<20}  {:<8}  {:<16}  {:<12}  {}\n", "id", "created", "backend", "model",
+               "logits hash", "title");
+    for (const RunSummary& r : list_runs(store, limit))
+        fmt::print("{:>6}  {:<20}  {:<8}  {:<16}  {:<12}  {}{}\n", r.id, r.created, r.backend,
+                   r.model, r.logits_hash.substr(0, 12), r.title,
+                   r.altered_reason.empty() ? "" : "  ALTERED");
+    return 0;
+}
+
+int show_run(const StoredRun& run) {
+    fmt::print("run        {}\ncreated    {}   tmmu {}\ntitle      {}\n", run.summary.id,
+               run.summary.created, run.program_version, run.summary.title);
+    if (run.record) print_run(*run.record);
+    if (run.altered) {
+        fmt::print("\nintegrity  ALTERED: {}\n", run.summary.altered_reason);
+        return failure_exit_status(FailureCode::CorruptCheckpoint);
+    }
+    fmt::print("\nintegrity  ok (the stored run matches its seal)\n");
+    return 0;
+}
+
+int replay_recorded_run(const StoredRun& run) {
+    if (!run.record)
+        fail(FailureCode::CorruptCheckpoint, fmt::format("run {}", run.summary.id),
+             run.summary.altered_reason);
+    if (run.altered)
+        fmt::print(stderr, "tmmu: warning: run {} is ALTERED ({}); replaying what is stored\n",
+                   run.summary.id, run.summary.altered_reason);
+    fmt::print("replay of run {} with tmmu {} (recorded with {})\n", run.summary.id, TMMU_VERSION,
+               run.program_version);
+    return replay_run(*run.record, interruptible_progress());
 }
 
 // `edit`'s options, read before the positionals so that Args sees them consumed.
@@ -186,19 +229,26 @@ int cmd_session(Args& args) {
     EditOptions edits = edit_options_from(args);
     auto pos = args.positionals(1, 3);
     const std::string& sub = pos[0];
-    size_t want = sub == "list" ? 1 : sub == "diff" ? 3 : 2;
+    size_t want = sub == "list" || sub == "runs" ? 1 : sub == "diff" ? 3 : 2;
     if (pos.size() != want)
         fail(FailureCode::InvalidArgument, "session " + sub,
              fmt::format("expects {} argument(s) (see tmmu session --help)", want - 1));
     if (sub == "list") return list(q, path);
-    if (search || q.limit) fail(FailureCode::InvalidArgument, "--search", "only applies to list");
+    if (sub == "runs" && !search) return list_recorded_runs(path, q.limit);
+    if (search || q.limit)
+        fail(FailureCode::InvalidArgument, search ? "--search" : "--limit",
+             search ? "only applies to list" : "only applies to list and runs");
     if (sub != "edit" && edits.any())
         fail(FailureCode::InvalidArgument, "--title", "--title, --notes and --tag apply to edit");
-    static constexpr std::string_view kCommands[] = {"edit", "show", "delete", "replay", "diff"};
+    static constexpr std::string_view kCommands[] = {"edit", "show", "delete",    "replay",
+                                                     "diff", "run",  "replay-run"};
     if (std::find(std::begin(kCommands), std::end(kCommands), sub) == std::end(kCommands))
         fail(FailureCode::InvalidArgument, sub,
-             "unknown session command; expected list, show, replay, delete, edit or diff");
+             "unknown session command; expected list, show, replay, delete, edit, diff, runs, "
+             "run or replay-run");
     SessionStore store(path, StoreAccess::ExistingOnly);
+    if (sub == "run") return show_run(load_run(store, parse_session_id(pos[1])));
+    if (sub == "replay-run") return replay_recorded_run(load_run(store, parse_session_id(pos[1])));
     if (sub == "edit") return edit(store, parse_session_id(pos[1]), edits);
     if (sub == "show") return show(store.load(parse_session_id(pos[1])));
     if (sub == "delete") {

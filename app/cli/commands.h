@@ -4,6 +4,7 @@
 
 #include "models/transformer_config.h"
 #include "plan/planner.h"
+#include "runtime/run_record.h"
 #include "source/model_source.h"
 
 #include <cstdint>
@@ -64,6 +65,16 @@ bool sends_one_output_to_stdout(std::initializer_list<OutputOption> outputs);
 app::PlanChoices plan_choices_from(Args& args);
 // The optional CONFIG argument of the runtime commands (default: the bundled GPT-2 small);
 // INVALID_ARGUMENT naming the file when it is no GPT-2 or Llama config.json.
-TransformerConfig config_argument(Args& args, const char* command);
+struct ConfigFile {
+    std::string path, text;
+    TransformerConfig config;
+};
+ConfigFile config_argument(Args& args, const char* command);
+
+// A run as `tmmu run` prints it (cmd_run.cpp).
+void print_run(const runtime::RunRecord& run);
+// Runs a recorded run again and prints "identical" or the first step that differs; returns the
+// exit status (1 when they differ).
+int replay_run(const runtime::RunRecord& recorded, const Progress& progress);
 
 } // namespace tmmu::cli

@@ -68,14 +68,16 @@ app::PlanChoices plan_choices_from(Args& args) {
     return c;
 }
 
-TransformerConfig config_argument(Args& args, const char* command) {
+ConfigFile config_argument(Args& args, const char* command) {
     const auto pos = args.positionals(0, 1);
-    const std::string path = pos.empty() ? app::default_model_path() : pos[0];
-    const std::string text = read_text_file(path);
-    if (!looks_like_transformer_config(text))
-        fail(FailureCode::InvalidArgument, path,
+    ConfigFile f;
+    f.path = pos.empty() ? app::default_model_path() : pos[0];
+    f.text = read_text_file(f.path);
+    if (!looks_like_transformer_config(f.text))
+        fail(FailureCode::InvalidArgument, f.path,
              fmt::format("{} takes a GPT-2 or Llama config.json", command));
-    return parse_transformer_config(text, path);
+    f.config = parse_transformer_config(f.text, f.path);
+    return f;
 }
 
 } // namespace tmmu::cli

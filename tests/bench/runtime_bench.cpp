@@ -60,6 +60,14 @@ double kernel_peak() {
     return y[0] > 0 ? best : 0;
 }
 
+double mean_step_seconds(const runtime::RunResult& r) {
+    const std::vector<double> steps = r.decode_step_seconds();
+    double sum = 0;
+    for (double s : steps)
+        sum += s;
+    return sum / double(steps.size());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -80,14 +88,11 @@ int main(int argc, char** argv) {
     fmt::print(
         "machine     memcpy {:.1f} GB/s (read + write), matrix kernels peak {:.2f} GFLOP/s\n",
         bandwidth / 1e9, peak / 1e9);
-    cpu::GenerateRequest r;
+    runtime::RunRequest r;
     r.prompt_tokens = 8;
     r.decode_tokens = decode + 1;
-    const cpu::GenerateResult d = cpu::generate(c, r, Progress{});
-    double step = 0;
-    for (double s : d.step_seconds)
-        step += s;
-    step /= double(d.step_seconds.size());
+    const runtime::RunResult d = cpu::generate(c, r, Progress{});
+    const double step = mean_step_seconds(d);
     const double weight_rate = double(d.weight_bytes) / step;
     fmt::print("decode      {} batch 1: {:.2f} ms per token, weights {:.1f} MB per token: "
                "{:.2f} GB/s = {:.0f}% of memcpy\n",
@@ -95,19 +100,16 @@ int main(int argc, char** argv) {
                100 * weight_rate / bandwidth);
     // Dispatch counters (seed A8) must cost nothing measurable: the same decode with them on.
     r.counters = true;
-    const cpu::GenerateResult counted = cpu::generate(c, r, Progress{});
-    double counted_step = 0;
-    for (double s : counted.step_seconds)
-        counted_step += s;
-    counted_step /= double(counted.step_seconds.size());
+    const runtime::RunResult counted = cpu::generate(c, r, Progress{});
+    const double counted_step = mean_step_seconds(counted);
     fmt::print("counters    on: {:.2f} ms per token, off: {:.2f} ms ({:+.1f}%; {} dispatches per "
                "token)\n",
                counted_step * 1e3, step * 1e3, 100 * (counted_step / step - 1),
-               counted.decode_counters.total / counted.step_seconds.size());
+               counted.decode_counters.total / counted.decode_step_seconds().size());
     r.counters = false;
     r.prompt_tokens = prefill;
     r.decode_tokens = 1;
-    const cpu::GenerateResult p = cpu::generate(c, r, Progress{});
+    const runtime::RunResult p = cpu::generate(c, r, Progress{});
     const double flops = 2.0 * double(parameter_count(c)) * prefill;
     fmt::print("prefill     {} tokens in {:.2f} s: {:.1f} tokens/s, {:.2f} GFLOP/s = {:.0f}% of "
                "the kernels' peak\n",

@@ -150,6 +150,30 @@ class TestCli : public QObject {
         QCOMPARE(run_tmmu({"run", config, "--prompt-ids", "5,101"}).code, 2); // vocab is 101
     }
 
+    // A recorded run is listed, shown and replayed step by step to the same logits.
+    void runsAreRecordedAndReplayed() {
+        QTemporaryDir dir;
+        const QString config = dir.filePath("tiny-gpt2.json"), db = dir.filePath("s.db");
+        write(config, R"({"model_type":"gpt2","n_embd":32,"n_layer":1,"n_head":2,
+            "vocab_size":41,"n_positions":32})");
+        Result r = run_tmmu({"run", config, "--prompt", "3", "--decode", "4", "--counters",
+                             "--record", "--title", "first", "--sessions", db});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("recorded run 1 in "), qPrintable(r.out));
+        Result list = run_tmmu({"session", "runs", "--sessions", db});
+        QCOMPARE(list.code, 0);
+        QVERIFY2(list.out.contains("cpu") && list.out.contains("first"), qPrintable(list.out));
+        Result show = run_tmmu({"session", "run", "1", "--sessions", db});
+        QCOMPARE(show.code, 0);
+        QVERIFY2(show.out.contains("integrity  ok") && show.out.contains("dispatches prefill"),
+                 qPrintable(show.out));
+        Result replay = run_tmmu({"session", "replay-run", "1", "--sessions", db});
+        QCOMPARE(replay.code, 0);
+        QVERIFY2(replay.out.contains("identical: 4 steps"), qPrintable(replay.out));
+        QCOMPARE(run_tmmu({"session", "replay-run", "7", "--sessions", db}).code, 2);
+        QCOMPARE(run_tmmu({"run", config, "--title", "no record"}).code, 2);
+    }
+
     void corruptCheckpointIsRejected() {
         QTemporaryDir dir;
         QString ckpt = dir.filePath("plan.cbor");

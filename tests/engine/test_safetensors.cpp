@@ -101,13 +101,13 @@ class TestSafetensors : public QObject {
         const ExecutionPlan plan = compile_transformer(c, {PlanMode::Decode, 1, 12}).plan;
         const QString path = dir_.filePath("seeded.safetensors");
         write(path, safetensors_bytes(plan, random_weights(plan, 9), "F32"));
-        cpu::GenerateRequest r;
+        runtime::RunRequest r;
         r.prompt_tokens = 4;
         r.decode_tokens = 8;
         r.seed = 9;
-        const cpu::GenerateResult seeded = cpu::generate(c, r, Progress{});
+        const runtime::RunResult seeded = cpu::generate(c, r, Progress{});
         r.weights_path = path.toStdString();
-        const cpu::GenerateResult from_file = cpu::generate(c, r, Progress{});
+        const runtime::RunResult from_file = cpu::generate(c, r, Progress{});
         QVERIFY(from_file.logits_hash == seeded.logits_hash);
         QVERIFY(from_file.generated_ids == seeded.generated_ids);
     }

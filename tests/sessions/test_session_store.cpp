@@ -1,5 +1,6 @@
 // The sessions store: round trips, integrity, foreign files, migration, replay and diff.
 #include "replay.h"
+#include "run_store.h"
 #include "session_diff.h"
 #include "session_store.h"
 #include "test_support.h"
@@ -379,10 +380,11 @@ class TestSessionStore : public QObject {
         int64_t id = 0;
         {
             // Turn a current database back into schema 1: no notes column, no tags table, no
-            // seals (schema 3).
+            // seals (schema 3), no runs table (schema 4).
             SessionStore store(path);
             id = store.record(graph_session("old", {"x"}));
-            sql(store, "DROP TABLE session_tags; ALTER TABLE sessions DROP COLUMN notes; "
+            sql(store, "DROP TABLE runs; DROP TABLE session_tags; "
+                       "ALTER TABLE sessions DROP COLUMN notes; "
                        "ALTER TABLE sessions DROP COLUMN summary_seal; "
                        "ALTER TABLE sessions DROP COLUMN content_seal; PRAGMA user_version = 1");
         }
@@ -439,6 +441,7 @@ class TestSessionStore : public QObject {
             // slots is the seed's reference strategy: the engine must still plan it identically.
             if (row.strategy == "slots") QVERIFY(r.comparison.identical);
         }
+        QVERIFY(list_runs(store).empty()); // the migration to schema 4 added the runs table
         QCOMPARE(store.load(list[2].id).notes,
                  QString("made by tmmu %1, schema %2").arg(commit).arg(schema).toStdString());
         QCOMPARE(store.record(graph_session("new", {"z"})), int64_t(4));

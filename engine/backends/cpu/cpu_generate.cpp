@@ -21,7 +21,7 @@ double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void check_request(const TransformerConfig& c, const GenerateRequest& r, uint64_t prompt) {
+void check_request(const TransformerConfig& c, const RunRequest& r, uint64_t prompt) {
     if (r.batch == 0) fail(FailureCode::InvalidArgument, "batch", "at least one sequence");
     if (prompt == 0) fail(FailureCode::InvalidArgument, "prompt", "at least one prompt token");
     for (int32_t id : r.prompt_ids)
@@ -34,11 +34,45 @@ void check_request(const TransformerConfig& c, const GenerateRequest& r, uint64_
                          r.decode_tokens, c.max_positions));
 }
 
-// Feeds one logits row to the fingerprint and returns its argmax.
-int32_t take(std::span<const float> row, Sha256& hash) {
-    hash.update(reinterpret_cast<const uint8_t*>(row.data()), row.size() * sizeof(float));
-    return int32_t(std::max_element(row.begin(), row.end()) - row.begin());
-}
+// Records steps as they run: time, logits fingerprint (each step's own, and the run's over
+// all steps in order) and, when counting, the dispatches the step made.
+class StepRecorder {
+  public:
+    StepRecorder(RunResult& out, bool counting) : out_(out), counting_(counting) {}
+
+    void start(const CpuProgram& program) {
+        program_ = &program;
+        if (counting_) before_ = program.counters();
+        start_ = Clock::now(); // last: the step's time is the step's alone
+    }
+    // Logits rows [rows.size() / vocab][vocab] of the step just run; returns each row's argmax.
+    std::vector<int32_t> finish(StepPhase phase, uint32_t sequence, std::span<const float> rows,
+                                size_t vocab) {
+        RunStep step{phase, sequence, seconds_since(start_), {}, {}};
+        const auto* bytes = reinterpret_cast<const uint8_t*>(rows.data());
+        Sha256 own;
+        own.update(bytes, rows.size_bytes());
+        run_.update(bytes, rows.size_bytes());
+        step.logits_hash = own.finish();
+        if (counting_) step.dispatches = counted_since(program_->counters(), before_);
+        out_.steps.push_back(step);
+        std::vector<int32_t> argmax;
+        for (size_t at = 0; at < rows.size(); at += vocab)
+            argmax.push_back(
+                int32_t(std::max_element(rows.begin() + long(at), rows.begin() + long(at + vocab)) -
+                        (rows.begin() + long(at))));
+        return argmax;
+    }
+    Digest run_hash() { return run_.finish(); }
+
+  private:
+    RunResult& out_;
+    bool counting_;
+    const CpuProgram* program_ = nullptr; // the one running the current step
+    Clock::time_point start_;
+    DispatchCounters before_;
+    Sha256 run_;
+};
 
 } // namespace
 
@@ -52,8 +86,7 @@ std::vector<int32_t> seeded_prompt(uint32_t n, uint64_t vocab, uint64_t seed) {
     return ids;
 }
 
-GenerateResult generate(const TransformerConfig& c, const GenerateRequest& r,
-                        const Progress& progress) {
+RunResult generate(const TransformerConfig& c, const RunRequest& r, const Progress& progress) {
     const uint64_t prompt = r.prompt_ids.empty() ? r.prompt_tokens : r.prompt_ids.size();
     check_request(c, r, prompt);
     const uint32_t max_seq = r.max_seq ? r.max_seq : uint32_t(prompt + r.decode_tokens);
@@ -68,27 +101,31 @@ GenerateResult generate(const TransformerConfig& c, const GenerateRequest& r,
     CpuProgram decode(decode_plan, weights, states, r.layout, r.check_memory);
     prefill.set_counting(r.counters);
     decode.set_counting(r.counters);
-    GenerateResult out;
+    RunResult out;
     out.prefill_register_bytes = prefill.register_bytes();
     out.decode_register_bytes = decode.register_bytes();
     out.weight_bytes = weights.data.size() * sizeof(float);
     for (const StateDescriptor& s : decode_plan.plan.states)
         out.kv_cache_bytes += s.size_bytes * r.batch;
-    Sha256 hash;
+    const double total_steps = double(r.batch + r.decode_tokens - 1);
+    StepRecorder recorder(out, r.counters);
     std::vector<int32_t> next(r.batch);
     std::vector<uint32_t> slots(r.batch), positions(r.batch, uint32_t(prompt));
     const auto prefill_start = Clock::now();
     for (uint32_t b = 0; b < r.batch; ++b) {
         progress.check_cancel("prefill");
+        progress.report(double(b) / total_steps, "prefill");
         out.prompt_ids.push_back(
             r.prompt_ids.empty() ? seeded_prompt(uint32_t(prompt), c.vocab, r.seed * 1000003 + b)
                                  : r.prompt_ids);
         std::vector<uint32_t> row_slots(prompt, b), row_positions(prompt);
         for (uint32_t i = 0; i < prompt; ++i)
             row_positions[i] = i;
+        recorder.start(prefill);
         const std::span<const float> logits =
             prefill.run(out.prompt_ids.back(), row_slots, row_positions);
-        next[b] = take(logits.subspan(logits.size() - c.vocab), hash);
+        next[b] = recorder.finish(StepPhase::Prefill, b, logits.subspan(logits.size() - c.vocab),
+                                  c.vocab)[0];
         slots[b] = b;
     }
     out.prefill_seconds = seconds_since(prefill_start);
@@ -96,23 +133,29 @@ GenerateResult generate(const TransformerConfig& c, const GenerateRequest& r,
     const auto decode_start = Clock::now();
     for (uint32_t step = 0; step < r.decode_tokens; ++step) {
         progress.check_cancel("decode");
-        progress.report(double(step) / r.decode_tokens, "decode");
+        progress.report(double(r.batch + step) / total_steps, "decode");
         for (uint32_t b = 0; b < r.batch; ++b)
             out.generated_ids[b].push_back(next[b]);
         if (step + 1 == r.decode_tokens) break; // the last token needs no logits of its own
-        const auto step_start = Clock::now();
+        recorder.start(decode);
         const std::span<const float> logits = decode.run(next, slots, positions);
-        out.step_seconds.push_back(seconds_since(step_start));
-        for (uint32_t b = 0; b < r.batch; ++b) {
-            next[b] = take(logits.subspan(b * c.vocab, c.vocab), hash);
+        next = recorder.finish(StepPhase::Decode, 0, logits, c.vocab);
+        for (uint32_t b = 0; b < r.batch; ++b)
             ++positions[b];
-        }
     }
     out.decode_seconds = seconds_since(decode_start);
     out.prefill_counters = prefill.counters();
     out.decode_counters = decode.counters();
-    out.logits_hash = hash.finish();
+    out.logits_hash = recorder.run_hash();
     return out;
+}
+
+RunResult replay(const RunRecord& record, const Progress& progress) {
+    if (record.backend != "cpu")
+        fail(FailureCode::InvalidArgument, "backend",
+             fmt::format("the run was recorded on '{}'; this replays CPU runs", record.backend));
+    return generate(parse_transformer_config(record.config_text, record.config_path),
+                    record.request, progress);
 }
 
 } // namespace tmmu::cpu

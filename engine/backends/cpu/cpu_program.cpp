@@ -149,9 +149,9 @@ void CpuProgram::check_step(std::span<const int32_t> tokens, std::span<const uin
         if (tokens[r] < 0 || uint32_t(tokens[r]) >= vocab_)
             bad_step(where,
                      fmt::format("token {} is outside the vocabulary of {}", tokens[r], vocab_));
-        if (slots[r] >= states_.slots())
-            bad_step(where,
-                     fmt::format("slot {} does not exist ({} slots)", slots[r], states_.slots()));
+        if (slots[r] >= states_.slot_count())
+            bad_step(where, fmt::format("slot {} does not exist ({} slots)", slots[r],
+                                        states_.slot_count()));
         if (max_seq_ != 0 && positions[r] >= max_seq_)
             bad_step(where, fmt::format("position {} is past the KV cache's {} positions",
                                         positions[r], max_seq_));

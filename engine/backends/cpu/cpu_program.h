@@ -6,6 +6,7 @@
 #include "backends/cpu/memory_check.h"
 #include "runtime/adapter.h"
 #include "runtime/physical_mapping.h"
+#include "runtime/run_record.h"
 #include "runtime/weights.h"
 
 #include <array>
@@ -23,7 +24,7 @@ namespace tmmu::cpu {
 class SlotStates {
   public:
     SlotStates(const runtime::ExecutionPlan& plan, uint32_t slots);
-    uint32_t slots() const { return slots_; }
+    uint32_t slot_count() const { return slots_; }
     void* base(uint8_t state) { return blocks_[state].data(); }
     uint64_t stride(uint8_t state) const { return strides_[state]; }
     uint64_t bytes(uint8_t state) const { return sizes_[state]; }
@@ -43,26 +44,14 @@ class SlotStates {
     std::vector<bool> allocated_;
 };
 
-// Adapter calls per opcode (seed 002, A8). Counting is off unless asked for: then the step loop
-// does no counting work at all (one predictable branch per call, no atomics anywhere; a step
-// runs on one thread).
-struct DispatchCounters {
-    std::array<uint64_t, 256> per_opcode{};
-    uint64_t total = 0;
-};
-
-enum class RegisterLayout {
-    Planned,  // the planner's arena: registers whose lifetimes do not meet share bytes
-    Separate, // every register its own bytes: the reference for the planned-vs-unplanned gate
-};
-
 class CpuProgram {
   public:
     // Load: the plan's states must be the ones `states` was made for, and `weights` must hold
     // one entry per plan weight (INVALID_ARGUMENT otherwise). check_memory: every step runs
     // under MemoryCheck (memory_check.h), slower, for finding plan and adapter bugs.
     CpuProgram(runtime::CompiledPlan plan, const runtime::WeightStore& weights, SlotStates& states,
-               RegisterLayout layout = RegisterLayout::Planned, bool check_memory = false);
+               runtime::RegisterLayout layout = runtime::RegisterLayout::Planned,
+               bool check_memory = false);
 
     // One step over tokens.size() rows (at most the plan's rows): row r is token tokens[r] of
     // slot slots[r] at position positions[r]. Returns the logits, [rows][vocab]. INVALID_ARGUMENT
@@ -72,8 +61,11 @@ class CpuProgram {
                                std::span<const uint32_t> positions);
 
     const runtime::CompiledPlan& plan() const { return plan_; }
+    // Adapter calls per opcode (seed 002, A8), off unless asked for: then the step loop does
+    // no counting work at all (one predictable branch per call, no atomics anywhere; a step
+    // runs on one thread).
     void set_counting(bool on) { counting_ = on; }
-    const DispatchCounters& counters() const { return counters_; } // since construction
+    const runtime::DispatchCounters& counters() const { return counters_; } // since construction
     uint64_t register_bytes() const { return arena_.size() * sizeof(float); }
 
   private:
@@ -94,7 +86,7 @@ class CpuProgram {
     SlotStates& states_;
     uint32_t vocab_ = 0, max_seq_ = 0;
     bool counting_ = false;
-    DispatchCounters counters_;
+    runtime::DispatchCounters counters_;
 };
 
 } // namespace tmmu::cpu
