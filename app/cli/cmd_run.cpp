@@ -6,11 +6,10 @@
 
 #include "backends/cpu/cpu_generate.h"
 #include "core/failure.h"
-#include "core/units.h"
 #include "io/file_io.h"
 #include "models/transformer_config.h"
-#include "runtime/opcode.h"
 #include "runtime/run_record.h"
+#include "runtime/run_summary.h"
 
 #include <algorithm>
 #include <charconv>
@@ -108,19 +107,6 @@ RunRequest request_from(Args& args) {
     return r;
 }
 
-std::string ids_text(const std::vector<int32_t>& ids) {
-    return fmt::format("{}", fmt::join(ids, " "));
-}
-
-std::string counters_text(const DispatchCounters& c) {
-    std::string out;
-    for (Opcode op : kAllOpcodes)
-        if (c.per_opcode[uint8_t(op)])
-            out += fmt::format("{}{} {}", out.empty() ? "" : ", ", opcode_name(op),
-                               c.per_opcode[uint8_t(op)]);
-    return fmt::format("{}; total {}", out, c.total);
-}
-
 RunRecord run_once(const ConfigFile& file, const RunRequest& request, const Progress& progress) {
     RunRecord rec;
     rec.device = cpu::kCpuDevice;
@@ -160,45 +146,14 @@ void clear_progress_line() {
 } // namespace
 
 void print_run(const RunRecord& rec) {
-    const RunRequest& r = rec.request;
-    const RunResult& g = rec.result;
-    const RunRates rates = run_rates(g);
-    fmt::print("model      {} ({}), {}\n", rec.model, rec.config_path,
-               r.weights_path.empty() ? fmt::format("seeded random weights (seed {})", r.seed)
-                                      : "weights from " + r.weights_path);
-    fmt::print("backend    {} ({})\n", rec.backend, rec.device);
-    for (size_t b = 0; b < g.prompt_ids.size(); ++b)
-        fmt::print("sequence {} prompt    {}\n           generated {}\n", b,
-                   ids_text(g.prompt_ids[b]), ids_text(g.generated_ids[b]));
-    fmt::print("prefill    {} tokens in {:.3f} s: {:.1f} tokens/s\n",
-               g.prompt_ids.front().size() * r.batch, g.prefill_seconds,
-               rates.prefill_tokens_per_second);
-    fmt::print("decode     {} steps x {} sequences: {:.1f} tokens/s; per step p50 {:.2f} ms, "
-               "p95 {:.2f} ms\n",
-               g.decode_step_seconds().size(), r.batch, rates.decode_tokens_per_second,
-               rates.step_ms_p50, rates.step_ms_p95);
-    fmt::print("memory     weights {}, KV cache {}, registers {} (decode) and {} (prefill)\n",
-               format_bytes(g.weight_bytes), format_bytes(g.kv_cache_bytes),
-               format_bytes(g.decode_register_bytes), format_bytes(g.prefill_register_bytes));
-    if (r.counters) {
-        fmt::print("dispatches prefill: {}\n", counters_text(g.prefill_counters));
-        fmt::print("           decode:  {}\n", counters_text(g.decode_counters));
-    }
-    fmt::print("logits     sha256 {}\n", to_hex(g.logits_hash));
-    if (rec.parity)
-        fmt::print("parity     planned registers vs {}: {}\n", rec.parity->reference,
-                   rec.parity->identical ? "bit-identical logits" : "DIFFERENT logits");
+    std::fputs(format_run(rec).c_str(), stdout);
 }
 
 int replay_run(const RunRecord& recorded, const Progress& progress) {
     const RunResult replayed = cpu::replay(recorded, progress);
     clear_progress_line();
     const RunComparison c = compare_runs(recorded.result, replayed);
-    if (c.identical)
-        fmt::print("identical: {} steps, logits sha256 {}\n", replayed.steps.size(),
-                   to_hex(replayed.logits_hash));
-    else
-        fmt::print("DIFFERENT at {}\n", c.difference);
+    std::fputs(format_replay(c, replayed).c_str(), stdout);
     return c.identical ? 0 : 1;
 }
 

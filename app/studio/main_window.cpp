@@ -1,16 +1,19 @@
 #include "main_window.h"
 
+#include "charts/dispatch_chart.h"
 #include "charts/memory_chart.h"
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "core/failure.h"
 #include "job_runner.h"
+#include "panels/instruction_panel.h"
 #include "panels/session_compare_panel.h"
 #include "panels/sessions_panel.h"
 #include "panels/step_control.h"
 #include "panels/tensor_details_panel.h"
 #include "panels/tensor_table_panel.h"
 #include "planning_controls.h"
+#include "run_panel.h"
 #include "session_actions.h"
 #include "studio_options.h"
 #include "studio_status_bar.h"
@@ -113,13 +116,55 @@ void MainWindow::buildDocks() {
         addDock(QStringLiteral("sessionCompareDock"), tr("Session comparison"),
                 sessions_->comparePanel(), Qt::BottomDockWidgetArea);
     tabifyDockWidget(rangesDock, compareDock);
+    buildRunDocks(sessionsDock, compare, compareDock);
     tableDock->raise();
     rangesDock->raise();
+    compare->raise();
 
     resizeDocks({tableDock, memory}, {430, 540}, Qt::Horizontal);
     resizeDocks({tableDock, details}, {520, 340}, Qt::Vertical);
     resizeDocks({memory, compare, slotDock}, {330, 250, 280}, Qt::Vertical);
     resizeDocks({dock(QStringLiteral("liveRangesDock"))}, {380}, Qt::Vertical);
+}
+
+void MainWindow::buildRunDocks(QDockWidget* besideSessions, QDockWidget* besideCompare,
+                               QDockWidget* besideRanges) {
+    runPanel_ = new RunPanel(jobs_, [this] {
+        return sessions_->store() ? QString::fromStdString(sessions_->store()->path()) : QString();
+    });
+    QDockWidget* run =
+        addDock(QStringLiteral("runDock"), tr("Run"), runPanel_, Qt::LeftDockWidgetArea);
+    tabifyDockWidget(besideSessions, run);
+    dispatch_ = new views::DispatchChart(this);
+    QDockWidget* dispatches = addDock(QStringLiteral("dispatchDock"), tr("Dispatch counters"),
+                                      dispatch_, Qt::RightDockWidgetArea);
+    tabifyDockWidget(besideCompare, dispatches);
+    instructions_ = new views::InstructionPanel(ctx_, this);
+    QDockWidget* timeline = addDock(QStringLiteral("instructionsDock"), tr("Instructions"),
+                                    instructions_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(besideRanges, timeline);
+    connect(runPanel_, &RunPanel::runShown, this, &MainWindow::onRunShown);
+    connect(runPanel_, &RunPanel::runFailed, status_,
+            [this](const QString& text) { status_->showMessage(text); });
+    connect(sessions_, &SessionActions::storeOpened, runPanel_, &RunPanel::refreshRecordedRuns);
+}
+
+void MainWindow::onRunShown(const RunShown& shown) {
+    pendingRemember_ = false;
+    onPlanned(shown.registers);
+    const uint64_t instructions = shown.decode->plan.instructions.size();
+    ctx_->setEventAxis(views::EventAxis(tr("instruction"), instructions));
+    instructions_->setProgram(shown.decode, shown.registers.plan);
+    dispatch_->setRun(
+        std::shared_ptr<const runtime::RunResult>(shown.record, &shown.record->result));
+    compareStrategies(shown.registers);
+    const runtime::RunResult& r = shown.record->result;
+    status_->showMessage(
+        tr("%1 on %2: %3 tokens generated per sequence; the views show its decode registers, "
+           "one instruction per step")
+            .arg(QString::fromStdString(shown.record->model),
+                 QString::fromStdString(shown.record->backend))
+            .arg(r.generated_ids.empty() ? 0 : r.generated_ids.front().size()));
 }
 
 QDockWidget* MainWindow::dock(const QString& objectName) const {
@@ -244,6 +289,7 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     // A re-plan of the same model keeps the cursor and the zoom (PlanContext::setPlan).
     ctx_->setPlan(outcome.plan, outcome.model);
     controls_->setModelKind(outcome.model->kind);
+    if (outcome.model->kind == ModelKind::TransformerConfig) runPanel_->setConfigPath(path);
     status_->showPlan(*outcome.plan, outcome.model.get());
     status_->clearMessage();
     setWindowTitle(tr("%1 — TMMU Studio").arg(QFileInfo(path).completeBaseName()));

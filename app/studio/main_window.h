@@ -20,6 +20,8 @@ QT_END_NAMESPACE
 
 namespace tmmu::views {
 class PlanContext;
+class DispatchChart;
+class InstructionPanel;
 class MemoryChart;
 class StrategyChart;
 class StepControl;
@@ -31,6 +33,8 @@ namespace tmmu::studio {
 class JobRunner;
 struct JobFailure;
 class PlanningControls;
+class RunPanel;
+struct RunShown;
 class SessionActions;
 class StudioStatusBar;
 
@@ -42,7 +46,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
     // Bump when docks are added, removed or renamed: older saved layouts are then ignored.
-    static constexpr int kStateVersion = 2;
+    static constexpr int kStateVersion = 3;
     static constexpr int kMaxRecentFiles = 10;
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -77,6 +81,9 @@ class MainWindow : public QMainWindow {
     views::MemoryChart* memoryChart() const { return memory_; }
     views::StrategyChart* strategyChart() const { return strategies_; }
     views::StepControl* stepControl() const { return step_; }
+    RunPanel* runPanel() const { return runPanel_; }
+    views::DispatchChart* dispatchChart() const { return dispatch_; }
+    views::InstructionPanel* instructionPanel() const { return instructions_; }
     QDockWidget* dock(const QString& objectName) const;
     QList<QDockWidget*> docks() const;
     QString modelPath() const { return modelPath_; }
@@ -106,6 +113,11 @@ class MainWindow : public QMainWindow {
     void onPlanned(const PlanOutcome& outcome);
     void onFailed(const JobFailure& failure);
     void onCompared(const std::vector<views::StrategyResult>& results);
+    // A model run (Run panel): its registers become the plan on screen, stepped instruction by
+    // instruction, with its instructions and dispatch counters beside.
+    void onRunShown(const RunShown& shown);
+    void buildRunDocks(QDockWidget* besideSessions, QDockWidget* besideCompare,
+                       QDockWidget* besideRanges);
     // main_window_menus.cpp
     void buildMenus();
     void buildStepShortcuts(QMenu* menu);
@@ -125,6 +137,9 @@ class MainWindow : public QMainWindow {
     views::MemoryChart* memory_ = nullptr;
     views::StrategyChart* strategies_ = nullptr;
     views::TensorTablePanel* table_ = nullptr;
+    RunPanel* runPanel_ = nullptr;
+    views::DispatchChart* dispatch_ = nullptr;
+    views::InstructionPanel* instructions_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QActionGroup* colorModes_ = nullptr;
     QMessageBox* failureBox_ = nullptr;

@@ -88,6 +88,7 @@ bool SessionActions::openStore(const QString& path) {
     record_->setEnabled(store_ != nullptr);
     storeErrorPending_ = !store_;
     if (!store_) report(tr("Sessions are not recorded: %1").arg(storeError_));
+    emit storeOpened(store_ != nullptr);
     return store_ != nullptr;
 }
 

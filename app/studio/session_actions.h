@@ -92,6 +92,7 @@ class SessionActions : public QObject {
     void exportDialog();
 
   signals:
+    void storeOpened(bool ok); // after openStore, whether or not it succeeded
     void sessionRecorded(qint64 id);
     void openFinished(qint64 id, bool ok);
     void replayFinished(bool ok, bool identical);

@@ -5,7 +5,6 @@
 
 #include "backends/cpu/cpu_generate.h"
 #include "core/failure.h"
-#include "models/transformer_config.h"
 #include "runtime/run_record.h"
 
 #include <QtTest>
@@ -21,18 +20,13 @@ constexpr const char* kTinyGpt2 = R"({"model_type":"gpt2","n_embd":32,"n_layer":
     "vocab_size":61,"n_positions":32})";
 
 RunRecord tiny_run(bool counters) {
-    RunRecord rec;
-    rec.device = cpu::kCpuDevice;
-    rec.model = "tiny";
-    rec.config_path = "tiny-gpt2.json";
-    rec.config_text = kTinyGpt2;
-    rec.request.batch = 2;
-    rec.request.prompt_tokens = 4;
-    rec.request.decode_tokens = 5;
-    rec.request.seed = 11;
-    rec.request.counters = counters;
-    rec.result = cpu::generate(parse_transformer_config(kTinyGpt2, "tiny"), rec.request, {});
-    return rec;
+    RunRequest r;
+    r.batch = 2;
+    r.prompt_tokens = 4;
+    r.decode_tokens = 5;
+    r.seed = 11;
+    r.counters = counters;
+    return test::cpu_run(kTinyGpt2, r);
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {

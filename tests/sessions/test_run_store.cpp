@@ -4,9 +4,6 @@
 #include "session_store.h"
 #include "test_support.h"
 
-#include "backends/cpu/cpu_generate.h"
-#include "models/transformer_config.h"
-
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
@@ -23,17 +20,12 @@ constexpr const char* kTinyLlama = R"({"model_type":"llama","hidden_size":32,
     "intermediate_size":48,"vocab_size":53,"max_position_embeddings":32})";
 
 runtime::RunRecord tiny_run(uint64_t seed) {
-    runtime::RunRecord rec;
-    rec.device = cpu::kCpuDevice;
-    rec.model = "tiny-llama";
-    rec.config_path = "tiny-llama.json";
-    rec.config_text = kTinyLlama;
-    rec.request.prompt_tokens = 3;
-    rec.request.decode_tokens = 4;
-    rec.request.seed = seed;
-    rec.request.counters = true;
-    rec.result = cpu::generate(parse_transformer_config(kTinyLlama, "tiny"), rec.request, {});
-    return rec;
+    runtime::RunRequest r;
+    r.prompt_tokens = 3;
+    r.decode_tokens = 4;
+    r.seed = seed;
+    r.counters = true;
+    return test::cpu_run(kTinyLlama, r);
 }
 
 void sql(SessionStore& s, const char* text) {
@@ -59,7 +51,7 @@ class TestRunStore : public QObject {
         QCOMPARE(list.size(), size_t(2));
         QCOMPARE(list[0].id, b); // newest first
         QCOMPARE(list[1].title, std::string("first run"));
-        QCOMPARE(list[1].model, std::string("tiny-llama"));
+        QCOMPARE(list[1].model, std::string("tiny"));
         QCOMPARE(list[1].logits_hash, to_hex(first.result.logits_hash));
         QVERIFY(list[1].altered_reason.empty());
         QCOMPARE(list_runs(store, 1).size(), size_t(1));

@@ -1,5 +1,8 @@
 #include "test_support.h"
 
+#include "backends/cpu/cpu_generate.h"
+#include "models/transformer_config.h"
+
 #include <QProcess>
 
 #include <algorithm>
@@ -8,6 +11,17 @@
 #include <sstream>
 
 namespace tmmu::test {
+
+runtime::RunRecord cpu_run(const char* config_json, const runtime::RunRequest& request) {
+    runtime::RunRecord rec;
+    rec.device = cpu::kCpuDevice;
+    rec.model = "tiny";
+    rec.config_path = "tiny.json";
+    rec.config_text = config_json;
+    rec.request = request;
+    rec.result = cpu::generate(parse_transformer_config(config_json, "tiny"), request, {});
+    return rec;
+}
 
 std::optional<Failure> capture_failure(const std::function<void()>& fn) {
     try {

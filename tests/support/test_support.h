@@ -2,6 +2,7 @@
 // Helpers shared by the QtTest suites.
 #include "core/failure.h"
 #include "plan/offset_problem.h"
+#include "runtime/run_record.h"
 
 #include <QProcessEnvironment>
 #include <QString>
@@ -16,6 +17,10 @@
 #include <vector>
 
 namespace tmmu::test {
+
+// A CPU run of the transformer config `config_json` (seeded weights and prompts), recorded as
+// `tmmu run` records one: model "tiny", config path "tiny.json".
+runtime::RunRecord cpu_run(const char* config_json, const runtime::RunRequest& request);
 
 // Runs fn and returns the Failure it threw, or nullopt when it threw nothing.
 std::optional<Failure> capture_failure(const std::function<void()>& fn);

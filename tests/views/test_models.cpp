@@ -3,9 +3,12 @@
 // computed here straight from the Plan and Graph, never through the models.
 #include "context/plan_context.h"
 #include "core/units.h"
+#include "models/instruction_model.h"
 #include "models/slot_model.h"
 #include "models/tensor_filter_model.h"
 #include "models/tensor_table_model.h"
+#include "models/transformer_config.h"
+#include "runtime/plan_compiler.h"
 #include "source/model_source.h"
 #include "test_support.h"
 
@@ -303,6 +306,34 @@ class TestModels : public QObject {
         QCOMPARE(proxy.filterError(), QString());
         QCOMPARE(errors.count(), 2);
         QCOMPARE(proxy.rowCount(), model.rowCount());
+    }
+
+    // A runtime plan's instructions: rows in execution order, registers by name, and the
+    // LivenessMap's kill sets as "Frees after".
+    void instructionModelPassesTesterAndShowsThePlan() {
+        views::InstructionModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        const TransformerConfig c = parse_transformer_config(
+            R"({"model_type":"gpt2","n_embd":32,"n_layer":1,"n_head":2,"vocab_size":40,
+                "n_positions":16})",
+            "tiny");
+        auto plan = std::make_shared<const runtime::CompiledPlan>(
+            runtime::compile_transformer(c, {runtime::PlanMode::Decode, 1, 8}));
+        model.setPlan(plan);
+        QCOMPARE(model.rowCount(), int(plan->plan.instructions.size()));
+        using M = views::InstructionModel;
+        QCOMPARE(model.index(0, M::OpcodeColumn).data().toString(), QString("embedding"));
+        QCOMPARE(model.index(2, M::OpcodeColumn).data().toString(), QString("multihead_attention"));
+        QCOMPARE(model.index(2, M::ReadsColumn).data().toString(), QString("h0.norm_1"));
+        QCOMPARE(model.index(2, M::WritesColumn).data().toString(), QString("h0.attn"));
+        QVERIFY(model.index(2, M::WeightsColumn).data().toString().contains("state h0.kv_cache"));
+        // The attention reads the first norm's output last: it is free after instruction 2.
+        QCOMPARE(model.index(2, M::FreesColumn).data().toString(), QString("h0.norm_1"));
+        QVERIFY(model.index(2, M::WritesColumn).data(Qt::ToolTipRole).toString().contains("B"));
+        model.setPlan(nullptr);
+        QCOMPARE(model.rowCount(), 0);
     }
 
     void slotModelPassesTesterAcrossPlanSwitches() {
