@@ -5,6 +5,7 @@
 #include "session_store.h"
 #include "test_support.h"
 
+#include "backends/cpu/cpu_generate.h"
 #include "io/checkpoint.h"
 #include "io/dsa_csv.h"
 #include "source/model_source.h"
@@ -410,6 +411,8 @@ class TestSessionStore : public QObject {
                                   << "136481c" << 2;
         QTest::newRow("schema 3") << "schema3-0bf719a.db"
                                   << "0bf719a" << 3;
+        QTest::newRow("schema 4") << "schema4-8721765.db"
+                                  << "8721765" << 4;
     }
     void opensDatabasesOfReleasedVersions() {
         QFETCH(QString, file);
@@ -441,7 +444,20 @@ class TestSessionStore : public QObject {
             // slots is the seed's reference strategy: the engine must still plan it identically.
             if (row.strategy == "slots") QVERIFY(r.comparison.identical);
         }
-        QVERIFY(list_runs(store).empty()); // the migration to schema 4 added the runs table
+        if (schema < 4) {
+            QVERIFY(list_runs(store).empty()); // the migration to schema 4 added the runs table
+        } else {
+            // A recorded model run: intact, and the same logits when run again today.
+            const std::vector<RunSummary> runs = list_runs(store);
+            QCOMPARE(runs.size(), size_t(1));
+            const StoredRun run = load_run(store, runs[0].id);
+            QVERIFY2(!run.altered, run.summary.altered_reason.c_str());
+            QVERIFY(run.record.has_value());
+            QCOMPARE(run.record->model, std::string("gpt2-small"));
+            const runtime::RunComparison c =
+                runtime::compare_runs(run.record->result, cpu::replay(*run.record, {}));
+            QVERIFY2(c.identical, c.difference.c_str());
+        }
         QCOMPARE(store.load(list[2].id).notes,
                  QString("made by tmmu %1, schema %2").arg(commit).arg(schema).toStdString());
         QCOMPARE(store.record(graph_session("new", {"z"})), int64_t(4));
