@@ -32,6 +32,10 @@ std::string_view failure_code_name(FailureCode code) {
         return "INVALID_PARAM_BLOCK_ABI";
     case FailureCode::InvalidExecutionPlan:
         return "INVALID_EXECUTION_PLAN";
+    case FailureCode::UnsupportedOpcode:
+        return "UNSUPPORTED_OPCODE";
+    case FailureCode::BatchUnsupported:
+        return "BATCH_UNSUPPORTED";
     }
     return "UNKNOWN";
 }

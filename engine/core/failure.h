@@ -29,6 +29,9 @@ enum class FailureCode : uint8_t {
     UnsupportedTensorRank = 10, // a register or weight view of rank above 4
     InvalidParamBlockAbi = 11,  // a ParamBlock of the wrong version, opcode, size or alignment
     InvalidExecutionPlan = 12,  // a register without its one producer, a dangling reference
+    // A backend's load-time answer to a valid plan (seed 002, A3, A9.4): never a fallback later.
+    UnsupportedOpcode = 13, // the backend's adapter table has no entry for an instruction's opcode
+    BatchUnsupported = 14,  // more slots per step than an opcode's adapter declares it takes
 };
 
 static_assert(static_cast<int>(FailureCode::InvalidIrShapes) == 0);
@@ -44,6 +47,8 @@ static_assert(static_cast<int>(FailureCode::Cancelled) == 9);
 static_assert(static_cast<int>(FailureCode::UnsupportedTensorRank) == 10);
 static_assert(static_cast<int>(FailureCode::InvalidParamBlockAbi) == 11);
 static_assert(static_cast<int>(FailureCode::InvalidExecutionPlan) == 12);
+static_assert(static_cast<int>(FailureCode::UnsupportedOpcode) == 13);
+static_assert(static_cast<int>(FailureCode::BatchUnsupported) == 14);
 
 // Every code, in value order (tests and docs walk it).
 inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
@@ -58,7 +63,9 @@ inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
                                                    FailureCode::Cancelled,
                                                    FailureCode::UnsupportedTensorRank,
                                                    FailureCode::InvalidParamBlockAbi,
-                                                   FailureCode::InvalidExecutionPlan};
+                                                   FailureCode::InvalidExecutionPlan,
+                                                   FailureCode::UnsupportedOpcode,
+                                                   FailureCode::BatchUnsupported};
 
 // Process exit status for an error that is no Failure: a bug in tmmu, never bad input. Apart
 // from 1 (a command's "no": plans differ), 2 (usage) and 10 + code, so scripts can tell it.

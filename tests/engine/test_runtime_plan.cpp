@@ -4,6 +4,7 @@
 // with their named codes.
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
+#include "runtime/adapter_check.h"
 #include "runtime/opcode_map.h"
 #include "runtime/physical_mapping.h"
 #include "runtime/plan_compiler.h"
@@ -384,6 +385,54 @@ class TestRuntimePlan : public QObject {
         TMMU_EXPECT_FAILURE(compile_transformer(c, {PlanMode::Prefill, 65, 64}),
                             FailureCode::InvalidArgument);
         (void)compile_transformer(c, {PlanMode::Prefill, 64, 64});
+    }
+
+    // A backend refuses at load what it cannot run: an opcode its table lacks, a decode step
+    // over more slots than an adapter takes. A prefill step serves one request whatever the
+    // caps; an adapter without batching takes one slot.
+    void backendsRefuseWhatTheyCannotRunAtLoad() {
+        const TransformerConfig c = config("gpt2-small.json");
+        const ExecutionPlan decode4 = compile_transformer(c, {PlanMode::Decode, 4, 64}).plan;
+        const ExecutionPlan decode1 = compile_transformer(c, {PlanMode::Decode, 1, 64}).plan;
+        const ExecutionPlan prefill = compile_transformer(c, {PlanMode::Prefill, 16, 64}).plan;
+        QCOMPARE(slots_per_step(decode4), 4u);
+        QCOMPARE(slots_per_step(prefill), 1u);
+        AdapterTable table{};
+        AdapterCapabilities caps{};
+        for (Opcode op : kAllOpcodes) {
+            table[uint8_t(op)] = [](const ExecutionContext&, const Operands&) {};
+            caps[uint8_t(op)] = {true, false, 0};
+        }
+        check_backend_supports(decode4, table, caps, "test");
+
+        AdapterTable gap = table;
+        gap[uint8_t(Opcode::GeluMlp)] = nullptr;
+        const auto no_mlp =
+            test::capture_failure([&] { check_backend_supports(prefill, gap, caps, "test"); });
+        QVERIFY(no_mlp && no_mlp->code() == FailureCode::UnsupportedOpcode);
+        QVERIFY2(std::string(no_mlp->what())
+                         .find("instruction 5 (gelu_mlp): the test backend "
+                               "has no adapter for gelu_mlp") != std::string::npos,
+                 no_mlp->what());
+
+        AdapterCapabilities capped = caps;
+        capped[uint8_t(Opcode::MultiheadAttention)].max_batch_size = 2;
+        const auto too_many =
+            test::capture_failure([&] { check_backend_supports(decode4, table, capped, "test"); });
+        QVERIFY(too_many && too_many->code() == FailureCode::BatchUnsupported);
+        QVERIFY2(std::string(too_many->what()).find("instruction 2 (multihead_attention)") !=
+                         std::string::npos &&
+                     std::string(too_many->what())
+                             .find("at most 2 slots per step, the plan runs "
+                                   "4") != std::string::npos,
+                 too_many->what());
+        check_backend_supports(prefill, table, capped, "test");
+
+        AdapterCapabilities single = caps;
+        single[uint8_t(Opcode::LmHead)].supports_batch = false;
+        TMMU_EXPECT_FAILURE(check_backend_supports(decode4, table, single, "test"),
+                            FailureCode::BatchUnsupported);
+        check_backend_supports(decode1, table, single, "test");
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include "backends/cpu/cpu_adapters.h"
 #include "core/failure.h"
+#include "runtime/adapter_check.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -93,6 +94,7 @@ CpuProgram::CpuProgram(CompiledPlan plan, const WeightStore& weights, SlotStates
     if (!states.fits(p))
         fail(FailureCode::InvalidArgument, p.name,
              "the slot states were made for a plan with other state blocks");
+    check_backend_supports(p, cpu_adapters(), cpu_capabilities(), "cpu");
     const uint64_t guard = check_memory ? kGuardBytes : 0;
     offset_ = layout == RegisterLayout::Planned
                   ? map_registers(plan_, PlanOptions{}, Progress{}, guard).offset

@@ -47,8 +47,10 @@ class SlotStates {
 class CpuProgram {
   public:
     // Load: the plan's states must be the ones `states` was made for, and `weights` must hold
-    // one entry per plan weight (INVALID_ARGUMENT otherwise). check_memory: every step runs
-    // under MemoryCheck (memory_check.h), slower, for finding plan and adapter bugs.
+    // one entry per plan weight (INVALID_ARGUMENT otherwise); the plan is checked against the
+    // CPU adapter table (check_backend_supports), which covers every opcode with no batch limit.
+    // check_memory: every step runs under MemoryCheck (memory_check.h), slower, for finding plan
+    // and adapter bugs.
     CpuProgram(runtime::CompiledPlan plan, const runtime::WeightStore& weights, SlotStates& states,
                runtime::RegisterLayout layout = runtime::RegisterLayout::Planned,
                bool check_memory = false);
