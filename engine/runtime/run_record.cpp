@@ -238,6 +238,31 @@ RunStep read_step(const Reader& in) {
     return s;
 }
 
+// What generate() writes and tokens_of_step() relies on: one prefill step per sequence, in
+// order, then the decode steps; every sequence generated one token more than there were decode
+// steps (the first comes from its prefill).
+void check_steps(const Reader& in, const RunResult& r) {
+    const size_t sequences = r.prompt_ids.size();
+    if (sequences == 0 || r.generated_ids.size() != sequences)
+        in.bad(fmt::format("{} prompts and {} generated sequences", sequences,
+                           r.generated_ids.size()));
+    if (r.steps.size() < sequences) in.bad("fewer steps than sequences");
+    for (size_t i = 0; i < r.steps.size(); ++i) {
+        const bool prefill = i < sequences;
+        if ((r.steps[i].phase == StepPhase::Prefill) != prefill ||
+            (prefill && r.steps[i].sequence != i))
+            in.bad(fmt::format("steps[{}]: expected {}", i,
+                               prefill ? fmt::format("the prefill of sequence {}", i)
+                                       : std::string("a decode step")));
+    }
+    const size_t tokens = r.steps.size() - sequences + 1;
+    for (size_t b = 0; b < sequences; ++b)
+        if (r.generated_ids[b].size() != tokens)
+            in.bad(fmt::format("generated_ids[{}]: {} tokens, expected {} (the prefill's and one "
+                               "per decode step)",
+                               b, r.generated_ids[b].size(), tokens));
+}
+
 RunResult read_result(const Reader& in) {
     RunResult r;
     r.prompt_ids = in.get<std::vector<std::vector<int32_t>>>("prompt_ids");
@@ -263,6 +288,7 @@ RunResult read_result(const Reader& in) {
             r.steps.back().dispatches = read_counters(step.child("dispatches"));
     }
     r.logits_hash = in.digest("logits_sha256");
+    check_steps(in, r);
     return r;
 }
 

@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 using namespace tmmu;
@@ -109,6 +110,12 @@ class TestRunRecord : public QObject {
         refused(replaced(good, "\"batch\": 2,", ""), "'batch' is missing");
         refused(replaced(good, "\"decode_tokens\": 5", "\"decode_tokens\": \"five\""),
                 "request: 'decode_tokens' has the wrong type");
+        // Steps that do not fit the generated ids (a replay would compare past their end).
+        refused(replaced(good, "\"phase\": \"prefill\"", "\"phase\": \"decode\""),
+                "steps[0]: expected the prefill of sequence 0");
+        nlohmann::json doc = nlohmann::json::parse(good);
+        doc["generated_ids"][1].erase(doc["generated_ids"][1].begin());
+        refused(doc.dump(), "generated_ids[1]: 4 tokens, expected 5");
     }
 
     // Replaying a recorded run (from its stored config text) gives the same steps bit for bit.
@@ -145,6 +152,13 @@ class TestRunRecord : public QObject {
                  c.difference.c_str());
 
         QVERIFY(compare_runs(recorded, recorded).identical);
+    }
+
+    // The prefill's logits give the first token: a run of no tokens is a mistake, not a run.
+    void aRunGeneratesAtLeastOneToken() {
+        RunRequest r;
+        r.decode_tokens = 0;
+        TMMU_EXPECT_FAILURE(test::cpu_run(kTinyGpt2, r), FailureCode::InvalidArgument);
     }
 
     void foreignBackendsAreNotReplayedHere() {

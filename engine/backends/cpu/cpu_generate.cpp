@@ -24,6 +24,8 @@ double seconds_since(Clock::time_point start) {
 void check_request(const TransformerConfig& c, const RunRequest& r, uint64_t prompt) {
     if (r.batch == 0) fail(FailureCode::InvalidArgument, "batch", "at least one sequence");
     if (prompt == 0) fail(FailureCode::InvalidArgument, "prompt", "at least one prompt token");
+    if (r.decode_tokens == 0)
+        fail(FailureCode::InvalidArgument, "decode", "at least one token to generate");
     for (int32_t id : r.prompt_ids)
         if (id < 0 || uint64_t(id) >= c.vocab)
             fail(FailureCode::InvalidArgument, "prompt ids",

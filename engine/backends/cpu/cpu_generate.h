@@ -18,7 +18,8 @@ inline constexpr const char* kCpuDevice = "f32 reference, one thread";
 // `n` token ids below `vocab` from a fixed generator: the same seed, the same prompt.
 std::vector<int32_t> seeded_prompt(uint32_t n, uint64_t vocab, uint64_t seed);
 
-// INVALID_ARGUMENT for an empty prompt, a prompt id outside the vocabulary, 0 sequences, or a
+// INVALID_ARGUMENT for an empty prompt, a prompt id outside the vocabulary, 0 sequences, no
+// token to generate, or a
 // sequence longer than the model's positions; CANCELLED between steps once asked. Progress
 // reports the fraction of steps done.
 runtime::RunResult generate(const TransformerConfig& config, const runtime::RunRequest& request,
