@@ -31,8 +31,8 @@ constexpr const char* kHelp =
 Runs a GPT-2 or Llama config.json (default: the bundled GPT-2 small) on a backend: compiles its
 prefill and decode plans (tmmu compile), packs their registers with the planner, reads the
 weights from a Hugging Face safetensors file or fills them with seeded random values (the same
-seed, the same weights), prefills every sequence's
-prompt into its own slot, then decodes all sequences together, greedily (argmax).
+seed, the same weights), prefills every sequence's prompt into its own slot, then decodes all
+sequences together, greedily (argmax).
 
 options:
   --backend NAME    cpu (the f32 reference backend; default). GPU backends are not built yet.
