@@ -22,7 +22,8 @@ using namespace tmmu::sessions;
 
 constexpr const char* kHelp = R"(usage: tmmu session COMMAND [options]
 
-Recorded planning runs. `tmmu plan MODEL --record [--title T] [--tag X]` adds one.
+Recorded planning runs (sessions) and model runs. `tmmu plan MODEL --record [--title T]
+[--tag X]` adds a session, `tmmu run CONFIG --record [--title T]` a model run.
 
 commands:
   list [--search TEXT] [--limit N]   sessions, newest first; TEXT matches a title substring
