@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "interrupt.h"
 
+#include "backend_registry.h"
 #include "run_store.h"
 
 #include "backends/cpu/cpu_generate.h"
@@ -86,11 +87,7 @@ uint32_t small_positive(Args& args, const char* option, uint32_t fallback) {
 
 RunRequest request_from(Args& args) {
     const std::string backend = args.value("--backend").value_or("cpu");
-    if (backend != "cpu")
-        fail(FailureCode::InvalidArgument, "--backend",
-             fmt::format("'{}': only cpu is built (the Vulkan and CUDA backends are not "
-                         "implemented yet)",
-                         backend));
+    app::check_runnable_backend(backend, "--backend"); // cpu only, until GPU adapters exist
     RunRequest r;
     r.batch = small_positive(args, "--batch", 1);
     const auto ids = args.value("--prompt-ids");

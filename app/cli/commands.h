@@ -24,6 +24,7 @@ int cmd_session(Args& args);
 int cmd_export(Args& args);  // cmd_export.cpp
 int cmd_compile(Args& args); // cmd_compile.cpp
 int cmd_run(Args& args);     // cmd_run.cpp
+int cmd_devices(Args& args); // cmd_devices.cpp
 
 // `plan --record [--title T] [--tag X]... [--notes N] [--sessions PATH]` (cmd_session.cpp).
 struct RecordOptions {

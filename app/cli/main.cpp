@@ -27,6 +27,8 @@ commands:
   compile [CONFIG]   a transformer config as the runtime's execution plan (instructions,
                      registers, liveness); validate reads the plan back
   run [CONFIG]       execute it on the CPU backend: prefill, greedy decode, timings, parity
+  devices            the backends (cpu, vulkan, cuda), this machine's devices for each, and
+                     why one cannot run
 
 Exit status: 0 success; 1 the plans differ (session replay, diff); 2 usage error;
 3 internal error (a bug in tmmu: please report it); 10 + failure code otherwise (see README).
@@ -44,6 +46,7 @@ int run_command(std::string_view command, tmmu::cli::Args& args) {
     if (command == "export") return cmd_export(args);
     if (command == "compile") return cmd_compile(args);
     if (command == "run") return cmd_run(args);
+    if (command == "devices") return cmd_devices(args);
     if (command == "--version") {
         fmt::print("tmmu {}\n", TMMU_VERSION);
         return 0;

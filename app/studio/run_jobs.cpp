@@ -1,5 +1,6 @@
 #include "run_jobs.h"
 
+#include "backend_registry.h"
 #include "backends/cpu/cpu_generate.h"
 #include "core/failure.h"
 #include "io/file_io.h"
@@ -13,11 +14,13 @@ namespace tmmu::studio {
 
 using namespace tmmu::runtime;
 
+// What app/common's inventory found (probed once per process): a backend is offered when it
+// can run a plan, else the picker shows why not.
 std::vector<BackendChoice> backend_choices() {
-    const std::string not_built = "not in this build: the GPU backends are not implemented yet";
-    return {{"cpu", "CPU (f32 reference)", true, {}},
-            {"vulkan", "Vulkan", false, not_built},
-            {"cuda", "CUDA", false, not_built}};
+    std::vector<BackendChoice> choices;
+    for (const app::BackendStatus& s : app::backend_statuses())
+        choices.push_back({s.name, s.label, s.runnable, s.not_runnable_reason});
+    return choices;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include "core/failure.h"
 #include "runtime/run_summary.h"
 
+#include <QAbstractItemView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
@@ -65,10 +66,17 @@ RunPanel::RunPanel(JobRunner* jobs, std::function<QString()> sessionsPath, QWidg
                               .arg(QString::fromStdString(b.label),
                                    QString::fromStdString(b.unavailable_because)));
         item->setData(QString::fromStdString(b.name), Qt::UserRole);
+        item->setToolTip(item->text());
         if (!b.available) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
         model->appendRow(item);
     }
     backend_->setModel(model);
+    // The reasons are long ("device found (llvmpipe (LLVM 15.0.6, 256 bits)); its adapters are
+    // not implemented yet"): they must not widen the panel and with it the window's minimum
+    // width. The box sizes to the labels; its list opens wide enough for the whole texts.
+    backend_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    backend_->setMinimumContentsLength(20);
+    backend_->view()->setMinimumWidth(backend_->view()->sizeHintForColumn(0) + 16);
     counters_->setChecked(true);
     counters_->setToolTip(tr("Needed for the dispatch chart; off, the step loop counts nothing"));
     record_->setChecked(true);

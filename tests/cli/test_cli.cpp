@@ -146,7 +146,9 @@ class TestCli : public QObject {
         QCOMPARE(again["logits_sha256"].get<std::string>(), j["logits_sha256"].get<std::string>());
         Result gpu = run_tmmu({"run", config, "--backend", "cuda"});
         QCOMPARE(gpu.code, 2);
-        QVERIFY2(gpu.err.contains("only cpu is built"), qPrintable(gpu.err));
+        QVERIFY2(gpu.err.contains("--backend") && gpu.err.contains("'cuda' cannot run here: "),
+                 qPrintable(gpu.err));
+        QCOMPARE(run_tmmu({"run", config, "--backend", "opencl"}).code, 2);   // no such backend
         QCOMPARE(run_tmmu({"run", config, "--prompt-ids", "5,101"}).code, 2); // vocab is 101
     }
 
@@ -300,7 +302,8 @@ class TestCli : public QObject {
         QVERIFY(twice.err.contains("more than once"));
     }
     void everyCommandHasHelp() {
-        for (const char* cmd : {"plan", "validate", "gen", "bench", "strategies", "session"}) {
+        for (const char* cmd :
+             {"plan", "validate", "gen", "bench", "strategies", "session", "devices"}) {
             Result r = run_tmmu({cmd, "--help"});
             QCOMPARE(r.code, 0);
             QVERIFY2(r.out.startsWith(QString("usage: tmmu ") + cmd), cmd);
@@ -309,6 +312,68 @@ class TestCli : public QObject {
         QCOMPARE(top.code, 0);
         QVERIFY(top.out.contains("commands:"));
         QCOMPARE(run_tmmu({}).code, 2);
+    }
+    // `tmmu devices` is an inventory: exit 0 whatever it finds; cpu always runs; a GPU backend
+    // that cannot run says why, in words; standard output is the JSON alone.
+    void devicesListsEveryBackendAndWhyOneCannotRun() {
+        Result r = run_tmmu({"devices", "--json", "-"});
+        QCOMPARE(r.code, 0);
+        const auto j = nlohmann::json::parse(r.out.toStdString()); // throws on anything else
+        QCOMPARE(j["format"].get<std::string>(), std::string("tmmu-devices"));
+        QCOMPARE(j["version"].get<int>(), 1);
+        const auto& backends = j["backends"];
+        QCOMPARE(backends.size(), size_t(3));
+        const char* names[] = {"cpu", "vulkan", "cuda"};
+        for (size_t i = 0; i < 3; ++i) {
+            const auto& b = backends[i];
+            QCOMPARE(b["name"].get<std::string>(), std::string(names[i]));
+            for (const char* key : {"label", "built", "available", "runnable", "version", "devices",
+                                    "unavailable_reason", "not_runnable_reason"})
+                QVERIFY2(b.contains(key), key);
+            const bool built = b["built"].get<bool>(), available = b["available"].get<bool>(),
+                       runnable = b["runnable"].get<bool>();
+            QVERIFY(!runnable || available);
+            QVERIFY(!available || built);
+            QCOMPARE(b["unavailable_reason"].is_null(), available);
+            QCOMPARE(b["not_runnable_reason"].is_null(), runnable);
+            if (!built)
+                QVERIFY(b["unavailable_reason"].get<std::string>().starts_with("not built: "));
+            if (available) QVERIFY(!b["devices"].empty());
+            for (const auto& d : b["devices"]) {
+                QVERIFY(!d["name"].get<std::string>().empty());
+                QVERIFY(!d["type"].get<std::string>().empty());
+                QVERIFY(d["memory_bytes"].is_number_unsigned());
+                QVERIFY(
+                    d["description"].get<std::string>().starts_with(d["name"].get<std::string>()));
+            }
+        }
+        const auto& cpu = backends[0];
+        QVERIFY(cpu["built"].get<bool>() && cpu["available"].get<bool>() &&
+                cpu["runnable"].get<bool>());
+        QCOMPARE(cpu["devices"].size(), size_t(1));
+        QVERIFY(cpu["devices"][0]["memory_bytes"].get<uint64_t>() > 0);
+        // No GPU adapters yet: a GPU device is found at most, never runnable.
+        for (size_t i : {1, 2}) {
+            QVERIFY(!backends[i]["runnable"].get<bool>());
+            if (backends[i]["available"].get<bool>())
+                QVERIFY(backends[i]["not_runnable_reason"].get<std::string>().ends_with(
+                    "); its adapters are not implemented yet"));
+        }
+        // CTest pins Vulkan to lavapipe: with Mesa's driver installed a Vulkan build finds it.
+        const auto& vulkan = backends[1];
+        if (vulkan["built"].get<bool>() && qEnvironmentVariableIsSet("VK_DRIVER_FILES") &&
+            QFile::exists(qEnvironmentVariable("VK_DRIVER_FILES"))) {
+            QVERIFY2(vulkan["available"].get<bool>(), vulkan.dump().c_str());
+            QCOMPARE(vulkan["devices"][0]["type"].get<std::string>(), std::string("cpu"));
+        }
+        // The text form says the same, one backend per line, and also exits 0.
+        Result text = run_tmmu({"devices"});
+        QCOMPARE(text.code, 0);
+        for (const char* name : names)
+            QVERIFY2(text.out.contains(QString("\n%1 ").arg(name)) || text.out.startsWith(name),
+                     qPrintable(text.out));
+        QVERIFY(text.out.startsWith("cpu     built, available, runnable\n"));
+        QCOMPARE(run_tmmu({"devices", "extra"}).code, 2);
     }
     void benchRunsOnASmallScale() {
         Result r =

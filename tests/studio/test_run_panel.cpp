@@ -2,6 +2,7 @@
 // is unavailable; a run goes off the UI thread and puts its decode registers on screen, stepped
 // one instruction per event, with the instruction table and the dispatch chart following the
 // same cursor; runs are recorded, listed, replayed ("identical") and cancelled.
+#include "backend_registry.h"
 #include "charts/dispatch_chart.h"
 #include "context/plan_context.h"
 #include "job_runner.h"
@@ -18,6 +19,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QImage>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -75,10 +77,35 @@ class TestRunPanel : public QObject {
         auto* model = qobject_cast<QStandardItemModel*>(box->model());
         QVERIFY(model);
         QVERIFY(model->item(0)->isEnabled());
+        QVERIFY2(!model->item(0)->text().contains("unavailable"),
+                 qPrintable(model->item(0)->text()));
+        // The GPU backends detect devices but have no adapters yet: both disabled, each saying
+        // what app/common's inventory found, never a blanket "not in this build".
+        const std::vector<app::BackendStatus>& inventory = app::backend_statuses();
         for (int i : {1, 2}) {
+            const app::BackendStatus& s = inventory[size_t(i)];
+            QCOMPARE(model->item(i)->data(Qt::UserRole).toString(), QString::fromStdString(s.name));
             QVERIFY(!model->item(i)->isEnabled());
-            QVERIFY2(model->item(i)->text().contains("unavailable: not in this build"),
-                     qPrintable(model->item(i)->text()));
+            const QString text = model->item(i)->text();
+            const QString prefix = QString::fromStdString(s.label) + " (unavailable: ";
+            QVERIFY2(text.startsWith(prefix) && text.endsWith(')'), qPrintable(text));
+            const QString reason = text.mid(prefix.size(), text.size() - prefix.size() - 1);
+            QVERIFY2(!reason.isEmpty() && !reason.contains("not in this build"), qPrintable(text));
+            if (!s.built)
+                QVERIFY2(reason.startsWith("not built: "), qPrintable(text));
+            else if (s.available)
+                QCOMPARE(reason, QString("device found (%1); its adapters are not implemented yet")
+                                     .arg(QString::fromStdString(s.devices.front().name)));
+            else
+                QCOMPARE(reason, QString::fromStdString(s.unavailable_reason));
+        }
+        // CTest pins Vulkan to lavapipe: a Vulkan build finds its CPU device when Mesa's is
+        // installed.
+        const app::BackendStatus& vulkan = inventory[1];
+        if (vulkan.built && QFile::exists("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json") &&
+            qEnvironmentVariableIsSet("VK_DRIVER_FILES")) {
+            QVERIFY2(vulkan.available, vulkan.unavailable_reason.c_str());
+            QVERIFY(model->item(1)->text().contains("device found ("));
         }
     }
 

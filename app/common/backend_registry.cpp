@@ -1,0 +1,130 @@
+#include "backend_registry.h"
+
+#include "core/failure.h"
+#include "core/units.h"
+
+#if TMMU_HAVE_VULKAN
+#include "backends/vulkan/vulkan_device.h"
+#endif
+#if TMMU_HAVE_CUDA
+#include "backends/cuda/cuda_device.h"
+#endif
+
+#include <fmt/format.h>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+namespace tmmu::app {
+namespace {
+
+std::string cpu_model_name() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos) {
+                const auto start = line.find_first_not_of(' ', colon + 1);
+                if (start != std::string::npos) return line.substr(start);
+            }
+        }
+    return "host CPU";
+}
+
+BackendStatus cpu_status() {
+    BackendStatus s{"cpu", "CPU (f32 reference)", true, true, true, {}, {}, {}, {}};
+    BackendDevice d;
+    d.name = cpu_model_name();
+    d.type = "cpu";
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) d.memory_bytes = uint64_t(pages) * uint64_t(page);
+    d.line = fmt::format("{}, {} hardware threads, {} memory", d.name,
+                         std::thread::hardware_concurrency(), format_bytes(d.memory_bytes));
+    s.devices.push_back(std::move(d));
+    return s;
+}
+
+// A backend with a device but no adapters: honest about both.
+void no_adapters_yet(BackendStatus& s) {
+    s.not_runnable_reason = fmt::format("device found ({}); its adapters are not implemented yet",
+                                        s.devices.front().name);
+}
+
+BackendStatus vulkan_status() {
+    BackendStatus s{"vulkan", "Vulkan", false, false, false, {}, {}, {}, {}};
+#if TMMU_HAVE_VULKAN
+    s.built = true;
+    const vulkan::VulkanProbe probe = vulkan::probe_vulkan();
+    if (!probe.loader_version.empty()) s.version = "Vulkan loader " + probe.loader_version;
+    for (const vulkan::VulkanDeviceInfo& v : probe.devices)
+        s.devices.push_back(
+            {v.name, vulkan::device_type_name(v.type), v.device_local_bytes, vulkan::describe(v)});
+    s.available = probe.unavailable_reason.empty();
+    s.unavailable_reason = probe.unavailable_reason;
+#else
+    s.unavailable_reason = "not built: " TMMU_VULKAN_NOT_BUILT;
+#endif
+    if (s.available)
+        no_adapters_yet(s);
+    else
+        s.not_runnable_reason = s.unavailable_reason;
+    return s;
+}
+
+BackendStatus cuda_status() {
+    BackendStatus s{"cuda", "CUDA", false, false, false, {}, {}, {}, {}};
+#if TMMU_HAVE_CUDA
+    s.built = true;
+    const cuda::CudaProbe probe = cuda::probe_cuda();
+    if (!probe.runtime_version.empty())
+        s.version = fmt::format("CUDA runtime {}, {}", probe.runtime_version,
+                                probe.driver_version.empty() ? "no driver"
+                                                             : "driver " + probe.driver_version);
+    for (const cuda::CudaDeviceInfo& c : probe.devices)
+        s.devices.push_back({c.name, "gpu", c.total_memory, cuda::describe(c)});
+    s.available = probe.unavailable_reason.empty();
+    s.unavailable_reason = probe.unavailable_reason;
+#else
+    s.unavailable_reason = "not built: " TMMU_CUDA_NOT_BUILT;
+#endif
+    if (s.available)
+        no_adapters_yet(s);
+    else
+        s.not_runnable_reason = s.unavailable_reason;
+    return s;
+}
+
+} // namespace
+
+std::vector<BackendStatus> probe_backends() {
+    return {cpu_status(), vulkan_status(), cuda_status()};
+}
+
+const std::vector<BackendStatus>& backend_statuses() {
+    static const std::vector<BackendStatus> all = probe_backends(); // thread-safe once
+    return all;
+}
+
+const BackendStatus* find_backend(const std::vector<BackendStatus>& all, const std::string& name) {
+    for (const BackendStatus& s : all)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+void check_runnable_backend(const std::string& name, const std::string& what) {
+    const std::vector<BackendStatus>& all = backend_statuses();
+    const BackendStatus* s = find_backend(all, name);
+    if (!s) {
+        std::string names;
+        for (const BackendStatus& b : all)
+            names += (names.empty() ? "" : ", ") + b.name;
+        fail(FailureCode::InvalidArgument, what,
+             fmt::format("unknown backend '{}' ({})", name, names));
+    }
+    if (!s->runnable)
+        fail(FailureCode::InvalidArgument, what,
+             fmt::format("'{}' cannot run here: {}", name, s->not_runnable_reason));
+}
+
+} // namespace tmmu::app

@@ -1,0 +1,47 @@
+#pragma once
+// The backends this build knows, what this machine offers each, and whether tmmu can run a
+// plan on it: one inventory for `tmmu devices`, `tmmu run --backend` and the studio's backend
+// picker, so all three say the same thing. No GPU header here.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tmmu::app {
+
+struct BackendDevice {
+    std::string name;
+    std::string type;          // "cpu" (the host), or the Vulkan type: "discrete", "cpu", ...
+    uint64_t memory_bytes = 0; // host memory, device-local heaps, or global memory
+    std::string line;          // everything known, on one line
+};
+
+struct BackendStatus {
+    std::string name;       // "cpu", "vulkan", "cuda"
+    std::string label;      // "CPU (f32 reference)", "Vulkan", "CUDA"
+    bool built = false;     // compiled into this build
+    bool available = false; // built, and the machine has a device it can use
+    bool runnable = false;  // available, and its adapters exist: `tmmu run` can use it
+    std::string version;    // "Vulkan loader 1.3.239", "CUDA runtime 13.0, no driver"; may be empty
+    std::vector<BackendDevice> devices;
+    // Why not available: "not built: ..." or the probe's answer; empty when available.
+    std::string unavailable_reason;
+    // Why not runnable: the above, or "device found (NAME); its adapters are not implemented
+    // yet"; empty when runnable.
+    std::string not_runnable_reason;
+};
+
+// Probes every backend once per process (creating a Vulkan instance, asking the CUDA runtime)
+// and returns the same answer afterwards; safe from any thread. Never throws for a missing
+// driver or device.
+const std::vector<BackendStatus>& backend_statuses();
+// The probe itself, run again (tests, `tmmu devices`).
+std::vector<BackendStatus> probe_backends();
+
+// The status of `name`, or nullptr for a name that is no backend.
+const BackendStatus* find_backend(const std::vector<BackendStatus>& all, const std::string& name);
+
+// Throws Failure(InvalidArgument) naming `what` unless `name` is a runnable backend: "unknown
+// backend 'x' (cpu, vulkan, cuda)" or "'cuda' cannot run here: <not_runnable_reason>".
+void check_runnable_backend(const std::string& name, const std::string& what);
+
+} // namespace tmmu::app
