@@ -1,4 +1,4 @@
-// Host code over the CUDA runtime API only (CUDA::cudart), compiled as C++20 by the host
+// Host code over the CUDA runtime API only (linked statically), compiled as C++20 by the host
 // compiler: no kernels yet.
 #include "backends/cuda/cuda_device.h"
 
