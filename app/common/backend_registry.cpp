@@ -46,9 +46,13 @@ BackendStatus cpu_status() {
 }
 
 // A backend with a device but no adapters: honest about both.
-void no_adapters_yet(BackendStatus& s) {
-    s.not_runnable_reason = fmt::format("device found ({}); its adapters are not implemented yet",
-                                        s.devices.front().name);
+// A GPU backend runs nothing yet: with a device, it says that its adapters are missing;
+// without one, why there is none.
+void why_not_runnable(BackendStatus& s) {
+    s.not_runnable_reason =
+        s.available ? fmt::format("device found ({}); its adapters are not implemented yet",
+                                  s.devices.front().name)
+                    : s.unavailable_reason;
 }
 
 BackendStatus vulkan_status() {
@@ -65,10 +69,7 @@ BackendStatus vulkan_status() {
 #else
     s.unavailable_reason = "not built: " TMMU_VULKAN_NOT_BUILT;
 #endif
-    if (s.available)
-        no_adapters_yet(s);
-    else
-        s.not_runnable_reason = s.unavailable_reason;
+    why_not_runnable(s);
     return s;
 }
 
@@ -88,10 +89,7 @@ BackendStatus cuda_status() {
 #else
     s.unavailable_reason = "not built: " TMMU_CUDA_NOT_BUILT;
 #endif
-    if (s.available)
-        no_adapters_yet(s);
-    else
-        s.not_runnable_reason = s.unavailable_reason;
+    why_not_runnable(s);
     return s;
 }
 
