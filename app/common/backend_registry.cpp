@@ -8,7 +8,9 @@
 #endif
 #if TMMU_HAVE_CUDA
 #include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_program.h"
 #endif
+#include "backends/cpu/cpu_generate.h"
 
 #include <fmt/format.h>
 #include <fstream>
@@ -45,9 +47,7 @@ BackendStatus cpu_status() {
     return s;
 }
 
-// A backend with a device but no adapters: honest about both.
-// A GPU backend runs nothing yet: with a device, it says that its adapters are missing;
-// without one, why there is none.
+// A backend with a device but no adapters (Vulkan, so far): honest about both.
 void why_not_runnable(BackendStatus& s) {
     s.not_runnable_reason =
         s.available ? fmt::format("device found ({}); its adapters are not implemented yet",
@@ -89,7 +89,8 @@ BackendStatus cuda_status() {
 #else
     s.unavailable_reason = "not built: " TMMU_CUDA_NOT_BUILT;
 #endif
-    why_not_runnable(s);
+    s.runnable = s.available; // its adapters cover every opcode
+    s.not_runnable_reason = s.unavailable_reason;
     return s;
 }
 
@@ -123,6 +124,24 @@ void check_runnable_backend(const std::string& name, const std::string& what) {
     if (!s->runnable)
         fail(FailureCode::InvalidArgument, what,
              fmt::format("'{}' cannot run here: {}", name, s->not_runnable_reason));
+}
+
+runtime::ExecutorFactory executor_factory(const std::string& name,
+                                          const BackendRunOptions& options) {
+#if TMMU_HAVE_CUDA
+    if (name == "cuda") return cuda::cuda_executor_factory({options.cuda_graphs});
+#else
+    (void)options;
+#endif
+    if (name == "cpu") return cpu::make_cpu_executor;
+    fail(FailureCode::InvalidArgument, "backend",
+         fmt::format("'{}' cannot run plans in this build", name));
+}
+
+std::string run_device(const std::string& name) {
+    if (name == "cpu") return cpu::kCpuDevice;
+    const BackendStatus* s = find_backend(backend_statuses(), name);
+    return s && !s->devices.empty() ? s->devices.front().name : name;
 }
 
 } // namespace tmmu::app

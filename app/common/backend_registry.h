@@ -2,6 +2,8 @@
 // The backends this build knows, what this machine offers each, and whether tmmu can run a
 // plan on it: one inventory for `tmmu devices`, `tmmu run --backend` and the studio's backend
 // picker, so all three say the same thing. No GPU header here.
+#include "runtime/program.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,7 +28,7 @@ struct BackendStatus {
     // Why not available: "not built: ..." or the probe's answer; empty when available.
     std::string unavailable_reason;
     // Why not runnable: the above, or "device found (NAME); its adapters are not implemented
-    // yet"; empty when runnable.
+    // yet" (Vulkan); empty when runnable.
     std::string not_runnable_reason;
 };
 
@@ -43,5 +45,15 @@ const BackendStatus* find_backend(const std::vector<BackendStatus>& all, const s
 // Throws Failure(InvalidArgument) naming `what` unless `name` is a runnable backend: "unknown
 // backend 'x' (cpu, vulkan, cuda)" or "'cuda' cannot run here: <not_runnable_reason>".
 void check_runnable_backend(const std::string& name, const std::string& what);
+
+struct BackendRunOptions {
+    bool cuda_graphs = true; // CUDA: replay decode steps as a graph
+};
+// The run loop's executor factory for a runnable backend (check_runnable_backend first;
+// INVALID_ARGUMENT for one this build cannot run).
+runtime::ExecutorFactory executor_factory(const std::string& name,
+                                          const BackendRunOptions& options = {});
+// What a run on `name` records as its device: the CPU backend's kind, a GPU's name.
+std::string run_device(const std::string& name);
 
 } // namespace tmmu::app

@@ -1,9 +1,9 @@
 #include "run_jobs.h"
 
 #include "backend_registry.h"
-#include "backends/cpu/cpu_generate.h"
 #include "core/failure.h"
 #include "io/file_io.h"
+#include "model_run.h"
 #include "models/transformer_config.h"
 #include "runtime/physical_mapping.h"
 #include "runtime/plan_compiler.h"
@@ -24,16 +24,6 @@ std::vector<BackendChoice> backend_choices() {
 }
 
 namespace {
-
-void check_backend(const std::string& name) {
-    for (const BackendChoice& b : backend_choices())
-        if (b.name == name) {
-            if (!b.available)
-                fail(FailureCode::InvalidArgument, "backend " + name, b.unavailable_because);
-            return;
-        }
-    fail(FailureCode::InvalidArgument, "backend", fmt::format("unknown backend '{}'", name));
-}
 
 // The decode program of `record` and its registers as a planned offset problem: what the
 // instruction timeline, live ranges, slots and arena views show.
@@ -66,16 +56,8 @@ RunShown shown_run(RunRecord record, const Progress& progress) {
 } // namespace
 
 RunShown execute_run(const RunJob& job, const Progress& progress) {
-    check_backend(job.backend);
-    RunRecord rec;
-    rec.backend = job.backend;
-    rec.device = cpu::kCpuDevice;
-    rec.config_path = job.config_path;
-    rec.config_text = read_text_file(job.config_path);
-    const TransformerConfig config = parse_transformer_config(rec.config_text, job.config_path);
-    rec.model = config.name;
-    rec.request = job.request;
-    rec.result = cpu::generate(config, job.request, progress);
+    RunRecord rec = app::run_model(job.backend, {}, job.config_path,
+                                   read_text_file(job.config_path), job.request, progress);
     int64_t id = 0;
     if (!job.sessions_path.empty()) {
         sessions::SessionStore store(job.sessions_path);
@@ -94,7 +76,7 @@ RunShown replay_recorded_run(const std::string& sessions_path, int64_t id,
         fail(FailureCode::CorruptCheckpoint, fmt::format("run {}", id),
              stored.summary.altered_reason);
     RunRecord replayed = *stored.record;
-    replayed.result = cpu::replay(*stored.record, progress);
+    replayed.result = app::rerun(*stored.record, progress);
     const RunComparison c = compare_runs(stored.record->result, replayed.result);
     RunShown out = shown_run(std::move(replayed), progress);
     out.run_id = id;

@@ -36,6 +36,8 @@ std::string_view failure_code_name(FailureCode code) {
         return "UNSUPPORTED_OPCODE";
     case FailureCode::BatchUnsupported:
         return "BATCH_UNSUPPORTED";
+    case FailureCode::DeviceError:
+        return "DEVICE_ERROR";
     }
     return "UNKNOWN";
 }

@@ -32,6 +32,8 @@ enum class FailureCode : uint8_t {
     // A backend's load-time answer to a valid plan (seed 002, A3, A9.4): never a fallback later.
     UnsupportedOpcode = 13, // the backend's adapter table has no entry for an instruction's opcode
     BatchUnsupported = 14,  // more slots per step than an opcode's adapter declares it takes
+    // A device's answer while running (CUDA or Vulkan): out of memory, a failed launch.
+    DeviceError = 15,
 };
 
 static_assert(static_cast<int>(FailureCode::InvalidIrShapes) == 0);
@@ -49,6 +51,7 @@ static_assert(static_cast<int>(FailureCode::InvalidParamBlockAbi) == 11);
 static_assert(static_cast<int>(FailureCode::InvalidExecutionPlan) == 12);
 static_assert(static_cast<int>(FailureCode::UnsupportedOpcode) == 13);
 static_assert(static_cast<int>(FailureCode::BatchUnsupported) == 14);
+static_assert(static_cast<int>(FailureCode::DeviceError) == 15);
 
 // Every code, in value order (tests and docs walk it).
 inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
@@ -65,7 +68,8 @@ inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
                                                    FailureCode::InvalidParamBlockAbi,
                                                    FailureCode::InvalidExecutionPlan,
                                                    FailureCode::UnsupportedOpcode,
-                                                   FailureCode::BatchUnsupported};
+                                                   FailureCode::BatchUnsupported,
+                                                   FailureCode::DeviceError};
 
 // Process exit status for an error that is no Failure: a bug in tmmu, never bad input. Apart
 // from 1 (a command's "no": plans differ), 2 (usage) and 10 + code, so scripts can tell it.

@@ -8,19 +8,25 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace tmmu::runtime {
 
 // What one step runs over. Decode: one row per active slot, each at its own position. Prefill:
-// one row per prompt token of one slot, at positions start .. start + rows - 1.
+// one row per prompt token of one slot, at positions start .. start + rows - 1. The spans, like
+// every Operands pointer, are in the backend's memory: host memory on the CPU, device memory on
+// a GPU (an adapter there passes them to its kernels and never reads them on the host).
 struct ExecutionContext {
     PlanMode mode = PlanMode::Decode;
     uint32_t rows = 0;
     std::span<const uint32_t> slot_of_row;     // which slot's state a row reads and writes
     std::span<const uint32_t> position_of_row; // the row's token position in its sequence
     std::span<float> workspace;                // scratch for one instruction, sized at load
+    void* queue = nullptr; // where a GPU adapter enqueues its work (CUDA: the cudaStream_t)
 };
 
 // An instruction's operands, resolved: registers and weights to memory, the state block to
@@ -46,5 +52,46 @@ struct AdapterCapability {
     uint32_t max_batch_size = 0; // 0: no limit
 };
 using AdapterCapabilities = std::array<AdapterCapability, 256>;
+
+// A backend's static table from its (opcode, adapter) pairs, every other entry null.
+struct AdapterEntry {
+    Opcode opcode;
+    AdapterFn fn;
+};
+constexpr AdapterTable make_adapter_table(std::initializer_list<AdapterEntry> entries) {
+    AdapterTable t{};
+    for (const AdapterEntry& e : entries)
+        t[uint8_t(e.opcode)] = e.fn;
+    return t;
+}
+// Whether `table` has an adapter for every opcode of kAllOpcodes (backends static_assert it).
+constexpr bool covers_every_opcode(const AdapterTable& table) {
+    for (Opcode op : kAllOpcodes)
+        if (!table[uint8_t(op)]) return false;
+    return true;
+}
+// `capability` for every opcode of kAllOpcodes, the default (unsupported) elsewhere.
+AdapterCapabilities uniform_capabilities(AdapterCapability capability);
+
+// An instruction as a backend's step loop calls it, its operands resolved to memory once at
+// load so a step does no lookups. Operands' spans point into `inputs` and `weights`, whose
+// buffers stay put when the instruction is moved.
+struct BoundInstruction {
+    AdapterFn fn = nullptr;
+    uint8_t opcode = 0;
+    std::vector<const void*> inputs, weights;
+    Operands operands;
+};
+struct StateBinding {
+    void* base = nullptr; // the first slot's block
+    uint64_t stride = 0;  // bytes from one slot's block to the next
+};
+// Every instruction of `plan` bound: registers at `arena` + offsets[register], weights and state
+// blocks where the backend keeps them.
+std::vector<BoundInstruction>
+bind_instructions(const ExecutionPlan& plan, const AdapterTable& table, char* arena,
+                  std::span<const uint64_t> offsets,
+                  const std::function<const void*(WeightRef)>& weight_at,
+                  const std::function<StateBinding(uint8_t)>& state_at);
 
 } // namespace tmmu::runtime

@@ -61,4 +61,26 @@ RegisterMemory map_registers(const CompiledPlan& c, const PlanOptions& options,
     return m;
 }
 
+std::vector<uint64_t> register_offsets(const CompiledPlan& plan, RegisterLayout layout,
+                                       uint64_t guard_bytes) {
+    if (layout == RegisterLayout::Planned)
+        return map_registers(plan, PlanOptions{}, Progress{}, guard_bytes).offset;
+    std::vector<uint64_t> offsets;
+    uint64_t at = 0;
+    for (const RegisterDesc& r : plan.plan.registers) {
+        offsets.push_back(at + guard_bytes);
+        at += (r.view.bytes() + 2 * guard_bytes + kRegisterAlignment - 1) / kRegisterAlignment *
+              kRegisterAlignment;
+    }
+    return offsets;
+}
+
+uint64_t register_arena_bytes(const ExecutionPlan& plan, const std::vector<uint64_t>& offsets,
+                              uint64_t guard_bytes) {
+    uint64_t bytes = 0;
+    for (size_t r = 0; r < plan.registers.size(); ++r)
+        bytes = std::max(bytes, offsets[r] + plan.registers[r].view.bytes() + guard_bytes);
+    return bytes;
+}
+
 } // namespace tmmu::runtime

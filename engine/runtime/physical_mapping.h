@@ -6,6 +6,7 @@
 // register -> physical buffer mapping for backends that want separate buffers.
 #include "plan/planner.h"
 #include "runtime/execution_plan.h"
+#include "runtime/run_record.h"
 
 #include <cstdint>
 
@@ -42,5 +43,14 @@ struct RegisterMemory {
 // backend's memory checks put guard bytes there); offsets are still those of the data.
 RegisterMemory map_registers(const CompiledPlan& plan, const PlanOptions& options,
                              const Progress& progress, uint64_t guard_bytes = 0);
+
+// Every register's byte offset as a backend binds it: the planner's (map_registers with the
+// default options) or, for the planned-vs-unplanned gate, each register its own 64-byte
+// aligned bytes in register order. `guard_bytes` as for map_registers.
+std::vector<uint64_t> register_offsets(const CompiledPlan& plan, RegisterLayout layout,
+                                       uint64_t guard_bytes = 0);
+// The arena those offsets need: the end of the last register (plus its guard).
+uint64_t register_arena_bytes(const ExecutionPlan& plan, const std::vector<uint64_t>& offsets,
+                              uint64_t guard_bytes = 0);
 
 } // namespace tmmu::runtime

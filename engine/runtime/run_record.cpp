@@ -15,6 +15,7 @@ DispatchCounters& DispatchCounters::operator+=(const DispatchCounters& other) {
     for (size_t op = 0; op < per_opcode.size(); ++op)
         per_opcode[op] += other.per_opcode[op];
     total += other.total;
+    launches += other.launches;
     return *this;
 }
 
@@ -23,6 +24,7 @@ DispatchCounters counted_since(const DispatchCounters& later, const DispatchCoun
     for (size_t op = 0; op < d.per_opcode.size(); ++op)
         d.per_opcode[op] = later.per_opcode[op] - earlier.per_opcode[op];
     d.total = later.total - earlier.total;
+    d.launches = later.launches - earlier.launches;
     return d;
 }
 
@@ -77,7 +79,7 @@ Json counters_json(const DispatchCounters& c) {
     for (Opcode op : kAllOpcodes)
         if (c.per_opcode[uint8_t(op)])
             per[std::string(opcode_name(op))] = c.per_opcode[uint8_t(op)];
-    return {{"per_opcode", per}, {"total", c.total}};
+    return {{"per_opcode", per}, {"total", c.total}, {"launches", c.launches}};
 }
 
 const char* layout_name(RegisterLayout l) {
@@ -181,6 +183,7 @@ class Reader {
             bad(fmt::format("'{}' has the wrong type", key));
         }
     }
+    bool has(const char* key) const { return j_.contains(key); }
     Reader child(const char* key) const { return {at(key), origin_, field(key)}; }
     std::string field(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
     Digest digest(const char* key) const {
@@ -200,6 +203,7 @@ class Reader {
 DispatchCounters read_counters(const Reader& in) {
     DispatchCounters c;
     c.total = in.get<uint64_t>("total");
+    if (in.has("launches")) c.launches = in.get<uint64_t>("launches"); // runs before GPU backends
     for (const auto& [name, count] : in.at("per_opcode").items()) {
         const auto op = parse_opcode(name);
         if (!op || !count.is_number_unsigned()) in.bad(fmt::format("bad counter '{}'", name));

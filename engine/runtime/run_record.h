@@ -14,10 +14,13 @@
 
 namespace tmmu::runtime {
 
-// Adapter calls per opcode (seed 002, A8).
+// Adapter calls per opcode (seed 002, A8), and the launches they cost a GPU backend.
 struct DispatchCounters {
     std::array<uint64_t, 256> per_opcode{};
     uint64_t total = 0;
+    // Host-side launches: every kernel enqueued one by one, or 1 for a step replayed as a CUDA
+    // graph; 0 on the CPU, which launches nothing.
+    uint64_t launches = 0;
     DispatchCounters& operator+=(const DispatchCounters& other);
     bool operator==(const DispatchCounters&) const = default;
 };

@@ -21,6 +21,12 @@ std::string counters_text(const DispatchCounters& c) {
     return fmt::format("{}; total {}", out, c.total);
 }
 
+// "; 75 kernel launches per step" (GPU backends only: the CPU launches nothing).
+std::string launches_text(const DispatchCounters& c, size_t steps) {
+    if (c.launches == 0 || steps == 0) return "";
+    return fmt::format("; {:.4g} launches per step", double(c.launches) / double(steps));
+}
+
 } // namespace
 
 std::string format_run(const RunRecord& rec) {
@@ -49,8 +55,11 @@ std::string format_run(const RunRecord& rec) {
                     format_bytes(g.weight_bytes), format_bytes(g.kv_cache_bytes),
                     format_bytes(g.decode_register_bytes), format_bytes(g.prefill_register_bytes));
     if (r.counters) {
-        out += fmt::format("dispatches prefill: {}\n", counters_text(g.prefill_counters));
-        out += fmt::format("           decode:  {}\n", counters_text(g.decode_counters));
+        const size_t decode_steps = g.decode_step_seconds().size();
+        out += fmt::format("dispatches prefill: {}{}\n", counters_text(g.prefill_counters),
+                           launches_text(g.prefill_counters, g.steps.size() - decode_steps));
+        out += fmt::format("           decode:  {}{}\n", counters_text(g.decode_counters),
+                           launches_text(g.decode_counters, decode_steps));
     }
     out += fmt::format("logits     sha256 {}\n", to_hex(g.logits_hash));
     if (rec.parity)

@@ -13,6 +13,7 @@
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
 #include "naive_transformer.h"
+#include "runtime/generate.h"
 #include "runtime/plan_compiler.h"
 
 #include <algorithm>
@@ -74,7 +75,7 @@ bool check(const std::string& path, const Options& o) {
     cpu::CpuProgram decode(std::move(decode_plan), weights, states);
 
     stage(fmt::format("CPU backend: prefill {} tokens, decode {} steps", o.prompt, o.steps));
-    std::vector<int32_t> sequence = cpu::seeded_prompt(o.prompt, c.vocab, o.seed);
+    std::vector<int32_t> sequence = runtime::seeded_prompt(o.prompt, c.vocab, o.seed);
     std::vector<uint32_t> row_slots(o.prompt, 0), positions(o.prompt);
     for (uint32_t i = 0; i < o.prompt; ++i)
         positions[i] = i;

@@ -144,10 +144,34 @@ class TestCli : public QObject {
         QCOMPARE(j["counters"]["decode"]["total"].get<int>(), 5 * (1 + 2 * 6 + 2));
         const auto again = nlohmann::json::parse(run_tmmu(args).out.toStdString());
         QCOMPARE(again["logits_sha256"].get<std::string>(), j["logits_sha256"].get<std::string>());
-        Result gpu = run_tmmu({"run", config, "--backend", "cuda"});
-        QCOMPARE(gpu.code, 2);
-        QVERIFY2(gpu.err.contains("--backend") && gpu.err.contains("'cuda' cannot run here: "),
-                 qPrintable(gpu.err));
+        // CUDA runs where the build has it and the machine a device (tmmu devices says which),
+        // with the same tokens as the CPU's; elsewhere it is refused, saying why.
+        const auto devices =
+            nlohmann::json::parse(run_tmmu({"devices", "--json", "-"}).out.toStdString());
+        QStringList on_gpu = args;
+        on_gpu << "--backend"
+               << "cuda";
+        Result gpu = run_tmmu(on_gpu);
+        if (devices["backends"][2]["runnable"].get<bool>()) {
+            QCOMPARE(gpu.code, 0);
+            const auto g = nlohmann::json::parse(gpu.out.toStdString());
+            QCOMPARE(g["backend"].get<std::string>(), std::string("cuda"));
+            QVERIFY(g["generated_ids"] == j["generated_ids"]);
+            QVERIFY(g["counters"]["decode"]["total"] == j["counters"]["decode"]["total"]);
+            QCOMPARE(g["counters"]["decode"]["launches"].get<int>(), 5); // a graph per step
+        } else {
+            QCOMPARE(gpu.code, 2);
+            QVERIFY2(gpu.err.contains("--backend") && gpu.err.contains("'cuda' cannot run here: "),
+                     qPrintable(gpu.err));
+        }
+        QCOMPARE(j["counters"]["decode"]["launches"].get<int>(), 0); // the CPU launches nothing
+        // Options for another backend are refused, naming themselves.
+        Result graph = run_tmmu({"run", config, "--no-graph"});
+        QCOMPARE(graph.code, 2);
+        QVERIFY2(graph.err.contains("--no-graph"), qPrintable(graph.err));
+        Result compare = run_tmmu({"run", config, "--compare-cpu"});
+        QCOMPARE(compare.code, 2);
+        QVERIFY2(compare.err.contains("--compare-cpu"), qPrintable(compare.err));
         QCOMPARE(run_tmmu({"run", config, "--backend", "opencl"}).code, 2);   // no such backend
         QCOMPARE(run_tmmu({"run", config, "--prompt-ids", "5,101"}).code, 2); // vocab is 101
     }
@@ -352,13 +376,14 @@ class TestCli : public QObject {
                 cpu["runnable"].get<bool>());
         QCOMPARE(cpu["devices"].size(), size_t(1));
         QVERIFY(cpu["devices"][0]["memory_bytes"].get<uint64_t>() > 0);
-        // No GPU adapters yet: a GPU device is found at most, never runnable.
-        for (size_t i : {1, 2}) {
-            QVERIFY(!backends[i]["runnable"].get<bool>());
-            if (backends[i]["available"].get<bool>())
-                QVERIFY(backends[i]["not_runnable_reason"].get<std::string>().ends_with(
-                    "); its adapters are not implemented yet"));
-        }
+        // Vulkan has no adapters yet: a device is found at most, never runnable. CUDA's cover
+        // every opcode: it runs wherever it has a device, else says why there is none.
+        QVERIFY(!backends[1]["runnable"].get<bool>());
+        if (backends[1]["available"].get<bool>())
+            QVERIFY(backends[1]["not_runnable_reason"].get<std::string>().ends_with(
+                "); its adapters are not implemented yet"));
+        QVERIFY(backends[2]["runnable"] == backends[2]["available"]);
+        QVERIFY(backends[2]["not_runnable_reason"] == backends[2]["unavailable_reason"]);
         // CTest pins Vulkan to lavapipe: with Mesa's driver installed a Vulkan build finds it.
         const auto& vulkan = backends[1];
         if (vulkan["built"].get<bool>() && qEnvironmentVariableIsSet("VK_DRIVER_FILES") &&

@@ -54,7 +54,8 @@ class TestCore : public QObject {
                                                         {"INVALID_PARAM_BLOCK_ABI", 21},
                                                         {"INVALID_EXECUTION_PLAN", 22},
                                                         {"UNSUPPORTED_OPCODE", 23},
-                                                        {"BATCH_UNSUPPORTED", 24}};
+                                                        {"BATCH_UNSUPPORTED", 24},
+                                                        {"DEVICE_ERROR", 25}};
         QCOMPARE(std::size(kAllFailureCodes), std::size(expected));
         std::set<std::string_view> names;
         for (size_t i = 0; i < std::size(kAllFailureCodes); ++i) {

@@ -6,6 +6,7 @@
 #include "backends/cpu/cpu_program.h"
 #include "models/transformer_config.h"
 #include "naive_transformer.h"
+#include "runtime/generate.h"
 #include "runtime/plan_compiler.h"
 #include "test_support.h"
 

@@ -4,6 +4,7 @@
 #include "backends/cpu/cpu_generate.h"
 #include "backends/cpu/scheduler.h"
 #include "models/transformer_config.h"
+#include "runtime/generate.h"
 #include "runtime/plan_compiler.h"
 #include "test_support.h"
 

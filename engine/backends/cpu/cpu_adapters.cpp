@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_adapters.h"
 
 #include "backends/cpu/cpu_math.h"
+#include "runtime/adapter_memory.h"
 #include "runtime/param_block.h"
 
 #include <algorithm>
@@ -209,27 +210,17 @@ void multihead_attention(const ExecutionContext& ctx, const Operands& o) {
                       s.width);
 }
 
-constexpr AdapterTable make_table() {
-    AdapterTable t{};
-    t[uint8_t(Opcode::Embedding)] = embedding;
-    t[uint8_t(Opcode::LayerNorm)] = layernorm;
-    t[uint8_t(Opcode::RmsNorm)] = rmsnorm;
-    t[uint8_t(Opcode::MultiheadAttention)] = multihead_attention;
-    t[uint8_t(Opcode::GeluMlp)] = gelu_mlp;
-    t[uint8_t(Opcode::Swiglu)] = swiglu;
-    t[uint8_t(Opcode::ResidualAdd)] = residual_add;
-    t[uint8_t(Opcode::LmHead)] = lm_head;
-    return t;
-}
-
-constexpr AdapterTable kTable = make_table();
-
-constexpr bool covers_every_opcode() {
-    for (Opcode op : kAllOpcodes)
-        if (!kTable[uint8_t(op)]) return false;
-    return true;
-}
-static_assert(covers_every_opcode(), "the CPU backend lacks an adapter for an opcode");
+constexpr AdapterTable kTable = make_adapter_table({
+    {Opcode::Embedding, embedding},
+    {Opcode::LayerNorm, layernorm},
+    {Opcode::RmsNorm, rmsnorm},
+    {Opcode::MultiheadAttention, multihead_attention},
+    {Opcode::GeluMlp, gelu_mlp},
+    {Opcode::Swiglu, swiglu},
+    {Opcode::ResidualAdd, residual_add},
+    {Opcode::LmHead, lm_head},
+});
+static_assert(covers_every_opcode(kTable), "the CPU backend lacks an adapter for an opcode");
 
 } // namespace
 
@@ -238,34 +229,8 @@ const AdapterTable& cpu_adapters() {
 }
 
 const AdapterCapabilities& cpu_capabilities() {
-    static const AdapterCapabilities caps = [] {
-        AdapterCapabilities c{};
-        for (Opcode op : kAllOpcodes)
-            c[uint8_t(op)] = {true, false, 0};
-        return c;
-    }();
+    static const AdapterCapabilities caps = uniform_capabilities({true, false, 0});
     return caps;
-}
-
-uint64_t kv_cache_positions(const AttentionParams& p, uint64_t bytes) {
-    return bytes / (2 * sizeof(float) * p.n_kv_heads * p.head_dim);
-}
-
-uint64_t workspace_floats(const ExecutionPlan& plan, const Instruction& insn, uint64_t rows) {
-    const ParamBlock& b = plan.params[insn.param_block];
-    switch (insn.opcode) {
-    case Opcode::GeluMlp:
-    case Opcode::Swiglu:
-        return 2 * rows * param_view<MlpParams>(b).inner;
-    case Opcode::MultiheadAttention: {
-        const auto p = param_view<AttentionParams>(b);
-        const uint64_t q = uint64_t(p.n_heads) * p.head_dim,
-                       kv = uint64_t(p.n_kv_heads) * p.head_dim;
-        return rows * (2 * q + 2 * kv) + p.max_positions;
-    }
-    default:
-        return 0;
-    }
 }
 
 } // namespace tmmu::cpu

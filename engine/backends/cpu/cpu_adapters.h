@@ -11,12 +11,4 @@ namespace tmmu::cpu {
 const runtime::AdapterTable& cpu_adapters();
 const runtime::AdapterCapabilities& cpu_capabilities();
 
-// A slot's KV-cache block holds K then V, each [positions][kv heads * head dim] f32: the
-// positions a block of `bytes` holds.
-uint64_t kv_cache_positions(const runtime::AttentionParams& p, uint64_t bytes);
-
-// Floats of ExecutionContext::workspace an instruction needs at `rows` rows.
-uint64_t workspace_floats(const runtime::ExecutionPlan& plan, const runtime::Instruction& insn,
-                          uint64_t rows);
-
 } // namespace tmmu::cpu

@@ -1,27 +1,22 @@
 #pragma once
-// Greedy generation on the CPU backend, what `tmmu run` does: each sequence's prompt is
-// prefilled into its own slot, then all sequences decode together, one batched step per token,
-// each taking the argmax of its logits.
-#include "backends/cpu/cpu_program.h"
+// The CPU backend behind the backend-neutral run loop (runtime/generate.h): its executor keeps
+// the weights and slot states in host memory and loads CpuPrograms over them.
 #include "core/progress.h"
 #include "models/transformer_config.h"
+#include "runtime/program.h"
 #include "runtime/run_record.h"
-
-#include <cstdint>
-#include <vector>
 
 namespace tmmu::cpu {
 
 // What the CPU backend reports as its device.
 inline constexpr const char* kCpuDevice = "f32 reference, one thread";
 
-// `n` token ids below `vocab` from a fixed generator: the same seed, the same prompt.
-std::vector<int32_t> seeded_prompt(uint32_t n, uint64_t vocab, uint64_t seed);
+// Programs run with the request's register layout, under MemoryCheck when it asks.
+std::unique_ptr<runtime::Executor> make_cpu_executor(const runtime::ExecutionPlan& decode,
+                                                     runtime::WeightStore weights,
+                                                     const runtime::RunRequest& request);
 
-// INVALID_ARGUMENT for an empty prompt, a prompt id outside the vocabulary, 0 sequences, no
-// token to generate, or a
-// sequence longer than the model's positions; CANCELLED between steps once asked. Progress
-// reports the fraction of steps done.
+// runtime::generate on the CPU backend.
 runtime::RunResult generate(const TransformerConfig& config, const runtime::RunRequest& request,
                             const Progress& progress);
 

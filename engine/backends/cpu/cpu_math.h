@@ -15,8 +15,7 @@ inline float dot(const float* a, const float* b, uint64_t n) {
     float tail = 0;
     for (uint64_t i = whole; i < n; ++i)
         tail += a[i] * b[i];
-    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) +
-           tail;
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail;
 }
 
 // out[r][j] = sum_i x[r][i] * w[i][col0 + j] (+ bias[col0 + j]): a Conv1D weight [in, total].

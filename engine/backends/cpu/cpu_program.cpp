@@ -3,6 +3,7 @@
 #include "backends/cpu/cpu_adapters.h"
 #include "core/failure.h"
 #include "runtime/adapter_check.h"
+#include "runtime/adapter_memory.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -18,21 +19,6 @@ constexpr uint64_t kFloatsPer64Bytes = 64 / sizeof(float);
 
 uint64_t round_up_floats(uint64_t bytes) {
     return (bytes + 63) / 64 * kFloatsPer64Bytes;
-}
-
-// Every register its own 64-byte aligned bytes, in register order, `guard` bytes around each.
-std::vector<uint64_t> separate_offsets(const ExecutionPlan& p, uint64_t guard) {
-    std::vector<uint64_t> offsets;
-    uint64_t at = 0;
-    for (const RegisterDesc& r : p.registers) {
-        offsets.push_back(at + guard);
-        at += round_up_floats(r.view.bytes() + 2 * guard) * sizeof(float);
-    }
-    return offsets;
-}
-
-[[noreturn]] void bad_step(const std::string& where, const std::string& message) {
-    fail(FailureCode::InvalidArgument, where, message);
 }
 
 } // namespace
@@ -96,74 +82,27 @@ CpuProgram::CpuProgram(CompiledPlan plan, const WeightStore& weights, SlotStates
              "the slot states were made for a plan with other state blocks");
     check_backend_supports(p, cpu_adapters(), cpu_capabilities(), "cpu");
     const uint64_t guard = check_memory ? kGuardBytes : 0;
-    offset_ = layout == RegisterLayout::Planned
-                  ? map_registers(plan_, PlanOptions{}, Progress{}, guard).offset
-                  : separate_offsets(p, guard);
-    uint64_t arena_bytes = 0;
-    for (size_t r = 0; r < p.registers.size(); ++r)
-        arena_bytes = std::max(arena_bytes, offset_[r] + p.registers[r].view.bytes() + guard);
-    arena_.assign(round_up_floats(arena_bytes), 0.0f);
+    offset_ = register_offsets(plan_, layout, guard);
+    arena_.assign(round_up_floats(register_arena_bytes(p, offset_, guard)), 0.0f);
     if (check_memory)
         check_ = std::make_unique<MemoryCheck>(
             plan_, offset_,
             std::span<uint8_t>(reinterpret_cast<uint8_t*>(arena_.data()),
                                arena_.size() * sizeof(float)));
-    uint64_t workspace = 0;
-    for (const Instruction& insn : p.instructions)
-        workspace = std::max(workspace, workspace_floats(p, insn, p.rows));
-    workspace_.assign(workspace, 0.0f);
-    char* base = reinterpret_cast<char*>(arena_.data());
-    for (const Instruction& insn : p.instructions) {
-        Bound b{cpu_adapters()[uint8_t(insn.opcode)], uint8_t(insn.opcode), {}, {}, {}};
-        for (RegisterRef r : insn.inputs)
-            b.inputs.push_back(base + offset_[r.id]);
-        for (WeightRef w : insn.weights)
-            b.weights.push_back(weights.at(w));
-        b.operands.output = base + offset_[insn.outputs[0].id];
-        b.operands.params = &p.params[insn.param_block];
-        if (insn.state_block != kNoStateBlock) {
-            b.operands.state = states.base(insn.state_block);
-            b.operands.state_stride = states.stride(insn.state_block);
-            b.operands.state_bytes = states.bytes(insn.state_block);
-            max_seq_ = uint32_t(kv_cache_positions(
-                param_view<AttentionParams>(p.params[insn.param_block]), b.operands.state_bytes));
-        }
-        if (insn.opcode == Opcode::Embedding)
-            vocab_ = param_view<EmbeddingParams>(p.params[insn.param_block]).vocab;
-        bound_.push_back(std::move(b));
-    }
-    for (Bound& b : bound_) { // the vectors are in place now: point the spans at them
-        b.operands.inputs = b.inputs;
-        b.operands.weights = b.weights;
-    }
-}
-
-void CpuProgram::check_step(std::span<const int32_t> tokens, std::span<const uint32_t> slots,
-                            std::span<const uint32_t> positions) const {
-    const ExecutionPlan& p = plan_.plan;
-    if (tokens.empty() || tokens.size() > p.rows || slots.size() != tokens.size() ||
-        positions.size() != tokens.size())
-        bad_step(p.name, fmt::format("a step of {} rows (slots {}, positions {}); the plan runs "
-                                     "1 to {}",
-                                     tokens.size(), slots.size(), positions.size(), p.rows));
-    for (size_t r = 0; r < tokens.size(); ++r) {
-        const std::string where = fmt::format("{} row {}", p.name, r);
-        if (tokens[r] < 0 || uint32_t(tokens[r]) >= vocab_)
-            bad_step(where,
-                     fmt::format("token {} is outside the vocabulary of {}", tokens[r], vocab_));
-        if (slots[r] >= states_.slot_count())
-            bad_step(where, fmt::format("slot {} does not exist ({} slots)", slots[r],
-                                        states_.slot_count()));
-        if (max_seq_ != 0 && positions[r] >= max_seq_)
-            bad_step(where, fmt::format("position {} is past the KV cache's {} positions",
-                                        positions[r], max_seq_));
-    }
+    workspace_.assign(plan_workspace_floats(p), 0.0f);
+    limits_ = step_limits(p, states.slot_count());
+    bound_ = bind_instructions(
+        p, cpu_adapters(), reinterpret_cast<char*>(arena_.data()), offset_,
+        [&](WeightRef w) -> const void* { return weights.at(w); },
+        [&](uint8_t block) {
+            return StateBinding{states.base(block), states.stride(block)};
+        });
 }
 
 std::span<const float> CpuProgram::run(std::span<const int32_t> tokens,
                                        std::span<const uint32_t> slots,
                                        std::span<const uint32_t> positions) {
-    check_step(tokens, slots, positions);
+    check_step(plan_.plan, limits_, tokens, slots, positions);
     const ExecutionPlan& p = plan_.plan;
     char* base = reinterpret_cast<char*>(arena_.data());
     std::copy(tokens.begin(), tokens.end(),
@@ -183,13 +122,13 @@ std::span<const float> CpuProgram::run(std::span<const int32_t> tokens,
             check_->after(i);
         }
     } else if (counting_) {
-        for (const Bound& b : bound_) {
+        for (const BoundInstruction& b : bound_) {
             b.fn(ctx, b.operands);
             ++counters_.per_opcode[b.opcode];
         }
         counters_.total += bound_.size();
     } else {
-        for (const Bound& b : bound_)
+        for (const BoundInstruction& b : bound_)
             b.fn(ctx, b.operands);
     }
     const RegisterRef logits = p.plan_outputs[0];

@@ -6,6 +6,7 @@
 #include "backends/cpu/memory_check.h"
 #include "runtime/adapter.h"
 #include "runtime/physical_mapping.h"
+#include "runtime/program.h"
 #include "runtime/run_record.h"
 #include "runtime/weights.h"
 
@@ -44,7 +45,7 @@ class SlotStates {
     std::vector<bool> allocated_;
 };
 
-class CpuProgram {
+class CpuProgram final : public runtime::Program {
   public:
     // Load: the plan's states must be the ones `states` was made for, and `weights` must hold
     // one entry per plan weight (INVALID_ARGUMENT otherwise); the plan is checked against the
@@ -55,38 +56,26 @@ class CpuProgram {
                runtime::RegisterLayout layout = runtime::RegisterLayout::Planned,
                bool check_memory = false);
 
-    // One step over tokens.size() rows (at most the plan's rows): row r is token tokens[r] of
-    // slot slots[r] at position positions[r]. Returns the logits, [rows][vocab]. INVALID_ARGUMENT
-    // for a token outside the vocabulary, a slot that does not exist, a position past the KV
-    // cache, or more rows than the plan has.
+    // runtime::Program::run; the logits point into the arena.
     std::span<const float> run(std::span<const int32_t> tokens, std::span<const uint32_t> slots,
-                               std::span<const uint32_t> positions);
+                               std::span<const uint32_t> positions) override;
 
     const runtime::CompiledPlan& plan() const { return plan_; }
     // Adapter calls per opcode (seed 002, A8), off unless asked for: then the step loop does
     // no counting work at all (one predictable branch per call, no atomics anywhere; a step
     // runs on one thread).
-    void set_counting(bool on) { counting_ = on; }
-    const runtime::DispatchCounters& counters() const { return counters_; } // since construction
-    uint64_t register_bytes() const { return arena_.size() * sizeof(float); }
+    void set_counting(bool on) override { counting_ = on; }
+    const runtime::DispatchCounters& counters() const override { return counters_; }
+    uint64_t register_bytes() const override { return arena_.size() * sizeof(float); }
 
   private:
-    struct Bound {
-        runtime::AdapterFn fn;
-        uint8_t opcode;
-        std::vector<const void*> inputs, weights;
-        runtime::Operands operands;
-    };
-    void check_step(std::span<const int32_t> tokens, std::span<const uint32_t> slots,
-                    std::span<const uint32_t> positions) const;
-
     runtime::CompiledPlan plan_;
     std::vector<uint64_t> offset_; // per register: its byte offset in arena_
     std::vector<float> arena_, workspace_;
     std::unique_ptr<MemoryCheck> check_;
-    std::vector<Bound> bound_;
+    std::vector<runtime::BoundInstruction> bound_;
     SlotStates& states_;
-    uint32_t vocab_ = 0, max_seq_ = 0;
+    runtime::StepLimits limits_;
     bool counting_ = false;
     runtime::DispatchCounters counters_;
 };

@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <link.h>
 
 namespace tmmu::vulkan {
 namespace {
@@ -90,6 +91,20 @@ const Loader& loader() {
         return out;
     }();
     return l;
+}
+
+// Keeps every shared object now loaded (the drivers the loader opened for an instance among
+// them) mapped for the rest of the process, though the loader closes drivers when the instance
+// is destroyed: Mesa's leave allocations behind, and a driver that stays mapped is one that
+// leak reports can name (tests/lsan.supp suppresses them there) and that later probes reuse.
+void keep_loaded_modules() {
+    dl_iterate_phdr(
+        [](dl_phdr_info* module, size_t, void*) {
+            if (module->dlpi_name && module->dlpi_name[0] != '\0')
+                dlopen(module->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+            return 0;
+        },
+        nullptr);
 }
 
 // The instance-level entry points the probe uses.
@@ -259,6 +274,7 @@ VulkanProbe probe_vulkan() {
         return probe;
     }
     physical.resize(count);
+    keep_loaded_modules();
     for (uint32_t i = 0; i < count; ++i)
         probe.devices.push_back(device_info(fn, physical[i], i));
     if (probe.devices.empty()) {

@@ -1,0 +1,30 @@
+#include "model_run.h"
+
+#include "runtime/generate.h"
+
+namespace tmmu::app {
+
+runtime::RunRecord run_model(const std::string& backend, const BackendRunOptions& options,
+                             const std::string& config_path, const std::string& config_text,
+                             const runtime::RunRequest& request, const Progress& progress,
+                             const std::string& what) {
+    check_runnable_backend(backend, what);
+    runtime::RunRecord rec;
+    rec.backend = backend;
+    rec.device = run_device(backend);
+    rec.config_path = config_path;
+    rec.config_text = config_text;
+    const TransformerConfig config = parse_transformer_config(config_text, config_path);
+    rec.model = config.name;
+    rec.request = request;
+    rec.result = runtime::generate(config, request, executor_factory(backend, options), progress);
+    return rec;
+}
+
+runtime::RunResult rerun(const runtime::RunRecord& record, const Progress& progress) {
+    check_runnable_backend(record.backend, "backend");
+    return runtime::generate(parse_transformer_config(record.config_text, record.config_path),
+                             record.request, executor_factory(record.backend), progress);
+}
+
+} // namespace tmmu::app

@@ -1,0 +1,342 @@
+#include "backends/cuda/cuda_kernels.h"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+namespace tmmu::cuda::kernels {
+
+namespace {
+
+thread_local uint64_t launches = 0;
+
+cudaStream_t as_stream(void* stream) {
+    return static_cast<cudaStream_t>(stream);
+}
+
+unsigned blocks_for(uint64_t n, unsigned threads) {
+    return unsigned((n + threads - 1) / threads);
+}
+
+// Block shapes are constants: the reductions' order depends on them, so they never vary.
+constexpr unsigned kNormThreads = 256;
+constexpr unsigned kAttendThreads = 128;
+constexpr unsigned kElementThreads = 256;
+constexpr unsigned kLinearWarps = 8; // output columns per block, a warp each
+constexpr unsigned kLinearRows = 8;  // rows per block: each weight row read once per 8 rows
+
+// Sum of every thread's v in a fixed tree; `shared` holds blockDim.x doubles (a power of two).
+__device__ double block_sum(double v, double* shared) {
+    shared[threadIdx.x] = v;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) shared[threadIdx.x] += shared[threadIdx.x + s];
+        __syncthreads();
+    }
+    const double sum = shared[0];
+    __syncthreads();
+    return sum;
+}
+
+__device__ float block_max(float v, float* shared) {
+    shared[threadIdx.x] = v;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s)
+            shared[threadIdx.x] = fmaxf(shared[threadIdx.x], shared[threadIdx.x + s]);
+        __syncthreads();
+    }
+    const float top = shared[0];
+    __syncthreads();
+    return top;
+}
+
+__global__ void embedding_kernel(const int32_t* tokens, const uint32_t* positions,
+                                 const float* table, const float* positions_table, float* out,
+                                 uint32_t width) {
+    const uint32_t r = blockIdx.x;
+    const float* tok = table + uint64_t(tokens[r]) * width;
+    const float* pos = positions_table ? positions_table + uint64_t(positions[r]) * width : nullptr;
+    float* o = out + uint64_t(r) * width;
+    for (uint32_t e = threadIdx.x; e < width; e += blockDim.x)
+        o[e] = pos ? tok[e] + pos[e] : tok[e];
+}
+
+__global__ void layernorm_kernel(const float* x, const float* gamma, const float* beta, float* out,
+                                 uint32_t width, float eps) {
+    __shared__ double shared[kNormThreads];
+    const float* xr = x + uint64_t(blockIdx.x) * width;
+    float* o = out + uint64_t(blockIdx.x) * width;
+    double s = 0;
+    for (uint32_t e = threadIdx.x; e < width; e += blockDim.x)
+        s += xr[e];
+    const double mean = block_sum(s, shared) / width;
+    double q = 0;
+    for (uint32_t e = threadIdx.x; e < width; e += blockDim.x)
+        q += (xr[e] - mean) * (xr[e] - mean);
+    const float inv = float(1.0 / sqrt(block_sum(q, shared) / width + eps));
+    for (uint32_t e = threadIdx.x; e < width; e += blockDim.x)
+        o[e] = (xr[e] - float(mean)) * inv * gamma[e] + beta[e];
+}
+
+__global__ void rmsnorm_kernel(const float* x, const float* gamma, float* out, uint32_t width,
+                               float eps) {
+    __shared__ double shared[kNormThreads];
+    const float* xr = x + uint64_t(blockIdx.x) * width;
+    float* o = out + uint64_t(blockIdx.x) * width;
+    double q = 0;
+    for (uint32_t e = threadIdx.x; e < width; e += blockDim.x)
+        q += double(xr[e]) * xr[e];
+    const float inv = float(1.0 / sqrt(block_sum(q, shared) / width + eps));
+    for (uint32_t e = threadIdx.x; e < width; e += blockDim.x)
+        o[e] = xr[e] * inv * gamma[e];
+}
+
+__global__ void add_kernel(const float* a, const float* b, float* out, uint64_t n) {
+    const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a[i] + b[i];
+}
+
+// A warp per output column, kLinearRows rows per block; each lane sums a strided share of the
+// row, then a butterfly adds the lanes: the same order on every run.
+template <bool Vector>
+__global__ void linear_kernel(const float* __restrict__ x, const float* __restrict__ w,
+                              const float* __restrict__ bias, float* __restrict__ out,
+                              uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
+    const uint32_t lane = threadIdx.x % 32;
+    const uint32_t j = blockIdx.x * kLinearWarps + threadIdx.x / 32;
+    if (j >= cols) return; // a whole warp leaves: no block barrier below
+    const uint32_t r0 = blockIdx.y * kLinearRows;
+    const uint32_t nr = min(kLinearRows, rows - r0);
+    const float* wr = w + uint64_t(col0 + j) * in;
+    float acc[kLinearRows] = {};
+    if (Vector) { // rows and weights 16-byte aligned, in a multiple of 4
+        const float4* w4 = reinterpret_cast<const float4*>(wr);
+        for (uint32_t i = lane; i < in / 4; i += 32) {
+            const float4 a = __ldg(w4 + i);
+#pragma unroll
+            for (uint32_t r = 0; r < kLinearRows; ++r)
+                if (r < nr) {
+                    const float4 b = reinterpret_cast<const float4*>(x + uint64_t(r0 + r) * in)[i];
+                    acc[r] += a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+                }
+        }
+    } else {
+        for (uint32_t i = lane; i < in; i += 32) {
+            const float a = __ldg(wr + i);
+#pragma unroll
+            for (uint32_t r = 0; r < kLinearRows; ++r)
+                if (r < nr) acc[r] += a * x[uint64_t(r0 + r) * in + i];
+        }
+    }
+#pragma unroll
+    for (uint32_t r = 0; r < kLinearRows; ++r)
+        for (int offset = 16; offset > 0; offset >>= 1)
+            acc[r] += __shfl_xor_sync(0xffffffffu, acc[r], offset);
+    if (lane != 0) return;
+    const float b = bias ? bias[col0 + j] : 0.0f;
+    for (uint32_t r = 0; r < nr; ++r)
+        out[uint64_t(r0 + r) * cols + j] = acc[r] + b;
+}
+
+__global__ void gelu_kernel(float* x, uint64_t n) {
+    const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float v = x[i];
+    const float k = 0.7978845608028654f; // sqrt(2 / pi): GPT-2's "gelu_new", as the CPU's
+    x[i] = 0.5f * v * (1.0f + tanhf(k * (v + 0.044715f * v * v * v)));
+}
+
+__global__ void silu_mul_kernel(float* gate, const float* up, uint64_t n) {
+    const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float g = gate[i];
+    gate[i] = g / (1.0f + expf(-g)) * up[i];
+}
+
+__global__ void rope_kernel(float* x, const uint32_t* positions, uint32_t rows, uint32_t heads,
+                            uint32_t head_dim, float theta) {
+    const uint32_t half = head_dim / 2;
+    const uint64_t id = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (id >= uint64_t(rows) * heads * half) return;
+    const uint32_t i = uint32_t(id % half);
+    const uint64_t head = id / half; // row * heads + h
+    const uint32_t r = uint32_t(head / heads);
+    // The angle in double, as the CPU computes it.
+    const double angle = positions[r] * pow(double(theta), -2.0 * i / head_dim);
+    const float c = float(cos(angle)), s = float(sin(angle));
+    float* h = x + head * head_dim;
+    const float a = h[i], b = h[i + half];
+    h[i] = a * c - b * s;
+    h[i + half] = b * c + a * s;
+}
+
+__global__ void store_kv_kernel(const float* k, const float* v, char* cache, uint64_t stride,
+                                const uint32_t* slots, const uint32_t* positions, uint32_t kv_width,
+                                uint32_t max_seq) {
+    const uint32_t r = blockIdx.x;
+    float* keys = reinterpret_cast<float*>(cache + slots[r] * stride);
+    float* values = keys + uint64_t(max_seq) * kv_width;
+    const uint64_t at = uint64_t(positions[r]) * kv_width;
+    for (uint32_t e = threadIdx.x; e < kv_width; e += blockDim.x) {
+        keys[at + e] = k[uint64_t(r) * kv_width + e];
+        values[at + e] = v[uint64_t(r) * kv_width + e];
+    }
+}
+
+// Shared memory: scores [max_seq], the query head [head_dim rounded to even], then the
+// reduction's doubles.
+__host__ __device__ uint64_t attend_floats(uint32_t max_seq, uint32_t head_dim) {
+    return uint64_t(max_seq) + ((head_dim + 1) / 2) * 2;
+}
+
+// One block per (row, query head).
+__global__ void attend_kernel(const float* q, const char* cache, uint64_t stride,
+                              const uint32_t* slots, const uint32_t* positions, float* out,
+                              uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
+                              uint32_t max_seq) {
+    extern __shared__ float shared[];
+    float* scores = shared;
+    float* query = shared + max_seq;
+    double* reduce = reinterpret_cast<double*>(shared + attend_floats(max_seq, head_dim));
+    const uint32_t r = blockIdx.x, h = blockIdx.y;
+    const uint32_t last = positions[r];
+    const uint64_t kv_width = uint64_t(kv_heads) * head_dim;
+    const float* keys = reinterpret_cast<const float*>(cache + slots[r] * stride) +
+                        uint64_t(h / (heads / kv_heads)) * head_dim;
+    const float* values = keys + uint64_t(max_seq) * kv_width;
+    const uint64_t row_head = (uint64_t(r) * heads + h) * head_dim;
+    for (uint32_t i = threadIdx.x; i < head_dim; i += blockDim.x)
+        query[i] = q[row_head + i];
+    __syncthreads();
+    const float scale = float(1.0 / sqrt(double(head_dim)));
+    float top = -INFINITY;
+    for (uint32_t t = threadIdx.x; t <= last; t += blockDim.x) {
+        const float* key = keys + t * kv_width;
+        float s = 0;
+        for (uint32_t i = 0; i < head_dim; ++i)
+            s += query[i] * key[i];
+        scores[t] = s * scale;
+        top = fmaxf(top, scores[t]);
+    }
+    top = block_max(top, reinterpret_cast<float*>(reduce));
+    double sum = 0;
+    for (uint32_t t = threadIdx.x; t <= last; t += blockDim.x) {
+        scores[t] = expf(scores[t] - top);
+        sum += scores[t];
+    }
+    sum = block_sum(sum, reduce); // its barriers also publish every score
+    for (uint32_t i = threadIdx.x; i < head_dim; i += blockDim.x) {
+        float acc = 0;
+        for (uint32_t t = 0; t <= last; ++t)
+            acc += float(scores[t] / sum) * values[t * kv_width + i];
+        out[row_head + i] = acc;
+    }
+}
+
+uint64_t attend_bytes(uint32_t max_seq, uint32_t head_dim) {
+    return attend_floats(max_seq, head_dim) * sizeof(float) + kAttendThreads * sizeof(double);
+}
+
+bool aligned16(const void* p) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+} // namespace
+
+uint64_t kernel_launches() {
+    return launches;
+}
+
+void embedding(void* stream, const int32_t* tokens, const uint32_t* positions, const float* table,
+               const float* positions_table, float* out, uint32_t rows, uint32_t width) {
+    ++launches;
+    embedding_kernel<<<rows, kElementThreads, 0, as_stream(stream)>>>(tokens, positions, table,
+                                                                      positions_table, out, width);
+}
+
+void layernorm(void* stream, const float* x, const float* gamma, const float* beta, float* out,
+               uint32_t rows, uint32_t width, float eps) {
+    ++launches;
+    layernorm_kernel<<<rows, kNormThreads, 0, as_stream(stream)>>>(x, gamma, beta, out, width, eps);
+}
+
+void rmsnorm(void* stream, const float* x, const float* gamma, float* out, uint32_t rows,
+             uint32_t width, float eps) {
+    ++launches;
+    rmsnorm_kernel<<<rows, kNormThreads, 0, as_stream(stream)>>>(x, gamma, out, width, eps);
+}
+
+void add(void* stream, const float* a, const float* b, float* out, uint64_t n) {
+    ++launches;
+    add_kernel<<<blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream)>>>(a, b, out,
+                                                                                          n);
+}
+
+void linear(void* stream, const float* x, const float* w, const float* bias, float* out,
+            uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
+    ++launches;
+    const dim3 grid(blocks_for(cols, kLinearWarps), blocks_for(rows, kLinearRows));
+    const bool vector =
+        in % 4 == 0 && aligned16(x) && aligned16(w) && (uint64_t(col0) * in) % 4 == 0;
+    if (vector)
+        linear_kernel<true><<<grid, kLinearWarps * 32, 0, as_stream(stream)>>>(
+            x, w, bias, out, rows, in, col0, cols);
+    else
+        linear_kernel<false><<<grid, kLinearWarps * 32, 0, as_stream(stream)>>>(
+            x, w, bias, out, rows, in, col0, cols);
+}
+
+void gelu_tanh(void* stream, float* x, uint64_t n) {
+    ++launches;
+    gelu_kernel<<<blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream)>>>(x, n);
+}
+
+void silu_mul(void* stream, float* gate, const float* up, uint64_t n) {
+    ++launches;
+    silu_mul_kernel<<<blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream)>>>(
+        gate, up, n);
+}
+
+void rope(void* stream, float* x, const uint32_t* positions, uint32_t rows, uint32_t heads,
+          uint32_t head_dim, float theta) {
+    ++launches;
+    const uint64_t n = uint64_t(rows) * heads * (head_dim / 2);
+    rope_kernel<<<blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream)>>>(
+        x, positions, rows, heads, head_dim, theta);
+}
+
+void store_kv(void* stream, const float* k, const float* v, void* cache, uint64_t stride,
+              const uint32_t* slots, const uint32_t* positions, uint32_t rows, uint32_t kv_width,
+              uint32_t max_seq) {
+    ++launches;
+    store_kv_kernel<<<rows, kElementThreads, 0, as_stream(stream)>>>(
+        k, v, static_cast<char*>(cache), stride, slots, positions, kv_width, max_seq);
+}
+
+void attend(void* stream, const float* q, const void* cache, uint64_t stride, const uint32_t* slots,
+            const uint32_t* positions, float* out, uint32_t rows, uint32_t heads, uint32_t kv_heads,
+            uint32_t head_dim, uint32_t max_seq) {
+    ++launches;
+    const dim3 grid(rows, heads);
+    attend_kernel<<<grid, kAttendThreads, attend_bytes(max_seq, head_dim), as_stream(stream)>>>(
+        q, static_cast<const char*>(cache), stride, slots, positions, out, heads, kv_heads,
+        head_dim, max_seq);
+}
+
+uint64_t attend_shared_bytes(uint32_t max_seq, uint32_t head_dim) {
+    return attend_bytes(max_seq, head_dim);
+}
+
+bool allow_attend_shared_bytes(uint64_t bytes) {
+    int device = 0, most = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+            cudaSuccess ||
+        bytes > uint64_t(most))
+        return false;
+    return cudaFuncSetAttribute(attend_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                int(bytes)) == cudaSuccess;
+}
+
+} // namespace tmmu::cuda::kernels

@@ -1,0 +1,54 @@
+#pragma once
+// The CUDA backend's kernels, one launcher per kernel (cuda_kernels.cu). Plain C++17 with no
+// engine or CUDA header, since nvcc compiles the kernels as C++17 (toolchain.md) and the
+// adapters that call these are C++20. `stream` is a cudaStream_t. Every launcher enqueues
+// exactly one kernel and counts it (kernel_launches).
+//
+// Determinism: every sum runs in one fixed order (a thread's own loop, then a fixed butterfly
+// or tree across threads, never atomics), and block shapes are constants, so the same inputs
+// give the same bits on the same device.
+#include <cstdint>
+
+namespace tmmu::cuda::kernels {
+
+// Kernels this thread has launched so far (host side: a graph replay launches none).
+uint64_t kernel_launches();
+
+// out[r] = tokens' rows of `table` [vocab][width] (+ `positions_table` rows at each row's
+// position, when not null).
+void embedding(void* stream, const int32_t* tokens, const uint32_t* positions, const float* table,
+               const float* positions_table, float* out, uint32_t rows, uint32_t width);
+// (x - mean) / sqrt(var + eps) * gamma + beta per row; statistics in double, as the CPU's.
+void layernorm(void* stream, const float* x, const float* gamma, const float* beta, float* out,
+               uint32_t rows, uint32_t width, float eps);
+// x / sqrt(mean(x^2) + eps) * gamma per row.
+void rmsnorm(void* stream, const float* x, const float* gamma, float* out, uint32_t rows,
+             uint32_t width, float eps);
+void add(void* stream, const float* a, const float* b, float* out, uint64_t n);
+// out[r][j] = bias[col0 + j] + dot(w[col0 + j], x[r]) for j < cols: w is [out][in] (Conv1D
+// weights are transposed to this layout when they are uploaded); bias may be null.
+void linear(void* stream, const float* x, const float* w, const float* bias, float* out,
+            uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols);
+void gelu_tanh(void* stream, float* x, uint64_t n);                    // in place
+void silu_mul(void* stream, float* gate, const float* up, uint64_t n); // gate = silu(gate) * up
+// Rotates pairs (i, i + d/2) of every head of every row by position * theta^(-2i/d).
+void rope(void* stream, float* x, const uint32_t* positions, uint32_t rows, uint32_t heads,
+          uint32_t head_dim, float theta);
+// Writes every row's k and v into its slot's cache (slot s at cache + s * stride bytes: K then
+// V, each [max_seq][kv_width]) at the row's position.
+void store_kv(void* stream, const float* k, const float* v, void* cache, uint64_t stride,
+              const uint32_t* slots, const uint32_t* positions, uint32_t rows, uint32_t kv_width,
+              uint32_t max_seq);
+// Causal softmax attention of every row's query heads over positions 0..position of its slot's
+// cache (grouped: head h reads kv head h / (heads / kv_heads)); out [rows][heads * head_dim].
+void attend(void* stream, const float* q, const void* cache, uint64_t stride, const uint32_t* slots,
+            const uint32_t* positions, float* out, uint32_t rows, uint32_t heads, uint32_t kv_heads,
+            uint32_t head_dim, uint32_t max_seq);
+
+// The shared memory attend needs at max_seq positions (scores, the query head, the reduction),
+// and permission for that much: false when the device cannot give a block so much (a plan
+// whose caches need more is refused at load).
+uint64_t attend_shared_bytes(uint32_t max_seq, uint32_t head_dim);
+bool allow_attend_shared_bytes(uint64_t bytes);
+
+} // namespace tmmu::cuda::kernels

@@ -1,0 +1,289 @@
+#include "backends/cuda/cuda_program.h"
+
+#include "backends/cuda/cuda_adapters.h"
+#include "backends/cuda/cuda_device.h"
+#include "backends/cuda/cuda_kernels.h"
+#include "backends/cuda/cuda_memory.h"
+#include "core/failure.h"
+#include "runtime/adapter_check.h"
+#include "runtime/adapter_memory.h"
+#include "runtime/generate.h"
+#include "runtime/physical_mapping.h"
+
+#include <cstring>
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+namespace tmmu::cuda {
+
+using namespace tmmu::runtime;
+
+namespace {
+
+constexpr uint64_t kStateAlignment = 256; // cudaMalloc's own alignment
+
+uint64_t round_up(uint64_t bytes, uint64_t to) {
+    return (bytes + to - 1) / to * to;
+}
+
+// The stream every program of a run enqueues on, in order: prefill and decode programs share
+// the KV caches, so they share the stream too.
+class Stream {
+  public:
+    Stream() {
+        check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    ~Stream() { cudaStreamDestroy(stream_); }
+    cudaStream_t get() const { return stream_; }
+
+  private:
+    cudaStream_t stream_ = nullptr;
+};
+
+class CudaGraph {
+  public:
+    CudaGraph() = default;
+    CudaGraph(const CudaGraph&) = delete;
+    CudaGraph& operator=(const CudaGraph&) = delete;
+    ~CudaGraph() {
+        if (exec_) cudaGraphExecDestroy(exec_);
+        if (graph_) cudaGraphDestroy(graph_);
+    }
+    bool ready() const { return exec_ != nullptr; }
+    cudaGraph_t* graph() { return &graph_; }
+    void instantiate() {
+        check_cuda(cudaGraphInstantiate(&exec_, graph_, 0), "cudaGraphInstantiate");
+    }
+    void launch(cudaStream_t stream) {
+        check_cuda(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch");
+    }
+
+  private:
+    cudaGraph_t graph_ = nullptr;
+    cudaGraphExec_t exec_ = nullptr;
+};
+
+// Weights in one allocation at the host store's offsets, [in, out] matrices transposed.
+DeviceBuffer upload_weights(const ExecutionPlan& plan, WeightStore weights, cudaStream_t stream) {
+    const std::vector<bool> conv1d = conv1d_weights(plan);
+    for (size_t w = 0; w < plan.weights.size(); ++w) {
+        if (!conv1d[w]) continue;
+        const uint32_t in = plan.weights[w].view.shape[0], out = plan.weights[w].view.shape[1];
+        float* m = weights.data.data() + weights.offset[w];
+        const std::vector<float> copy(m, m + uint64_t(in) * out);
+        for (uint32_t i = 0; i < in; ++i)
+            for (uint32_t j = 0; j < out; ++j)
+                m[uint64_t(j) * in + i] = copy[uint64_t(i) * out + j];
+    }
+    DeviceBuffer device(weights.data.size() * sizeof(float), "weights");
+    check_cuda(cudaMemcpyAsync(device.get(), weights.data.data(), device.bytes(),
+                               cudaMemcpyHostToDevice, stream),
+               "weights upload");
+    check_cuda(cudaStreamSynchronize(stream), "weights upload");
+    return device;
+}
+
+class CudaExecutor;
+
+class CudaProgram final : public Program {
+  public:
+    CudaProgram(CompiledPlan plan, CudaExecutor& executor);
+    std::span<const float> run(std::span<const int32_t> tokens, std::span<const uint32_t> slots,
+                               std::span<const uint32_t> positions) override;
+    void set_counting(bool on) override { counting_ = on; }
+    const DispatchCounters& counters() const override { return counters_; }
+    uint64_t register_bytes() const override { return arena_.bytes(); }
+
+  private:
+    void enqueue(uint32_t rows); // copies in, every adapter, copies out
+
+    CompiledPlan plan_;
+    cudaStream_t stream_;
+    std::vector<uint64_t> offset_;
+    DeviceBuffer arena_, workspace_, rows_; // rows_: slots then positions, plan.rows each
+    PinnedBuffer staging_, logits_;         // staging_: tokens, slots, positions
+    std::vector<BoundInstruction> bound_;
+    StepLimits limits_;
+    uint64_t vocab_ = 0;
+    bool use_graph_ = false, counting_ = false;
+    CudaGraph graph_;
+    DispatchCounters counters_;
+};
+
+class CudaExecutor final : public Executor {
+  public:
+    CudaExecutor(const ExecutionPlan& decode, WeightStore weights, const RunRequest& request,
+                 CudaOptions options)
+        : options_(options), layout_(request.layout), slots_(request.batch),
+          weight_offsets_(weights.offset), states_(decode.states) {
+        if (request.check_memory)
+            fail(FailureCode::InvalidArgument, "check memory",
+                 "memory checks (guards and poison) run on the CPU backend only so far");
+        const std::vector<CudaDeviceInfo> devices = cuda_devices();
+        if (devices.empty()) fail(FailureCode::DeviceError, "cuda", cuda_unavailable_reason());
+        device_ = describe(devices.front());
+        check_cuda(cudaSetDevice(0), "cudaSetDevice");
+        weights_ = upload_weights(decode, std::move(weights), stream_.get());
+        for (const StateDescriptor& s : decode.states) {
+            const uint64_t stride = round_up(s.size_bytes, kStateAlignment);
+            DeviceBuffer block(stride * slots_, fmt::format("state block '{}'", s.name));
+            // Every slot starts allocated; zero_init as its descriptor asks.
+            if (s.zero_init)
+                check_cuda(cudaMemsetAsync(block.get(), 0, block.bytes(), stream_.get()),
+                           "state zero-fill");
+            state_blocks_.push_back(std::move(block));
+            strides_.push_back(stride);
+        }
+    }
+
+    std::unique_ptr<Program> load(CompiledPlan plan) override {
+        if (plan.plan.states != states_ || plan.plan.weights.size() != weight_offsets_.size())
+            fail(FailureCode::InvalidArgument, plan.plan.name,
+                 "the plan has other weights or state blocks than the run's");
+        return std::make_unique<CudaProgram>(std::move(plan), *this);
+    }
+    std::string device() const override { return device_; }
+
+    cudaStream_t stream() const { return stream_.get(); }
+    const CudaOptions& options() const { return options_; }
+    RegisterLayout layout() const { return layout_; }
+    uint32_t slots() const { return slots_; }
+    const void* weight(WeightRef w) const {
+        return static_cast<const float*>(weights_.get()) + weight_offsets_[w.index];
+    }
+    void* state(uint8_t block) const { return state_blocks_[block].get(); }
+    uint64_t stride(uint8_t block) const { return strides_[block]; }
+
+  private:
+    CudaOptions options_;
+    RegisterLayout layout_;
+    uint32_t slots_;
+    std::string device_;
+    Stream stream_;
+    std::vector<uint64_t> weight_offsets_;
+    std::vector<StateDescriptor> states_;
+    DeviceBuffer weights_;
+    std::vector<DeviceBuffer> state_blocks_;
+    std::vector<uint64_t> strides_;
+};
+
+CudaProgram::CudaProgram(CompiledPlan plan, CudaExecutor& executor)
+    : plan_(std::move(plan)), stream_(executor.stream()) {
+    const ExecutionPlan& p = plan_.plan;
+    check_backend_supports(p, cuda_adapters(), cuda_capabilities(), "cuda");
+    limits_ = step_limits(p, executor.slots());
+    if (limits_.max_seq != 0) {
+        const auto params = [&] {
+            for (const Instruction& insn : p.instructions)
+                if (insn.opcode == Opcode::MultiheadAttention)
+                    return param_view<AttentionParams>(p.params[insn.param_block]);
+            return AttentionParams{};
+        }();
+        const uint64_t shared = kernels::attend_shared_bytes(limits_.max_seq, params.head_dim);
+        if (!kernels::allow_attend_shared_bytes(shared))
+            fail(FailureCode::DeviceError, p.name,
+                 fmt::format("attention over {} positions needs {} bytes of shared memory per "
+                             "block, more than the device allows",
+                             limits_.max_seq, shared));
+    }
+    offset_ = register_offsets(plan_, executor.layout());
+    arena_ = DeviceBuffer(register_arena_bytes(p, offset_), p.name + " registers");
+    workspace_ = DeviceBuffer(plan_workspace_floats(p) * sizeof(float), p.name + " workspace");
+    rows_ = DeviceBuffer(2 * uint64_t(p.rows) * sizeof(uint32_t), p.name + " rows");
+    staging_ = PinnedBuffer(3 * uint64_t(p.rows) * sizeof(uint32_t), p.name + " staging");
+    const RegisterRef logits = p.plan_outputs[0];
+    vocab_ = p.registers[logits.id].view.shape[1];
+    logits_ = PinnedBuffer(uint64_t(p.rows) * vocab_ * sizeof(float), p.name + " logits");
+    use_graph_ = executor.options().graphs && p.mode == PlanMode::Decode;
+    bound_ = bind_instructions(
+        p, cuda_adapters(), static_cast<char*>(arena_.get()), offset_,
+        [&](WeightRef w) { return executor.weight(w); },
+        [&](uint8_t block) {
+            return StateBinding{executor.state(block), executor.stride(block)};
+        });
+}
+
+void CudaProgram::enqueue(uint32_t rows) {
+    const ExecutionPlan& p = plan_.plan;
+    auto* staged = static_cast<uint32_t*>(staging_.get());
+    char* base = static_cast<char*>(arena_.get());
+    check_cuda(cudaMemcpyAsync(base + offset_[p.plan_inputs[0].id], staged, rows * sizeof(int32_t),
+                               cudaMemcpyHostToDevice, stream_),
+               "tokens upload");
+    check_cuda(cudaMemcpyAsync(rows_.get(), staged + p.rows, 2 * p.rows * sizeof(uint32_t),
+                               cudaMemcpyHostToDevice, stream_),
+               "rows upload");
+    const auto* device_rows = static_cast<const uint32_t*>(rows_.get());
+    ExecutionContext ctx;
+    ctx.mode = p.mode;
+    ctx.rows = rows;
+    ctx.slot_of_row = {device_rows, rows};
+    ctx.position_of_row = {device_rows + p.rows, rows};
+    ctx.workspace = {static_cast<float*>(workspace_.get()), workspace_.bytes() / sizeof(float)};
+    ctx.queue = stream_;
+    for (size_t i = 0; i < bound_.size(); ++i) {
+        bound_[i].fn(ctx, bound_[i].operands);
+        check_cuda(cudaGetLastError(), fmt::format("{} instruction {} ({})", p.name, i,
+                                                   opcode_name(Opcode(bound_[i].opcode))));
+    }
+    check_cuda(cudaMemcpyAsync(logits_.get(), base + offset_[p.plan_outputs[0].id],
+                               rows * vocab_ * sizeof(float), cudaMemcpyDeviceToHost, stream_),
+               "logits download");
+}
+
+std::span<const float> CudaProgram::run(std::span<const int32_t> tokens,
+                                        std::span<const uint32_t> slots,
+                                        std::span<const uint32_t> positions) {
+    const ExecutionPlan& p = plan_.plan;
+    check_step(p, limits_, tokens, slots, positions);
+    const auto rows = uint32_t(tokens.size());
+    auto* staged = static_cast<uint32_t*>(staging_.get());
+    std::memcpy(staged, tokens.data(), tokens.size_bytes());
+    std::memcpy(staged + p.rows, slots.data(), slots.size_bytes());
+    std::memcpy(staged + 2 * p.rows, positions.data(), positions.size_bytes());
+    const uint64_t before = kernels::kernel_launches();
+    if (use_graph_ && rows == p.rows) {
+        if (!graph_.ready()) { // the first full step records the graph instead of running
+            check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+                       "cudaStreamBeginCapture");
+            enqueue(rows);
+            check_cuda(cudaStreamEndCapture(stream_, graph_.graph()), "cudaStreamEndCapture");
+            graph_.instantiate();
+        }
+        graph_.launch(stream_);
+    } else {
+        enqueue(rows);
+    }
+    check_cuda(cudaStreamSynchronize(stream_), p.name + " step");
+    if (counting_) {
+        for (const BoundInstruction& b : bound_)
+            ++counters_.per_opcode[b.opcode];
+        counters_.total += bound_.size();
+        counters_.launches += graph_.ready() && rows == p.rows && use_graph_
+                                  ? 1
+                                  : kernels::kernel_launches() - before;
+    }
+    return {static_cast<const float*>(logits_.get()), rows * vocab_};
+}
+
+} // namespace
+
+std::unique_ptr<Executor> make_cuda_executor(const ExecutionPlan& decode, WeightStore weights,
+                                             const RunRequest& request, CudaOptions options) {
+    return std::make_unique<CudaExecutor>(decode, std::move(weights), request, options);
+}
+
+ExecutorFactory cuda_executor_factory(CudaOptions options) {
+    return [options](const ExecutionPlan& decode, WeightStore weights, const RunRequest& request) {
+        return make_cuda_executor(decode, std::move(weights), request, options);
+    };
+}
+
+RunResult generate(const TransformerConfig& config, const RunRequest& request,
+                   const Progress& progress, CudaOptions options) {
+    return runtime::generate(config, request, cuda_executor_factory(options), progress);
+}
+
+} // namespace tmmu::cuda
