@@ -19,6 +19,7 @@ int cmd_plan(Args& args);
 int cmd_validate(Args& args);
 int cmd_gen(Args& args);
 int cmd_bench(Args& args);
+int cmd_bench_run(Args& args);
 int cmd_strategies(Args& args);
 int cmd_session(Args& args);
 int cmd_export(Args& args);  // cmd_export.cpp

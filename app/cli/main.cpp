@@ -26,7 +26,10 @@ commands:
   export ID --format html|pdf|csv|json|chrome-trace   a recorded session as a report or data
   compile [CONFIG]   a transformer config as the runtime's execution plan (instructions,
                      registers, liveness); validate reads the plan back
-  run [CONFIG]       execute it on the CPU backend: prefill, greedy decode, timings, parity
+  run [CONFIG]       execute it on a backend (cpu, cuda): prefill, greedy decode, timings,
+                     parity
+  bench-run [CONFIG] a backend's runs against what its device can do (bandwidth, matrix
+                     rate, launches per token)
   devices            the backends (cpu, vulkan, cuda), this machine's devices for each, and
                      why one cannot run
 
@@ -46,6 +49,7 @@ int run_command(std::string_view command, tmmu::cli::Args& args) {
     if (command == "export") return cmd_export(args);
     if (command == "compile") return cmd_compile(args);
     if (command == "run") return cmd_run(args);
+    if (command == "bench-run") return cmd_bench_run(args);
     if (command == "devices") return cmd_devices(args);
     if (command == "--version") {
         fmt::print("tmmu {}\n", TMMU_VERSION);

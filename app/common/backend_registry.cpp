@@ -9,9 +9,13 @@
 #if TMMU_HAVE_CUDA
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_program.h"
+#include "backends/cuda/cuda_rates.h"
 #endif
 #include "backends/cpu/cpu_generate.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <fmt/format.h>
 #include <fstream>
 #include <thread>
@@ -142,6 +146,34 @@ std::string run_device(const std::string& name) {
     if (name == "cpu") return cpu::kCpuDevice;
     const BackendStatus* s = find_backend(backend_statuses(), name);
     return s && !s->devices.empty() ? s->devices.front().name : name;
+}
+
+namespace {
+
+// Host memcpy of 256 MiB, best of three (the first touches the pages).
+double host_copy_bytes_per_second() {
+    const size_t bytes = size_t(256) << 20;
+    std::vector<char> from(bytes, 1), to(bytes, 0);
+    double best = 1e30;
+    for (int i = 0; i < 3; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        std::memcpy(to.data(), from.data(), bytes);
+        best = std::min(
+            best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return 2.0 * double(bytes) / best;
+}
+
+} // namespace
+
+DeviceRates device_rates(const std::string& name) {
+    check_runnable_backend(name, "backend");
+#if TMMU_HAVE_CUDA
+    if (name == "cuda")
+        return {cuda::copy_bytes_per_second(), "1 GiB device-to-device copy, best of 5",
+                cuda::linear_flops_per_second(), "f32 linear kernel, 512 x 4096 x 4096, best of 5"};
+#endif
+    return {host_copy_bytes_per_second(), "256 MiB memcpy, best of 3", 0, "not measured"};
 }
 
 } // namespace tmmu::app

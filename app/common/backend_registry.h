@@ -53,6 +53,16 @@ struct BackendRunOptions {
 // INVALID_ARGUMENT for one this build cannot run).
 runtime::ExecutorFactory executor_factory(const std::string& name,
                                           const BackendRunOptions& options = {});
+// The best a backend's device does, measured now (tmmu bench-run's denominators): copy
+// bandwidth (bytes read + written per second) and its matrix kernel's FLOP/s (0: not measured).
+struct DeviceRates {
+    double copy_bytes_per_second = 0;
+    std::string copy_how;
+    double matmul_flops_per_second = 0;
+    std::string matmul_how;
+};
+DeviceRates device_rates(const std::string& name);
+
 // What a run on `name` records as its device: the CPU backend's kind, a GPU's name.
 std::string run_device(const std::string& name);
 

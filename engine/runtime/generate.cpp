@@ -120,6 +120,7 @@ RunResult generate(const TransformerConfig& c, const RunRequest& r, const Execut
     const std::unique_ptr<Program> decode = executor->load(decode_plan);
     prefill->set_counting(r.counters);
     decode->set_counting(r.counters);
+    out.device_memory = executor->device_memory();
     out.prefill_register_bytes = prefill->register_bytes();
     out.decode_register_bytes = decode->register_bytes();
     for (const StateDescriptor& s : decode_plan.plan.states)

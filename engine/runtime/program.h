@@ -38,6 +38,8 @@ class Executor {
     // prefill or decode twin); INVALID_ARGUMENT otherwise.
     virtual std::unique_ptr<Program> load(CompiledPlan plan) = 0;
     virtual std::string device() const = 0; // what RunRecord::device says
+    // What the run holds on the device now (its loaded programs included); zeros on the CPU.
+    virtual DeviceMemory device_memory() const { return {}; }
 };
 
 // What a step of a loaded plan may ask for: its rows, token ids below `vocab`, slots below

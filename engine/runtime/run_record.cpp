@@ -122,7 +122,9 @@ Json memory_json(const RunResult& r) {
     return {{"weight_bytes", r.weight_bytes},
             {"kv_cache_bytes", r.kv_cache_bytes},
             {"decode_register_bytes", r.decode_register_bytes},
-            {"prefill_register_bytes", r.prefill_register_bytes}};
+            {"prefill_register_bytes", r.prefill_register_bytes},
+            {"device_planned_bytes", r.device_memory.planned_bytes},
+            {"device_measured_bytes", r.device_memory.measured_bytes}};
 }
 
 Json parity_json(const std::optional<RunParity>& p) {
@@ -278,6 +280,10 @@ RunResult read_result(const Reader& in) {
     r.kv_cache_bytes = memory.get<uint64_t>("kv_cache_bytes");
     r.decode_register_bytes = memory.get<uint64_t>("decode_register_bytes");
     r.prefill_register_bytes = memory.get<uint64_t>("prefill_register_bytes");
+    if (memory.has("device_planned_bytes")) { // runs recorded before GPU backends have neither
+        r.device_memory.planned_bytes = memory.get<uint64_t>("device_planned_bytes");
+        r.device_memory.measured_bytes = memory.get<uint64_t>("device_measured_bytes");
+    }
     if (!in.at("counters").is_null()) {
         const Reader counters = in.child("counters");
         r.prefill_counters = read_counters(counters.child("prefill"));

@@ -47,6 +47,15 @@ struct RunRequest {
 
 enum class StepPhase : uint8_t { Prefill, Decode };
 
+// Device memory a GPU run holds once its programs are loaded (seed 000's ApplyPlan made real):
+// what the plan asks for (weights, state blocks, register arenas, workspace and step buffers)
+// and what the device lost, measured (cudaMemGetInfo before and after); the difference is the
+// allocator's rounding and the runtime's own structures. Both 0 on the CPU.
+struct DeviceMemory {
+    uint64_t planned_bytes = 0, measured_bytes = 0;
+    bool operator==(const DeviceMemory&) const = default;
+};
+
 // One executed plan step. Prefill runs one step per sequence (its whole prompt); decode runs
 // one step for all sequences together. The last generated token needs no step of its own.
 struct RunStep {
@@ -65,6 +74,7 @@ struct RunResult {
     Digest logits_hash{}; // SHA-256 over every step's logits rows in order: the parity fingerprint
     uint64_t prefill_register_bytes = 0, decode_register_bytes = 0;
     uint64_t kv_cache_bytes = 0, weight_bytes = 0;
+    DeviceMemory device_memory; // GPU backends: what the run holds on the device
 
     std::vector<double> decode_step_seconds() const;
 };

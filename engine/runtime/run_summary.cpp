@@ -54,6 +54,12 @@ std::string format_run(const RunRecord& rec) {
                     "(prefill)\n",
                     format_bytes(g.weight_bytes), format_bytes(g.kv_cache_bytes),
                     format_bytes(g.decode_register_bytes), format_bytes(g.prefill_register_bytes));
+    if (const DeviceMemory& d = g.device_memory; d.planned_bytes != 0)
+        out += fmt::format("device     planned {}, measured {} ({} overhead)\n",
+                           format_bytes(d.planned_bytes), format_bytes(d.measured_bytes),
+                           d.measured_bytes >= d.planned_bytes
+                               ? "+" + format_bytes(d.measured_bytes - d.planned_bytes)
+                               : "-" + format_bytes(d.planned_bytes - d.measured_bytes));
     if (r.counters) {
         const size_t decode_steps = g.decode_step_seconds().size();
         out += fmt::format("dispatches prefill: {}{}\n", counters_text(g.prefill_counters),

@@ -176,6 +176,28 @@ class TestCli : public QObject {
         QCOMPARE(run_tmmu({"run", config, "--prompt-ids", "5,101"}).code, 2); // vocab is 101
     }
 
+    // tmmu bench-run prints each figure beside the device's measured rate; a baseline that
+    // is no JSON is refused naming the file.
+    void benchRunMeasuresAgainstTheDevice() {
+        QTemporaryDir dir;
+        const QString config = dir.filePath("tiny-llama.json");
+        write(config, R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+            "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,
+            "vocab_size":101,"max_position_embeddings":64})");
+        const QStringList args{"bench-run", config,      "--backend", "cpu",     "--decode",
+                               "6",         "--prefill", "16",        "--batch", "2"};
+        Result r = run_tmmu(args);
+        QCOMPARE(r.code, 0);
+        for (const char* line : {"device    copy ", "decode    batch 1: ", "% of copy",
+                                 "batch     batch 2: ", "x batch 1", "prefill   16 tokens: "})
+            QVERIFY2(r.out.contains(line), qPrintable(r.out));
+        const QString bad = dir.filePath("baseline.json");
+        write(bad, "{not json");
+        Result refused = run_tmmu(QStringList(args) << "--baseline" << bad);
+        QCOMPARE(refused.code, 2);
+        QVERIFY2(refused.err.contains(bad), qPrintable(refused.err));
+    }
+
     // A recorded run is listed, shown and replayed step by step to the same logits.
     void runsAreRecordedAndReplayed() {
         QTemporaryDir dir;

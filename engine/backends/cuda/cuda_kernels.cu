@@ -112,6 +112,9 @@ __global__ void linear_kernel(const float* __restrict__ x, const float* __restri
     float acc[kLinearRows] = {};
     if (Vector) { // rows and weights 16-byte aligned, in a multiple of 4
         const float4* w4 = reinterpret_cast<const float4*>(wr);
+        // Unrolled so each lane keeps several weight loads in flight: decode is bound by how
+        // many bytes are on their way from memory at once, not by the arithmetic.
+#pragma unroll 4
         for (uint32_t i = lane; i < in / 4; i += 32) {
             const float4 a = __ldg(w4 + i);
 #pragma unroll
@@ -184,10 +187,11 @@ __global__ void store_kv_kernel(const float* k, const float* v, char* cache, uin
     }
 }
 
-// Shared memory: scores [max_seq], the query head [head_dim rounded to even], then the
-// reduction's doubles.
+// Shared memory: scores [max_seq], the query head [head_dim], then the reduction's doubles,
+// which start on an 8-byte boundary: the floats before them are rounded up to an even count
+// (an odd max_seq put them 4 bytes off: cudaErrorMisalignedAddress).
 __host__ __device__ uint64_t attend_floats(uint32_t max_seq, uint32_t head_dim) {
-    return uint64_t(max_seq) + ((head_dim + 1) / 2) * 2;
+    return (uint64_t(max_seq) + head_dim + 1) / 2 * 2;
 }
 
 // One block per (row, query head).

@@ -65,6 +65,12 @@ class CudaGraph {
     cudaGraphExec_t exec_ = nullptr;
 };
 
+uint64_t free_device_bytes() {
+    size_t free = 0, total = 0;
+    check_cuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return free;
+}
+
 // Weights in one allocation at the host store's offsets, [in, out] matrices transposed.
 DeviceBuffer upload_weights(const ExecutionPlan& plan, WeightStore weights, cudaStream_t stream) {
     const std::vector<bool> conv1d = conv1d_weights(plan);
@@ -125,7 +131,10 @@ class CudaExecutor final : public Executor {
         if (devices.empty()) fail(FailureCode::DeviceError, "cuda", cuda_unavailable_reason());
         device_ = describe(devices.front());
         check_cuda(cudaSetDevice(0), "cudaSetDevice");
+        check_cuda(cudaFree(nullptr), "CUDA context"); // the context's own memory comes first
+        free_at_start_ = free_device_bytes();
         weights_ = upload_weights(decode, std::move(weights), stream_.get());
+        planned_bytes_ += weights_.bytes();
         for (const StateDescriptor& s : decode.states) {
             const uint64_t stride = round_up(s.size_bytes, kStateAlignment);
             DeviceBuffer block(stride * slots_, fmt::format("state block '{}'", s.name));
@@ -133,6 +142,7 @@ class CudaExecutor final : public Executor {
             if (s.zero_init)
                 check_cuda(cudaMemsetAsync(block.get(), 0, block.bytes(), stream_.get()),
                            "state zero-fill");
+            planned_bytes_ += block.bytes();
             state_blocks_.push_back(std::move(block));
             strides_.push_back(stride);
         }
@@ -145,6 +155,11 @@ class CudaExecutor final : public Executor {
         return std::make_unique<CudaProgram>(std::move(plan), *this);
     }
     std::string device() const override { return device_; }
+    DeviceMemory device_memory() const override {
+        const uint64_t now = free_device_bytes();
+        return {planned_bytes_, free_at_start_ > now ? free_at_start_ - now : 0};
+    }
+    void account(const DeviceBuffer& buffer) { planned_bytes_ += buffer.bytes(); }
 
     cudaStream_t stream() const { return stream_.get(); }
     const CudaOptions& options() const { return options_; }
@@ -167,6 +182,7 @@ class CudaExecutor final : public Executor {
     DeviceBuffer weights_;
     std::vector<DeviceBuffer> state_blocks_;
     std::vector<uint64_t> strides_;
+    uint64_t free_at_start_ = 0, planned_bytes_ = 0;
 };
 
 CudaProgram::CudaProgram(CompiledPlan plan, CudaExecutor& executor)
@@ -192,6 +208,8 @@ CudaProgram::CudaProgram(CompiledPlan plan, CudaExecutor& executor)
     arena_ = DeviceBuffer(register_arena_bytes(p, offset_), p.name + " registers");
     workspace_ = DeviceBuffer(plan_workspace_floats(p) * sizeof(float), p.name + " workspace");
     rows_ = DeviceBuffer(2 * uint64_t(p.rows) * sizeof(uint32_t), p.name + " rows");
+    for (const DeviceBuffer* b : {&arena_, &workspace_, &rows_})
+        executor.account(*b);
     staging_ = PinnedBuffer(3 * uint64_t(p.rows) * sizeof(uint32_t), p.name + " staging");
     const RegisterRef logits = p.plan_outputs[0];
     vocab_ = p.registers[logits.id].view.shape[1];

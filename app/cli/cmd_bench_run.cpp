@@ -1,0 +1,155 @@
+// tmmu bench-run: how close a backend's runs come to what its device can do (issue 13, item 6),
+// every ratio from figures measured in this one run.
+#include "commands.h"
+#include "interrupt.h"
+
+#include "backend_registry.h"
+#include "model_run.h"
+#include "plan_choices.h"
+
+#include "core/failure.h"
+#include "io/file_io.h"
+#include "runtime/generate.h"
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tmmu::cli {
+namespace {
+
+using namespace tmmu::runtime;
+
+constexpr const char* kHelp =
+    R"(usage: tmmu bench-run [CONFIG] [--backend cpu|cuda] [--decode N] [--batch B]
+                      [--prefill N] [--baseline FILE]
+
+The backend defaults to cuda where it can run, else cpu.
+
+Measures a backend on a GPT-2 or Llama config.json (default: the bundled GPT-2 small), seeded
+weights, one run of each, and prints every figure next to what the device can do, measured in
+the same run:
+  device    copy bandwidth (bytes read + written per second) and the backend's matrix kernel
+  decode    batch 1 (8 prompt tokens, --decode N steps, default 64): time per token, and the
+            bytes a token reads (weights + the KV cache up to its position) per second as a
+            fraction of the copy bandwidth
+  batch     the same at --batch B sequences (default 8): tokens/s against batch 1
+  prefill   one prompt of --prefill N tokens (default 512): tokens/s, and 2 x parameters x
+            tokens / seconds against the matrix kernel's rate
+  launches  kernel launches per decode token with and without the CUDA graph (cuda only),
+            checked against the recorded baseline (--baseline FILE, default the bundled
+            resources/bench/launch_baseline.json): more than 1.1x the baseline fails (exit 1)
+)";
+
+struct Figures {
+    RunResult result;
+    double step_ms = 0; // median decode step
+};
+
+Figures measure(const ConfigFile& file, const std::string& backend, const RunRequest& request,
+                const app::BackendRunOptions& options, const Progress& progress) {
+    Figures f;
+    f.result = app::run_model(backend, options, file.path, file.text, request, progress).result;
+    f.step_ms = run_rates(f.result).step_ms_p50;
+    return f;
+}
+
+// Bytes one decode token reads: every weight, and its sequence's KV cache up to its position
+// (on average halfway through the decode, after the prompt).
+double bytes_per_token(const RunResult& r, const RunRequest& q) {
+    const double max_seq = double(q.prompt_tokens + q.decode_tokens);
+    const double kv_per_sequence = double(r.kv_cache_bytes) / double(q.batch);
+    return double(r.weight_bytes) +
+           kv_per_sequence * (q.prompt_tokens + q.decode_tokens / 2.0) / max_seq;
+}
+
+uint32_t option(Args& args, const char* name, uint32_t fallback) {
+    const auto v = args.value(name);
+    return v ? uint32_t(app::parse_positive(*v, name)) : fallback;
+}
+
+// Launches per decode token recorded for (backend, model); 0 when the baseline has none.
+double baseline_launches(const nlohmann::json& baseline, const std::string& backend,
+                         const std::string& model, const char* mode) {
+    if (!baseline.contains(backend) || !baseline[backend].contains(model)) return 0;
+    return baseline[backend][model].value(mode, 0.0);
+}
+
+} // namespace
+
+int cmd_bench_run(Args& args) {
+    if (args.flag("--help") || args.flag("-h")) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+    const app::BackendStatus* cuda = app::find_backend(app::backend_statuses(), "cuda");
+    const std::string backend =
+        args.value("--backend").value_or(cuda && cuda->runnable ? "cuda" : "cpu");
+    app::check_runnable_backend(backend, "--backend");
+    RunRequest one;
+    one.prompt_tokens = 8;
+    one.decode_tokens = option(args, "--decode", 64);
+    one.counters = true;
+    RunRequest many = one;
+    many.batch = option(args, "--batch", 8);
+    RunRequest prefill;
+    prefill.prompt_tokens = option(args, "--prefill", 512);
+    prefill.decode_tokens = 2;
+    const std::string baseline_path =
+        args.value("--baseline").value_or(app::resource_dir() + "/bench/launch_baseline.json");
+    const ConfigFile file = config_argument(args, "tmmu bench-run");
+    nlohmann::json baseline;
+    try {
+        baseline = nlohmann::json::parse(read_text_file(baseline_path));
+    } catch (const nlohmann::json::exception& e) {
+        fail(FailureCode::InvalidArgument, baseline_path, e.what());
+    }
+    const Progress progress = interruptible_progress();
+
+    const app::DeviceRates rates = app::device_rates(backend);
+    const Figures b1 = measure(file, backend, one, {}, progress);
+    const Figures b8 = measure(file, backend, many, {}, progress);
+    const Figures pre = measure(file, backend, prefill, {}, progress);
+    fmt::print("tmmu bench-run: {} on {} ({}), f32 weights, one run each\n", file.config.name,
+               backend, app::run_device(backend));
+    fmt::print("device    copy {:.1f} GB/s ({})\n", rates.copy_bytes_per_second / 1e9,
+               rates.copy_how);
+    if (rates.matmul_flops_per_second > 0)
+        fmt::print("          matrix kernel {:.2f} TFLOP/s ({})\n",
+                   rates.matmul_flops_per_second / 1e12, rates.matmul_how);
+    const double bytes = bytes_per_token(b1.result, one);
+    const double achieved = bytes / (b1.step_ms / 1e3);
+    fmt::print("decode    batch 1: {:.3f} ms/token, {:.1f} MB read per token: {:.1f} GB/s = "
+               "{:.0f}% of copy\n",
+               b1.step_ms, bytes / 1e6, achieved / 1e9,
+               100.0 * achieved / rates.copy_bytes_per_second);
+    const double tps1 = 1e3 / b1.step_ms, tps8 = many.batch * 1e3 / b8.step_ms;
+    fmt::print("batch     batch {}: {:.3f} ms/step, {:.0f} tokens/s = {:.2f}x batch 1 ({:.0f} "
+               "tokens/s)\n",
+               many.batch, b8.step_ms, tps8, tps8 / tps1, tps1);
+    const double prefill_tps = run_rates(pre.result).prefill_tokens_per_second;
+    const double flops = 2.0 * double(pre.result.weight_bytes / sizeof(float)) * prefill_tps;
+    fmt::print("prefill   {} tokens: {:.0f} tokens/s, {:.2f} TFLOP/s", prefill.prompt_tokens,
+               prefill_tps, flops / 1e12);
+    if (rates.matmul_flops_per_second > 0)
+        fmt::print(" = {:.0f}% of the matrix kernel",
+                   100.0 * flops / rates.matmul_flops_per_second);
+    fmt::print("\n");
+    if (backend != "cuda") return 0;
+    const Figures eager = measure(file, backend, one, {false}, progress);
+    const double steps = double(one.decode_tokens - 1);
+    bool within = true;
+    for (const auto& [mode, f] : {std::pair{"graph", &b1}, std::pair{"eager", &eager}}) {
+        const double per_token = double(f->result.decode_counters.launches) / steps;
+        const double recorded = baseline_launches(baseline, backend, file.config.name, mode);
+        const bool ok = recorded == 0 || per_token <= 1.1 * recorded;
+        within = within && ok;
+        fmt::print("launches  {}: {:.0f} per token{}\n", mode, per_token,
+                   recorded == 0 ? " (no baseline)"
+                   : ok          ? fmt::format(" (baseline {:.0f}: within 1.1x)", recorded)
+                                 : fmt::format(" (baseline {:.0f}: ABOVE 1.1x)", recorded));
+    }
+    return within ? 0 : 1;
+}
+
+} // namespace tmmu::cli
