@@ -35,6 +35,15 @@ void write(const QString& path, const QByteArray& bytes) {
     f.write(bytes);
 }
 
+// A small Llama-shaped config.json in `dir` (GQA 8/2 heads, 101 tokens, 64 positions).
+QString write_tiny_llama(const QTemporaryDir& dir) {
+    const QString config = dir.filePath("tiny-llama.json");
+    write(config, R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+        "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,
+        "vocab_size":101,"max_position_embeddings":64})");
+    return config;
+}
+
 } // namespace
 
 class TestCli : public QObject {
@@ -123,10 +132,7 @@ class TestCli : public QObject {
     // tmmu run end to end on a small Llama-shaped config: ids, parity, counters, determinism.
     void runGeneratesDeterministicallyWithParity() {
         QTemporaryDir dir;
-        const QString config = dir.filePath("tiny-llama.json");
-        write(config, R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
-            "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,
-            "vocab_size":101,"max_position_embeddings":64})");
+        const QString config = write_tiny_llama(dir);
         const QStringList args{"run",          config,       "--batch",  "2",
                                "--prompt-ids", "5,17,42",    "--decode", "6",
                                "--verify",     "--counters", "--json",   "-"};
@@ -180,10 +186,7 @@ class TestCli : public QObject {
     // is no JSON is refused naming the file.
     void benchRunMeasuresAgainstTheDevice() {
         QTemporaryDir dir;
-        const QString config = dir.filePath("tiny-llama.json");
-        write(config, R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
-            "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,
-            "vocab_size":101,"max_position_embeddings":64})");
+        const QString config = write_tiny_llama(dir);
         const QStringList args{"bench-run", config,      "--backend", "cpu",     "--decode",
                                "6",         "--prefill", "16",        "--batch", "2"};
         Result r = run_tmmu(args);
