@@ -12,8 +12,10 @@ namespace tmmu::runtime {
 using Json = nlohmann::ordered_json;
 
 DispatchCounters& DispatchCounters::operator+=(const DispatchCounters& other) {
-    for (size_t op = 0; op < per_opcode.size(); ++op)
+    for (size_t op = 0; op < per_opcode.size(); ++op) {
         per_opcode[op] += other.per_opcode[op];
+        device_seconds[op] += other.device_seconds[op];
+    }
     total += other.total;
     launches += other.launches;
     return *this;
@@ -21,8 +23,10 @@ DispatchCounters& DispatchCounters::operator+=(const DispatchCounters& other) {
 
 DispatchCounters counted_since(const DispatchCounters& later, const DispatchCounters& earlier) {
     DispatchCounters d;
-    for (size_t op = 0; op < d.per_opcode.size(); ++op)
+    for (size_t op = 0; op < d.per_opcode.size(); ++op) {
         d.per_opcode[op] = later.per_opcode[op] - earlier.per_opcode[op];
+        d.device_seconds[op] = later.device_seconds[op] - earlier.device_seconds[op];
+    }
     d.total = later.total - earlier.total;
     d.launches = later.launches - earlier.launches;
     return d;
@@ -79,7 +83,14 @@ Json counters_json(const DispatchCounters& c) {
     for (Opcode op : kAllOpcodes)
         if (c.per_opcode[uint8_t(op)])
             per[std::string(opcode_name(op))] = c.per_opcode[uint8_t(op)];
-    return {{"per_opcode", per}, {"total", c.total}, {"launches", c.launches}};
+    Json device = Json::object();
+    for (Opcode op : kAllOpcodes)
+        if (c.device_seconds[uint8_t(op)] > 0)
+            device[std::string(opcode_name(op))] = c.device_seconds[uint8_t(op)];
+    return {{"per_opcode", per},
+            {"total", c.total},
+            {"launches", c.launches},
+            {"device_seconds", device}};
 }
 
 const char* layout_name(RegisterLayout l) {
@@ -206,6 +217,12 @@ DispatchCounters read_counters(const Reader& in) {
     DispatchCounters c;
     c.total = in.get<uint64_t>("total");
     if (in.has("launches")) c.launches = in.get<uint64_t>("launches"); // runs before GPU backends
+    if (in.has("device_seconds"))
+        for (const auto& [name, seconds] : in.at("device_seconds").items()) {
+            const auto op = parse_opcode(name);
+            if (!op || !seconds.is_number()) in.bad(fmt::format("bad device time '{}'", name));
+            c.device_seconds[uint8_t(*op)] = seconds.get<double>();
+        }
     for (const auto& [name, count] : in.at("per_opcode").items()) {
         const auto op = parse_opcode(name);
         if (!op || !count.is_number_unsigned()) in.bad(fmt::format("bad counter '{}'", name));

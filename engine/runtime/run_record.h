@@ -21,6 +21,9 @@ struct DispatchCounters {
     // Host-side launches: every kernel enqueued one by one, or 1 for a step replayed as a CUDA
     // graph; 0 on the CPU, which launches nothing.
     uint64_t launches = 0;
+    // Device time per opcode (GPU backends, timed with events around every instruction); all 0
+    // on the CPU, whose step times are the host's.
+    std::array<double, 256> device_seconds{};
     DispatchCounters& operator+=(const DispatchCounters& other);
     bool operator==(const DispatchCounters&) const = default;
 };

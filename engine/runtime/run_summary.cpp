@@ -21,6 +21,19 @@ std::string counters_text(const DispatchCounters& c) {
     return fmt::format("{}; total {}", out, c.total);
 }
 
+// "multihead_attention 0.412 ms, ..., total 1.003 ms" (GPU backends only).
+std::string device_time_text(const DispatchCounters& c, size_t steps) {
+    std::string out;
+    double total = 0;
+    for (Opcode op : kAllOpcodes)
+        if (const double s = c.device_seconds[uint8_t(op)]; s > 0 && steps > 0) {
+            out += fmt::format("{}{} {:.3f} ms", out.empty() ? "" : ", ", opcode_name(op),
+                               s * 1e3 / double(steps));
+            total += s;
+        }
+    return out.empty() ? out : fmt::format("{}; total {:.3f} ms", out, total * 1e3 / double(steps));
+}
+
 // "; 75 kernel launches per step" (GPU backends only: the CPU launches nothing).
 std::string launches_text(const DispatchCounters& c, size_t steps) {
     if (c.launches == 0 || steps == 0) return "";
@@ -66,6 +79,8 @@ std::string format_run(const RunRecord& rec) {
                            launches_text(g.prefill_counters, g.steps.size() - decode_steps));
         out += fmt::format("           decode:  {}{}\n", counters_text(g.decode_counters),
                            launches_text(g.decode_counters, decode_steps));
+        if (const std::string t = device_time_text(g.decode_counters, decode_steps); !t.empty())
+            out += fmt::format("device time per decode step: {}\n", t);
     }
     out += fmt::format("logits     sha256 {}\n", to_hex(g.logits_hash));
     if (rec.parity)

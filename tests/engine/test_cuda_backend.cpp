@@ -139,6 +139,11 @@ class TestCudaBackend : public QObject {
         QCOMPARE(eager.decode_counters.launches, kernels * steps);
         QCOMPARE(eager.decode_counters.total, first.decode_counters.total);
         QCOMPARE(first.prefill_counters.launches, kernels * r.batch); // prefill runs eagerly
+        // Device time for every opcode that ran, graphed or not (events around instructions).
+        for (const RunResult* run : {&first, &eager})
+            for (Opcode op : kAllOpcodes)
+                QCOMPARE(run->decode_counters.device_seconds[uint8_t(op)] > 0,
+                         run->decode_counters.per_opcode[uint8_t(op)] > 0);
         // The device holds what the plan says: at least every planned byte, and little more
         // (cudaMalloc rounds each of the run's ~10 allocations up to 2 MiB pages).
         const DeviceMemory& m = first.device_memory;

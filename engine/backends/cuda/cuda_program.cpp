@@ -91,6 +91,36 @@ DeviceBuffer upload_weights(const ExecutionPlan& plan, WeightStore weights, cuda
     return device;
 }
 
+// Events around every instruction of a step (seed 002 A8: device time per opcode), recorded
+// only while the program counts. Inside a graph capture they become event nodes of the graph.
+class InstructionTimer {
+  public:
+    explicit InstructionTimer(size_t instructions) : events_(instructions + 1, nullptr) {
+        for (cudaEvent_t& e : events_)
+            check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+    }
+    InstructionTimer(const InstructionTimer&) = delete;
+    InstructionTimer& operator=(const InstructionTimer&) = delete;
+    ~InstructionTimer() {
+        for (cudaEvent_t e : events_)
+            if (e) cudaEventDestroy(e);
+    }
+    // Before instruction i (i == instructions: after the last).
+    void mark(size_t i, cudaStream_t stream, bool capturing) {
+        check_cuda(capturing ? cudaEventRecordWithFlags(events_[i], stream, cudaEventRecordExternal)
+                             : cudaEventRecord(events_[i], stream),
+                   "cudaEventRecord");
+    }
+    double seconds(size_t i) const { // instruction i's, once the step has finished
+        float ms = 0;
+        check_cuda(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]), "cudaEventElapsedTime");
+        return double(ms) / 1e3;
+    }
+
+  private:
+    std::vector<cudaEvent_t> events_;
+};
+
 class CudaExecutor;
 
 class CudaProgram final : public Program {
@@ -103,7 +133,8 @@ class CudaProgram final : public Program {
     uint64_t register_bytes() const override { return arena_.bytes(); }
 
   private:
-    void enqueue(uint32_t rows); // copies in, every adapter, copies out
+    void enqueue(uint32_t rows, bool capturing); // copies in, every adapter, copies out
+    void launch_graph(uint32_t rows);            // captures the step first when needed
 
     CompiledPlan plan_;
     cudaStream_t stream_;
@@ -114,7 +145,9 @@ class CudaProgram final : public Program {
     StepLimits limits_;
     uint64_t vocab_ = 0;
     bool use_graph_ = false, counting_ = false;
-    CudaGraph graph_;
+    std::unique_ptr<CudaGraph> graph_;
+    bool graph_timed_ = false; // the graph records the timer's events
+    std::unique_ptr<InstructionTimer> timer_;
     DispatchCounters counters_;
 };
 
@@ -223,7 +256,7 @@ CudaProgram::CudaProgram(CompiledPlan plan, CudaExecutor& executor)
         });
 }
 
-void CudaProgram::enqueue(uint32_t rows) {
+void CudaProgram::enqueue(uint32_t rows, bool capturing) {
     const ExecutionPlan& p = plan_.plan;
     auto* staged = static_cast<uint32_t*>(staging_.get());
     char* base = static_cast<char*>(arena_.get());
@@ -242,10 +275,12 @@ void CudaProgram::enqueue(uint32_t rows) {
     ctx.workspace = {static_cast<float*>(workspace_.get()), workspace_.bytes() / sizeof(float)};
     ctx.queue = stream_;
     for (size_t i = 0; i < bound_.size(); ++i) {
+        if (counting_) timer_->mark(i, stream_, capturing);
         bound_[i].fn(ctx, bound_[i].operands);
         check_cuda(cudaGetLastError(), fmt::format("{} instruction {} ({})", p.name, i,
                                                    opcode_name(Opcode(bound_[i].opcode))));
     }
+    if (counting_) timer_->mark(bound_.size(), stream_, capturing);
     check_cuda(cudaMemcpyAsync(logits_.get(), base + offset_[p.plan_outputs[0].id],
                                rows * vocab_ * sizeof(float), cudaMemcpyDeviceToHost, stream_),
                "logits download");
@@ -261,29 +296,38 @@ std::span<const float> CudaProgram::run(std::span<const int32_t> tokens,
     std::memcpy(staged, tokens.data(), tokens.size_bytes());
     std::memcpy(staged + p.rows, slots.data(), slots.size_bytes());
     std::memcpy(staged + 2 * p.rows, positions.data(), positions.size_bytes());
+    if (counting_ && !timer_) timer_ = std::make_unique<InstructionTimer>(bound_.size());
     const uint64_t before = kernels::kernel_launches();
-    if (use_graph_ && rows == p.rows) {
-        if (!graph_.ready()) { // the first full step records the graph instead of running
-            check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
-                       "cudaStreamBeginCapture");
-            enqueue(rows);
-            check_cuda(cudaStreamEndCapture(stream_, graph_.graph()), "cudaStreamEndCapture");
-            graph_.instantiate();
-        }
-        graph_.launch(stream_);
-    } else {
-        enqueue(rows);
-    }
+    const bool graphed = use_graph_ && rows == p.rows;
+    if (graphed)
+        launch_graph(rows);
+    else
+        enqueue(rows, false);
     check_cuda(cudaStreamSynchronize(stream_), p.name + " step");
     if (counting_) {
-        for (const BoundInstruction& b : bound_)
-            ++counters_.per_opcode[b.opcode];
+        for (size_t i = 0; i < bound_.size(); ++i) {
+            ++counters_.per_opcode[bound_[i].opcode];
+            counters_.device_seconds[bound_[i].opcode] += timer_->seconds(i);
+        }
         counters_.total += bound_.size();
-        counters_.launches += graph_.ready() && rows == p.rows && use_graph_
-                                  ? 1
-                                  : kernels::kernel_launches() - before;
+        counters_.launches += graphed ? 1 : kernels::kernel_launches() - before;
     }
     return {static_cast<const float*>(logits_.get()), rows * vocab_};
+}
+
+void CudaProgram::launch_graph(uint32_t rows) {
+    // Captured at the first full step, and again when counting was switched since: the graph
+    // holds the timer's events only when it was recorded while counting.
+    if (!graph_ || graph_timed_ != counting_) {
+        graph_ = std::make_unique<CudaGraph>();
+        graph_timed_ = counting_;
+        check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal),
+                   "cudaStreamBeginCapture");
+        enqueue(rows, true);
+        check_cuda(cudaStreamEndCapture(stream_, graph_->graph()), "cudaStreamEndCapture");
+        graph_->instantiate();
+    }
+    graph_->launch(stream_);
 }
 
 } // namespace
