@@ -97,35 +97,42 @@ __global__ void add_kernel(const float* a, const float* b, float* out, uint64_t 
     if (i < n) out[i] = a[i] + b[i];
 }
 
-// A warp per output column, kLinearRows rows per block; each lane sums a strided share of the
-// row, then a butterfly adds the lanes: the same order on every run.
-template <bool Vector>
+// Split warps per output column, kLinearRows rows per block: the block's kLinearWarps warps
+// serve kLinearWarps / Split columns. Each lane sums a strided share of its warp's slice of the
+// row, a butterfly adds the lanes, then the Split partial sums of a column are added in slice
+// order: the same order on every run. Split > 1 gives narrow outputs (Llama's k and v
+// projections: 256 columns) enough warps in flight to keep memory busy.
+template <bool Vector, unsigned Split>
 __global__ void linear_kernel(const float* __restrict__ x, const float* __restrict__ w,
                               const float* __restrict__ bias, float* __restrict__ out,
                               uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
-    const uint32_t lane = threadIdx.x % 32;
-    const uint32_t j = blockIdx.x * kLinearWarps + threadIdx.x / 32;
-    if (j >= cols) return; // a whole warp leaves: no block barrier below
+    __shared__ float partial[kLinearWarps][kLinearRows];
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t slice = warp % Split;
+    const uint32_t j = blockIdx.x * (kLinearWarps / Split) + warp / Split;
+    const bool valid = j < cols; // no early return: the block meets at a barrier below
     const uint32_t r0 = blockIdx.y * kLinearRows;
     const uint32_t nr = min(kLinearRows, rows - r0);
-    const float* wr = w + uint64_t(col0 + j) * in;
+    const float* wr = w + uint64_t(col0 + (valid ? j : 0)) * in;
     float acc[kLinearRows] = {};
-    if (Vector) { // rows and weights 16-byte aligned, in a multiple of 4
+    const uint32_t first = slice * 32 + lane, step = 32 * Split;
+    if (valid && Vector) { // rows and weights 16-byte aligned, in a multiple of 4
         const float4* w4 = reinterpret_cast<const float4*>(wr);
         // Unrolled so each lane keeps several weight loads in flight: decode is bound by how
         // many bytes are on their way from memory at once, not by the arithmetic.
 #pragma unroll 4
-        for (uint32_t i = lane; i < in / 4; i += 32) {
+        for (uint32_t i = first; i < in / 4; i += step) {
             const float4 a = __ldg(w4 + i);
 #pragma unroll
             for (uint32_t r = 0; r < kLinearRows; ++r)
                 if (r < nr) {
-                    const float4 b = reinterpret_cast<const float4*>(x + uint64_t(r0 + r) * in)[i];
+                    const float4 b =
+                        reinterpret_cast<const float4*>(x + uint64_t(r0 + r) * in)[i];
                     acc[r] += a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
                 }
         }
-    } else {
-        for (uint32_t i = lane; i < in; i += 32) {
+    } else if (valid) {
+        for (uint32_t i = first; i < in; i += step) {
             const float a = __ldg(wr + i);
 #pragma unroll
             for (uint32_t r = 0; r < kLinearRows; ++r)
@@ -136,10 +143,36 @@ __global__ void linear_kernel(const float* __restrict__ x, const float* __restri
     for (uint32_t r = 0; r < kLinearRows; ++r)
         for (int offset = 16; offset > 0; offset >>= 1)
             acc[r] += __shfl_xor_sync(0xffffffffu, acc[r], offset);
-    if (lane != 0) return;
+    if (Split > 1) {
+        if (lane == 0)
+            for (uint32_t r = 0; r < kLinearRows; ++r)
+                partial[warp][r] = acc[r];
+        __syncthreads();
+        if (slice != 0 || lane != 0 || !valid) return;
+        for (uint32_t r = 0; r < kLinearRows; ++r) {
+            acc[r] = partial[warp][r];
+            for (uint32_t s = 1; s < Split; ++s)
+                acc[r] += partial[warp + s][r];
+        }
+    } else if (lane != 0 || !valid) {
+        return;
+    }
     const float b = bias ? bias[col0 + j] : 0.0f;
     for (uint32_t r = 0; r < nr; ++r)
         out[uint64_t(r0 + r) * cols + j] = acc[r] + b;
+}
+
+template <unsigned Split>
+void launch_linear(cudaStream_t stream, bool vector, const float* x, const float* w,
+                   const float* bias, float* out, uint32_t rows, uint32_t in, uint32_t col0,
+                   uint32_t cols) {
+    const dim3 grid(blocks_for(cols, kLinearWarps / Split), blocks_for(rows, kLinearRows));
+    if (vector)
+        linear_kernel<true, Split>
+            <<<grid, kLinearWarps * 32, 0, stream>>>(x, w, bias, out, rows, in, col0, cols);
+    else
+        linear_kernel<false, Split>
+            <<<grid, kLinearWarps * 32, 0, stream>>>(x, w, bias, out, rows, in, col0, cols);
 }
 
 __global__ void gelu_kernel(float* x, uint64_t n) {
@@ -280,15 +313,19 @@ void add(void* stream, const float* a, const float* b, float* out, uint64_t n) {
 void linear(void* stream, const float* x, const float* w, const float* bias, float* out,
             uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
     ++launches;
-    const dim3 grid(blocks_for(cols, kLinearWarps), blocks_for(rows, kLinearRows));
     const bool vector =
         in % 4 == 0 && aligned16(x) && aligned16(w) && (uint64_t(col0) * in) % 4 == 0;
-    if (vector)
-        linear_kernel<true><<<grid, kLinearWarps * 32, 0, as_stream(stream)>>>(
-            x, w, bias, out, rows, in, col0, cols);
+    // Warps per column from the shape alone (so a shape always sums in the same order): about
+    // 4096 warps in all, at most the block's 8.
+    const cudaStream_t s = as_stream(stream);
+    if (cols >= 4096)
+        launch_linear<1>(s, vector, x, w, bias, out, rows, in, col0, cols);
+    else if (cols >= 2048)
+        launch_linear<2>(s, vector, x, w, bias, out, rows, in, col0, cols);
+    else if (cols >= 1024)
+        launch_linear<4>(s, vector, x, w, bias, out, rows, in, col0, cols);
     else
-        linear_kernel<false><<<grid, kLinearWarps * 32, 0, as_stream(stream)>>>(
-            x, w, bias, out, rows, in, col0, cols);
+        launch_linear<8>(s, vector, x, w, bias, out, rows, in, col0, cols);
 }
 
 void gelu_tanh(void* stream, float* x, uint64_t n) {
