@@ -82,7 +82,7 @@ int cmd_bench_run(Args& args) {
         std::fputs(kHelp, stdout);
         return 0;
     }
-    const app::BackendStatus* cuda = app::find_backend(app::backend_statuses(), "cuda");
+    const app::BackendStatus* cuda = app::backend_status("cuda");
     const std::string backend =
         args.value("--backend").value_or(cuda && cuda->runnable ? "cuda" : "cpu");
     app::check_runnable_backend(backend, "--backend");

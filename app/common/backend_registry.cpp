@@ -105,8 +105,26 @@ std::vector<BackendStatus> probe_backends() {
 }
 
 const std::vector<BackendStatus>& backend_statuses() {
-    static const std::vector<BackendStatus> all = probe_backends(); // thread-safe once
+    static const std::vector<BackendStatus> all = {*backend_status("cpu"),
+                                                   *backend_status("vulkan"),
+                                                   *backend_status("cuda")}; // thread-safe once
     return all;
+}
+
+const BackendStatus* backend_status(const std::string& name) {
+    // Each backend is probed the first time someone asks about it, once per process: a CPU run
+    // creates no Vulkan instance and loads no CUDA driver.
+    static const BackendStatus cpu = cpu_status();
+    if (name == "cpu") return &cpu;
+    if (name == "vulkan") {
+        static const BackendStatus vulkan = vulkan_status();
+        return &vulkan;
+    }
+    if (name == "cuda") {
+        static const BackendStatus cuda = cuda_status();
+        return &cuda;
+    }
+    return nullptr;
 }
 
 const BackendStatus* find_backend(const std::vector<BackendStatus>& all, const std::string& name) {
@@ -116,15 +134,10 @@ const BackendStatus* find_backend(const std::vector<BackendStatus>& all, const s
 }
 
 void check_runnable_backend(const std::string& name, const std::string& what) {
-    const std::vector<BackendStatus>& all = backend_statuses();
-    const BackendStatus* s = find_backend(all, name);
-    if (!s) {
-        std::string names;
-        for (const BackendStatus& b : all)
-            names += (names.empty() ? "" : ", ") + b.name;
+    const BackendStatus* s = backend_status(name);
+    if (!s)
         fail(FailureCode::InvalidArgument, what,
-             fmt::format("unknown backend '{}' ({})", name, names));
-    }
+             fmt::format("unknown backend '{}' (cpu, vulkan, cuda)", name));
     if (!s->runnable)
         fail(FailureCode::InvalidArgument, what,
              fmt::format("'{}' cannot run here: {}", name, s->not_runnable_reason));
@@ -144,7 +157,7 @@ runtime::ExecutorFactory executor_factory(const std::string& name,
 
 std::string run_device(const std::string& name) {
     if (name == "cpu") return cpu::kCpuDevice;
-    const BackendStatus* s = find_backend(backend_statuses(), name);
+    const BackendStatus* s = backend_status(name);
     return s && !s->devices.empty() ? s->devices.front().name : name;
 }
 

@@ -32,12 +32,16 @@ struct BackendStatus {
     std::string not_runnable_reason;
 };
 
-// Probes every backend once per process (creating a Vulkan instance, asking the CUDA runtime)
-// and returns the same answer afterwards; safe from any thread. Never throws for a missing
-// driver or device.
+// Every backend's status, each probed once per process (creating a Vulkan instance, asking the
+// CUDA runtime) and the same answer afterwards; safe from any thread. Never throws for a
+// missing driver or device.
 const std::vector<BackendStatus>& backend_statuses();
 // The probe itself, run again (tests, `tmmu devices`).
 std::vector<BackendStatus> probe_backends();
+
+// The status of one backend ("cpu", "vulkan", "cuda"), probing only that one, once per process;
+// nullptr for a name that is no backend.
+const BackendStatus* backend_status(const std::string& name);
 
 // The status of `name`, or nullptr for a name that is no backend.
 const BackendStatus* find_backend(const std::vector<BackendStatus>& all, const std::string& name);

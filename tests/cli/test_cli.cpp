@@ -182,6 +182,23 @@ class TestCli : public QObject {
         QCOMPARE(run_tmmu({"run", config, "--prompt-ids", "5,101"}).code, 2); // vocab is 101
     }
 
+    // A CPU run asks no GPU anything: with the Vulkan loader's debug output on, `tmmu devices`
+    // shows the loader at work on stderr and `tmmu run --backend cpu` prints nothing there.
+    void cpuRunsProbeNoGpu() {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("VK_LOADER_DEBUG", "all");
+        const Result devices = tmmu::test::run_program(TMMU_CLI, {"devices"}, 120000, env);
+        QCOMPARE(devices.code, 0);
+        const auto j =
+            nlohmann::json::parse(run_tmmu({"devices", "--json", "-"}).out.toStdString());
+        if (j["backends"][1]["available"].get<bool>()) // the loader found a device
+            QVERIFY2(devices.err.contains("Vulkan Loader"), qPrintable(devices.err));
+        const Result run = tmmu::test::run_program(
+            TMMU_CLI, {"run", "--prompt", "2", "--decode", "2"}, 120000, env);
+        QCOMPARE(run.code, 0);
+        QCOMPARE(run.err, QString());
+    }
+
     // tmmu bench-run prints each figure beside the device's measured rate; a baseline that
     // is no JSON is refused naming the file.
     void benchRunMeasuresAgainstTheDevice() {
