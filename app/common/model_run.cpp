@@ -23,8 +23,7 @@ runtime::RunRecord run_model(const std::string& backend, const BackendRunOptions
 
 runtime::RunResult rerun(const runtime::RunRecord& record, const Progress& progress) {
     check_runnable_backend(record.backend, "backend");
-    return runtime::generate(parse_transformer_config(record.config_text, record.config_path),
-                             record.request, executor_factory(record.backend), progress);
+    return runtime::rerun(record, executor_factory(record.backend), progress);
 }
 
 } // namespace tmmu::app

@@ -41,6 +41,17 @@ struct Operands {
     const ParamBlock* params = nullptr; // checked at load for this opcode
 };
 
+// An operand's memory as the f32 data every v1 adapter takes (host or device pointers alike).
+inline const float* input_f32(const Operands& o, size_t i) {
+    return static_cast<const float*>(o.inputs[i]);
+}
+inline const float* weight_f32(const Operands& o, size_t i) {
+    return static_cast<const float*>(o.weights[i]);
+}
+inline float* output_f32(const Operands& o) {
+    return static_cast<float*>(o.output);
+}
+
 using AdapterFn = void (*)(const ExecutionContext&, const Operands&);
 using AdapterTable = std::array<AdapterFn, 256>;
 

@@ -171,4 +171,9 @@ RunResult generate(const TransformerConfig& c, const RunRequest& r, const Execut
     return out;
 }
 
+RunResult rerun(const RunRecord& record, const ExecutorFactory& backend, const Progress& progress) {
+    return generate(parse_transformer_config(record.config_text, record.config_path),
+                    record.request, backend, progress);
+}
+
 } // namespace tmmu::runtime

@@ -36,4 +36,8 @@ RunResult generate(const TransformerConfig& config, const RunRequest& request,
                    const ExecutorFactory& backend, const Progress& progress,
                    const GenerateHooks& hooks = {});
 
+// A recorded run's config and request again, on the backend `backend` makes (the caller
+// checks that it is the one the record names).
+RunResult rerun(const RunRecord& record, const ExecutorFactory& backend, const Progress& progress);
+
 } // namespace tmmu::runtime

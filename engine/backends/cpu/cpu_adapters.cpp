@@ -14,25 +14,15 @@ using namespace tmmu::runtime;
 
 namespace {
 
-const float* in_f(const Operands& o, size_t i) {
-    return static_cast<const float*>(o.inputs[i]);
-}
-const float* weight(const Operands& o, size_t i) {
-    return static_cast<const float*>(o.weights[i]);
-}
-float* out_f(const Operands& o) {
-    return static_cast<float*>(o.output);
-}
-
 void embedding(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<EmbeddingParams>(*o.params);
     const auto* tokens = static_cast<const int32_t*>(o.inputs[0]);
     for (uint32_t r = 0; r < ctx.rows; ++r) {
-        const float* tok = weight(o, 0) + uint64_t(tokens[r]) * p.width;
-        float* out = out_f(o) + uint64_t(r) * p.width;
+        const float* tok = weight_f32(o, 0) + uint64_t(tokens[r]) * p.width;
+        float* out = output_f32(o) + uint64_t(r) * p.width;
         std::copy(tok, tok + p.width, out);
         if (p.positions == 0) continue;
-        const float* pos = weight(o, 1) + uint64_t(ctx.position_of_row[r]) * p.width;
+        const float* pos = weight_f32(o, 1) + uint64_t(ctx.position_of_row[r]) * p.width;
         for (uint32_t e = 0; e < p.width; ++e)
             out[e] += pos[e];
     }
@@ -41,8 +31,8 @@ void embedding(const ExecutionContext& ctx, const Operands& o) {
 void layernorm(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<NormParams>(*o.params);
     for (uint32_t r = 0; r < ctx.rows; ++r) {
-        const float* x = in_f(o, 0) + uint64_t(r) * p.width;
-        float* out = out_f(o) + uint64_t(r) * p.width;
+        const float* x = input_f32(o, 0) + uint64_t(r) * p.width;
+        float* out = output_f32(o) + uint64_t(r) * p.width;
         double sum = 0, sq = 0;
         for (uint32_t e = 0; e < p.width; ++e)
             sum += x[e];
@@ -51,21 +41,21 @@ void layernorm(const ExecutionContext& ctx, const Operands& o) {
             sq += (x[e] - mean) * (x[e] - mean);
         const float inv = float(1.0 / std::sqrt(sq / p.width + p.eps));
         for (uint32_t e = 0; e < p.width; ++e)
-            out[e] = (x[e] - float(mean)) * inv * weight(o, 0)[e] + weight(o, 1)[e];
+            out[e] = (x[e] - float(mean)) * inv * weight_f32(o, 0)[e] + weight_f32(o, 1)[e];
     }
 }
 
 void rmsnorm(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<NormParams>(*o.params);
     for (uint32_t r = 0; r < ctx.rows; ++r) {
-        const float* x = in_f(o, 0) + uint64_t(r) * p.width;
-        float* out = out_f(o) + uint64_t(r) * p.width;
+        const float* x = input_f32(o, 0) + uint64_t(r) * p.width;
+        float* out = output_f32(o) + uint64_t(r) * p.width;
         double sq = 0;
         for (uint32_t e = 0; e < p.width; ++e)
             sq += double(x[e]) * x[e];
         const float inv = float(1.0 / std::sqrt(sq / p.width + p.eps));
         for (uint32_t e = 0; e < p.width; ++e)
-            out[e] = x[e] * inv * weight(o, 0)[e];
+            out[e] = x[e] * inv * weight_f32(o, 0)[e];
     }
 }
 
@@ -73,33 +63,34 @@ void residual_add(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<ResidualParams>(*o.params);
     const uint64_t n = uint64_t(ctx.rows) * p.width;
     for (uint64_t i = 0; i < n; ++i)
-        out_f(o)[i] = in_f(o, 0)[i] + in_f(o, 1)[i];
+        output_f32(o)[i] = input_f32(o, 0)[i] + input_f32(o, 1)[i];
 }
 
 void gelu_mlp(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<MlpParams>(*o.params);
     float* h = ctx.workspace.data();
-    matmul_in_out(in_f(o, 0), weight(o, 0), weight(o, 1), h, ctx.rows, p.width, p.inner, 0,
-                  p.inner);
+    matmul_in_out(input_f32(o, 0), weight_f32(o, 0), weight_f32(o, 1), h, ctx.rows, p.width,
+                  p.inner, 0, p.inner);
     for (uint64_t i = 0; i < uint64_t(ctx.rows) * p.inner; ++i)
         h[i] = gelu_tanh(h[i]);
-    matmul_in_out(h, weight(o, 2), weight(o, 3), out_f(o), ctx.rows, p.inner, p.width, 0, p.width);
+    matmul_in_out(h, weight_f32(o, 2), weight_f32(o, 3), output_f32(o), ctx.rows, p.inner, p.width,
+                  0, p.width);
 }
 
 void swiglu(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<MlpParams>(*o.params);
     float* gate = ctx.workspace.data();
     float* up = gate + uint64_t(ctx.rows) * p.inner;
-    matmul_out_in(in_f(o, 0), weight(o, 0), gate, ctx.rows, p.width, p.inner);
-    matmul_out_in(in_f(o, 0), weight(o, 1), up, ctx.rows, p.width, p.inner);
+    matmul_out_in(input_f32(o, 0), weight_f32(o, 0), gate, ctx.rows, p.width, p.inner);
+    matmul_out_in(input_f32(o, 0), weight_f32(o, 1), up, ctx.rows, p.width, p.inner);
     for (uint64_t i = 0; i < uint64_t(ctx.rows) * p.inner; ++i)
         gate[i] = silu(gate[i]) * up[i];
-    matmul_out_in(gate, weight(o, 2), out_f(o), ctx.rows, p.inner, p.width);
+    matmul_out_in(gate, weight_f32(o, 2), output_f32(o), ctx.rows, p.inner, p.width);
 }
 
 void lm_head(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<LmHeadParams>(*o.params);
-    matmul_out_in(in_f(o, 0), weight(o, 0), out_f(o), ctx.rows, p.width, p.vocab);
+    matmul_out_in(input_f32(o, 0), weight_f32(o, 0), output_f32(o), ctx.rows, p.width, p.vocab);
 }
 
 // Rotates pairs (i, i + d/2) of one head by position * theta^(-2i/d), as Hugging Face Llama.
@@ -121,17 +112,18 @@ struct AttentionShape {
 // q, k and v rows into the workspace, with RoPE applied.
 void project_qkv(const ExecutionContext& ctx, const Operands& o, const AttentionParams& p,
                  const AttentionShape& s, float* q, float* k, float* v) {
-    const float* x = in_f(o, 0);
+    const float* x = input_f32(o, 0);
     if (p.flags & AttentionParams::kSeparateProjections) {
-        matmul_out_in(x, weight(o, 0), q, s.rows, s.width, s.q_width);
-        matmul_out_in(x, weight(o, 1), k, s.rows, s.width, s.kv_width);
-        matmul_out_in(x, weight(o, 2), v, s.rows, s.width, s.kv_width);
+        matmul_out_in(x, weight_f32(o, 0), q, s.rows, s.width, s.q_width);
+        matmul_out_in(x, weight_f32(o, 1), k, s.rows, s.width, s.kv_width);
+        matmul_out_in(x, weight_f32(o, 2), v, s.rows, s.width, s.kv_width);
     } else { // fused [in, 3 * width] with bias
         const uint64_t total = s.q_width + 2 * s.kv_width;
-        matmul_in_out(x, weight(o, 0), weight(o, 1), q, s.rows, s.width, total, 0, s.q_width);
-        matmul_in_out(x, weight(o, 0), weight(o, 1), k, s.rows, s.width, total, s.q_width,
+        matmul_in_out(x, weight_f32(o, 0), weight_f32(o, 1), q, s.rows, s.width, total, 0,
+                      s.q_width);
+        matmul_in_out(x, weight_f32(o, 0), weight_f32(o, 1), k, s.rows, s.width, total, s.q_width,
                       s.kv_width);
-        matmul_in_out(x, weight(o, 0), weight(o, 1), v, s.rows, s.width, total,
+        matmul_in_out(x, weight_f32(o, 0), weight_f32(o, 1), v, s.rows, s.width, total,
                       s.q_width + s.kv_width, s.kv_width);
     }
     if (p.rope_theta <= 0) return;
@@ -204,10 +196,10 @@ void multihead_attention(const ExecutionContext& ctx, const Operands& o) {
         }
     }
     if (p.flags & AttentionParams::kSeparateProjections)
-        matmul_out_in(attn, weight(o, 3), out_f(o), s.rows, s.q_width, s.width);
+        matmul_out_in(attn, weight_f32(o, 3), output_f32(o), s.rows, s.q_width, s.width);
     else
-        matmul_in_out(attn, weight(o, 2), weight(o, 3), out_f(o), s.rows, s.q_width, s.width, 0,
-                      s.width);
+        matmul_in_out(attn, weight_f32(o, 2), weight_f32(o, 3), output_f32(o), s.rows, s.q_width,
+                      s.width, 0, s.width);
 }
 
 constexpr AdapterTable kTable = make_adapter_table({

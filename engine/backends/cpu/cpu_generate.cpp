@@ -46,8 +46,7 @@ RunResult replay(const RunRecord& record, const Progress& progress) {
     if (record.backend != "cpu")
         fail(FailureCode::InvalidArgument, "backend",
              fmt::format("the run was recorded on '{}'; this replays CPU runs", record.backend));
-    return generate(parse_transformer_config(record.config_text, record.config_path),
-                    record.request, progress);
+    return runtime::rerun(record, make_cpu_executor, progress);
 }
 
 } // namespace tmmu::cpu

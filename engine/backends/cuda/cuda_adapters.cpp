@@ -11,60 +11,58 @@ namespace k = tmmu::cuda::kernels;
 
 namespace {
 
-const float* in_f(const Operands& o, size_t i) {
-    return static_cast<const float*>(o.inputs[i]);
-}
-const float* weight(const Operands& o, size_t i) {
-    return static_cast<const float*>(o.weights[i]);
-}
-float* out_f(const Operands& o) {
-    return static_cast<float*>(o.output);
-}
-
 void embedding(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<EmbeddingParams>(*o.params);
     k::embedding(ctx.queue, static_cast<const int32_t*>(o.inputs[0]), ctx.position_of_row.data(),
-                 weight(o, 0), p.positions ? weight(o, 1) : nullptr, out_f(o), ctx.rows, p.width);
+                 weight_f32(o, 0), p.positions ? weight_f32(o, 1) : nullptr, output_f32(o),
+                 ctx.rows, p.width);
 }
 
 void layernorm(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<NormParams>(*o.params);
-    k::layernorm(ctx.queue, in_f(o, 0), weight(o, 0), weight(o, 1), out_f(o), ctx.rows, p.width,
-                 p.eps);
+    k::layernorm(ctx.queue, input_f32(o, 0), weight_f32(o, 0), weight_f32(o, 1), output_f32(o),
+                 ctx.rows, p.width, p.eps);
 }
 
 void rmsnorm(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<NormParams>(*o.params);
-    k::rmsnorm(ctx.queue, in_f(o, 0), weight(o, 0), out_f(o), ctx.rows, p.width, p.eps);
+    k::rmsnorm(ctx.queue, input_f32(o, 0), weight_f32(o, 0), output_f32(o), ctx.rows, p.width,
+               p.eps);
 }
 
 void residual_add(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<ResidualParams>(*o.params);
-    k::add(ctx.queue, in_f(o, 0), in_f(o, 1), out_f(o), uint64_t(ctx.rows) * p.width);
+    k::add(ctx.queue, input_f32(o, 0), input_f32(o, 1), output_f32(o),
+           uint64_t(ctx.rows) * p.width);
 }
 
 void gelu_mlp(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<MlpParams>(*o.params);
     float* h = ctx.workspace.data();
-    k::linear(ctx.queue, in_f(o, 0), weight(o, 0), weight(o, 1), h, ctx.rows, p.width, 0, p.inner);
+    k::linear(ctx.queue, input_f32(o, 0), weight_f32(o, 0), weight_f32(o, 1), h, ctx.rows, p.width,
+              0, p.inner);
     k::gelu_tanh(ctx.queue, h, uint64_t(ctx.rows) * p.inner);
-    k::linear(ctx.queue, h, weight(o, 2), weight(o, 3), out_f(o), ctx.rows, p.inner, 0, p.width);
+    k::linear(ctx.queue, h, weight_f32(o, 2), weight_f32(o, 3), output_f32(o), ctx.rows, p.inner, 0,
+              p.width);
 }
 
 void swiglu(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<MlpParams>(*o.params);
     float* gate = ctx.workspace.data();
     float* up = gate + uint64_t(ctx.rows) * p.inner;
-    k::linear(ctx.queue, in_f(o, 0), weight(o, 0), nullptr, gate, ctx.rows, p.width, 0, p.inner);
-    k::linear(ctx.queue, in_f(o, 0), weight(o, 1), nullptr, up, ctx.rows, p.width, 0, p.inner);
+    k::linear(ctx.queue, input_f32(o, 0), weight_f32(o, 0), nullptr, gate, ctx.rows, p.width, 0,
+              p.inner);
+    k::linear(ctx.queue, input_f32(o, 0), weight_f32(o, 1), nullptr, up, ctx.rows, p.width, 0,
+              p.inner);
     k::silu_mul(ctx.queue, gate, up, uint64_t(ctx.rows) * p.inner);
-    k::linear(ctx.queue, gate, weight(o, 2), nullptr, out_f(o), ctx.rows, p.inner, 0, p.width);
+    k::linear(ctx.queue, gate, weight_f32(o, 2), nullptr, output_f32(o), ctx.rows, p.inner, 0,
+              p.width);
 }
 
 void lm_head(const ExecutionContext& ctx, const Operands& o) {
     const auto p = param_view<LmHeadParams>(*o.params);
-    k::linear(ctx.queue, in_f(o, 0), weight(o, 0), nullptr, out_f(o), ctx.rows, p.width, 0,
-              p.vocab);
+    k::linear(ctx.queue, input_f32(o, 0), weight_f32(o, 0), nullptr, output_f32(o), ctx.rows,
+              p.width, 0, p.vocab);
 }
 
 // Workspace as the CPU's: q [rows][q_width], k and v [rows][kv_width], attended [rows][q_width].
@@ -76,16 +74,17 @@ void multihead_attention(const ExecutionContext& ctx, const Operands& o) {
     float* kk = q + uint64_t(ctx.rows) * q_width;
     float* v = kk + uint64_t(ctx.rows) * kv_width;
     float* attn = v + uint64_t(ctx.rows) * kv_width;
-    const float* x = in_f(o, 0);
+    const float* x = input_f32(o, 0);
     if (p.flags & AttentionParams::kSeparateProjections) {
-        k::linear(ctx.queue, x, weight(o, 0), nullptr, q, ctx.rows, width, 0, q_width);
-        k::linear(ctx.queue, x, weight(o, 1), nullptr, kk, ctx.rows, width, 0, kv_width);
-        k::linear(ctx.queue, x, weight(o, 2), nullptr, v, ctx.rows, width, 0, kv_width);
+        k::linear(ctx.queue, x, weight_f32(o, 0), nullptr, q, ctx.rows, width, 0, q_width);
+        k::linear(ctx.queue, x, weight_f32(o, 1), nullptr, kk, ctx.rows, width, 0, kv_width);
+        k::linear(ctx.queue, x, weight_f32(o, 2), nullptr, v, ctx.rows, width, 0, kv_width);
     } else { // the fused qkv matrix, transposed at upload: [q | k | v][in], with its bias
-        k::linear(ctx.queue, x, weight(o, 0), weight(o, 1), q, ctx.rows, width, 0, q_width);
-        k::linear(ctx.queue, x, weight(o, 0), weight(o, 1), kk, ctx.rows, width, q_width, kv_width);
-        k::linear(ctx.queue, x, weight(o, 0), weight(o, 1), v, ctx.rows, width, q_width + kv_width,
+        k::linear(ctx.queue, x, weight_f32(o, 0), weight_f32(o, 1), q, ctx.rows, width, 0, q_width);
+        k::linear(ctx.queue, x, weight_f32(o, 0), weight_f32(o, 1), kk, ctx.rows, width, q_width,
                   kv_width);
+        k::linear(ctx.queue, x, weight_f32(o, 0), weight_f32(o, 1), v, ctx.rows, width,
+                  q_width + kv_width, kv_width);
     }
     const uint32_t* positions = ctx.position_of_row.data();
     if (p.rope_theta > 0) {
@@ -99,10 +98,11 @@ void multihead_attention(const ExecutionContext& ctx, const Operands& o) {
     k::attend(ctx.queue, q, o.state, o.state_stride, ctx.slot_of_row.data(), positions, attn,
               ctx.rows, p.n_heads, p.n_kv_heads, p.head_dim, max_seq);
     if (p.flags & AttentionParams::kSeparateProjections)
-        k::linear(ctx.queue, attn, weight(o, 3), nullptr, out_f(o), ctx.rows, q_width, 0, width);
-    else
-        k::linear(ctx.queue, attn, weight(o, 2), weight(o, 3), out_f(o), ctx.rows, q_width, 0,
+        k::linear(ctx.queue, attn, weight_f32(o, 3), nullptr, output_f32(o), ctx.rows, q_width, 0,
                   width);
+    else
+        k::linear(ctx.queue, attn, weight_f32(o, 2), weight_f32(o, 3), output_f32(o), ctx.rows,
+                  q_width, 0, width);
 }
 
 constexpr AdapterTable kTable = make_adapter_table({
