@@ -21,7 +21,7 @@ namespace {
 using namespace tmmu::runtime;
 
 constexpr const char* kHelp =
-    R"(usage: tmmu bench-run [CONFIG] [--backend cpu|cuda] [--decode N] [--batch B]
+    R"(usage: tmmu bench-run [CONFIG] [--backend cpu|vulkan|cuda] [--decode N] [--batch B]
                       [--prefill N] [--baseline FILE]
 
 The backend defaults to cuda where it can run, else cpu.
@@ -36,8 +36,9 @@ the same run:
   batch     the same at --batch B sequences (default 8): tokens/s against batch 1
   prefill   one prompt of --prefill N tokens (default 512): tokens/s, and 2 x parameters x
             tokens / seconds against the matrix kernel's rate
-  launches  kernel launches per decode token with and without the CUDA graph (cuda only),
-            checked against the recorded baseline (--baseline FILE, default the bundled
+  launches  launches per decode token: CUDA with and without its graph, Vulkan's queue
+            submissions (the step's kernels recorded into one command buffer), checked
+            against the recorded baseline (--baseline FILE, default the bundled
             resources/bench/launch_baseline.json): more than 1.1x the baseline fails (exit 1)
 )";
 
@@ -135,11 +136,17 @@ int cmd_bench_run(Args& args) {
         fmt::print(" = {:.0f}% of the matrix kernel",
                    100.0 * flops / rates.matmul_flops_per_second);
     fmt::print("\n");
-    if (backend != "cuda") return 0;
-    const Figures eager = measure(file, backend, one, {false}, progress);
+    std::vector<std::pair<const char*, const Figures*>> modes;
+    Figures eager;
+    if (backend == "cuda") {
+        eager = measure(file, backend, one, {false}, progress);
+        modes = {{"graph", &b1}, {"eager", &eager}};
+    } else if (backend == "vulkan") {
+        modes = {{"submit", &b1}};
+    }
     const double steps = double(one.decode_tokens - 1);
     bool within = true;
-    for (const auto& [mode, f] : {std::pair{"graph", &b1}, std::pair{"eager", &eager}}) {
+    for (const auto& [mode, f] : modes) {
         const double per_token = double(f->result.decode_counters.launches) / steps;
         const double recorded = baseline_launches(baseline, backend, file.config.name, mode);
         const bool ok = recorded == 0 || per_token <= 1.1 * recorded;

@@ -15,8 +15,7 @@ constexpr const char* kHelp = R"(usage: tmmu devices [--json OUT|-]
 
 Lists every backend (cpu, vulkan, cuda): whether this build has it, whether this machine has a
 device for it, each device on one line, whether `tmmu run --backend` can use it, and why not.
-The GPU backends detect devices only: their adapters are not implemented yet. Always exits 0:
-a missing driver or device is an answer, not an error.
+Always exits 0: a missing driver or device is an answer, not an error.
   --json OUT|-   write the inventory as JSON (resources/docs/outputs.md) to OUT or stdout
 )";
 

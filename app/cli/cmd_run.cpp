@@ -27,7 +27,7 @@ namespace {
 using namespace tmmu::runtime;
 
 constexpr const char* kHelp =
-    R"(usage: tmmu run [CONFIG] [--backend cpu|cuda] [--batch B] [--prompt N | --prompt-ids 1,2,3]
+    R"(usage: tmmu run [CONFIG] [--backend cpu|vulkan|cuda] [--batch B] [--prompt N | --prompt-ids 1,2,3]
                 [--decode M] [--seed S] [--weights F] [--max-seq N] [--verify]
                 [--compare-cpu] [--no-graph] [--check-memory] [--counters] [--json OUT|-]
                 [--record [--title T] [--sessions PATH]]
@@ -39,9 +39,11 @@ seed, the same weights), prefills every sequence's prompt into its own slot, the
 sequences together, greedily (argmax).
 
 options:
-  --backend NAME    cpu (the f32 reference backend; default) or cuda (device 0; needs a
-                    build with nvcc and an NVIDIA GPU). `tmmu devices` says what this
-                    machine offers and why a backend cannot run.
+  --backend NAME    cpu (the f32 reference backend; default), vulkan (the first Vulkan
+                    device that can run it: VK_DRIVER_FILES picks the driver, Mesa's
+                    lavapipe runs it on the CPU) or cuda (device 0; needs a build with
+                    nvcc and an NVIDIA GPU). `tmmu devices` says what this machine offers
+                    and why a backend cannot run.
   --batch B         sequences decoded together, one slot each (default 1)
   --prompt N        length of the seeded random prompts (default 16)
   --prompt-ids IDS  the prompt of every sequence, comma-separated token ids

@@ -26,7 +26,7 @@ commands:
   export ID --format html|pdf|csv|json|chrome-trace   a recorded session as a report or data
   compile [CONFIG]   a transformer config as the runtime's execution plan (instructions,
                      registers, liveness); validate reads the plan back
-  run [CONFIG]       execute it on a backend (cpu, cuda): prefill, greedy decode, timings,
+  run [CONFIG]       execute it on a backend (cpu, vulkan, cuda): prefill, greedy decode, timings,
                      parity
   bench-run [CONFIG] a backend's runs against what its device can do (bandwidth, matrix
                      rate, launches per token)

@@ -5,6 +5,8 @@
 
 #if TMMU_HAVE_VULKAN
 #include "backends/vulkan/vulkan_device.h"
+#include "backends/vulkan/vulkan_program.h"
+#include "backends/vulkan/vulkan_rates.h"
 #endif
 #if TMMU_HAVE_CUDA
 #include "backends/cuda/cuda_device.h"
@@ -51,14 +53,6 @@ BackendStatus cpu_status() {
     return s;
 }
 
-// A backend with a device but no adapters (Vulkan, so far): honest about both.
-void why_not_runnable(BackendStatus& s) {
-    s.not_runnable_reason =
-        s.available ? fmt::format("device found ({}); its adapters are not implemented yet",
-                                  s.devices.front().name)
-                    : s.unavailable_reason;
-}
-
 BackendStatus vulkan_status() {
     BackendStatus s{"vulkan", "Vulkan", false, false, false, {}, {}, {}, {}};
 #if TMMU_HAVE_VULKAN
@@ -73,7 +67,8 @@ BackendStatus vulkan_status() {
 #else
     s.unavailable_reason = "not built: " TMMU_VULKAN_NOT_BUILT;
 #endif
-    why_not_runnable(s);
+    s.runnable = s.available; // its adapters cover every opcode
+    s.not_runnable_reason = s.unavailable_reason;
     return s;
 }
 
@@ -150,6 +145,9 @@ runtime::ExecutorFactory executor_factory(const std::string& name,
 #else
     (void)options;
 #endif
+#if TMMU_HAVE_VULKAN
+    if (name == "vulkan") return vulkan::make_vulkan_executor;
+#endif
     if (name == "cpu") return cpu::make_cpu_executor;
     fail(FailureCode::InvalidArgument, "backend",
          fmt::format("'{}' cannot run plans in this build", name));
@@ -185,6 +183,12 @@ DeviceRates device_rates(const std::string& name) {
     if (name == "cuda")
         return {cuda::copy_bytes_per_second(), "1 GiB device-to-device copy, best of 5",
                 cuda::linear_flops_per_second(), "f32 linear kernel, 512 x 4096 x 4096, best of 5"};
+#endif
+#if TMMU_HAVE_VULKAN
+    if (name == "vulkan")
+        return {vulkan::copy_bytes_per_second(), "256 MiB device-to-device copy, best of 3",
+                vulkan::linear_flops_per_second(64, 2048, 2048),
+                "f32 linear kernel, 64 x 2048 x 2048, best of 3"};
 #endif
     return {host_copy_bytes_per_second(), "256 MiB memcpy, best of 3", 0, "not measured"};
 }

@@ -27,8 +27,8 @@ struct BackendStatus {
     std::vector<BackendDevice> devices;
     // Why not available: "not built: ..." or the probe's answer; empty when available.
     std::string unavailable_reason;
-    // Why not runnable: the above, or "device found (NAME); its adapters are not implemented
-    // yet" (Vulkan); empty when runnable.
+    // Why not runnable (the unavailable reason: every built backend covers every opcode);
+    // empty when runnable.
     std::string not_runnable_reason;
 };
 

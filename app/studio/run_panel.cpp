@@ -71,8 +71,8 @@ RunPanel::RunPanel(JobRunner* jobs, std::function<QString()> sessionsPath, QWidg
         model->appendRow(item);
     }
     backend_->setModel(model);
-    // The reasons are long ("device found (llvmpipe (LLVM 15.0.6, 256 bits)); its adapters are
-    // not implemented yet"): they must not widen the panel and with it the window's minimum
+    // The reasons are long ("no CUDA driver (cudaErrorInsufficientDriver: CUDA driver version
+    // is insufficient for CUDA runtime version)"): they must not widen the panel and with it the window's minimum
     // width. The box sizes to the labels; its list opens wide enough for the whole texts.
     backend_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     backend_->setMinimumContentsLength(20);

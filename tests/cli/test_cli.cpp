@@ -150,10 +150,29 @@ class TestCli : public QObject {
         QCOMPARE(j["counters"]["decode"]["total"].get<int>(), 5 * (1 + 2 * 6 + 2));
         const auto again = nlohmann::json::parse(run_tmmu(args).out.toStdString());
         QCOMPARE(again["logits_sha256"].get<std::string>(), j["logits_sha256"].get<std::string>());
-        // CUDA runs where the build has it and the machine a device (tmmu devices says which),
-        // with the same tokens as the CPU's; elsewhere it is refused, saying why.
+        // Each GPU backend runs where the build has it and the machine a device (tmmu devices
+        // says which), with the same tokens as the CPU's and one submission (Vulkan) or graph
+        // launch (CUDA) per decode step; elsewhere it is refused, saying why. CTest pins
+        // Vulkan to lavapipe, so it runs here wherever Mesa is installed.
         const auto devices =
             nlohmann::json::parse(run_tmmu({"devices", "--json", "-"}).out.toStdString());
+        QStringList on_vulkan = args;
+        on_vulkan << "--backend"
+                  << "vulkan";
+        Result vk = run_tmmu(on_vulkan);
+        if (devices["backends"][1]["runnable"].get<bool>()) {
+            QCOMPARE(vk.code, 0);
+            const auto v = nlohmann::json::parse(vk.out.toStdString());
+            QCOMPARE(v["backend"].get<std::string>(), std::string("vulkan"));
+            QVERIFY(v["generated_ids"] == j["generated_ids"]);
+            QVERIFY(v["counters"]["decode"]["total"] == j["counters"]["decode"]["total"]);
+            QCOMPARE(v["counters"]["decode"]["launches"].get<int>(), 5);
+            QVERIFY(v["memory"]["device_measured_bytes"].get<uint64_t>() >=
+                    v["memory"]["device_planned_bytes"].get<uint64_t>());
+        } else {
+            QCOMPARE(vk.code, 2);
+            QVERIFY2(vk.err.contains("'vulkan' cannot run here: "), qPrintable(vk.err));
+        }
         QStringList on_gpu = args;
         on_gpu << "--backend"
                << "cuda";
@@ -418,19 +437,18 @@ class TestCli : public QObject {
                 cpu["runnable"].get<bool>());
         QCOMPARE(cpu["devices"].size(), size_t(1));
         QVERIFY(cpu["devices"][0]["memory_bytes"].get<uint64_t>() > 0);
-        // Vulkan has no adapters yet: a device is found at most, never runnable. CUDA's cover
-        // every opcode: it runs wherever it has a device, else says why there is none.
-        QVERIFY(!backends[1]["runnable"].get<bool>());
-        if (backends[1]["available"].get<bool>())
-            QVERIFY(backends[1]["not_runnable_reason"].get<std::string>().ends_with(
-                "); its adapters are not implemented yet"));
-        QVERIFY(backends[2]["runnable"] == backends[2]["available"]);
-        QVERIFY(backends[2]["not_runnable_reason"] == backends[2]["unavailable_reason"]);
+        // The GPU backends' adapters cover every opcode: each runs wherever it has a device,
+        // else says why there is none.
+        for (int gpu : {1, 2}) {
+            QVERIFY(backends[gpu]["runnable"] == backends[gpu]["available"]);
+            QVERIFY(backends[gpu]["not_runnable_reason"] == backends[gpu]["unavailable_reason"]);
+        }
         // CTest pins Vulkan to lavapipe: with Mesa's driver installed a Vulkan build finds it.
         const auto& vulkan = backends[1];
         if (vulkan["built"].get<bool>() && qEnvironmentVariableIsSet("VK_DRIVER_FILES") &&
             QFile::exists(qEnvironmentVariable("VK_DRIVER_FILES"))) {
-            QVERIFY2(vulkan["available"].get<bool>(), vulkan.dump().c_str());
+            QVERIFY2(vulkan["available"].get<bool>() && vulkan["runnable"].get<bool>(),
+                     vulkan.dump().c_str());
             QCOMPARE(vulkan["devices"][0]["type"].get<std::string>(), std::string("cpu"));
         }
         // The text form says the same, one backend per line, and also exits 0.

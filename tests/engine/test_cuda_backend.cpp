@@ -10,7 +10,9 @@
 #include "runtime/adapter_check.h"
 #include "runtime/backend_parity.h"
 #include "runtime/generate.h"
+#include "runtime/gpu_adapters.h"
 #include "runtime/plan_compiler.h"
+#include "test_support.h"
 
 #include <QObject>
 #include <QTest>
@@ -20,24 +22,11 @@ using namespace tmmu::runtime;
 
 namespace {
 
-const char* kTinyGpt2 = R"({"model_type":"gpt2","n_embd":64,"n_layer":2,"n_head":4,
-    "vocab_size":97,"n_positions":80})";
-const char* kTinyLlama = R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
-    "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,"vocab_size":101,
-    "max_position_embeddings":80,"rms_norm_eps":1e-5,"rope_theta":10000.0})";
+using test::kTinyGpt2;
+using test::kTinyLlama;
 
-TransformerConfig config(const char* json) {
-    return parse_transformer_config(json, "tiny");
-}
-
-RunRequest request(uint32_t batch, uint32_t decode, uint32_t prompt = 8) {
-    RunRequest r;
-    r.batch = batch;
-    r.prompt_tokens = prompt;
-    r.decode_tokens = decode;
-    r.seed = 7;
-    return r;
-}
+using test::tiny_config;
+using test::tiny_request;
 
 #define SKIP_WITHOUT_DEVICE()                                                                      \
     do {                                                                                           \
@@ -53,9 +42,10 @@ class TestCudaBackend : public QObject {
     // Runs everywhere: the table covers every opcode at any batch, and only GPT-2's Conv1D
     // matrices ([in, out]) are transposed at upload.
     void tableAndLayoutWithoutDevice() {
-        const CompiledPlan gpt2 = compile_transformer(config(kTinyGpt2), {PlanMode::Decode, 8, 80});
+        const CompiledPlan gpt2 =
+            compile_transformer(tiny_config(kTinyGpt2), {PlanMode::Decode, 8, 80});
         check_backend_supports(gpt2.plan, cuda::cuda_adapters(), cuda::cuda_capabilities(), "cuda");
-        const std::vector<bool> conv1d = cuda::conv1d_weights(gpt2.plan);
+        const std::vector<bool> conv1d = runtime::conv1d_weights(gpt2.plan);
         std::vector<std::string> transposed;
         for (size_t w = 0; w < conv1d.size(); ++w)
             if (conv1d[w]) transposed.push_back(gpt2.plan.weights[w].name);
@@ -67,8 +57,8 @@ class TestCudaBackend : public QObject {
                           name.find("c_fc") != std::string::npos),
                      name.c_str());
         const CompiledPlan llama =
-            compile_transformer(config(kTinyLlama), {PlanMode::Prefill, 8, 80});
-        for (bool t : cuda::conv1d_weights(llama.plan))
+            compile_transformer(tiny_config(kTinyLlama), {PlanMode::Prefill, 8, 80});
+        for (bool t : runtime::conv1d_weights(llama.plan))
             QVERIFY(!t);
     }
 
@@ -76,33 +66,10 @@ class TestCudaBackend : public QObject {
     // argmax on at least 63 of 64 rows, both families, one sequence and three; a 3-token
     // prompt makes the cache an odd 67 positions (the attention kernel's shared memory layout
     // once put its doubles 4 bytes off there).
-    void parityWithCpu_data() {
-        QTest::addColumn<QString>("json");
-        QTest::addColumn<uint32_t>("batch");
-        QTest::addColumn<uint32_t>("prompt");
-        QTest::newRow("gpt2 b1") << QString(kTinyGpt2) << 1u << 8u;
-        QTest::newRow("gpt2 b3") << QString(kTinyGpt2) << 3u << 8u;
-        QTest::newRow("gpt2 b2 odd cache") << QString(kTinyGpt2) << 2u << 3u;
-        QTest::newRow("llama b1") << QString(kTinyLlama) << 1u << 8u;
-        QTest::newRow("llama b3") << QString(kTinyLlama) << 3u << 8u;
-        QTest::newRow("llama b2 odd cache") << QString(kTinyLlama) << 2u << 3u;
-    }
+    void parityWithCpu_data() { test::add_gpu_parity_rows(); }
     void parityWithCpu() {
         SKIP_WITHOUT_DEVICE();
-        QFETCH(QString, json);
-        QFETCH(uint32_t, batch);
-        QFETCH(uint32_t, prompt);
-        const std::string text = json.toStdString();
-        const BackendParity p =
-            compare_backends(config(text.c_str()), request(batch, 64, prompt),
-                             cpu::make_cpu_executor, cuda::cuda_executor_factory(), Progress{});
-        QCOMPARE(p.steps.size(), size_t(batch + 63));
-        QCOMPARE(p.rows, batch * 64);
-        qInfo("%s", describe(p).c_str());
-        QVERIFY2(p.worst_nmse <= 1e-5, describe(p).c_str());
-        QVERIFY2(p.rows - p.same_argmax <= p.rows / 64, describe(p).c_str());
-        // The follower stepped through the reference's tokens.
-        QCOMPARE(p.candidate.generated_ids, p.reference.generated_ids);
+        test::check_gpu_parity(cuda::cuda_executor_factory());
     }
 
     // Same inputs, same bits: a second run, the planned arena against a buffer per register,
@@ -121,8 +88,8 @@ class TestCudaBackend : public QObject {
         SKIP_WITHOUT_DEVICE();
         QFETCH(QString, json);
         QFETCH(uint64_t, kernels);
-        const TransformerConfig c = config(json.toStdString().c_str());
-        RunRequest r = request(2, 24);
+        const TransformerConfig c = tiny_config(json.toStdString().c_str());
+        RunRequest r = tiny_request(2, 24);
         r.counters = true;
         const RunResult first = cuda::generate(c, r, Progress{});
         const RunResult again = cuda::generate(c, r, Progress{});
@@ -165,7 +132,7 @@ class TestCudaBackend : public QObject {
             "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,
             "vocab_size":101,"max_position_embeddings":2000000000,"rms_norm_eps":1e-5})",
             "long-context");
-        RunRequest huge = request(1, 4);
+        RunRequest huge = tiny_request(1, 4);
         huge.max_seq = 2'000'000'000u; // 256 GB of KV cache per layer
         try {
             (void)cuda::generate(long_context, huge, Progress{});
@@ -174,7 +141,7 @@ class TestCudaBackend : public QObject {
             QCOMPARE(f.code(), FailureCode::DeviceError);
             QVERIFY2(std::string(f.what()).find("cudaMalloc") != std::string::npos, f.what());
         }
-        RunRequest long_cache = request(1, 4);
+        RunRequest long_cache = tiny_request(1, 4);
         long_cache.max_seq = 1'000'000; // 4 MB of scores per attention block
         try {
             (void)cuda::generate(long_context, long_cache, Progress{});
@@ -187,10 +154,10 @@ class TestCudaBackend : public QObject {
 
     void memoryChecksAreRefused() {
         SKIP_WITHOUT_DEVICE();
-        RunRequest r = request(1, 4);
+        RunRequest r = tiny_request(1, 4);
         r.check_memory = true;
         try {
-            (void)cuda::generate(config(kTinyGpt2), r, Progress{});
+            (void)cuda::generate(tiny_config(kTinyGpt2), r, Progress{});
             QFAIL("memory checks were accepted");
         } catch (const Failure& f) {
             QCOMPARE(f.code(), FailureCode::InvalidArgument);

@@ -1,4 +1,4 @@
-// Vulkan device discovery (GPU backends, first slice). CTest pins the loader to lavapipe
+// Vulkan device discovery. CTest pins the loader to lavapipe
 // (VK_DRIVER_FILES, tests/CMakeLists.txt); the test sets the same pin itself before its first
 // Vulkan call, so it finds Mesa's CPU device when run by hand too. Skips, naming the reason,
 // where there is no loader or no lavapipe.

@@ -2,6 +2,7 @@
 
 #include "backends/cpu/cpu_generate.h"
 #include "models/transformer_config.h"
+#include "runtime/backend_parity.h"
 
 #include <QProcess>
 
@@ -11,6 +12,54 @@
 #include <sstream>
 
 namespace tmmu::test {
+
+const char* const kTinyGpt2 = R"({"model_type":"gpt2","n_embd":64,"n_layer":2,"n_head":4,
+    "vocab_size":97,"n_positions":80})";
+const char* const kTinyLlama = R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+    "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,"vocab_size":101,
+    "max_position_embeddings":80,"rms_norm_eps":1e-5,"rope_theta":10000.0})";
+
+TransformerConfig tiny_config(const char* json) {
+    return parse_transformer_config(json, "tiny");
+}
+
+runtime::RunRequest tiny_request(uint32_t batch, uint32_t decode, uint32_t prompt) {
+    runtime::RunRequest r;
+    r.batch = batch;
+    r.prompt_tokens = prompt;
+    r.decode_tokens = decode;
+    r.seed = 7;
+    return r;
+}
+
+void add_gpu_parity_rows() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<uint32_t>("batch");
+    QTest::addColumn<uint32_t>("prompt");
+    QTest::newRow("gpt2 b1") << QString(kTinyGpt2) << 1u << 8u;
+    QTest::newRow("gpt2 b3") << QString(kTinyGpt2) << 3u << 8u;
+    QTest::newRow("gpt2 b2 odd cache") << QString(kTinyGpt2) << 2u << 3u;
+    QTest::newRow("llama b1") << QString(kTinyLlama) << 1u << 8u;
+    QTest::newRow("llama b3") << QString(kTinyLlama) << 3u << 8u;
+    QTest::newRow("llama b2 odd cache") << QString(kTinyLlama) << 2u << 3u;
+}
+
+void check_gpu_parity(const runtime::ExecutorFactory& candidate) {
+    QFETCH(QString, json);
+    QFETCH(uint32_t, batch);
+    QFETCH(uint32_t, prompt);
+    const std::string text = json.toStdString();
+    const runtime::BackendParity p =
+        runtime::compare_backends(tiny_config(text.c_str()), tiny_request(batch, 64, prompt),
+                                  cpu::make_cpu_executor, candidate, Progress{});
+    QCOMPARE(p.steps.size(), size_t(batch + 63));
+    QCOMPARE(p.rows, batch * 64);
+    qInfo("%s", describe(p).c_str());
+    QVERIFY2(p.worst_nmse <= 1e-5, describe(p).c_str());
+    QVERIFY2(p.rows - p.same_argmax <= p.rows / 64, describe(p).c_str());
+    // The candidate stepped through the reference's tokens.
+    QCOMPARE(p.candidate.generated_ids, p.reference.generated_ids);
+}
 
 runtime::RunRecord cpu_run(const char* config_json, const runtime::RunRequest& request) {
     runtime::RunRecord rec;

@@ -1,7 +1,9 @@
 #pragma once
 // Helpers shared by the QtTest suites.
 #include "core/failure.h"
+#include "models/transformer_config.h"
 #include "plan/offset_problem.h"
+#include "runtime/program.h"
 #include "runtime/run_record.h"
 
 #include <QProcessEnvironment>
@@ -17,6 +19,21 @@
 #include <vector>
 
 namespace tmmu::test {
+
+// Two-layer transformer configs every backend's tests run: GPT-2 (learned positions, fused qkv
+// with bias) and Llama (RoPE, grouped kv heads, SwiGLU), each with a context of 80 positions.
+extern const char* const kTinyGpt2;
+extern const char* const kTinyLlama;
+TransformerConfig tiny_config(const char* json); // named "tiny"
+// `batch` sequences of `prompt` seeded tokens, `decode` tokens each, seed 7.
+runtime::RunRequest tiny_request(uint32_t batch, uint32_t decode, uint32_t prompt = 8);
+
+// Issue 13's f32 gate for a GPU backend, as a data-driven test: the rows (both tiny families,
+// one sequence and three, and a 3-token prompt for an odd cache length), and the check of the
+// current row: 64 seeded steps teacher-forced against the CPU backend, NMSE <= 1e-5 at every
+// step and the same argmax on all but one row in 64.
+void add_gpu_parity_rows();
+void check_gpu_parity(const runtime::ExecutorFactory& candidate);
 
 // A CPU run of the transformer config `config_json` (seeded weights and prompts), recorded as
 // `tmmu run` records one: model "tiny", config path "tiny.json".

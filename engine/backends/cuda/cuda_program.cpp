@@ -8,6 +8,7 @@
 #include "runtime/adapter_check.h"
 #include "runtime/adapter_memory.h"
 #include "runtime/generate.h"
+#include "runtime/gpu_adapters.h"
 #include "runtime/physical_mapping.h"
 
 #include <cstring>
@@ -73,16 +74,7 @@ uint64_t free_device_bytes() {
 
 // Weights in one allocation at the host store's offsets, [in, out] matrices transposed.
 DeviceBuffer upload_weights(const ExecutionPlan& plan, WeightStore weights, cudaStream_t stream) {
-    const std::vector<bool> conv1d = conv1d_weights(plan);
-    for (size_t w = 0; w < plan.weights.size(); ++w) {
-        if (!conv1d[w]) continue;
-        const uint32_t in = plan.weights[w].view.shape[0], out = plan.weights[w].view.shape[1];
-        float* m = weights.data.data() + weights.offset[w];
-        const std::vector<float> copy(m, m + uint64_t(in) * out);
-        for (uint32_t i = 0; i < in; ++i)
-            for (uint32_t j = 0; j < out; ++j)
-                m[uint64_t(j) * in + i] = copy[uint64_t(i) * out + j];
-    }
+    transpose_conv1d_weights(plan, weights);
     DeviceBuffer device(weights.data.size() * sizeof(float), "weights");
     check_cuda(cudaMemcpyAsync(device.get(), weights.data.data(), device.bytes(),
                                cudaMemcpyHostToDevice, stream),

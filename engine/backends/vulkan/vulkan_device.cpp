@@ -1,21 +1,12 @@
 #include "backends/vulkan/vulkan_device.h"
 
+#include "backends/vulkan/vulkan_loader.h"
 #include "core/units.h"
 
-#define VK_NO_PROTOTYPES
-#include <vulkan/vulkan.h>
-
-#include <dlfcn.h>
 #include <fmt/format.h>
-#include <link.h>
 
 namespace tmmu::vulkan {
 namespace {
-
-std::string version_text(uint32_t v) {
-    return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
-                       VK_API_VERSION_PATCH(v));
-}
 
 // Driver versions are vendor-encoded: NVIDIA packs 10.8.8.6 bits, the rest (Mesa among them)
 // follow VK_MAKE_VERSION.
@@ -23,34 +14,6 @@ std::string driver_version_text(uint32_t vendor, uint32_t v) {
     if (vendor == 0x10DE)
         return fmt::format("{}.{}.{}.{}", v >> 22, (v >> 14) & 0xFF, (v >> 6) & 0xFF, v & 0x3F);
     return version_text(v);
-}
-
-const char* result_name(VkResult r) {
-    switch (r) {
-    case VK_SUCCESS:
-        return "VK_SUCCESS";
-    case VK_INCOMPLETE:
-        return "VK_INCOMPLETE";
-    case VK_ERROR_OUT_OF_HOST_MEMORY:
-        return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-        return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED:
-        return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_LAYER_NOT_PRESENT:
-        return "VK_ERROR_LAYER_NOT_PRESENT";
-    case VK_ERROR_EXTENSION_NOT_PRESENT:
-        return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER:
-        return "VK_ERROR_INCOMPATIBLE_DRIVER (no ICD)";
-    default:
-        return nullptr;
-    }
-}
-
-std::string result_text(VkResult r) {
-    const char* name = result_name(r);
-    return name ? name : fmt::format("VkResult {}", static_cast<int>(r));
 }
 
 DeviceType type_of(VkPhysicalDeviceType t) {
@@ -66,45 +29,6 @@ DeviceType type_of(VkPhysicalDeviceType t) {
     default:
         return DeviceType::Other;
     }
-}
-
-// The loader, opened once and kept for the process: ICDs (Mesa's among them) register
-// process-exit handlers, so unloading them before exit is not safe.
-struct Loader {
-    PFN_vkGetInstanceProcAddr get_instance_proc = nullptr;
-    std::string error; // why it could not be opened
-};
-
-const Loader& loader() {
-    static const Loader l = [] {
-        Loader out;
-        void* lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!lib) {
-            const char* e = dlerror();
-            out.error = fmt::format("no Vulkan loader ({})", e ? e : "libvulkan.so.1 not found");
-            return out;
-        }
-        out.get_instance_proc =
-            reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(lib, "vkGetInstanceProcAddr"));
-        if (!out.get_instance_proc)
-            out.error = "no Vulkan loader (libvulkan.so.1 has no vkGetInstanceProcAddr)";
-        return out;
-    }();
-    return l;
-}
-
-// Keeps every shared object now loaded (the drivers the loader opened for an instance among
-// them) mapped for the rest of the process, though the loader closes drivers when the instance
-// is destroyed: Mesa's leave allocations behind, and a driver that stays mapped is one that
-// leak reports can name (tests/lsan.supp suppresses them there) and that later probes reuse.
-void keep_loaded_modules() {
-    dl_iterate_phdr(
-        [](dl_phdr_info* module, size_t, void*) {
-            if (module->dlpi_name && module->dlpi_name[0] != '\0')
-                dlopen(module->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-            return 0;
-        },
-        nullptr);
 }
 
 // The instance-level entry points the probe uses.
@@ -241,17 +165,8 @@ VulkanProbe probe_vulkan() {
         probe.unavailable_reason = "the Vulkan loader has no vkCreateInstance";
         return probe;
     }
-
-    VkApplicationInfo app{};
-    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-    app.pApplicationName = "tmmu";
-    app.pEngineName = "tmmu";
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo info{};
-    info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
-    info.pApplicationInfo = &app;
     VkInstance handle = VK_NULL_HANDLE;
-    if (const VkResult r = create(&info, nullptr, &handle); r != VK_SUCCESS) {
+    if (const VkResult r = create_instance(create, &handle); r != VK_SUCCESS) {
         probe.unavailable_reason = "vkCreateInstance failed: " + result_text(r);
         return probe;
     }

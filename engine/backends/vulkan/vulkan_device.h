@@ -1,5 +1,5 @@
 #pragma once
-// Vulkan device discovery (GPU backends, first slice: detect devices, no kernels yet). The
+// Vulkan device discovery: what `tmmu backends` and the studio list. The
 // loader is opened at run time (dlopen of libvulkan.so.1), so a build with the Vulkan backend
 // still starts on a machine without one: "no Vulkan loader" is an answer like any other. No
 // Vulkan header here: code that only lists devices needs none.

@@ -1,0 +1,90 @@
+#pragma once
+// The Vulkan backend's kernels (shaders/*.comp, SPIR-V built by glslc at build time and linked
+// in): one compute pipeline per shader, and a Recorder that appends dispatches to the command
+// buffer of a step. VulkanKernels is the kernel set runtime::GpuAdapters calls, with
+// ExecutionContext::queue the step's Recorder and every pointer a device address.
+#include "backends/vulkan/vulkan_context.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace tmmu::vulkan {
+
+enum class Kernel : uint8_t { Embedding, Norm, Elementwise, Linear, Rope, StoreKv, Attend, Count };
+
+// Every kernel's pipeline, sharing one layout: no descriptor sets, 128 bytes of push constants
+// (the least every device offers).
+class Pipelines {
+  public:
+    explicit Pipelines(const VulkanContext& context);
+    Pipelines(const Pipelines&) = delete;
+    Pipelines& operator=(const Pipelines&) = delete;
+    ~Pipelines();
+    VkPipeline pipeline(Kernel k) const { return pipelines_[size_t(k)]; }
+    VkPipelineLayout layout() const { return layout_; }
+
+  private:
+    const VulkanContext& context_;
+    VkPipelineLayout layout_ = VK_NULL_HANDLE;
+    std::array<VkPipeline, size_t(Kernel::Count)> pipelines_{};
+};
+
+// A RoPE table: cos then sin of position * theta^(-2i/d), [positions][head_dim / 2] each,
+// computed on the host in double (as the CPU backend computes the angle).
+struct RopeTable {
+    float theta = 0;
+    uint32_t head_dim = 0, positions = 0;
+    uint64_t address = 0;
+};
+std::vector<float> rope_table(float theta, uint32_t head_dim, uint32_t positions);
+
+// Appends kernels to `commands`, each followed by a barrier that makes its writes visible to
+// the next (the step's kernels run in order, as the plan's instructions do).
+class Recorder {
+  public:
+    Recorder(const VulkanContext& context, const Pipelines& pipelines, VkCommandBuffer commands)
+        : context_(context), pipelines_(pipelines), commands_(commands) {}
+    void dispatch(Kernel k, const void* push, uint32_t bytes, uint32_t x, uint32_t y = 1);
+    uint64_t dispatches() const { return dispatches_; }
+
+    // Attention's scores: `scores` holds scores_floats floats.
+    uint64_t scores = 0, scores_floats = 0;
+    std::vector<RopeTable> rope_tables;
+
+  private:
+    const VulkanContext& context_;
+    const Pipelines& pipelines_;
+    VkCommandBuffer commands_;
+    VkPipeline bound_ = VK_NULL_HANDLE;
+    uint64_t dispatches_ = 0;
+};
+
+// The launchers, as runtime/gpu_adapters.h lists them.
+struct VulkanKernels {
+    static void embedding(void* queue, const int32_t* tokens, const uint32_t* positions,
+                          const float* table, const float* positions_table, float* out,
+                          uint32_t rows, uint32_t width);
+    static void layernorm(void* queue, const float* x, const float* gamma, const float* beta,
+                          float* out, uint32_t rows, uint32_t width, float eps);
+    static void rmsnorm(void* queue, const float* x, const float* gamma, float* out, uint32_t rows,
+                        uint32_t width, float eps);
+    static void add(void* queue, const float* a, const float* b, float* out, uint64_t n);
+    static void linear(void* queue, const float* x, const float* w, const float* bias, float* out,
+                       uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols);
+    static void gelu_tanh(void* queue, float* x, uint64_t n);
+    static void silu_mul(void* queue, float* gate, const float* up, uint64_t n);
+    static void rope(void* queue, float* x, const uint32_t* positions, uint32_t rows,
+                     uint32_t heads, uint32_t head_dim, float theta);
+    static void store_kv(void* queue, const float* k, const float* v, void* cache, uint64_t stride,
+                         const uint32_t* slots, const uint32_t* positions, uint32_t rows,
+                         uint32_t kv_width, uint32_t max_seq);
+    static void attend(void* queue, const float* q, const void* cache, uint64_t stride,
+                       const uint32_t* slots, const uint32_t* positions, float* out, uint32_t rows,
+                       uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_seq);
+};
+
+// The most a head may hold (attend.comp keeps the query head on chip).
+constexpr uint32_t kMaxHeadDim = 256;
+
+} // namespace tmmu::vulkan
