@@ -6,7 +6,6 @@
 #include "model_run.h"
 #include "run_store.h"
 
-#include "backends/cpu/cpu_generate.h"
 #include "core/failure.h"
 #include "io/file_io.h"
 #include "models/transformer_config.h"
@@ -147,7 +146,7 @@ RunParity verify(const ConfigFile& file, const RunRecord& planned, const Backend
             reference.logits_hash};
 }
 
-// --compare-cpu: issue 13's f32 gate, NMSE <= 1e-5 and one argmax miss allowed per 64 rows.
+// --compare-cpu: issue 13's f32 gate (app::compare_with_cpu).
 struct CpuComparison {
     bool passes = true;
     std::string line; // empty unless compared
@@ -155,14 +154,9 @@ struct CpuComparison {
 
 CpuComparison compare_with_cpu(const ConfigFile& file, const RunRequest& request,
                                const Backend& backend, const Progress& progress) {
-    RunRequest quiet = request;
-    quiet.counters = false;
     const BackendParity p =
-        compare_backends(file.config, quiet, cpu::make_cpu_executor, backend.factory, progress);
-    const bool passes = p.passes(1e-5, p.rows / 64);
-    return {passes, fmt::format("{} vs cpu: {} -> {}\n", backend.name, describe(p),
-                                passes ? "passes (NMSE <= 1e-5, argmax misses <= 1 in 64)"
-                                       : "FAILS the gate")};
+        app::compare_with_cpu(backend.name, backend.options, file.config, request, progress);
+    return {app::passes_cpu_gate(p), app::cpu_gate_line(backend.name, p) + "\n"};
 }
 
 Progress progress_on_terminal() {

@@ -2,6 +2,8 @@
 
 #include "runtime/generate.h"
 
+#include <fmt/format.h>
+
 namespace tmmu::app {
 
 runtime::RunRecord run_model(const std::string& backend, const BackendRunOptions& options,
@@ -19,6 +21,29 @@ runtime::RunRecord run_model(const std::string& backend, const BackendRunOptions
     rec.request = request;
     rec.result = runtime::generate(config, request, executor_factory(backend, options), progress);
     return rec;
+}
+
+runtime::BackendParity compare_with_cpu(const std::string& backend,
+                                        const BackendRunOptions& options,
+                                        const TransformerConfig& config,
+                                        const runtime::RunRequest& request,
+                                        const Progress& progress) {
+    check_runnable_backend(backend, "backend");
+    runtime::RunRequest quiet = request;
+    quiet.counters = false;
+    return runtime::compare_backends(config, quiet, executor_factory("cpu", {}),
+                                     executor_factory(backend, options), progress);
+}
+
+bool passes_cpu_gate(const runtime::BackendParity& parity) {
+    return parity.passes(1e-5, parity.rows / 64);
+}
+
+std::string cpu_gate_line(const std::string& backend, const runtime::BackendParity& parity) {
+    return fmt::format("{} vs cpu: {} -> {}", backend, runtime::describe(parity),
+                       passes_cpu_gate(parity) ? "passes (NMSE <= 1e-5, argmax misses <= 1 in 64)"
+                                               : "FAILS the gate (NMSE <= 1e-5, argmax misses "
+                                                 "<= 1 in 64)");
 }
 
 runtime::RunResult rerun(const runtime::RunRecord& record, const Progress& progress) {

@@ -2,6 +2,7 @@
 
 #include "charts/dispatch_chart.h"
 #include "charts/memory_chart.h"
+#include "charts/parity_chart.h"
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "core/failure.h"
@@ -139,6 +140,10 @@ void MainWindow::buildRunDocks(QDockWidget* besideSessions, QDockWidget* besideC
     QDockWidget* dispatches = addDock(QStringLiteral("dispatchDock"), tr("Dispatch counters"),
                                       dispatch_, Qt::RightDockWidgetArea);
     tabifyDockWidget(besideCompare, dispatches);
+    parity_ = new views::ParityChart(this);
+    QDockWidget* parity =
+        addDock(QStringLiteral("parityDock"), tr("CPU parity"), parity_, Qt::RightDockWidgetArea);
+    tabifyDockWidget(dispatches, parity);
     instructions_ = new views::InstructionPanel(ctx_, this);
     QDockWidget* timeline = addDock(QStringLiteral("instructionsDock"), tr("Instructions"),
                                     instructions_, Qt::BottomDockWidgetArea);
@@ -155,8 +160,18 @@ void MainWindow::onRunShown(const RunShown& shown) {
     const uint64_t instructions = shown.decode->plan.instructions.size();
     ctx_->setEventAxis(views::EventAxis(tr("instruction"), instructions));
     instructions_->setProgram(shown.decode, shown.registers.plan);
+    const runtime::RunResult& run = shown.record->result;
+    instructions_->setDeviceTime(run.decode_instruction_seconds, run.decode_step_seconds().size());
     dispatch_->setRun(
         std::shared_ptr<const runtime::RunResult>(shown.record, &shown.record->result));
+    if (shown.parity)
+        parity_->setParity(shown.parity, QString::fromStdString(shown.record->backend),
+                           shown.parity_passes);
+    else
+        parity_->showMessage(
+            shown.record->backend == "cpu"
+                ? tr("This run is the CPU backend's: compare a GPU backend's run with it")
+                : tr("Run with \"Compare with CPU\" to compare every step with the CPU backend"));
     compareStrategies(shown.registers);
     const runtime::RunResult& r = shown.record->result;
     status_->showMessage(

@@ -21,6 +21,7 @@ QT_END_NAMESPACE
 namespace tmmu::views {
 class PlanContext;
 class DispatchChart;
+class ParityChart;
 class InstructionPanel;
 class MemoryChart;
 class StrategyChart;
@@ -83,6 +84,7 @@ class MainWindow : public QMainWindow {
     views::StepControl* stepControl() const { return step_; }
     RunPanel* runPanel() const { return runPanel_; }
     views::DispatchChart* dispatchChart() const { return dispatch_; }
+    views::ParityChart* parityChart() const { return parity_; }
     views::InstructionPanel* instructionPanel() const { return instructions_; }
     QDockWidget* dock(const QString& objectName) const;
     QList<QDockWidget*> docks() const;
@@ -139,6 +141,7 @@ class MainWindow : public QMainWindow {
     views::TensorTablePanel* table_ = nullptr;
     RunPanel* runPanel_ = nullptr;
     views::DispatchChart* dispatch_ = nullptr;
+    views::ParityChart* parity_ = nullptr;
     views::InstructionPanel* instructions_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QActionGroup* colorModes_ = nullptr;

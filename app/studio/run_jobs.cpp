@@ -65,6 +65,14 @@ RunShown execute_run(const RunJob& job, const Progress& progress) {
     }
     RunShown out = shown_run(std::move(rec), progress);
     out.run_id = id;
+    if (job.compare_cpu && job.backend != "cpu") {
+        const runtime::RunRecord& r = *out.record;
+        auto parity = std::make_shared<runtime::BackendParity>(app::compare_with_cpu(
+            job.backend, {}, parse_transformer_config(r.config_text, r.config_path), job.request,
+            progress));
+        out.parity_passes = app::passes_cpu_gate(*parity);
+        out.parity = std::move(parity);
+    }
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include "planning.h"
 
 #include "run_store.h"
+#include "runtime/backend_parity.h"
 #include "runtime/execution_plan.h"
 #include "runtime/run_record.h"
 
@@ -31,6 +32,7 @@ struct RunJob {
     runtime::RunRequest request;
     std::string sessions_path; // where to record; empty: not recorded
     std::string title;
+    bool compare_cpu = false; // also run the CPU backend and compare every step (GPU backends)
 };
 
 // One run as the views show it: the record (ids, timings, counters), the decode program's
@@ -41,6 +43,8 @@ struct RunShown {
     PlanOutcome registers;
     int64_t run_id = 0;                           // its id in the sessions database; 0: none
     std::optional<runtime::RunComparison> replay; // replays: the comparison with the recording
+    std::shared_ptr<const runtime::BackendParity> parity; // with compare_cpu: against the CPU
+    bool parity_passes = false;                           // issue 13's f32 gate
 };
 
 // Throws Failure: the config's, the backend's (INVALID_ARGUMENT for one that is unavailable),

@@ -54,6 +54,7 @@ RunPanel::RunPanel(JobRunner* jobs, std::function<QString()> sessionsPath, QWidg
       counters_(new QCheckBox(tr("Count dispatches"), this)),
       checkMemory_(new QCheckBox(tr("Check memory (guards and poison; slow)"), this)),
       record_(new QCheckBox(tr("Record in sessions"), this)),
+      compare_(new QCheckBox(tr("Compare with CPU (every step's logits)"), this)),
       run_(new QPushButton(tr("Run"), this)), cancel_(new QPushButton(tr("Cancel"), this)),
       replay_(new QPushButton(tr("Replay"), this)), recorded_(new QComboBox(this)),
       progress_(new QProgressBar(this)), summary_(new QPlainTextEdit(this)) {
@@ -72,12 +73,21 @@ RunPanel::RunPanel(JobRunner* jobs, std::function<QString()> sessionsPath, QWidg
     }
     backend_->setModel(model);
     // The reasons are long ("no CUDA driver (cudaErrorInsufficientDriver: CUDA driver version
-    // is insufficient for CUDA runtime version)"): they must not widen the panel and with it the window's minimum
-    // width. The box sizes to the labels; its list opens wide enough for the whole texts.
+    // is insufficient for CUDA runtime version)"): they must not widen the panel and with it the
+    // window's minimum width. The box sizes to the labels; its list opens wide enough for the whole
+    // texts.
     backend_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     backend_->setMinimumContentsLength(20);
     backend_->view()->setMinimumWidth(backend_->view()->sizeHintForColumn(0) + 16);
     counters_->setChecked(true);
+    // Comparing needs another backend than the CPU's: the box follows the picker.
+    compare_->setToolTip(tr("Runs the CPU backend too, then this backend on the CPU's tokens, and "
+                            "compares every step (the CPU parity chart)"));
+    const auto followBackend = [this] {
+        compare_->setEnabled(backend_->currentData().toString() != QStringLiteral("cpu"));
+    };
+    connect(backend_, &QComboBox::currentIndexChanged, this, followBackend);
+    followBackend();
     counters_->setToolTip(tr("Needed for the dispatch chart; off, the step loop counts nothing"));
     record_->setChecked(true);
     summary_->setReadOnly(true);
@@ -150,6 +160,7 @@ QWidget* RunPanel::buildSettings() {
     checks->addWidget(counters_);
     checks->addWidget(checkMemory_);
     checks->addWidget(record_);
+    checks->addWidget(compare_);
     form->addRow(tr("Options"), checks);
     return box;
 }
@@ -170,6 +181,7 @@ RunJob RunPanel::job() const {
     job.request.seed = uint64_t(seed_->value());
     job.request.counters = counters_->isChecked();
     job.request.check_memory = checkMemory_->isChecked();
+    job.compare_cpu = compare_->isChecked() && compare_->isEnabled();
     if (record_->isChecked() && record_->isEnabled())
         job.sessions_path = sessionsPath_().toStdString();
     return job;

@@ -50,6 +50,7 @@ class RunPanel : public QWidget {
     QSpinBox* decodeBox() const { return decode_; }
     QCheckBox* countersBox() const { return counters_; }
     QCheckBox* recordBox() const { return record_; }
+    QCheckBox* compareBox() const { return compare_; }
     QComboBox* recordedRunsBox() const { return recorded_; }
     QPushButton* runButton() const { return run_; }
     QPushButton* cancelButton() const { return cancel_; }
@@ -72,7 +73,7 @@ class RunPanel : public QWidget {
     QLabel* config_;
     QComboBox* backend_;
     QSpinBox *batch_, *prompt_, *decode_, *seed_;
-    QCheckBox *counters_, *checkMemory_, *record_;
+    QCheckBox *counters_, *checkMemory_, *record_, *compare_;
     QPushButton *run_, *cancel_, *replay_;
     QComboBox* recorded_;
     QProgressBar* progress_;

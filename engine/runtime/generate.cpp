@@ -167,6 +167,8 @@ RunResult generate(const TransformerConfig& c, const RunRequest& r, const Execut
     out.decode_seconds = seconds_since(decode_start);
     out.prefill_counters = prefill->counters();
     out.decode_counters = decode->counters();
+    out.prefill_instruction_seconds = prefill->instruction_seconds();
+    out.decode_instruction_seconds = decode->instruction_seconds();
     out.logits_hash = recorder.run_hash();
     return out;
 }

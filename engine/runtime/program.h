@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace tmmu::runtime {
 
@@ -28,7 +29,10 @@ class Program {
     // Adapter calls per opcode (seed 002, A8), off unless asked for.
     virtual void set_counting(bool on) = 0;
     virtual const DispatchCounters& counters() const = 0; // since the program was loaded
-    virtual uint64_t register_bytes() const = 0;          // the arena the registers live in
+    // Device time per instruction, summed over the counted steps (GPU backends); empty where
+    // there is none (the CPU) or nothing was counted.
+    virtual std::vector<double> instruction_seconds() const { return {}; }
+    virtual uint64_t register_bytes() const = 0; // the arena the registers live in
 };
 
 class Executor {

@@ -78,7 +78,7 @@ std::string_view step_phase_name(StepPhase phase) {
 
 namespace {
 
-Json counters_json(const DispatchCounters& c) {
+Json counters_json(const DispatchCounters& c, const std::vector<double>& instruction_seconds = {}) {
     Json per = Json::object();
     for (Opcode op : kAllOpcodes)
         if (c.per_opcode[uint8_t(op)])
@@ -87,10 +87,12 @@ Json counters_json(const DispatchCounters& c) {
     for (Opcode op : kAllOpcodes)
         if (c.device_seconds[uint8_t(op)] > 0)
             device[std::string(opcode_name(op))] = c.device_seconds[uint8_t(op)];
-    return {{"per_opcode", per},
-            {"total", c.total},
-            {"launches", c.launches},
-            {"device_seconds", device}};
+    Json j = {{"per_opcode", per},
+              {"total", c.total},
+              {"launches", c.launches},
+              {"device_seconds", device}};
+    if (!instruction_seconds.empty()) j["instruction_seconds"] = instruction_seconds;
+    return j;
 }
 
 const char* layout_name(RegisterLayout l) {
@@ -152,25 +154,27 @@ std::string run_record_json(const RunRecord& rec) {
     Json steps = Json::array();
     for (const RunStep& s : r.steps)
         steps.push_back(step_json(s, rec.request.counters));
-    const Json doc = {{"format", "tmmu-run"},
-                      {"version", 1},
-                      {"backend", rec.backend},
-                      {"device", rec.device},
-                      {"model", rec.model},
-                      {"config_path", rec.config_path},
-                      {"request", request_json(rec.request)},
-                      {"prompt_ids", r.prompt_ids},
-                      {"generated_ids", r.generated_ids},
-                      {"timings", timings_json(r)},
-                      {"memory", memory_json(r)},
-                      {"counters", rec.request.counters
-                                       ? Json{{"prefill", counters_json(r.prefill_counters)},
-                                              {"decode", counters_json(r.decode_counters)}}
-                                       : Json(nullptr)},
-                      {"steps", steps},
-                      {"logits_sha256", to_hex(r.logits_hash)},
-                      {"parity", parity_json(rec.parity)},
-                      {"config", rec.config_text}};
+    const Json doc = {
+        {"format", "tmmu-run"},
+        {"version", 1},
+        {"backend", rec.backend},
+        {"device", rec.device},
+        {"model", rec.model},
+        {"config_path", rec.config_path},
+        {"request", request_json(rec.request)},
+        {"prompt_ids", r.prompt_ids},
+        {"generated_ids", r.generated_ids},
+        {"timings", timings_json(r)},
+        {"memory", memory_json(r)},
+        {"counters",
+         rec.request.counters
+             ? Json{{"prefill", counters_json(r.prefill_counters, r.prefill_instruction_seconds)},
+                    {"decode", counters_json(r.decode_counters, r.decode_instruction_seconds)}}
+             : Json(nullptr)},
+        {"steps", steps},
+        {"logits_sha256", to_hex(r.logits_hash)},
+        {"parity", parity_json(rec.parity)},
+        {"config", rec.config_text}};
     return doc.dump(2) + "\n";
 }
 
@@ -305,6 +309,13 @@ RunResult read_result(const Reader& in) {
         const Reader counters = in.child("counters");
         r.prefill_counters = read_counters(counters.child("prefill"));
         r.decode_counters = read_counters(counters.child("decode"));
+        const auto per_instruction = [](const Reader& phase) {
+            return phase.has("instruction_seconds")
+                       ? phase.get<std::vector<double>>("instruction_seconds")
+                       : std::vector<double>{};
+        };
+        r.prefill_instruction_seconds = per_instruction(counters.child("prefill"));
+        r.decode_instruction_seconds = per_instruction(counters.child("decode"));
     }
     const Json& steps = in.at("steps");
     if (!steps.is_array()) in.bad("'steps' must be an array");

@@ -78,6 +78,9 @@ struct RunResult {
     uint64_t prefill_register_bytes = 0, decode_register_bytes = 0;
     uint64_t kv_cache_bytes = 0, weight_bytes = 0;
     DeviceMemory device_memory; // GPU backends: what the run holds on the device
+    // Device time per instruction of the prefill and decode programs, summed over their counted
+    // steps (GPU backends, counting runs); empty otherwise.
+    std::vector<double> prefill_instruction_seconds, decode_instruction_seconds;
 
     std::vector<double> decode_step_seconds() const;
 };

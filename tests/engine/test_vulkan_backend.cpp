@@ -14,6 +14,7 @@
 #include <QObject>
 #include <QTest>
 
+#include <cmath>
 #include <cstdlib>
 
 using namespace tmmu;
@@ -86,6 +87,25 @@ class TestVulkanBackend : public QObject {
         for (Opcode op : kAllOpcodes)
             QCOMPARE(first.decode_counters.device_seconds[uint8_t(op)] > 0,
                      first.decode_counters.per_opcode[uint8_t(op)] > 0);
+        // Per instruction too: one time per decode instruction, adding up to the per-opcode
+        // times, and kept by the run's JSON.
+        double per_opcode = 0, per_instruction = 0;
+        for (double s : first.decode_counters.device_seconds)
+            per_opcode += s;
+        for (double s : first.decode_instruction_seconds)
+            per_instruction += s;
+        QCOMPARE(first.decode_instruction_seconds.size(),
+                 first.decode_counters.total / (r.decode_tokens - 1));
+        QVERIFY(per_instruction > 0 &&
+                std::abs(per_instruction - per_opcode) <= 1e-9 * per_opcode + 1e-12);
+        RunRecord rec;
+        rec.backend = "vulkan";
+        rec.request = r;
+        rec.result = first;
+        rec.config_text = json.toStdString();
+        const RunRecord back = parse_run_record(run_record_json(rec), "round trip");
+        QCOMPARE(back.result.decode_instruction_seconds, first.decode_instruction_seconds);
+        QCOMPARE(back.result.prefill_instruction_seconds, first.prefill_instruction_seconds);
         const DeviceMemory& m = first.device_memory;
         qInfo("device memory: planned %llu, measured %llu", (unsigned long long)m.planned_bytes,
               (unsigned long long)m.measured_bytes);

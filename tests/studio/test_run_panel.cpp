@@ -4,6 +4,7 @@
 // same cursor; runs are recorded, listed, replayed ("identical") and cancelled.
 #include "backend_registry.h"
 #include "charts/dispatch_chart.h"
+#include "charts/parity_chart.h"
 #include "context/plan_context.h"
 #include "job_runner.h"
 #include "main_window.h"
@@ -21,6 +22,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QImage>
+#include <QLineSeries>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -154,6 +156,61 @@ class TestRunPanel : public QObject {
         QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
         QVERIFY(!panel->following());
         QVERIFY(!panel->table()->isEnabled());
+    }
+
+    // On a GPU backend (Vulkan on lavapipe where Mesa is installed), compared with the CPU: the
+    // parity chart plots every step's NMSE under the gate and says it passes; the instruction
+    // table gains each instruction's device time; the dispatch chart counts one launch (the
+    // step's command buffer) per step and the device time.
+    void aGpuRunShowsParityDeviceTimeAndLaunches() {
+        MainWindow w;
+        configure(w);
+        QComboBox* box = w.runPanel()->backendBox();
+        const int vulkan = box->findData(QStringLiteral("vulkan"));
+        const app::BackendStatus* status = app::backend_status("vulkan");
+        if (vulkan < 0 || !status->runnable)
+            QSKIP(("Vulkan cannot run here: " + status->not_runnable_reason).c_str());
+        QVERIFY(!w.runPanel()->compareBox()->isEnabled()); // the CPU: nothing to compare with
+        box->setCurrentIndex(vulkan);
+        QVERIFY(w.runPanel()->compareBox()->isEnabled());
+        w.runPanel()->compareBox()->setChecked(true);
+        w.runPanel()->recordBox()->setChecked(false);
+        QVERIFY(runAndWait(w));
+
+        views::ParityChart* parity = w.parityChart();
+        QVERIFY2(parity->caption().startsWith("vulkan vs cpu: worst NMSE") &&
+                     parity->caption().contains("passes the gate"),
+                 qPrintable(parity->caption()));
+        auto* nmse = qobject_cast<QLineSeries*>(parity->chart()->series().value(1));
+        QVERIFY(nmse);
+        QCOMPARE(nmse->count(), 2 + 4);         // two prefills, four decode steps
+        for (const QPointF& p : nmse->points()) // log10 of each step's NMSE
+            QVERIFY2(p.y() <= -5, qPrintable(QString::number(p.y())));
+
+        views::InstructionPanel* panel = w.instructionPanel();
+        QVERIFY(panel->model()->hasDeviceTime());
+        QVERIFY(!panel->table()->isColumnHidden(views::InstructionModel::DeviceTimeColumn));
+        const QString time =
+            panel->model()->index(2, views::InstructionModel::DeviceTimeColumn).data().toString();
+        QVERIFY2(time.endsWith(" ms") || time.endsWith(" µs"), qPrintable(time));
+
+        views::DispatchChart* chart = w.dispatchChart();
+        QVERIFY2(chart->caption().contains("90 dispatches in 6 launches (1 per step), ") &&
+                     chart->caption().contains(" ms on the device"),
+                 qPrintable(chart->caption()));
+        if (qEnvironmentVariableIsSet("TMMU_SCREENSHOT_DIR")) {
+            w.resize(1600, 1000);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            for (const char* name : {"parityDock", "instructionsDock"})
+                w.dock(QString::fromLatin1(name))->raise();
+            QTest::qWait(200);
+            const QString dir = qEnvironmentVariable("TMMU_SCREENSHOT_DIR");
+            QVERIFY(w.grab().save(dir + "/run-vulkan-parity.png"));
+            w.dock(QStringLiteral("dispatchDock"))->raise();
+            QTest::qWait(200);
+            QVERIFY(w.grab().save(dir + "/run-vulkan-dispatch.png"));
+        }
     }
 
     void aRecordedRunReplaysIdentically() {

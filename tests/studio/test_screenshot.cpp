@@ -85,8 +85,9 @@ class TestScreenshot : public QObject {
         for (QDockWidget* dock : w.docks()) {
             // The session and run docks do not draw the plan: they wait as tabs behind plan
             // panels.
-            static const QStringList kWaiting{"sessionsDock", "sessionCompareDock", "runDock",
-                                              "dispatchDock", "instructionsDock"};
+            static const QStringList kWaiting{"sessionsDock", "sessionCompareDock",
+                                              "runDock",      "dispatchDock",
+                                              "parityDock",   "instructionsDock"};
             if (kWaiting.contains(dock->objectName())) {
                 QVERIFY2(!dock->isFloating() && !w.tabifiedDockWidgets(dock).isEmpty(),
                          qPrintable(dock->objectName()));

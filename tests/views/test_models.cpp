@@ -332,6 +332,16 @@ class TestModels : public QObject {
         // The attention reads the first norm's output last: it is free after instruction 2.
         QCOMPARE(model.index(2, M::FreesColumn).data().toString(), QString("h0.norm_1"));
         QVERIFY(model.index(2, M::WritesColumn).data(Qt::ToolTipRole).toString().contains("B"));
+        // Device time: the mean per step, only for times one per instruction.
+        QVERIFY(!model.index(2, M::DeviceTimeColumn).data().isValid());
+        std::vector<double> seconds(plan->plan.instructions.size(), 4e-3);
+        seconds[2] = 4.8e-6;
+        model.setDeviceTime(seconds, 4);
+        QCOMPARE(model.index(0, M::DeviceTimeColumn).data().toString(), QString("1.000 ms"));
+        QCOMPARE(model.index(2, M::DeviceTimeColumn).data().toString(), QString("1.2 µs"));
+        QCOMPARE(model.index(2, M::DeviceTimeColumn).data(M::SortRole).toDouble(), 1.2e-6);
+        model.setDeviceTime(std::vector<double>(3, 1.0), 1); // another program's
+        QVERIFY(!model.index(0, M::DeviceTimeColumn).data().isValid());
         model.setPlan(nullptr);
         QCOMPARE(model.rowCount(), 0);
     }

@@ -43,6 +43,23 @@ std::vector<Opcode> usedOpcodes(const runtime::RunResult& run) {
     return out;
 }
 
+// "90 dispatches", and on a GPU "90 dispatches in 5 launches (1 per step), 12.345 ms on the
+// device" over `steps` steps.
+QString countsText(const DispatchCounters& c, int steps) {
+    QString text = c.total == 1 ? DispatchChart::tr("1 dispatch")
+                                : DispatchChart::tr("%1 dispatches").arg(c.total);
+    if (c.launches > 0)
+        text +=
+            (c.launches == 1 ? DispatchChart::tr(" in 1 launch (%2 per step)")
+                             : DispatchChart::tr(" in %1 launches (%2 per step)").arg(c.launches))
+                .arg(double(c.launches) / std::max(1, steps), 0, 'g', 3);
+    double device = 0;
+    for (double s : c.device_seconds)
+        device += s;
+    if (device > 0) text += DispatchChart::tr(", %1 ms on the device").arg(device * 1e3, 0, 'f', 3);
+    return text;
+}
+
 // "step 4 (decode) of steps 0-11", numbered as `tmmu session replay-run` numbers them.
 QString stepName(const RunStep& s, int index, size_t steps) {
     const QString phase = s.phase == StepPhase::Prefill
@@ -188,20 +205,21 @@ void DispatchChart::rebuild() {
                     return;
                 }
                 const uint8_t op = uint8_t(opcodes[size_t(index)]);
-                QToolTip::showText(
-                    QCursor::pos(),
+                QString text =
                     tr("%1: prefill %2, decode %3")
                         .arg(QString::fromUtf8(runtime::opcode_name(opcodes[size_t(index)]).data()))
                         .arg(prefill.per_opcode[op])
-                        .arg(decode.per_opcode[op]),
-                    this);
+                        .arg(decode.per_opcode[op]);
+                const double device = prefill.device_seconds[op] + decode.device_seconds[op];
+                if (device > 0) text += tr("; %1 ms on the device").arg(device * 1e3, 0, 'f', 3);
+                QToolTip::showText(QCursor::pos(), text, this);
             });
     const RunStep& shown = run_->steps[size_t(step_)];
-    const uint64_t total = prefill.total + decode.total;
+    DispatchCounters both = prefill;
+    both += decode;
     const QString name = stepName(shown, step_, run_->steps.size());
-    caption_->setText(mode_ == Mode::Cumulative
-                          ? tr("Through %1: %2 dispatches").arg(name).arg(total)
-                          : tr("Only %1: %2 dispatches").arg(name).arg(total));
+    caption_->setText((mode_ == Mode::Cumulative ? tr("Through %1: %2") : tr("Only %1: %2"))
+                          .arg(name, countsText(both, step_ - first + 1)));
 }
 
 } // namespace tmmu::views

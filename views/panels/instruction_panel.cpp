@@ -40,9 +40,16 @@ InstructionPanel::InstructionPanel(PlanContext* ctx, QWidget* parent)
 void InstructionPanel::setProgram(std::shared_ptr<const runtime::CompiledPlan> program,
                                   std::shared_ptr<const Plan> registers) {
     model_->setPlan(std::move(program));
+    table_->setColumnHidden(InstructionModel::DeviceTimeColumn, true);
     registers_ = std::move(registers);
     table_->resizeColumnsToContents();
     onPlanChanged();
+}
+
+void InstructionPanel::setDeviceTime(std::vector<double> seconds, uint64_t steps) {
+    model_->setDeviceTime(std::move(seconds), steps);
+    table_->setColumnHidden(InstructionModel::DeviceTimeColumn, !model_->hasDeviceTime());
+    table_->resizeColumnToContents(InstructionModel::DeviceTimeColumn);
 }
 
 bool InstructionPanel::following() const {

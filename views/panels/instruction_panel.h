@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 QT_BEGIN_NAMESPACE
 class QLabel;
@@ -34,6 +35,9 @@ class InstructionPanel : public QWidget {
     // planner); the panel follows the cursor only while the context shows that plan.
     void setProgram(std::shared_ptr<const runtime::CompiledPlan> program,
                     std::shared_ptr<const Plan> registers);
+    // The program's device time per instruction summed over `steps` steps (a GPU run's
+    // decode_instruction_seconds); empty hides the column.
+    void setDeviceTime(std::vector<double> seconds, uint64_t steps);
     bool following() const; // the context shows this program's registers
     QTableView* table() const { return table_; }
     InstructionModel* model() const { return model_; }

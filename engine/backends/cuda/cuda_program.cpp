@@ -122,6 +122,7 @@ class CudaProgram final : public Program {
                                std::span<const uint32_t> positions) override;
     void set_counting(bool on) override { counting_ = on; }
     const DispatchCounters& counters() const override { return counters_; }
+    std::vector<double> instruction_seconds() const override { return instruction_seconds_; }
     uint64_t register_bytes() const override { return arena_.bytes(); }
 
   private:
@@ -141,6 +142,7 @@ class CudaProgram final : public Program {
     bool graph_timed_ = false; // the graph records the timer's events
     std::unique_ptr<InstructionTimer> timer_;
     DispatchCounters counters_;
+    std::vector<double> instruction_seconds_; // empty until a counted step
 };
 
 class CudaExecutor final : public Executor {
@@ -297,9 +299,12 @@ std::span<const float> CudaProgram::run(std::span<const int32_t> tokens,
         enqueue(rows, false);
     check_cuda(cudaStreamSynchronize(stream_), p.name + " step");
     if (counting_) {
+        instruction_seconds_.resize(bound_.size(), 0.0);
         for (size_t i = 0; i < bound_.size(); ++i) {
+            const double seconds = timer_->seconds(i);
             ++counters_.per_opcode[bound_[i].opcode];
-            counters_.device_seconds[bound_[i].opcode] += timer_->seconds(i);
+            counters_.device_seconds[bound_[i].opcode] += seconds;
+            instruction_seconds_[i] += seconds;
         }
         counters_.total += bound_.size();
         counters_.launches += graphed ? 1 : kernels::kernel_launches() - before;

@@ -49,6 +49,7 @@ class VulkanProgram final : public Program {
                                std::span<const uint32_t> positions) override;
     void set_counting(bool on) override { counting_ = on; }
     const DispatchCounters& counters() const override { return counters_; }
+    std::vector<double> instruction_seconds() const override { return instruction_seconds_; }
     uint64_t register_bytes() const override { return arena_.bytes(); }
 
   private:
@@ -69,6 +70,7 @@ class VulkanProgram final : public Program {
     bool recorded_ = false, recorded_counting_ = false, counting_ = false;
     uint32_t recorded_rows_ = 0;
     DispatchCounters counters_;
+    std::vector<double> instruction_seconds_; // empty until a counted step with timestamps
 };
 
 class VulkanExecutor final : public Executor {
@@ -298,9 +300,11 @@ std::span<const float> VulkanProgram::run(std::span<const int32_t> tokens,
     if (counting_) {
         const std::vector<double> seconds =
             timestamps_ ? timestamps_->intervals() : std::vector<double>(bound_.size(), 0.0);
+        if (timestamps_) instruction_seconds_.resize(bound_.size(), 0.0);
         for (size_t i = 0; i < bound_.size(); ++i) {
             ++counters_.per_opcode[bound_[i].opcode];
             counters_.device_seconds[bound_[i].opcode] += seconds[i];
+            if (timestamps_) instruction_seconds_[i] += seconds[i];
         }
         counters_.total += bound_.size();
         ++counters_.launches; // one submission per step, whatever it holds
