@@ -128,6 +128,9 @@ struct GpuAdapters {
                       q_width, 0, width);
     }
 
+    // Not static_asserted to cover every opcode: the adapters are template members, whose
+    // addresses GCC does not treat as constants under -fsanitize=undefined. Every program load
+    // checks the table (check_backend_supports), and the backends' tests check it whole.
     static constexpr AdapterTable table = make_adapter_table({
         {Opcode::Embedding, embedding},
         {Opcode::LayerNorm, layernorm},
@@ -138,7 +141,6 @@ struct GpuAdapters {
         {Opcode::ResidualAdd, residual_add},
         {Opcode::LmHead, lm_head},
     });
-    static_assert(covers_every_opcode(table), "GpuAdapters lacks an adapter for an opcode");
 };
 
 } // namespace tmmu::runtime

@@ -184,38 +184,15 @@ class TestCpuBackend : public QObject {
     // bytes. Unchecked, the run just gives other numbers; checked, it stops at the reader and
     // names the register, its bytes, and what changed them: the instruction that overwrote
     // them, or (when the early end also poisoned it) the liveness itself.
-    void aPlanOverlappingLiveDataIsCaught_data() {
-        QTest::addColumn<bool>("poisoned");
-        QTest::addColumn<QString>("reader");
-        QTest::addColumn<QString>("cause");
-        // Only the packing believes the early end: the residual add writes its sum over
-        // "embed" in place (harmless), and embed's real end then poisons the live sum.
-        QTest::newRow("sharing bytes")
-            << false << "instruction 4 (layernorm): reads register 4 'h0.resid_attn'"
-            << "register 1 'embed' [64, 2112) was poisoned as dead after instruction 3 and "
-               "shares its bytes";
-        // The liveness itself ends it early: poisoned before its last reader runs.
-        QTest::newRow("ended early")
-            << true << "instruction 3 (residual_add): reads register 1 'embed'"
-            << "the liveness ended it after instruction 1, though this instruction still reads it";
-    }
+    void aPlanOverlappingLiveDataIsCaught_data() { test::add_overlap_rows(); }
     void aPlanOverlappingLiveDataIsCaught() {
         QFETCH(bool, poisoned);
         QFETCH(QString, reader);
         QFETCH(QString, cause);
-        const TransformerConfig c = tiny_gpt2();
-        CompiledPlan plan = compile_transformer(c, {PlanMode::Prefill, 8, 64});
+        const CompiledPlan plan = test::overlapping_prefill(poisoned);
         const WeightStore w = random_weights(plan.plan, 7);
-        // "embed" (register 1) is read by instruction 3, the first residual add; claim its
-        // last reader is instruction 1 so the attention output may take its bytes.
-        plan.liveness.register_last_read[1] = 1;
-        if (poisoned) {
-            for (auto& bits : plan.liveness.kill_after_instruction)
-                bits[0] &= ~uint64_t(2);
-            plan.liveness.kill_after_instruction[1][0] |= 2;
-        }
         SlotStates s1(plan.plan, 1), s2(plan.plan, 1);
-        const std::vector<int32_t> prompt = seeded_prompt(8, c.vocab, 3);
+        const std::vector<int32_t> prompt = seeded_prompt(8, 97, 3);
         const std::vector<uint32_t> slot(8, 0), pos{0, 1, 2, 3, 4, 5, 6, 7};
         auto f = test::capture_failure(
             [&] { CpuProgram(plan, w, s2, RegisterLayout::Planned, true).run(prompt, slot, pos); });
@@ -230,13 +207,8 @@ class TestCpuBackend : public QObject {
     // An adapter that writes past its output (here: an output register declared half as wide
     // as the layernorm writes) hits the guard bytes and is named at that instruction.
     void anAdapterWritingPastItsOutputIsCaught() {
-        const TransformerConfig c = tiny_gpt2();
-        CompiledPlan plan = compile_transformer(c, {PlanMode::Decode, 1, 64});
+        const CompiledPlan plan = test::narrow_norm_decode();
         const WeightStore w = random_weights(plan.plan, 7);
-        RegisterDesc& norm = plan.plan.registers[plan.plan.instructions[1].outputs[0].id];
-        QCOMPARE(norm.name, std::string("h0.norm_1"));
-        norm.view.shape[1] = 32;
-        norm.view.stride_elems[0] = 32;
         SlotStates states(plan.plan, 1);
         CpuProgram program(plan, w, states, RegisterLayout::Planned, true);
         const int32_t token = 5;
@@ -244,8 +216,7 @@ class TestCpuBackend : public QObject {
         auto f = test::capture_failure([&] { program.run({&token, 1}, {&zero, 1}, {&zero, 1}); });
         QVERIFY(f.has_value());
         QCOMPARE(f->code(), FailureCode::AddressCollision);
-        QVERIFY2(std::string(f->what()).find("instruction 1 (layernorm): wrote outside its "
-                                             "output register 2 'h0.norm_1'") != std::string::npos,
+        QVERIFY2(std::string(f->what()).find(test::kNarrowNormFinding) != std::string::npos,
                  f->what());
     }
 

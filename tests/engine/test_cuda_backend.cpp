@@ -44,6 +44,7 @@ class TestCudaBackend : public QObject {
     void tableAndLayoutWithoutDevice() {
         const CompiledPlan gpt2 =
             compile_transformer(tiny_config(kTinyGpt2), {PlanMode::Decode, 8, 80});
+        QVERIFY(covers_every_opcode(cuda::cuda_adapters()));
         check_backend_supports(gpt2.plan, cuda::cuda_adapters(), cuda::cuda_capabilities(), "cuda");
         const std::vector<bool> conv1d = runtime::conv1d_weights(gpt2.plan);
         std::vector<std::string> transposed;

@@ -1,8 +1,8 @@
 #include "core/failure.h"
-#include "plan/plan_hash.h"
-#include "io/plan_json.h"
 #include "encoding/sha256.h"
+#include "io/plan_json.h"
 #include "io/trace.h"
+#include "plan/plan_hash.h"
 #include "sample_plan.h"
 #include "test_support.h"
 

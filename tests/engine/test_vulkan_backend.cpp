@@ -9,6 +9,7 @@
 #include "models/transformer_config.h"
 #include "runtime/backend_parity.h"
 #include "runtime/generate.h"
+#include "runtime/weights.h"
 #include "test_support.h"
 
 #include <QObject>
@@ -44,6 +45,10 @@ class TestVulkanBackend : public QObject {
     void initTestCase() {
         setenv("VK_DRIVER_FILES", kLavapipe, 0); // CTest's value wins; same file
         setenv("VK_ICD_FILENAMES", kLavapipe, 0);
+    }
+
+    void theTableCoversEveryOpcode() {
+        QVERIFY(runtime::covers_every_opcode(vulkan::vulkan_adapters()));
     }
 
     // Issue 13's f32 gate over a 64-step seeded run: NMSE <= 1e-5 at every step and the same
@@ -143,14 +148,56 @@ class TestVulkanBackend : public QObject {
                  heads->what());
     }
 
-    void memoryChecksAreRefused() {
+    // Memory checks on the device: on a correct plan they find nothing and change no bit.
+    void checkedRunsMatchUncheckedOnes() {
         SKIP_WITHOUT_DEVICE();
-        RunRequest r = tiny_request(1, 4);
+        for (const char* json : {kTinyGpt2, kTinyLlama}) {
+            RunRequest r = tiny_request(2, 6);
+            const RunResult plain = vulkan::generate(tiny_config(json), r, {});
+            r.check_memory = true;
+            const RunResult checked = vulkan::generate(tiny_config(json), r, {});
+            QCOMPARE(to_hex(checked.logits_hash), to_hex(plain.logits_hash));
+        }
+    }
+
+    // The CPU's findings, found on the device and named the same: a plan whose liveness lets
+    // a later register take live bytes, and an adapter writing past its output.
+    void aPlanOverlappingLiveDataIsCaught_data() { test::add_overlap_rows(); }
+    void aPlanOverlappingLiveDataIsCaught() {
+        SKIP_WITHOUT_DEVICE();
+        QFETCH(bool, poisoned);
+        QFETCH(QString, reader);
+        QFETCH(QString, cause);
+        const CompiledPlan plan = test::overlapping_prefill(poisoned);
+        const std::optional<Failure> f = checked_failure(plan, 8);
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::AddressCollision);
+        const QString what = QString::fromUtf8(f->what());
+        QVERIFY2(what.contains(reader) && what.contains(cause), f->what());
+    }
+
+    void anAdapterWritingPastItsOutputIsCaught() {
+        SKIP_WITHOUT_DEVICE();
+        const std::optional<Failure> f = checked_failure(test::narrow_norm_decode(), 1);
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::AddressCollision);
+        QVERIFY2(std::string(f->what()).find(test::kNarrowNormFinding) != std::string::npos,
+                 f->what());
+    }
+
+  private:
+    // One checked step of `plan` over `rows` rows of slot 0 on the device.
+    static std::optional<Failure> checked_failure(const CompiledPlan& plan, uint32_t rows) {
+        RunRequest r = tiny_request(1, 2);
         r.check_memory = true;
-        const auto f =
-            test::capture_failure([&] { (void)vulkan::generate(tiny_config(kTinyGpt2), r, {}); });
-        QVERIFY(f);
-        QCOMPARE(f->code(), FailureCode::InvalidArgument);
+        const auto executor =
+            vulkan::make_vulkan_executor(plan.plan, random_weights(plan.plan, 7), r);
+        const std::unique_ptr<Program> program = executor->load(plan);
+        const std::vector<int32_t> tokens = seeded_prompt(rows, 97, 3);
+        std::vector<uint32_t> row_slots(rows, 0), positions(rows);
+        for (uint32_t i = 0; i < rows; ++i)
+            positions[i] = i;
+        return test::capture_failure([&] { (void)program->run(tokens, row_slots, positions); });
     }
 };
 

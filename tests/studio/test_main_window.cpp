@@ -387,10 +387,10 @@ class TestMainWindow : public QObject {
         for (QDockWidget* d : w.docks())
             names << d->objectName();
         names.sort();
-        QCOMPARE(names,
-                 QStringList({"dispatchDock", "instructionsDock", "liveRangesDock", "memoryDock",
-                              "runDock", "sessionCompareDock", "sessionsDock", "slotsDock",
-                              "strategyDock", "tensorDetailsDock", "tensorTableDock"}));
+        QCOMPARE(names, QStringList({"dispatchDock", "instructionsDock", "liveRangesDock",
+                                     "memoryDock", "parityDock", "runDock", "sessionCompareDock",
+                                     "sessionsDock", "slotsDock", "strategyDock",
+                                     "tensorDetailsDock", "tensorTableDock"}));
         QVERIFY(w.centralWidget()); // the arena layout
         QCOMPARE(w.centralWidget()->objectName(), QString("arenaLayout"));
     }

@@ -3,6 +3,7 @@
 #include "backends/cpu/cpu_generate.h"
 #include "models/transformer_config.h"
 #include "runtime/backend_parity.h"
+#include "runtime/plan_compiler.h"
 
 #include <QProcess>
 
@@ -59,6 +60,45 @@ void check_gpu_parity(const runtime::ExecutorFactory& candidate) {
     QVERIFY2(p.rows - p.same_argmax <= p.rows / 64, describe(p).c_str());
     // The candidate stepped through the reference's tokens.
     QCOMPARE(p.candidate.generated_ids, p.reference.generated_ids);
+}
+
+void add_overlap_rows() {
+    QTest::addColumn<bool>("poisoned");
+    QTest::addColumn<QString>("reader");
+    QTest::addColumn<QString>("cause");
+    // Only the packing believes the early end: the residual add writes its sum over "embed" in
+    // place (harmless), and embed's real end then poisons the live sum.
+    QTest::newRow("sharing bytes")
+        << false << "instruction 4 (layernorm): reads register 4 'h0.resid_attn'"
+        << "register 1 'embed' [64, 2112) was poisoned as dead after instruction 3 and shares "
+           "its bytes";
+    // The liveness itself ends it early: poisoned before its last reader runs.
+    QTest::newRow("ended early")
+        << true << "instruction 3 (residual_add): reads register 1 'embed'"
+        << "the liveness ended it after instruction 1, though this instruction still reads it";
+}
+
+runtime::CompiledPlan overlapping_prefill(bool poisoned) {
+    runtime::CompiledPlan plan =
+        runtime::compile_transformer(tiny_config(kTinyGpt2), {runtime::PlanMode::Prefill, 8, 64});
+    // "embed" (register 1) is read by instruction 3, the first residual add; claim its last
+    // reader is instruction 1 so the attention output may take its bytes.
+    plan.liveness.register_last_read[1] = 1;
+    if (poisoned) {
+        for (auto& bits : plan.liveness.kill_after_instruction)
+            bits[0] &= ~uint64_t(2);
+        plan.liveness.kill_after_instruction[1][0] |= 2;
+    }
+    return plan;
+}
+
+runtime::CompiledPlan narrow_norm_decode() {
+    runtime::CompiledPlan plan =
+        runtime::compile_transformer(tiny_config(kTinyGpt2), {runtime::PlanMode::Decode, 1, 64});
+    runtime::RegisterDesc& norm = plan.plan.registers[plan.plan.instructions[1].outputs[0].id];
+    norm.view.shape[1] = 32;
+    norm.view.stride_elems[0] = 32;
+    return plan;
 }
 
 runtime::RunRecord cpu_run(const char* config_json, const runtime::RunRequest& request) {

@@ -35,6 +35,20 @@ runtime::RunRequest tiny_request(uint32_t batch, uint32_t decode, uint32_t promp
 void add_gpu_parity_rows();
 void check_gpu_parity(const runtime::ExecutorFactory& candidate);
 
+// Broken plans that memory checks must catch, on every backend (kTinyGpt2's plans, weights seed
+// 7). The overlap rows (columns: poisoned, reader, cause) go with overlapping_prefill(poisoned):
+// the prefill plan (8 rows, 64 positions) whose liveness ends "embed" after instruction 1
+// though instruction 3 reads it, so the planner packs a later register on its bytes (and, when
+// `poisoned`, the early end also poisons it); the failure must name `reader` and `cause`.
+void add_overlap_rows();
+runtime::CompiledPlan overlapping_prefill(bool poisoned);
+// The decode plan (1 row, 64 positions) whose "h0.norm_1" register is declared half as wide as
+// the layernorm writes: the adapter writes past its output into the guard bytes.
+runtime::CompiledPlan narrow_norm_decode();
+// The message of that guard finding.
+inline constexpr const char* kNarrowNormFinding =
+    "instruction 1 (layernorm): wrote outside its output register 2 'h0.norm_1'";
+
 // A CPU run of the transformer config `config_json` (seeded weights and prompts), recorded as
 // `tmmu run` records one: model "tiny", config path "tiny.json".
 runtime::RunRecord cpu_run(const char* config_json, const runtime::RunRequest& request);

@@ -49,6 +49,16 @@ void CommandBuffer::barrier(VkPipelineStageFlags from, VkAccessFlags written,
     context_.fn().vkCmdPipelineBarrier(commands_, from, to, 0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
+void CommandBuffer::full_barrier() {
+    barrier(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+            VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+}
+
+void CommandBuffer::fill(const Buffer& buffer, uint64_t offset, uint64_t bytes, uint32_t word) {
+    context_.fn().vkCmdFillBuffer(commands_, buffer.handle(), offset, bytes, word);
+}
+
 void upload(VulkanContext& context, const void* data, uint64_t bytes, const Buffer& to,
             uint64_t to_offset, const std::string& what) {
     Buffer staging(context, std::min(bytes, kUploadChunk), MemoryKind::Host, what + " staging");

@@ -23,6 +23,11 @@ class CommandBuffer {
     // Makes the writes of `from` stages visible to the `accessed` kinds of `to` stages.
     void barrier(VkPipelineStageFlags from, VkAccessFlags written, VkPipelineStageFlags to,
                  VkAccessFlags accessed);
+    // Everything before finishes and is visible to everything after (memory checks: fills
+    // between kernels).
+    void full_barrier();
+    // Fills [offset, offset + bytes) of `buffer` with `word` repeated (both multiples of 4).
+    void fill(const Buffer& buffer, uint64_t offset, uint64_t bytes, uint32_t word);
 
   private:
     const VulkanContext& context_;

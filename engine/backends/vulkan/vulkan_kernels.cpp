@@ -33,6 +33,9 @@ const uint32_t kStoreKvSpv[] = {
 const uint32_t kAttendSpv[] = {
 #include "attend.spv.inc"
 };
+const uint32_t kMemoryCheckSpv[] = {
+#include "memory_check.spv.inc"
+};
 
 std::span<const uint32_t> spirv(Kernel k) {
     switch (k) {
@@ -48,6 +51,8 @@ std::span<const uint32_t> spirv(Kernel k) {
         return kRopeSpv;
     case Kernel::StoreKv:
         return kStoreKvSpv;
+    case Kernel::MemoryCheck:
+        return kMemoryCheckSpv;
     case Kernel::Attend:
     case Kernel::Count:
         break;
@@ -86,6 +91,10 @@ struct RopePush {
 struct StoreKvPush {
     uint64_t k, v, cache, stride, slots, positions;
     uint32_t kv_width, max_seq;
+};
+struct MemoryCheckPush {
+    uint64_t data, prints, report;
+    uint32_t words, reg, instruction, op;
 };
 struct AttendPush {
     uint64_t q, cache, stride, slots, positions, dst, scores;
@@ -197,6 +206,12 @@ void Recorder::dispatch(Kernel k, const void* push, uint32_t bytes, uint32_t x, 
                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0, nullptr, 0,
                             nullptr);
     ++dispatches_;
+}
+
+void memory_check(Recorder& recorder, uint64_t data, uint64_t prints, uint64_t report,
+                  uint32_t words, uint32_t reg, uint32_t instruction, CheckOp op) {
+    dispatch(&recorder, Kernel::MemoryCheck,
+             MemoryCheckPush{data, prints, report, words, reg, instruction, uint32_t(op)}, 1);
 }
 
 void VulkanKernels::embedding(void* queue, const int32_t* tokens, const uint32_t* positions,

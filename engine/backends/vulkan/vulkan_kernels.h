@@ -11,7 +11,17 @@
 
 namespace tmmu::vulkan {
 
-enum class Kernel : uint8_t { Embedding, Norm, Elementwise, Linear, Rope, StoreKv, Attend, Count };
+enum class Kernel : uint8_t {
+    Embedding,
+    Norm,
+    Elementwise,
+    Linear,
+    Rope,
+    StoreKv,
+    Attend,
+    MemoryCheck,
+    Count
+};
 
 // Every kernel's pipeline, sharing one layout: no descriptor sets, 128 bytes of push constants
 // (the least every device offers).
@@ -83,6 +93,15 @@ struct VulkanKernels {
                        const uint32_t* slots, const uint32_t* positions, float* out, uint32_t rows,
                        uint32_t heads, uint32_t kv_heads, uint32_t head_dim, uint32_t max_seq);
 };
+
+// What shaders/memory_check.comp does to one register (vulkan_memory_check.h).
+enum class CheckOp : uint32_t { Fingerprint = 0, CheckFingerprint = 1, CheckGuards = 2 };
+// Its report, as the shader writes it.
+struct CheckReport {
+    uint32_t code, instruction, reg, word, value;
+};
+void memory_check(Recorder& recorder, uint64_t data, uint64_t prints, uint64_t report,
+                  uint32_t words, uint32_t reg, uint32_t instruction, CheckOp op);
 
 // The most a head may hold (attend.comp keeps the query head on chip).
 constexpr uint32_t kMaxHeadDim = 256;

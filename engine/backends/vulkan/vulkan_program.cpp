@@ -3,6 +3,7 @@
 #include "backends/vulkan/vulkan_commands.h"
 #include "backends/vulkan/vulkan_context.h"
 #include "backends/vulkan/vulkan_kernels.h"
+#include "backends/vulkan/vulkan_memory_check.h"
 #include "core/failure.h"
 #include "runtime/adapter_check.h"
 #include "runtime/adapter_memory.h"
@@ -24,10 +25,6 @@ constexpr uint64_t kStateAlignment = 256;
 
 uint64_t round_up(uint64_t bytes, uint64_t to) {
     return (bytes + to - 1) / to * to;
-}
-
-const AdapterTable& vulkan_adapters() {
-    return GpuAdapters<VulkanKernels>::table;
 }
 
 const AdapterCapabilities& vulkan_capabilities() {
@@ -67,6 +64,7 @@ class VulkanProgram final : public Program {
     uint64_t vocab_ = 0;
     CommandBuffer commands_;
     std::unique_ptr<QueryPool> timestamps_;
+    std::unique_ptr<DeviceMemoryCheck> check_; // with the request's memory checks
     bool recorded_ = false, recorded_counting_ = false, counting_ = false;
     uint32_t recorded_rows_ = 0;
     DispatchCounters counters_;
@@ -76,11 +74,8 @@ class VulkanProgram final : public Program {
 class VulkanExecutor final : public Executor {
   public:
     VulkanExecutor(const ExecutionPlan& decode, WeightStore weights, const RunRequest& request)
-        : layout_(request.layout), slots_(request.batch), weight_offsets_(weights.offset),
-          states_(decode.states) {
-        if (request.check_memory)
-            fail(FailureCode::InvalidArgument, "check memory",
-                 "memory checks (guards and poison) run on the CPU backend only so far");
+        : layout_(request.layout), slots_(request.batch), check_memory_(request.check_memory),
+          weight_offsets_(weights.offset), states_(decode.states) {
         context_ = VulkanContext::open();
         pipelines_ = std::make_unique<Pipelines>(*context_);
         in_use_at_start_ = context_->memory_in_use();
@@ -113,6 +108,7 @@ class VulkanExecutor final : public Executor {
     const Pipelines& pipelines() const { return *pipelines_; }
     RegisterLayout layout() const { return layout_; }
     uint32_t slots() const { return slots_; }
+    bool check_memory() const { return check_memory_; }
     const void* weight(WeightRef w) const {
         return device_pointer<const void>(weight_at_[w.index]);
     }
@@ -166,6 +162,7 @@ class VulkanExecutor final : public Executor {
 
     RegisterLayout layout_;
     uint32_t slots_;
+    bool check_memory_;
     std::vector<uint64_t> weight_offsets_;
     std::vector<StateDescriptor> states_;
     std::unique_ptr<VulkanContext> context_;
@@ -181,9 +178,12 @@ VulkanProgram::VulkanProgram(CompiledPlan plan, VulkanExecutor& executor)
     VulkanContext& context = executor.context();
     check_backend_supports(p, vulkan_adapters(), vulkan_capabilities(), "vulkan");
     limits_ = step_limits(p, executor.slots());
-    offset_ = register_offsets(plan_, executor.layout());
-    arena_ = Buffer(context, register_arena_bytes(p, offset_), MemoryKind::Device,
+    const uint64_t guard = executor.check_memory() ? kGuardBytes : 0;
+    offset_ = register_offsets(plan_, executor.layout(), guard);
+    arena_ = Buffer(context, register_arena_bytes(p, offset_, guard), MemoryKind::Device,
                     p.name + " registers");
+    if (executor.check_memory())
+        check_ = std::make_unique<DeviceMemoryCheck>(context, plan_, offset_, arena_);
     workspace_ = Buffer(context, std::max<uint64_t>(plan_workspace_floats(p), 1) * sizeof(float),
                         MemoryKind::Device, p.name + " workspace");
     rows_ = Buffer(context, 2 * uint64_t(p.rows) * sizeof(uint32_t), MemoryKind::Device,
@@ -267,11 +267,15 @@ void VulkanProgram::record(uint32_t rows) {
     ctx.workspace = {device_pointer<float>(workspace_.address()),
                      workspace_.bytes() / sizeof(float)};
     ctx.queue = &recorder;
+    if (check_) check_->start(commands_, recorder);
     for (uint32_t i = 0; i <= instructions; ++i) {
         if (timed)
             fn.vkCmdWriteTimestamp(commands_.get(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
                                    timestamps_->get(), i);
-        if (i < instructions) bound_[i].fn(ctx, bound_[i].operands);
+        if (i == instructions) break;
+        if (check_) check_->before(i, commands_, recorder);
+        bound_[i].fn(ctx, bound_[i].operands);
+        if (check_) check_->after(i, commands_, recorder);
     }
     commands_.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
@@ -297,6 +301,7 @@ std::span<const float> VulkanProgram::run(std::span<const int32_t> tokens,
     std::memcpy(staged + 2 * p.rows, positions.data(), positions.size_bytes());
     if (!recorded_ || recorded_rows_ != rows || recorded_counting_ != counting_) record(rows);
     executor_.context().submit_and_wait(commands_.get(), p.name + " step");
+    if (check_) check_->finish();
     if (counting_) {
         const std::vector<double> seconds =
             timestamps_ ? timestamps_->intervals() : std::vector<double>(bound_.size(), 0.0);
@@ -313,6 +318,10 @@ std::span<const float> VulkanProgram::run(std::span<const int32_t> tokens,
 }
 
 } // namespace
+
+const AdapterTable& vulkan_adapters() {
+    return GpuAdapters<VulkanKernels>::table;
+}
 
 std::unique_ptr<Executor> make_vulkan_executor(const ExecutionPlan& decode, WeightStore weights,
                                                const RunRequest& request) {

@@ -7,6 +7,7 @@
 // same. No Vulkan header here: the CLI and the studio include it.
 #include "core/progress.h"
 #include "models/transformer_config.h"
+#include "runtime/adapter.h"
 #include "runtime/program.h"
 
 #include <memory>
@@ -14,11 +15,15 @@
 namespace tmmu::vulkan {
 
 // The executor on the first device that can run the backend (VK_DRIVER_FILES picks the
-// driver). DEVICE_ERROR when there is none or the run does not fit; INVALID_ARGUMENT for a
-// request the backend does not take (memory checks run on the CPU backend only).
+// driver). DEVICE_ERROR when there is none or the run does not fit. With the request's memory
+// checks, every step runs them on the device (vulkan_memory_check.h): ADDRESS_COLLISION names
+// the first finding.
 std::unique_ptr<runtime::Executor> make_vulkan_executor(const runtime::ExecutionPlan& decode,
                                                         runtime::WeightStore weights,
                                                         const runtime::RunRequest& request);
+
+// The static table: runtime::GpuAdapters over vulkan_kernels.h.
+const runtime::AdapterTable& vulkan_adapters();
 
 // runtime::generate on the Vulkan backend.
 runtime::RunResult generate(const TransformerConfig& config, const runtime::RunRequest& request,
