@@ -64,6 +64,12 @@ double bytes_per_token(const RunResult& r, const RunRequest& q) {
            kv_per_sequence * (q.prompt_tokens + q.decode_tokens / 2.0) / max_seq;
 }
 
+// "6.02 TFLOP/s", "3.1 GFLOP/s" (lavapipe): the unit that shows the rate.
+std::string flops_text(double flops_per_second) {
+    return flops_per_second >= 1e12 ? fmt::format("{:.2f} TFLOP/s", flops_per_second / 1e12)
+                                    : fmt::format("{:.1f} GFLOP/s", flops_per_second / 1e9);
+}
+
 uint32_t option(Args& args, const char* name, uint32_t fallback) {
     const auto v = args.value(name);
     return v ? uint32_t(app::parse_positive(*v, name)) : fallback;
@@ -116,8 +122,8 @@ int cmd_bench_run(Args& args) {
     fmt::print("device    copy {:.1f} GB/s ({})\n", rates.copy_bytes_per_second / 1e9,
                rates.copy_how);
     if (rates.matmul_flops_per_second > 0)
-        fmt::print("          matrix kernel {:.2f} TFLOP/s ({})\n",
-                   rates.matmul_flops_per_second / 1e12, rates.matmul_how);
+        fmt::print("          matrix kernel {} ({})\n", flops_text(rates.matmul_flops_per_second),
+                   rates.matmul_how);
     const double bytes = bytes_per_token(b1.result, one);
     const double achieved = bytes / (b1.step_ms / 1e3);
     fmt::print("decode    batch 1: {:.3f} ms/token, {:.1f} MB read per token: {:.1f} GB/s = "
@@ -130,8 +136,8 @@ int cmd_bench_run(Args& args) {
                many.batch, b8.step_ms, tps8, tps8 / tps1, tps1);
     const double prefill_tps = run_rates(pre.result).prefill_tokens_per_second;
     const double flops = 2.0 * double(pre.result.weight_bytes / sizeof(float)) * prefill_tps;
-    fmt::print("prefill   {} tokens: {:.0f} tokens/s, {:.2f} TFLOP/s", prefill.prompt_tokens,
-               prefill_tps, flops / 1e12);
+    fmt::print("prefill   {} tokens: {:.0f} tokens/s, {}", prefill.prompt_tokens, prefill_tps,
+               flops_text(flops));
     if (rates.matmul_flops_per_second > 0)
         fmt::print(" = {:.0f}% of the matrix kernel",
                    100.0 * flops / rates.matmul_flops_per_second);
@@ -153,8 +159,8 @@ int cmd_bench_run(Args& args) {
         within = within && ok;
         fmt::print("launches  {}: {:.0f} per token{}\n", mode, per_token,
                    recorded == 0 ? " (no baseline)"
-                   : ok          ? fmt::format(" (baseline {:.0f}: within 1.1x)", recorded)
-                                 : fmt::format(" (baseline {:.0f}: ABOVE 1.1x)", recorded));
+                   : ok          ? fmt::format(" (baseline {:g}: within 1.1x)", recorded)
+                                 : fmt::format(" (baseline {:g}: ABOVE 1.1x)", recorded));
     }
     return within ? 0 : 1;
 }

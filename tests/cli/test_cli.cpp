@@ -235,6 +235,25 @@ class TestCli : public QObject {
         Result refused = run_tmmu(QStringList(args) << "--baseline" << bad);
         QCOMPARE(refused.code, 2);
         QVERIFY2(refused.err.contains(bad), qPrintable(refused.err));
+
+        // On Vulkan (lavapipe here): the device's own copy and matrix rates, one submission
+        // per token, and the anti-regression gate: a baseline below 1/1.1 of that fails.
+        const auto devices =
+            nlohmann::json::parse(run_tmmu({"devices", "--json", "-"}).out.toStdString());
+        if (!devices["backends"][1]["runnable"].get<bool>()) return;
+        QStringList on_vulkan = args;
+        on_vulkan[3] = "vulkan";
+        Result vk = run_tmmu(on_vulkan);
+        QCOMPARE(vk.code, 0);
+        for (const char* line :
+             {"256 MiB device-to-device copy", "matrix kernel ", "launches  submit: 1 per token"})
+            QVERIFY2(vk.out.contains(line), qPrintable(vk.out));
+        const QString tight = dir.filePath("tight.json");
+        write(tight, R"({"vulkan": {"tiny-llama": {"submit": 0.5}}})");
+        Result above = run_tmmu(QStringList(on_vulkan) << "--baseline" << tight);
+        QCOMPARE(above.code, 1);
+        QVERIFY2(above.out.contains("submit: 1 per token (baseline 0.5: ABOVE 1.1x)"),
+                 qPrintable(above.out));
     }
 
     // A recorded run is listed, shown and replayed step by step to the same logits.

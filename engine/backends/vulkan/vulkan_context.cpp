@@ -21,6 +21,7 @@ struct Suitability {
     std::string missing;
     uint32_t queue_family = 0;
     uint32_t timestamp_bits = 0;
+    uint32_t subgroup_size = 0;
 };
 
 Suitability suitability(const VulkanFns& fn, VkPhysicalDevice pd) {
@@ -39,6 +40,16 @@ Suitability suitability(const VulkanFns& fn, VkPhysicalDevice pd) {
     fn.vkGetPhysicalDeviceFeatures2(pd, &features);
     if (!v12.bufferDeviceAddress) s.missing = "no bufferDeviceAddress";
     if (!features.features.shaderInt64) s.missing = "no shaderInt64";
+    VkPhysicalDeviceSubgroupProperties subgroups{};
+    subgroups.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    VkPhysicalDeviceProperties2 props2{};
+    props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    props2.pNext = &subgroups;
+    fn.vkGetPhysicalDeviceProperties2(pd, &props2);
+    if (!(subgroups.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+        !(subgroups.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT))
+        s.missing = "no subgroup shuffles in compute shaders";
+    s.subgroup_size = subgroups.subgroupSize;
     uint32_t families = 0;
     fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &families, nullptr);
     std::vector<VkQueueFamilyProperties> queues(families);
@@ -108,6 +119,7 @@ std::unique_ptr<VulkanContext> VulkanContext::open() {
              fmt::format("no device can run the backend ({})", fmt::join(reasons, "; ")));
     c->memory_budget_ = has_extension(c->fn_, c->physical_, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     c->timestamp_bits_ = chosen.timestamp_bits;
+    c->subgroup_size_ = chosen.subgroup_size;
 
     VkPhysicalDeviceMaintenance3Properties maintenance3{};
     maintenance3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;

@@ -1,10 +1,11 @@
 #pragma once
 // One Vulkan device opened for compute (issue 13): the instance, the first physical device that
-// can run the backend's shaders (a compute queue, buffer device addresses, 64-bit integers), a
-// logical device with one compute queue, and the entry points the backend calls, loaded through
-// the loader (vulkan_loader.h). Buffers are addressed by device address (Vulkan 1.2's
-// bufferDeviceAddress): a kernel takes its operands as 64-bit addresses in push constants, so a
-// register is its arena's address plus the planner's offset, exactly as on the CPU and in CUDA.
+// can run the backend's shaders (a compute queue, buffer device addresses, 64-bit integers,
+// subgroup shuffles), a logical device with one compute queue, and the entry points the backend
+// calls, loaded through the loader (vulkan_loader.h). Buffers are addressed by device address
+// (Vulkan 1.2's bufferDeviceAddress): a kernel takes its operands as 64-bit addresses in push
+// constants, so a register is its arena's address plus the planner's offset, exactly as on the CPU
+// and in CUDA.
 #include "backends/vulkan/vulkan_loader.h"
 
 #include <cstdint>
@@ -126,6 +127,7 @@ class VulkanContext {
     const std::string& description() const { return description_; }
     uint64_t max_allocation_bytes() const { return max_allocation_; }
     uint32_t timestamp_bits() const { return timestamp_bits_; } // 0: no timestamps
+    uint32_t subgroup_size() const { return subgroup_size_; }   // compute shaders' lanes
     double timestamp_period_ns() const { return timestamp_period_ns_; }
 
     // Submits one recorded command buffer and waits for it; DEVICE_ERROR naming `what`.
@@ -149,7 +151,7 @@ class VulkanContext {
     VkFence fence_ = VK_NULL_HANDLE;
     std::string description_;
     uint64_t max_allocation_ = 0;
-    uint32_t timestamp_bits_ = 0;
+    uint32_t timestamp_bits_ = 0, subgroup_size_ = 0;
     double timestamp_period_ns_ = 0;
     bool memory_budget_ = false;
     int64_t allocated_bytes_ = 0;

@@ -120,6 +120,12 @@ uint32_t element_groups(uint64_t n) {
     return uint32_t(std::clamp<uint64_t>((n + kThreads - 1) / kThreads, 1, kMaxGroups));
 }
 
+// linear.comp gives each subgroup a column: groups enough for one column per subgroup.
+uint32_t linear_groups(const VulkanContext& context, uint32_t cols) {
+    const uint32_t per_group = std::max(1u, kThreads / std::max(1u, context.subgroup_size()));
+    return std::clamp((cols + per_group - 1) / per_group, 1u, kMaxGroups);
+}
+
 uint32_t checked_count(uint64_t n, const char* what) {
     if (n > UINT32_MAX)
         fail(FailureCode::InvalidArgument, what,
@@ -252,7 +258,7 @@ void VulkanKernels::linear(void* queue, const float* x, const float* w, const fl
                            float* out, uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
     dispatch(queue, Kernel::Linear,
              LinearPush{address(x), address(w), address(bias), address(out), in, col0, cols},
-             std::min(cols, kMaxGroups), rows);
+             linear_groups(recorder(queue).context(), cols), rows);
 }
 
 void VulkanKernels::rope(void* queue, float* x, const uint32_t* positions, uint32_t rows,

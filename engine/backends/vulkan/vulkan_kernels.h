@@ -57,6 +57,7 @@ class Recorder {
         : context_(context), pipelines_(pipelines), commands_(commands) {}
     void dispatch(Kernel k, const void* push, uint32_t bytes, uint32_t x, uint32_t y = 1);
     uint64_t dispatches() const { return dispatches_; }
+    const VulkanContext& context() const { return context_; }
 
     // Attention's scores: `scores` holds scores_floats floats.
     uint64_t scores = 0, scores_floats = 0;

@@ -1,9 +1,13 @@
 #version 460
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
 
-// dst[r][j] = bias[col0 + j] + dot(w[col0 + j], x[r]) for j < cols, w [out][in]. Workgroup
-// (c, r) computes columns c, c + groups, ... of row r: each invocation sums a strided share of
-// the dot product, then group_sum adds the shares in a fixed tree.
+// dst[r][j] = bias[col0 + j] + dot(w[col0 + j], x[r]) for j < cols, w [out][in]. A subgroup
+// computes one column at a time: its lanes read the weight row side by side (i = lane, lane +
+// subgroup size, ...), then a butterfly of shuffles adds the lanes' sums in a fixed order, so
+// the same device gives the same bits on every run (no atomics, no barriers). Workgroup (c, r)
+// serves row r; its subgroups take columns c * subgroups + s, then every groups * subgroups.
 layout(push_constant) uniform Push {
     Floats x;
     Floats w;
@@ -18,13 +22,16 @@ void main() {
     const uint r = gl_WorkGroupID.y;
     const uint xr = r * pc.in_width;
     const bool has_bias = uint64_t(pc.bias) != 0;
-    for (uint j = gl_WorkGroupID.x; j < pc.cols; j += gl_NumWorkGroups.x) {
+    const uint lane = gl_SubgroupInvocationID, width = gl_SubgroupSize;
+    const uint step = gl_NumWorkGroups.x * gl_NumSubgroups;
+    for (uint j = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID; j < pc.cols; j += step) {
         const uint wr = (pc.col0 + j) * pc.in_width;
         float s = 0;
-        for (uint i = gl_LocalInvocationIndex; i < pc.in_width; i += THREADS)
+        for (uint i = lane; i < pc.in_width; i += width)
             s += pc.w.v[wr + i] * pc.x.v[xr + i];
-        const float total = group_sum(s);
-        if (gl_LocalInvocationIndex == 0)
-            pc.dst.v[r * pc.cols + j] = has_bias ? pc.bias.v[pc.col0 + j] + total : total;
+        for (uint m = width / 2; m > 0; m >>= 1)
+            s += subgroupShuffleXor(s, m);
+        if (lane == 0)
+            pc.dst.v[r * pc.cols + j] = has_bias ? pc.bias.v[pc.col0 + j] + s : s;
     }
 }
