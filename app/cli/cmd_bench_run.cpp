@@ -22,9 +22,11 @@ using namespace tmmu::runtime;
 
 constexpr const char* kHelp =
     R"(usage: tmmu bench-run [CONFIG] [--backend cpu|vulkan|cuda] [--decode N] [--batch B]
+                      [--weight-precision f32|f16]
                       [--prefill N] [--baseline FILE]
 
-The backend defaults to cuda where it can run, else cpu.
+The backend defaults to cuda where it can run, else cpu; --weight-precision f16 stores the
+matrices and tables as f16 on a GPU backend (tmmu run --help).
 
 Measures a backend on a GPT-2 or Llama config.json (default: the bundled GPT-2 small), seeded
 weights, one run of each, and prints every figure next to what the device can do, measured in
@@ -94,12 +96,15 @@ int cmd_bench_run(Args& args) {
         args.value("--backend").value_or(cuda && cuda->runnable ? "cuda" : "cpu");
     app::check_runnable_backend(backend, "--backend");
     RunRequest one;
+    if (const auto precision = args.value("--weight-precision"))
+        one.weight_precision = app::parse_weight_precision(*precision, "--weight-precision");
     one.prompt_tokens = 8;
     one.decode_tokens = option(args, "--decode", 64);
     one.counters = true;
     RunRequest many = one;
     many.batch = option(args, "--batch", 8);
     RunRequest prefill;
+    prefill.weight_precision = one.weight_precision;
     prefill.prompt_tokens = option(args, "--prefill", 512);
     prefill.decode_tokens = 2;
     const std::string baseline_path =
@@ -117,8 +122,8 @@ int cmd_bench_run(Args& args) {
     const Figures b1 = measure(file, backend, one, {}, progress);
     const Figures b8 = measure(file, backend, many, {}, progress);
     const Figures pre = measure(file, backend, prefill, {}, progress);
-    fmt::print("tmmu bench-run: {} on {} ({}), f32 weights, one run each\n", file.config.name,
-               backend, app::run_device(backend));
+    fmt::print("tmmu bench-run: {} on {} ({}), {} weights, one run each\n", file.config.name,
+               backend, app::run_device(backend), weight_precision_name(one.weight_precision));
     fmt::print("device    copy {:.1f} GB/s ({})\n", rates.copy_bytes_per_second / 1e9,
                rates.copy_how);
     if (rates.matmul_flops_per_second > 0)

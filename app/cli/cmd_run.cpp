@@ -28,7 +28,8 @@ using namespace tmmu::runtime;
 constexpr const char* kHelp =
     R"(usage: tmmu run [CONFIG] [--backend cpu|vulkan|cuda] [--batch B] [--prompt N | --prompt-ids 1,2,3]
                 [--decode M] [--seed S] [--weights F] [--max-seq N] [--verify]
-                [--compare-cpu] [--no-graph] [--check-memory] [--counters] [--json OUT|-]
+                [--weight-precision f32|f16] [--compare-cpu] [--no-graph] [--check-memory]
+                [--counters] [--json OUT|-]
                 [--record [--title T] [--sessions PATH]]
 
 Runs a GPT-2 or Llama config.json (default: the bundled GPT-2 small) on a backend: compiles its
@@ -51,6 +52,11 @@ options:
   --weights F       the model's weights from a safetensors file (F32, F16 or BF16), e.g. a
                     Hugging Face GPT-2 or Llama checkpoint matching CONFIG
   --max-seq N       KV-cache positions per slot (default: prompt + decode tokens)
+  --weight-precision f32|f16
+                    how a GPU backend stores the weights: f32 (default), or the matrices
+                    and embedding tables as f16 (half the bytes a token reads; sums stay
+                    f32; --compare-cpu then passes at NMSE <= 1e-3). The CPU backend is the
+                    f32 reference and refuses f16
   --verify          run again with a buffer per register and compare the logits bit for bit
   --compare-cpu     run the CPU backend too, then this backend on the CPU's tokens, and
                     compare every step's logits: passes at NMSE <= 1e-5 with the same
@@ -112,6 +118,8 @@ RunRequest request_from(Args& args) {
     r.counters = args.flag("--counters");
     r.check_memory = args.flag("--check-memory");
     if (const auto weights = args.value("--weights")) r.weights_path = *weights;
+    if (const auto precision = args.value("--weight-precision"))
+        r.weight_precision = app::parse_weight_precision(*precision, "--weight-precision");
     return r;
 }
 
@@ -146,7 +154,8 @@ RunParity verify(const ConfigFile& file, const RunRecord& planned, const Backend
             reference.logits_hash};
 }
 
-// --compare-cpu: issue 13's f32 gate (app::compare_with_cpu).
+// --compare-cpu: issue 13's gate (app::compare_with_cpu), NMSE <= 1e-5 for f32 weights and
+// 1e-3 for f16.
 struct CpuComparison {
     bool passes = true;
     std::string line; // empty unless compared
@@ -156,7 +165,8 @@ CpuComparison compare_with_cpu(const ConfigFile& file, const RunRequest& request
                                const Backend& backend, const Progress& progress) {
     const BackendParity p =
         app::compare_with_cpu(backend.name, backend.options, file.config, request, progress);
-    return {app::passes_cpu_gate(p), app::cpu_gate_line(backend.name, p) + "\n"};
+    return {app::passes_cpu_gate(p, request.weight_precision),
+            app::cpu_gate_line(backend.name, p, request.weight_precision) + "\n"};
 }
 
 Progress progress_on_terminal() {

@@ -1,16 +1,27 @@
 #include "model_run.h"
 
+#include "core/failure.h"
 #include "runtime/generate.h"
 
 #include <fmt/format.h>
 
 namespace tmmu::app {
 
+runtime::WeightPrecision parse_weight_precision(std::string_view text, std::string_view where) {
+    if (text == "f32") return runtime::WeightPrecision::F32;
+    if (text == "f16") return runtime::WeightPrecision::F16;
+    fail(FailureCode::InvalidArgument, std::string(where),
+         fmt::format("'{}': expected f32 or f16", text));
+}
+
 runtime::RunRecord run_model(const std::string& backend, const BackendRunOptions& options,
                              const std::string& config_path, const std::string& config_text,
                              const runtime::RunRequest& request, const Progress& progress,
                              const std::string& what) {
     check_runnable_backend(backend, what);
+    if (backend == "cpu" && request.weight_precision != runtime::WeightPrecision::F32)
+        fail(FailureCode::InvalidArgument, "--weight-precision",
+             "f16 weights run on the GPU backends; the CPU backend is the f32 reference");
     runtime::RunRecord rec;
     rec.backend = backend;
     rec.device = run_device(backend);
@@ -35,15 +46,21 @@ runtime::BackendParity compare_with_cpu(const std::string& backend,
                                      executor_factory(backend, options), progress);
 }
 
-bool passes_cpu_gate(const runtime::BackendParity& parity) {
-    return parity.passes(1e-5, parity.rows / 64);
+double cpu_gate_nmse(runtime::WeightPrecision precision) {
+    return precision == runtime::WeightPrecision::F16 ? 1e-3 : 1e-5;
 }
 
-std::string cpu_gate_line(const std::string& backend, const runtime::BackendParity& parity) {
-    return fmt::format("{} vs cpu: {} -> {}", backend, runtime::describe(parity),
-                       passes_cpu_gate(parity) ? "passes (NMSE <= 1e-5, argmax misses <= 1 in 64)"
-                                               : "FAILS the gate (NMSE <= 1e-5, argmax misses "
-                                                 "<= 1 in 64)");
+bool passes_cpu_gate(const runtime::BackendParity& parity, runtime::WeightPrecision precision) {
+    return parity.passes(cpu_gate_nmse(precision), parity.rows / 64);
+}
+
+std::string cpu_gate_line(const std::string& backend, const runtime::BackendParity& parity,
+                          runtime::WeightPrecision precision) {
+    return fmt::format("{} vs cpu: {} -> {} (NMSE <= {:g} with {} weights, argmax misses <= 1 in "
+                       "64)",
+                       backend, runtime::describe(parity),
+                       passes_cpu_gate(parity, precision) ? "passes" : "FAILS the gate",
+                       cpu_gate_nmse(precision), runtime::weight_precision_name(precision));
 }
 
 runtime::RunResult rerun(const runtime::RunRecord& record, const Progress& progress) {

@@ -166,7 +166,7 @@ void MainWindow::onRunShown(const RunShown& shown) {
         std::shared_ptr<const runtime::RunResult>(shown.record, &shown.record->result));
     if (shown.parity)
         parity_->setParity(shown.parity, QString::fromStdString(shown.record->backend),
-                           shown.parity_passes);
+                           shown.parity_gate, shown.parity_passes);
     else
         parity_->showMessage(
             shown.record->backend == "cpu"

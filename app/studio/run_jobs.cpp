@@ -70,7 +70,8 @@ RunShown execute_run(const RunJob& job, const Progress& progress) {
         auto parity = std::make_shared<runtime::BackendParity>(app::compare_with_cpu(
             job.backend, {}, parse_transformer_config(r.config_text, r.config_path), job.request,
             progress));
-        out.parity_passes = app::passes_cpu_gate(*parity);
+        out.parity_passes = app::passes_cpu_gate(*parity, job.request.weight_precision);
+        out.parity_gate = app::cpu_gate_nmse(job.request.weight_precision);
         out.parity = std::move(parity);
     }
     return out;

@@ -44,7 +44,8 @@ struct RunShown {
     int64_t run_id = 0;                           // its id in the sessions database; 0: none
     std::optional<runtime::RunComparison> replay; // replays: the comparison with the recording
     std::shared_ptr<const runtime::BackendParity> parity; // with compare_cpu: against the CPU
-    bool parity_passes = false;                           // issue 13's f32 gate
+    bool parity_passes = false;                           // issue 13's gate
+    double parity_gate = 1e-5; // its NMSE bound: 1e-5 for f32 weights, 1e-3 for f16
 };
 
 // Throws Failure: the config's, the backend's (INVALID_ARGUMENT for one that is unavailable),

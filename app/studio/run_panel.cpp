@@ -55,9 +55,10 @@ RunPanel::RunPanel(JobRunner* jobs, std::function<QString()> sessionsPath, QWidg
       checkMemory_(new QCheckBox(tr("Check memory (guards and poison; slow)"), this)),
       record_(new QCheckBox(tr("Record in sessions"), this)),
       compare_(new QCheckBox(tr("Compare with CPU (every step's logits)"), this)),
-      run_(new QPushButton(tr("Run"), this)), cancel_(new QPushButton(tr("Cancel"), this)),
-      replay_(new QPushButton(tr("Replay"), this)), recorded_(new QComboBox(this)),
-      progress_(new QProgressBar(this)), summary_(new QPlainTextEdit(this)) {
+      precision_(new QComboBox(this)), run_(new QPushButton(tr("Run"), this)),
+      cancel_(new QPushButton(tr("Cancel"), this)), replay_(new QPushButton(tr("Replay"), this)),
+      recorded_(new QComboBox(this)), progress_(new QProgressBar(this)),
+      summary_(new QPlainTextEdit(this)) {
     setObjectName(QStringLiteral("runPanel"));
     auto* model = new QStandardItemModel(backend_);
     for (const BackendChoice& b : backend_choices()) {
@@ -83,8 +84,14 @@ RunPanel::RunPanel(JobRunner* jobs, std::function<QString()> sessionsPath, QWidg
     // Comparing needs another backend than the CPU's: the box follows the picker.
     compare_->setToolTip(tr("Runs the CPU backend too, then this backend on the CPU's tokens, and "
                             "compares every step (the CPU parity chart)"));
+    precision_->addItem(tr("f32"), QStringLiteral("f32"));
+    precision_->addItem(tr("f16 matrices and tables (GPU backends)"), QStringLiteral("f16"));
+    precision_->setToolTip(tr("How a GPU backend stores the weights: f16 halves the bytes a "
+                              "token reads; sums stay f32. The CPU backend is the f32 reference."));
     const auto followBackend = [this] {
-        compare_->setEnabled(backend_->currentData().toString() != QStringLiteral("cpu"));
+        const bool gpu = backend_->currentData().toString() != QStringLiteral("cpu");
+        compare_->setEnabled(gpu);
+        precision_->setEnabled(gpu);
     };
     connect(backend_, &QComboBox::currentIndexChanged, this, followBackend);
     followBackend();
@@ -156,6 +163,7 @@ QWidget* RunPanel::buildSettings() {
     sizes->addStretch(1);
     form->addRow(tr("Tokens"), sizes);
     form->addRow(tr("Seed"), seed_);
+    form->addRow(tr("Weights"), precision_);
     auto* checks = new QVBoxLayout;
     checks->addWidget(counters_);
     checks->addWidget(checkMemory_);
@@ -182,6 +190,8 @@ RunJob RunPanel::job() const {
     job.request.counters = counters_->isChecked();
     job.request.check_memory = checkMemory_->isChecked();
     job.compare_cpu = compare_->isChecked() && compare_->isEnabled();
+    if (precision_->isEnabled() && precision_->currentData().toString() == QStringLiteral("f16"))
+        job.request.weight_precision = runtime::WeightPrecision::F16;
     if (record_->isChecked() && record_->isEnabled())
         job.sessions_path = sessionsPath_().toStdString();
     return job;

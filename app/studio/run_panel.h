@@ -51,6 +51,7 @@ class RunPanel : public QWidget {
     QCheckBox* countersBox() const { return counters_; }
     QCheckBox* recordBox() const { return record_; }
     QCheckBox* compareBox() const { return compare_; }
+    QComboBox* precisionBox() const { return precision_; }
     QComboBox* recordedRunsBox() const { return recorded_; }
     QPushButton* runButton() const { return run_; }
     QPushButton* cancelButton() const { return cancel_; }
@@ -74,6 +75,7 @@ class RunPanel : public QWidget {
     QComboBox* backend_;
     QSpinBox *batch_, *prompt_, *decode_, *seed_;
     QCheckBox *counters_, *checkMemory_, *record_, *compare_;
+    QComboBox* precision_; // weights on a GPU backend: f32 or f16
     QPushButton *run_, *cancel_, *replay_;
     QComboBox* recorded_;
     QProgressBar* progress_;

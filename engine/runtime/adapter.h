@@ -39,6 +39,7 @@ struct Operands {
     uint64_t state_stride = 0;          // bytes from one slot's block to the next
     uint64_t state_bytes = 0;           // one slot's block as its descriptor sizes it
     const ParamBlock* params = nullptr; // checked at load for this opcode
+    uint32_t half_weights = 0; // bit i: weights[i] holds f16 values (GPU backends' f16 runs)
 };
 
 // An operand's memory as the f32 data every v1 adapter takes (host or device pointers alike).
@@ -47,6 +48,9 @@ inline const float* input_f32(const Operands& o, size_t i) {
 }
 inline const float* weight_f32(const Operands& o, size_t i) {
     return static_cast<const float*>(o.weights[i]);
+}
+inline bool weight_is_f16(const Operands& o, size_t i) {
+    return (o.half_weights >> i) & 1;
 }
 inline float* output_f32(const Operands& o) {
     return static_cast<float*>(o.output);

@@ -116,6 +116,7 @@ RunResult generate(const TransformerConfig& c, const RunRequest& r, const Execut
         out.weight_bytes = weights.data.size() * sizeof(float);
         executor = backend(decode_plan.plan, std::move(weights), r);
     }
+    if (const uint64_t held = executor->weight_bytes()) out.weight_bytes = held; // f16 runs
     const std::unique_ptr<Program> prefill = executor->load(prefill_plan);
     const std::unique_ptr<Program> decode = executor->load(decode_plan);
     prefill->set_counting(r.counters);

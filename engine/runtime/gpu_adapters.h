@@ -4,22 +4,24 @@
 // memory. A backend supplies the kernels as a KernelSet, a type with a static launcher per
 // kernel (CUDA's cuda_kernels.h, Vulkan's vulkan_kernels.h), all with these signatures:
 //
-//   embedding(queue, tokens, positions, table, positions_table|null, out, rows, width)
+//   embedding(queue, tokens, positions, table, positions_table|null, half, out, rows, width)
 //   layernorm(queue, x, gamma, beta, out, rows, width, eps)
 //   rmsnorm(queue, x, gamma, out, rows, width, eps)
 //   add(queue, a, b, out, n)
-//   linear(queue, x, w [out][in], bias|null, out, rows, in, col0, cols)
+//   linear(queue, x, w [out][in], half, bias|null, out, rows, in, col0, cols)
 //   gelu_tanh(queue, x, n)            silu_mul(queue, gate, up, n)
 //   rope(queue, x, positions, rows, heads, head_dim, theta)
 //   store_kv(queue, k, v, cache, stride, slots, positions, rows, kv_width, max_seq)
 //   attend(queue, q, cache, stride, slots, positions, out, rows, heads, kv_heads, head_dim,
 //          max_seq)
 //
+// `half`: the tables or the matrix hold f16 values (an f16 run, pack_weights); sums are f32.
 // Weights the CPU reads as [in, out] (GPT-2's Conv1D) are uploaded transposed to [out, in]
 // (conv1d_weights says which), so one matrix kernel serves every layout.
 #include "runtime/adapter.h"
 #include "runtime/adapter_memory.h"
 #include "runtime/param_block.h"
+#include "runtime/run_record.h"
 #include "runtime/weights.h"
 
 #include <vector>
@@ -31,13 +33,30 @@ std::vector<bool> conv1d_weights(const ExecutionPlan& plan);
 // Transposes those matrices of `weights` in place to [out, in].
 void transpose_conv1d_weights(const ExecutionPlan& plan, WeightStore& weights);
 
+// Per plan weight: whether a GPU backend stores it as f16 at `precision` (the rank-2 weights:
+// matrices and embedding tables; biases and norm scales stay f32).
+std::vector<bool> half_weights(const ExecutionPlan& plan, WeightPrecision precision);
+// IEEE binary16 bits of v, rounded to nearest even (overflow to infinity, NaN kept NaN).
+uint16_t f16_bits(float v);
+// The weights as a GPU backend uploads them: each at a 16-byte aligned byte offset, f16 where
+// `half` says so, f32 elsewhere.
+struct PackedWeights {
+    std::vector<uint8_t> bytes;
+    std::vector<uint64_t> offset; // per plan weight, in bytes
+};
+PackedWeights pack_weights(const ExecutionPlan& plan, const WeightStore& weights,
+                           const std::vector<bool>& half);
+// Sets Operands::half_weights of every bound instruction from `half`.
+void mark_half_weights(std::vector<BoundInstruction>& bound, const ExecutionPlan& plan,
+                       const std::vector<bool>& half);
+
 template <class K>
 struct GpuAdapters {
     static void embedding(const ExecutionContext& ctx, const Operands& o) {
         const auto p = param_view<EmbeddingParams>(*o.params);
         K::embedding(ctx.queue, static_cast<const int32_t*>(o.inputs[0]),
-                     ctx.position_of_row.data(), weight_f32(o, 0),
-                     p.positions ? weight_f32(o, 1) : nullptr, output_f32(o), ctx.rows, p.width);
+                     ctx.position_of_row.data(), o.weights[0], p.positions ? o.weights[1] : nullptr,
+                     weight_is_f16(o, 0), output_f32(o), ctx.rows, p.width);
     }
 
     static void layernorm(const ExecutionContext& ctx, const Operands& o) {
@@ -61,30 +80,30 @@ struct GpuAdapters {
     static void gelu_mlp(const ExecutionContext& ctx, const Operands& o) {
         const auto p = param_view<MlpParams>(*o.params);
         float* h = ctx.workspace.data();
-        K::linear(ctx.queue, input_f32(o, 0), weight_f32(o, 0), weight_f32(o, 1), h, ctx.rows,
-                  p.width, 0, p.inner);
+        K::linear(ctx.queue, input_f32(o, 0), o.weights[0], weight_is_f16(o, 0), weight_f32(o, 1),
+                  h, ctx.rows, p.width, 0, p.inner);
         K::gelu_tanh(ctx.queue, h, uint64_t(ctx.rows) * p.inner);
-        K::linear(ctx.queue, h, weight_f32(o, 2), weight_f32(o, 3), output_f32(o), ctx.rows,
-                  p.inner, 0, p.width);
+        K::linear(ctx.queue, h, o.weights[2], weight_is_f16(o, 2), weight_f32(o, 3), output_f32(o),
+                  ctx.rows, p.inner, 0, p.width);
     }
 
     static void swiglu(const ExecutionContext& ctx, const Operands& o) {
         const auto p = param_view<MlpParams>(*o.params);
         float* gate = ctx.workspace.data();
         float* up = gate + uint64_t(ctx.rows) * p.inner;
-        K::linear(ctx.queue, input_f32(o, 0), weight_f32(o, 0), nullptr, gate, ctx.rows, p.width, 0,
-                  p.inner);
-        K::linear(ctx.queue, input_f32(o, 0), weight_f32(o, 1), nullptr, up, ctx.rows, p.width, 0,
-                  p.inner);
+        K::linear(ctx.queue, input_f32(o, 0), o.weights[0], weight_is_f16(o, 0), nullptr, gate,
+                  ctx.rows, p.width, 0, p.inner);
+        K::linear(ctx.queue, input_f32(o, 0), o.weights[1], weight_is_f16(o, 1), nullptr, up,
+                  ctx.rows, p.width, 0, p.inner);
         K::silu_mul(ctx.queue, gate, up, uint64_t(ctx.rows) * p.inner);
-        K::linear(ctx.queue, gate, weight_f32(o, 2), nullptr, output_f32(o), ctx.rows, p.inner, 0,
-                  p.width);
+        K::linear(ctx.queue, gate, o.weights[2], weight_is_f16(o, 2), nullptr, output_f32(o),
+                  ctx.rows, p.inner, 0, p.width);
     }
 
     static void lm_head(const ExecutionContext& ctx, const Operands& o) {
         const auto p = param_view<LmHeadParams>(*o.params);
-        K::linear(ctx.queue, input_f32(o, 0), weight_f32(o, 0), nullptr, output_f32(o), ctx.rows,
-                  p.width, 0, p.vocab);
+        K::linear(ctx.queue, input_f32(o, 0), o.weights[0], weight_is_f16(o, 0), nullptr,
+                  output_f32(o), ctx.rows, p.width, 0, p.vocab);
     }
 
     // Workspace as the CPU's: q [rows][q_width], k and v [rows][kv_width], attended
@@ -100,14 +119,19 @@ struct GpuAdapters {
         float* attn = v + uint64_t(ctx.rows) * kv_width;
         const float* x = input_f32(o, 0);
         if (separate) {
-            K::linear(ctx.queue, x, weight_f32(o, 0), nullptr, q, ctx.rows, width, 0, q_width);
-            K::linear(ctx.queue, x, weight_f32(o, 1), nullptr, kk, ctx.rows, width, 0, kv_width);
-            K::linear(ctx.queue, x, weight_f32(o, 2), nullptr, v, ctx.rows, width, 0, kv_width);
+            K::linear(ctx.queue, x, o.weights[0], weight_is_f16(o, 0), nullptr, q, ctx.rows, width,
+                      0, q_width);
+            K::linear(ctx.queue, x, o.weights[1], weight_is_f16(o, 1), nullptr, kk, ctx.rows, width,
+                      0, kv_width);
+            K::linear(ctx.queue, x, o.weights[2], weight_is_f16(o, 2), nullptr, v, ctx.rows, width,
+                      0, kv_width);
         } else { // the fused qkv matrix, transposed at upload: [q | k | v][in], with its bias
-            const float *w = weight_f32(o, 0), *b = weight_f32(o, 1);
-            K::linear(ctx.queue, x, w, b, q, ctx.rows, width, 0, q_width);
-            K::linear(ctx.queue, x, w, b, kk, ctx.rows, width, q_width, kv_width);
-            K::linear(ctx.queue, x, w, b, v, ctx.rows, width, q_width + kv_width, kv_width);
+            const void* w = o.weights[0];
+            const bool half = weight_is_f16(o, 0);
+            const float* b = weight_f32(o, 1);
+            K::linear(ctx.queue, x, w, half, b, q, ctx.rows, width, 0, q_width);
+            K::linear(ctx.queue, x, w, half, b, kk, ctx.rows, width, q_width, kv_width);
+            K::linear(ctx.queue, x, w, half, b, v, ctx.rows, width, q_width + kv_width, kv_width);
         }
         const uint32_t* positions = ctx.position_of_row.data();
         if (p.rope_theta > 0) {
@@ -121,11 +145,11 @@ struct GpuAdapters {
         K::attend(ctx.queue, q, o.state, o.state_stride, ctx.slot_of_row.data(), positions, attn,
                   ctx.rows, p.n_heads, p.n_kv_heads, p.head_dim, max_seq);
         if (separate)
-            K::linear(ctx.queue, attn, weight_f32(o, 3), nullptr, output_f32(o), ctx.rows, q_width,
-                      0, width);
+            K::linear(ctx.queue, attn, o.weights[3], weight_is_f16(o, 3), nullptr, output_f32(o),
+                      ctx.rows, q_width, 0, width);
         else
-            K::linear(ctx.queue, attn, weight_f32(o, 2), weight_f32(o, 3), output_f32(o), ctx.rows,
-                      q_width, 0, width);
+            K::linear(ctx.queue, attn, o.weights[2], weight_is_f16(o, 2), weight_f32(o, 3),
+                      output_f32(o), ctx.rows, q_width, 0, width);
     }
 
     // Not static_asserted to cover every opcode: the adapters are template members, whose

@@ -44,6 +44,9 @@ class Executor {
     virtual std::string device() const = 0; // what RunRecord::device says
     // What the run holds on the device now (its loaded programs included); zeros on the CPU.
     virtual DeviceMemory device_memory() const { return {}; }
+    // The bytes the weights take where the backend keeps them (f16 runs: about half the f32
+    // bytes); 0: the host store's f32 bytes.
+    virtual uint64_t weight_bytes() const { return 0; }
 };
 
 // What a step of a loaded plan may ask for: its rows, token ids below `vocab`, slots below

@@ -72,6 +72,10 @@ std::vector<int32_t> tokens_of_step(const RunResult& r, size_t step) {
     return out;
 }
 
+std::string_view weight_precision_name(WeightPrecision p) {
+    return p == WeightPrecision::F16 ? "f16" : "f32";
+}
+
 std::string_view step_phase_name(StepPhase phase) {
     return phase == StepPhase::Prefill ? "prefill" : "decode";
 }
@@ -109,7 +113,8 @@ Json request_json(const RunRequest& r) {
             {"max_seq", r.max_seq},
             {"counters", r.counters},
             {"check_memory", r.check_memory},
-            {"layout", layout_name(r.layout)}};
+            {"layout", layout_name(r.layout)},
+            {"weight_precision", weight_precision_name(r.weight_precision)}};
 }
 
 Json step_json(const RunStep& s, bool counted) {
@@ -250,6 +255,12 @@ RunRequest read_request(const Reader& in) {
     if (layout != "planned" && layout != "separate")
         in.bad(fmt::format("layout '{}': expected planned or separate", layout));
     r.layout = layout == "planned" ? RegisterLayout::Planned : RegisterLayout::Separate;
+    if (in.has("weight_precision")) { // runs recorded before f16 weights are f32
+        const std::string precision = in.get<std::string>("weight_precision");
+        if (precision != "f32" && precision != "f16")
+            in.bad(fmt::format("weight_precision '{}': expected f32 or f16", precision));
+        r.weight_precision = precision == "f16" ? WeightPrecision::F16 : WeightPrecision::F32;
+    }
     return r;
 }
 

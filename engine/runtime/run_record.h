@@ -35,6 +35,12 @@ enum class RegisterLayout {
     Separate, // every register its own bytes: the reference for the planned-vs-unplanned gate
 };
 
+// How a GPU backend stores the weights: f32 as given, or the matrices and tables (rank-2
+// weights) rounded to f16, halving the bytes a token reads; biases and norm scales stay f32 and
+// every sum stays f32. The CPU backend is the f32 reference and keeps f32 either way.
+enum class WeightPrecision : uint8_t { F32, F16 };
+std::string_view weight_precision_name(WeightPrecision p); // "f32", "f16"
+
 struct RunRequest {
     uint32_t batch = 1;              // sequences, one slot each
     std::vector<int32_t> prompt_ids; // every sequence's prompt; empty: seeded random ids
@@ -46,6 +52,7 @@ struct RunRequest {
     bool counters = false;
     bool check_memory = false; // the backend's memory checks on every step
     RegisterLayout layout = RegisterLayout::Planned;
+    WeightPrecision weight_precision = WeightPrecision::F32;
 };
 
 enum class StepPhase : uint8_t { Prefill, Decode };

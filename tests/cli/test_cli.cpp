@@ -169,6 +169,20 @@ class TestCli : public QObject {
             QCOMPARE(v["counters"]["decode"]["launches"].get<int>(), 5);
             QVERIFY(v["memory"]["device_measured_bytes"].get<uint64_t>() >=
                     v["memory"]["device_planned_bytes"].get<uint64_t>());
+            QCOMPARE(v["request"]["weight_precision"].get<std::string>(), std::string("f32"));
+            // f16 weights: half the weight bytes, within the f16 gate of the CPU's f32.
+            QStringList half = on_vulkan;
+            half << "--weight-precision"
+                 << "f16"
+                 << "--compare-cpu";
+            Result h = run_tmmu(half);
+            QCOMPARE(h.code, 0);
+            QVERIFY2(h.err.contains("-> passes (NMSE <= 0.001 with f16 weights"),
+                     qPrintable(h.err));
+            const auto hj = nlohmann::json::parse(h.out.toStdString());
+            QCOMPARE(hj["request"]["weight_precision"].get<std::string>(), std::string("f16"));
+            QVERIFY(hj["memory"]["weight_bytes"].get<uint64_t>() <
+                    v["memory"]["weight_bytes"].get<uint64_t>() * 0.55);
         } else {
             QCOMPARE(vk.code, 2);
             QVERIFY2(vk.err.contains("'vulkan' cannot run here: "), qPrintable(vk.err));
@@ -194,6 +208,11 @@ class TestCli : public QObject {
         Result graph = run_tmmu({"run", config, "--no-graph"});
         QCOMPARE(graph.code, 2);
         QVERIFY2(graph.err.contains("--no-graph"), qPrintable(graph.err));
+        Result cpu_half = run_tmmu({"run", config, "--weight-precision", "f16"});
+        QCOMPARE(cpu_half.code, 2);
+        QVERIFY2(cpu_half.err.contains("the CPU backend is the f32 reference"),
+                 qPrintable(cpu_half.err));
+        QCOMPARE(run_tmmu({"run", config, "--weight-precision", "f8"}).code, 2);
         Result compare = run_tmmu({"run", config, "--compare-cpu"});
         QCOMPARE(compare.code, 2);
         QVERIFY2(compare.err.contains("--compare-cpu"), qPrintable(compare.err));

@@ -73,6 +73,12 @@ class TestCudaBackend : public QObject {
         test::check_gpu_parity(cuda::cuda_executor_factory());
     }
 
+    void parityWithCpuF16_data() { test::add_gpu_parity_rows(); }
+    void parityWithCpuF16() {
+        SKIP_WITHOUT_DEVICE();
+        test::check_gpu_parity(cuda::cuda_executor_factory(), WeightPrecision::F16);
+    }
+
     // Same inputs, same bits: a second run, the planned arena against a buffer per register,
     // and a replayed graph against kernels launched one by one. Launches per decode step are
     // pinned (seed A8's anti-regression gate in miniature): the graph's 1, and the kernels of

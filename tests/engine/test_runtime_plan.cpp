@@ -5,6 +5,7 @@
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
 #include "runtime/adapter_check.h"
+#include "runtime/gpu_adapters.h"
 #include "runtime/opcode_map.h"
 #include "runtime/physical_mapping.h"
 #include "runtime/plan_compiler.h"
@@ -14,7 +15,9 @@
 #include <QObject>
 #include <QTest>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 
 using namespace tmmu;
@@ -51,6 +54,54 @@ std::vector<Opcode> opcodes_of(const ExecutionPlan& p) {
 class TestRuntimePlan : public QObject {
     Q_OBJECT
   private slots:
+    // f16 weights (GPU backends): IEEE binary16, rounded to nearest even, and only the rank-2
+    // weights (matrices, tables) packed as f16, each on a 16-byte boundary.
+    void f16WeightsRoundToNearestEven() {
+        using runtime::f16_bits;
+        QCOMPARE(f16_bits(1.0f), uint16_t(0x3C00));
+        QCOMPARE(f16_bits(-2.0f), uint16_t(0xC000));
+        QCOMPARE(f16_bits(0.0f), uint16_t(0x0000));
+        QCOMPARE(f16_bits(-0.0f), uint16_t(0x8000));
+        QCOMPARE(f16_bits(65504.0f), uint16_t(0x7BFF));              // the largest finite
+        QCOMPARE(f16_bits(65519.0f), uint16_t(0x7BFF));              // below the halfway point
+        QCOMPARE(f16_bits(65520.0f), uint16_t(0x7C00));              // halfway, to even: infinity
+        QCOMPARE(f16_bits(1.0f + 1.0f / 2048), uint16_t(0x3C00));    // a tie, to even (down)
+        QCOMPARE(f16_bits(1.0f + 3.0f / 2048), uint16_t(0x3C02));    // a tie, to even (up)
+        QCOMPARE(f16_bits(std::ldexp(1.0f, -14)), uint16_t(0x0400)); // the smallest normal
+        QCOMPARE(f16_bits(std::ldexp(1.0f, -24)), uint16_t(0x0001)); // the smallest subnormal
+        QCOMPARE(f16_bits(std::ldexp(1.0f, -25)), uint16_t(0x0000)); // a tie, to even (0)
+        QCOMPARE(f16_bits(std::ldexp(3.0f, -25)), uint16_t(0x0002)); // a tie, to even (2)
+        QCOMPARE(f16_bits(std::ldexp(1023.0f, -24) + std::ldexp(1.0f, -25)),
+                 uint16_t(0x0400)); // the largest subnormal rounds up into the normals
+        QCOMPARE(f16_bits(std::numeric_limits<float>::infinity()), uint16_t(0x7C00));
+        QCOMPARE(f16_bits(std::numeric_limits<float>::quiet_NaN()) & 0x7C00, 0x7C00);
+        QVERIFY(f16_bits(std::numeric_limits<float>::quiet_NaN()) & 0x03FF);
+
+        const runtime::CompiledPlan gpt2 = runtime::compile_transformer(
+            test::tiny_config(test::kTinyGpt2), {runtime::PlanMode::Decode, 1, 16});
+        const std::vector<bool> half =
+            runtime::half_weights(gpt2.plan, runtime::WeightPrecision::F16);
+        QVERIFY(runtime::half_weights(gpt2.plan, runtime::WeightPrecision::F32) ==
+                std::vector<bool>(half.size(), false));
+        const runtime::WeightStore store = runtime::random_weights(gpt2.plan, 3);
+        const runtime::PackedWeights packed = runtime::pack_weights(gpt2.plan, store, half);
+        for (size_t w = 0; w < half.size(); ++w) {
+            const runtime::WeightDesc& d = gpt2.plan.weights[w];
+            QCOMPARE(bool(half[w]), d.view.rank == 2);
+            QCOMPARE(packed.offset[w] % 16, uint64_t(0));
+            const float first = store.data[store.offset[w]];
+            if (half[w]) {
+                uint16_t bits = 0;
+                std::memcpy(&bits, packed.bytes.data() + packed.offset[w], 2);
+                QCOMPARE(bits, f16_bits(first));
+            } else {
+                float value = 0;
+                std::memcpy(&value, packed.bytes.data() + packed.offset[w], 4);
+                QCOMPARE(value, first);
+            }
+        }
+    }
+
     void opcodesKeepTheSeedValuesAndRanges() {
         QCOMPARE(int(Opcode::RmsNorm), 0);
         QCOMPARE(int(Opcode::MultiheadAttention), 1);

@@ -60,6 +60,27 @@ class TestVulkanBackend : public QObject {
         test::check_gpu_parity(vulkan::make_vulkan_executor);
     }
 
+    // f16 weights (matrices and tables; sums in f32) against the CPU's f32: NMSE <= 1e-3, and
+    // far from the f32 run's agreement (the rounding is real); half the weight bytes.
+    void parityWithCpuF16_data() { test::add_gpu_parity_rows(); }
+    void parityWithCpuF16() {
+        SKIP_WITHOUT_DEVICE();
+        test::check_gpu_parity(vulkan::make_vulkan_executor, WeightPrecision::F16);
+    }
+    void f16WeightsHalveTheMatrices() {
+        SKIP_WITHOUT_DEVICE();
+        RunRequest r = tiny_request(1, 4);
+        const RunResult f32 = vulkan::generate(tiny_config(kTinyLlama), r, {});
+        r.weight_precision = WeightPrecision::F16;
+        const RunResult f16 = vulkan::generate(tiny_config(kTinyLlama), r, {});
+        QVERIFY2(f16.weight_bytes < f32.weight_bytes * 0.55 &&
+                     f16.weight_bytes > f32.weight_bytes * 0.45,
+                 qPrintable(QString("%1 vs %2").arg(f16.weight_bytes).arg(f32.weight_bytes)));
+        QVERIFY(f16.logits_hash != f32.logits_hash);
+        const RunResult again = vulkan::generate(tiny_config(kTinyLlama), r, {});
+        QCOMPARE(to_hex(again.logits_hash), to_hex(f16.logits_hash));
+    }
+
     // Same inputs, same bits: a second run, and the planned arena against a buffer per
     // register. A step is one submission (prefill: one per sequence), whatever it holds; every
     // opcode that ran has device time from its timestamps; the device holds the planned bytes

@@ -173,6 +173,10 @@ class TestRunPanel : public QObject {
         QVERIFY(!w.runPanel()->compareBox()->isEnabled()); // the CPU: nothing to compare with
         box->setCurrentIndex(vulkan);
         QVERIFY(w.runPanel()->compareBox()->isEnabled());
+        QVERIFY(w.runPanel()->precisionBox()->isEnabled());
+        w.runPanel()->precisionBox()->setCurrentIndex(1);
+        QCOMPARE(w.runPanel()->job().request.weight_precision, runtime::WeightPrecision::F16);
+        w.runPanel()->precisionBox()->setCurrentIndex(0);
         w.runPanel()->compareBox()->setChecked(true);
         w.runPanel()->recordBox()->setChecked(false);
         QVERIFY(runAndWait(w));

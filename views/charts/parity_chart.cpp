@@ -20,7 +20,6 @@ namespace tmmu::views {
 
 namespace {
 
-constexpr double kGate = 1e-5;   // issue 13's f32 NMSE gate
 constexpr double kFloor = 1e-18; // where a step whose logits match exactly is drawn
 
 } // namespace
@@ -52,9 +51,10 @@ ParityChart::ParityChart(QWidget* parent)
 }
 
 void ParityChart::setParity(std::shared_ptr<const runtime::BackendParity> parity,
-                            const QString& backend, bool passes) {
+                            const QString& backend, double gate, bool passes) {
     parity_ = std::move(parity);
     backend_ = backend;
+    gate_ = gate;
     passes_ = passes;
     if (!parity_ || parity_->steps.empty()) {
         showMessage(tr("No steps were compared"));
@@ -94,13 +94,13 @@ void ParityChart::rebuild() {
     misses->setColor(palette.peak());
     misses->setMarkerSize(9);
     auto* gate = new QLineSeries;
-    gate->setName(tr("gate 1e-5"));
+    gate->setName(tr("gate %1").arg(gate_, 0, 'g', 1));
     QPen dashed(palette.lowerBound());
     dashed.setStyle(Qt::DashLine);
     gate->setPen(dashed);
     // log10 of the NMSE on a linear axis labelled as powers of ten: a log axis labels every
     // decade, and ten decades do not fit a dock's height.
-    double low = std::log10(kGate), high = low;
+    double low = std::log10(gate_), high = low;
     for (size_t s = 0; s < p.steps.size(); ++s) {
         const double y = std::log10(std::max(p.steps[s].nmse, kFloor));
         nmse->append(double(s), y);
@@ -109,8 +109,8 @@ void ParityChart::rebuild() {
         high = std::max(high, y);
     }
     const double last = double(std::max<size_t>(p.steps.size(), 2) - 1);
-    gate->append(0, std::log10(kGate));
-    gate->append(last, std::log10(kGate));
+    gate->append(0, std::log10(gate_));
+    gate->append(last, std::log10(gate_));
     for (QAbstractSeries* series :
          {static_cast<QAbstractSeries*>(gate), static_cast<QAbstractSeries*>(nmse),
           static_cast<QAbstractSeries*>(misses)})
@@ -160,10 +160,11 @@ void ParityChart::rebuild() {
     });
     caption_->setText(tr("%1 vs cpu: %2, %3")
                           .arg(backend_, QString::fromStdString(runtime::describe(p)),
-                               passes_ ? tr("passes the gate (NMSE ≤ 1e-5, at most 1 argmax "
-                                            "miss in 64 rows)")
-                                       : tr("FAILS the gate (NMSE ≤ 1e-5, at most 1 argmax miss "
-                                            "in 64 rows)")));
+                               (passes_ ? tr("passes the gate (NMSE ≤ %1, at most 1 argmax "
+                                             "miss in 64 rows)")
+                                        : tr("FAILS the gate (NMSE ≤ %1, at most 1 argmax miss "
+                                             "in 64 rows)"))
+                                   .arg(gate_, 0, 'g', 1)));
 }
 
 } // namespace tmmu::views

@@ -1,5 +1,6 @@
 #include "backends/cuda/cuda_kernels.h"
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -51,15 +52,33 @@ __device__ float block_max(float v, float* shared) {
     return top;
 }
 
-__global__ void embedding_kernel(const int32_t* tokens, const uint32_t* positions,
-                                 const float* table, const float* positions_table, float* out,
-                                 uint32_t width) {
+// A weight element as f32, from f32 or f16 storage (f16 runs: RunRequest::weight_precision).
+__device__ float load_weight(const float* p) {
+    return __ldg(p);
+}
+__device__ float load_weight(const __half* p) {
+    return __half2float(__ldg(p));
+}
+// Four consecutive elements (16-byte aligned for f32, 8-byte for f16).
+__device__ float4 load_weight4(const float* p) {
+    return __ldg(reinterpret_cast<const float4*>(p));
+}
+__device__ float4 load_weight4(const __half* p) {
+    const uint2 u = __ldg(reinterpret_cast<const uint2*>(p));
+    const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&u.x));
+    const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&u.y));
+    return make_float4(a.x, a.y, b.x, b.y);
+}
+
+template <typename W>
+__global__ void embedding_kernel(const int32_t* tokens, const uint32_t* positions, const W* table,
+                                 const W* positions_table, float* out, uint32_t width) {
     const uint32_t r = blockIdx.x;
-    const float* tok = table + uint64_t(tokens[r]) * width;
-    const float* pos = positions_table ? positions_table + uint64_t(positions[r]) * width : nullptr;
+    const W* tok = table + uint64_t(tokens[r]) * width;
+    const W* pos = positions_table ? positions_table + uint64_t(positions[r]) * width : nullptr;
     float* o = out + uint64_t(r) * width;
     for (uint32_t e = threadIdx.x; e < width; e += blockDim.x)
-        o[e] = pos ? tok[e] + pos[e] : tok[e];
+        o[e] = pos ? load_weight(tok + e) + load_weight(pos + e) : load_weight(tok + e);
 }
 
 __global__ void layernorm_kernel(const float* x, const float* gamma, const float* beta, float* out,
@@ -102,8 +121,8 @@ __global__ void add_kernel(const float* a, const float* b, float* out, uint64_t 
 // row, a butterfly adds the lanes, then the Split partial sums of a column are added in slice
 // order: the same order on every run. Split > 1 gives narrow outputs (Llama's k and v
 // projections: 256 columns) enough warps in flight to keep memory busy.
-template <bool Vector, unsigned Split>
-__global__ void linear_kernel(const float* __restrict__ x, const float* __restrict__ w,
+template <typename W, bool Vector, unsigned Split>
+__global__ void linear_kernel(const float* __restrict__ x, const W* __restrict__ w,
                               const float* __restrict__ bias, float* __restrict__ out,
                               uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
     __shared__ float partial[kLinearWarps][kLinearRows];
@@ -113,16 +132,15 @@ __global__ void linear_kernel(const float* __restrict__ x, const float* __restri
     const bool valid = j < cols; // no early return: the block meets at a barrier below
     const uint32_t r0 = blockIdx.y * kLinearRows;
     const uint32_t nr = min(kLinearRows, rows - r0);
-    const float* wr = w + uint64_t(col0 + (valid ? j : 0)) * in;
+    const W* wr = w + uint64_t(col0 + (valid ? j : 0)) * in;
     float acc[kLinearRows] = {};
     const uint32_t first = slice * 32 + lane, step = 32 * Split;
-    if (valid && Vector) { // rows and weights 16-byte aligned, in a multiple of 4
-        const float4* w4 = reinterpret_cast<const float4*>(wr);
+    if (valid && Vector) { // rows 16-byte aligned, weights 16 (f32) or 8 (f16), in a multiple of 4
         // Unrolled so each lane keeps several weight loads in flight: decode is bound by how
         // many bytes are on their way from memory at once, not by the arithmetic.
 #pragma unroll 4
         for (uint32_t i = first; i < in / 4; i += step) {
-            const float4 a = __ldg(w4 + i);
+            const float4 a = load_weight4(wr + 4 * uint64_t(i));
 #pragma unroll
             for (uint32_t r = 0; r < kLinearRows; ++r)
                 if (r < nr) {
@@ -133,7 +151,7 @@ __global__ void linear_kernel(const float* __restrict__ x, const float* __restri
         }
     } else if (valid) {
         for (uint32_t i = first; i < in; i += step) {
-            const float a = __ldg(wr + i);
+            const float a = load_weight(wr + i);
 #pragma unroll
             for (uint32_t r = 0; r < kLinearRows; ++r)
                 if (r < nr) acc[r] += a * x[uint64_t(r0 + r) * in + i];
@@ -162,17 +180,32 @@ __global__ void linear_kernel(const float* __restrict__ x, const float* __restri
         out[uint64_t(r0 + r) * cols + j] = acc[r] + b;
 }
 
-template <unsigned Split>
-void launch_linear(cudaStream_t stream, bool vector, const float* x, const float* w,
+template <typename W, unsigned Split>
+void launch_linear(cudaStream_t stream, bool vector, const float* x, const W* w,
                    const float* bias, float* out, uint32_t rows, uint32_t in, uint32_t col0,
                    uint32_t cols) {
     const dim3 grid(blocks_for(cols, kLinearWarps / Split), blocks_for(rows, kLinearRows));
     if (vector)
-        linear_kernel<true, Split>
+        linear_kernel<W, true, Split>
             <<<grid, kLinearWarps * 32, 0, stream>>>(x, w, bias, out, rows, in, col0, cols);
     else
-        linear_kernel<false, Split>
+        linear_kernel<W, false, Split>
             <<<grid, kLinearWarps * 32, 0, stream>>>(x, w, bias, out, rows, in, col0, cols);
+}
+
+// Warps per column from the shape alone (so a shape always sums in the same order): about 4096
+// warps in all, at most the block's 8.
+template <typename W>
+void launch_linear(cudaStream_t s, bool vector, const float* x, const W* w, const float* bias,
+                   float* out, uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
+    if (cols >= 4096)
+        launch_linear<W, 1>(s, vector, x, w, bias, out, rows, in, col0, cols);
+    else if (cols >= 2048)
+        launch_linear<W, 2>(s, vector, x, w, bias, out, rows, in, col0, cols);
+    else if (cols >= 1024)
+        launch_linear<W, 4>(s, vector, x, w, bias, out, rows, in, col0, cols);
+    else
+        launch_linear<W, 8>(s, vector, x, w, bias, out, rows, in, col0, cols);
 }
 
 __global__ void gelu_kernel(float* x, uint64_t n) {
@@ -285,11 +318,19 @@ uint64_t kernel_launches() {
     return launches;
 }
 
-void embedding(void* stream, const int32_t* tokens, const uint32_t* positions, const float* table,
-               const float* positions_table, float* out, uint32_t rows, uint32_t width) {
+void embedding(void* stream, const int32_t* tokens, const uint32_t* positions, const void* table,
+               const void* positions_table, bool half, float* out, uint32_t rows,
+               uint32_t width) {
     ++launches;
-    embedding_kernel<<<rows, kElementThreads, 0, as_stream(stream)>>>(tokens, positions, table,
-                                                                      positions_table, out, width);
+    const cudaStream_t s = as_stream(stream);
+    if (half)
+        embedding_kernel<<<rows, kElementThreads, 0, s>>>(
+            tokens, positions, static_cast<const __half*>(table),
+            static_cast<const __half*>(positions_table), out, width);
+    else
+        embedding_kernel<<<rows, kElementThreads, 0, s>>>(
+            tokens, positions, static_cast<const float*>(table),
+            static_cast<const float*>(positions_table), out, width);
 }
 
 void layernorm(void* stream, const float* x, const float* gamma, const float* beta, float* out,
@@ -310,22 +351,17 @@ void add(void* stream, const float* a, const float* b, float* out, uint64_t n) {
                                                                                           n);
 }
 
-void linear(void* stream, const float* x, const float* w, const float* bias, float* out,
+void linear(void* stream, const float* x, const void* w, bool half, const float* bias, float* out,
             uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
     ++launches;
-    const bool vector =
-        in % 4 == 0 && aligned16(x) && aligned16(w) && (uint64_t(col0) * in) % 4 == 0;
-    // Warps per column from the shape alone (so a shape always sums in the same order): about
-    // 4096 warps in all, at most the block's 8.
+    const bool vector = in % 4 == 0 && aligned16(x) &&
+                        reinterpret_cast<uintptr_t>(w) % (half ? 8 : 16) == 0 &&
+                        (uint64_t(col0) * in) % 4 == 0;
     const cudaStream_t s = as_stream(stream);
-    if (cols >= 4096)
-        launch_linear<1>(s, vector, x, w, bias, out, rows, in, col0, cols);
-    else if (cols >= 2048)
-        launch_linear<2>(s, vector, x, w, bias, out, rows, in, col0, cols);
-    else if (cols >= 1024)
-        launch_linear<4>(s, vector, x, w, bias, out, rows, in, col0, cols);
+    if (half)
+        launch_linear(s, vector, x, static_cast<const __half*>(w), bias, out, rows, in, col0, cols);
     else
-        launch_linear<8>(s, vector, x, w, bias, out, rows, in, col0, cols);
+        launch_linear(s, vector, x, static_cast<const float*>(w), bias, out, rows, in, col0, cols);
 }
 
 void gelu_tanh(void* stream, float* x, uint64_t n) {

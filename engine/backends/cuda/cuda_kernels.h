@@ -15,9 +15,9 @@ namespace tmmu::cuda::kernels {
 uint64_t kernel_launches();
 
 // out[r] = tokens' rows of `table` [vocab][width] (+ `positions_table` rows at each row's
-// position, when not null).
-void embedding(void* stream, const int32_t* tokens, const uint32_t* positions, const float* table,
-               const float* positions_table, float* out, uint32_t rows, uint32_t width);
+// position, when not null); both tables f16 when `half`, else f32.
+void embedding(void* stream, const int32_t* tokens, const uint32_t* positions, const void* table,
+               const void* positions_table, bool half, float* out, uint32_t rows, uint32_t width);
 // (x - mean) / sqrt(var + eps) * gamma + beta per row; statistics in double, as the CPU's.
 void layernorm(void* stream, const float* x, const float* gamma, const float* beta, float* out,
                uint32_t rows, uint32_t width, float eps);
@@ -26,8 +26,9 @@ void rmsnorm(void* stream, const float* x, const float* gamma, float* out, uint3
              uint32_t width, float eps);
 void add(void* stream, const float* a, const float* b, float* out, uint64_t n);
 // out[r][j] = bias[col0 + j] + dot(w[col0 + j], x[r]) for j < cols: w is [out][in] (Conv1D
-// weights are transposed to this layout when they are uploaded); bias may be null.
-void linear(void* stream, const float* x, const float* w, const float* bias, float* out,
+// weights are transposed to this layout when they are uploaded), f16 when `half`, else f32;
+// bias may be null. Sums are f32 either way.
+void linear(void* stream, const float* x, const void* w, bool half, const float* bias, float* out,
             uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols);
 void gelu_tanh(void* stream, float* x, uint64_t n);                    // in place
 void silu_mul(void* stream, float* gate, const float* up, uint64_t n); // gate = silu(gate) * up

@@ -72,11 +72,15 @@ uint64_t free_device_bytes() {
     return free;
 }
 
-// Weights in one allocation at the host store's offsets, [in, out] matrices transposed.
-DeviceBuffer upload_weights(const ExecutionPlan& plan, WeightStore weights, cudaStream_t stream) {
+// Weights in one allocation, packed as `half` says ([in, out] matrices transposed first).
+DeviceBuffer upload_weights(const ExecutionPlan& plan, WeightStore weights,
+                            const std::vector<bool>& half, std::vector<uint64_t>& offset,
+                            cudaStream_t stream) {
     transpose_conv1d_weights(plan, weights);
-    DeviceBuffer device(weights.data.size() * sizeof(float), "weights");
-    check_cuda(cudaMemcpyAsync(device.get(), weights.data.data(), device.bytes(),
+    const PackedWeights packed = pack_weights(plan, weights, half);
+    offset = packed.offset;
+    DeviceBuffer device(packed.bytes.size(), "weights");
+    check_cuda(cudaMemcpyAsync(device.get(), packed.bytes.data(), device.bytes(),
                                cudaMemcpyHostToDevice, stream),
                "weights upload");
     check_cuda(cudaStreamSynchronize(stream), "weights upload");
@@ -150,7 +154,8 @@ class CudaExecutor final : public Executor {
     CudaExecutor(const ExecutionPlan& decode, WeightStore weights, const RunRequest& request,
                  CudaOptions options)
         : options_(options), layout_(request.layout), slots_(request.batch),
-          weight_offsets_(weights.offset), states_(decode.states) {
+          weight_count_(weights.offset.size()),
+          half_(half_weights(decode, request.weight_precision)), states_(decode.states) {
         if (request.check_memory)
             fail(FailureCode::InvalidArgument, "check memory",
                  "memory checks (guards and poison) run on the CPU backend only so far");
@@ -160,7 +165,8 @@ class CudaExecutor final : public Executor {
         check_cuda(cudaSetDevice(0), "cudaSetDevice");
         check_cuda(cudaFree(nullptr), "CUDA context"); // the context's own memory comes first
         free_at_start_ = free_device_bytes();
-        weights_ = upload_weights(decode, std::move(weights), stream_.get());
+        weights_ =
+            upload_weights(decode, std::move(weights), half_, weight_offsets_, stream_.get());
         planned_bytes_ += weights_.bytes();
         for (const StateDescriptor& s : decode.states) {
             const uint64_t stride = round_up(s.size_bytes, kStateAlignment);
@@ -176,7 +182,7 @@ class CudaExecutor final : public Executor {
     }
 
     std::unique_ptr<Program> load(CompiledPlan plan) override {
-        if (plan.plan.states != states_ || plan.plan.weights.size() != weight_offsets_.size())
+        if (plan.plan.states != states_ || plan.plan.weights.size() != weight_count_)
             fail(FailureCode::InvalidArgument, plan.plan.name,
                  "the plan has other weights or state blocks than the run's");
         return std::make_unique<CudaProgram>(std::move(plan), *this);
@@ -187,15 +193,17 @@ class CudaExecutor final : public Executor {
         return {planned_bytes_, free_at_start_ > now ? free_at_start_ - now : 0};
     }
     void account(const DeviceBuffer& buffer) { planned_bytes_ += buffer.bytes(); }
+    uint64_t weight_bytes() const override { return weights_.bytes(); }
 
     cudaStream_t stream() const { return stream_.get(); }
     const CudaOptions& options() const { return options_; }
     RegisterLayout layout() const { return layout_; }
     uint32_t slots() const { return slots_; }
     const void* weight(WeightRef w) const {
-        return static_cast<const float*>(weights_.get()) + weight_offsets_[w.index];
+        return static_cast<const char*>(weights_.get()) + weight_offsets_[w.index];
     }
     void* state(uint8_t block) const { return state_blocks_[block].get(); }
+    const std::vector<bool>& half() const { return half_; }
     uint64_t stride(uint8_t block) const { return strides_[block]; }
 
   private:
@@ -204,7 +212,9 @@ class CudaExecutor final : public Executor {
     uint32_t slots_;
     std::string device_;
     Stream stream_;
-    std::vector<uint64_t> weight_offsets_;
+    size_t weight_count_;
+    std::vector<bool> half_;               // per weight: stored as f16
+    std::vector<uint64_t> weight_offsets_; // bytes into weights_
     std::vector<StateDescriptor> states_;
     DeviceBuffer weights_;
     std::vector<DeviceBuffer> state_blocks_;
@@ -248,6 +258,7 @@ CudaProgram::CudaProgram(CompiledPlan plan, CudaExecutor& executor)
         [&](uint8_t block) {
             return StateBinding{executor.state(block), executor.stride(block)};
         });
+    mark_half_weights(bound_, p, executor.half());
 }
 
 void CudaProgram::enqueue(uint32_t rows, bool capturing) {

@@ -62,9 +62,8 @@ double linear_flops_per_second(uint32_t rows, uint32_t in, uint32_t cols) {
     check_cuda(cudaMemset(x.get(), 0, x.bytes()), "cudaMemset");
     check_cuda(cudaMemset(w.get(), 0, w.bytes()), "cudaMemset");
     const double s = best_seconds([&] {
-        kernels::linear(nullptr, static_cast<const float*>(x.get()),
-                        static_cast<const float*>(w.get()), nullptr, static_cast<float*>(out.get()),
-                        rows, in, 0, cols);
+        kernels::linear(nullptr, static_cast<const float*>(x.get()), w.get(), false, nullptr,
+                        static_cast<float*>(out.get()), rows, in, 0, cols);
         check_cuda(cudaGetLastError(), "linear kernel");
     });
     return 2.0 * rows * double(in) * cols / s;

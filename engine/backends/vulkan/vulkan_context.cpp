@@ -22,6 +22,7 @@ struct Suitability {
     uint32_t queue_family = 0;
     uint32_t timestamp_bits = 0;
     uint32_t subgroup_size = 0;
+    bool half_storage = false; // storageBuffer16BitAccess: f16 weights
 };
 
 Suitability suitability(const VulkanFns& fn, VkPhysicalDevice pd) {
@@ -32,12 +33,16 @@ Suitability suitability(const VulkanFns& fn, VkPhysicalDevice pd) {
         s.missing = fmt::format("API {} (1.2 needed)", version_text(props.apiVersion));
         return s;
     }
+    VkPhysicalDeviceVulkan11Features v11{};
+    v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
     VkPhysicalDeviceVulkan12Features v12{};
     v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    v12.pNext = &v11;
     VkPhysicalDeviceFeatures2 features{};
     features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
     features.pNext = &v12;
     fn.vkGetPhysicalDeviceFeatures2(pd, &features);
+    s.half_storage = v11.storageBuffer16BitAccess;
     if (!v12.bufferDeviceAddress) s.missing = "no bufferDeviceAddress";
     if (!features.features.shaderInt64) s.missing = "no shaderInt64";
     VkPhysicalDeviceSubgroupProperties subgroups{};
@@ -120,6 +125,7 @@ std::unique_ptr<VulkanContext> VulkanContext::open() {
     c->memory_budget_ = has_extension(c->fn_, c->physical_, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     c->timestamp_bits_ = chosen.timestamp_bits;
     c->subgroup_size_ = chosen.subgroup_size;
+    c->half_storage_ = chosen.half_storage;
 
     VkPhysicalDeviceMaintenance3Properties maintenance3{};
     maintenance3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
@@ -137,8 +143,12 @@ std::unique_ptr<VulkanContext> VulkanContext::open() {
     queue.queueFamilyIndex = chosen.queue_family;
     queue.queueCount = 1;
     queue.pQueuePriorities = &priority;
+    VkPhysicalDeviceVulkan11Features v11{};
+    v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
+    v11.storageBuffer16BitAccess = c->half_storage_ ? VK_TRUE : VK_FALSE;
     VkPhysicalDeviceVulkan12Features v12{};
     v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    v12.pNext = &v11;
     v12.bufferDeviceAddress = VK_TRUE;
     VkPhysicalDeviceFeatures2 features{};
     features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;

@@ -128,6 +128,7 @@ class VulkanContext {
     uint64_t max_allocation_bytes() const { return max_allocation_; }
     uint32_t timestamp_bits() const { return timestamp_bits_; } // 0: no timestamps
     uint32_t subgroup_size() const { return subgroup_size_; }   // compute shaders' lanes
+    bool half_storage() const { return half_storage_; } // f16 in storage buffers (f16 weights)
     double timestamp_period_ns() const { return timestamp_period_ns_; }
 
     // Submits one recorded command buffer and waits for it; DEVICE_ERROR naming `what`.
@@ -153,7 +154,7 @@ class VulkanContext {
     uint64_t max_allocation_ = 0;
     uint32_t timestamp_bits_ = 0, subgroup_size_ = 0;
     double timestamp_period_ns_ = 0;
-    bool memory_budget_ = false;
+    bool memory_budget_ = false, half_storage_ = false;
     int64_t allocated_bytes_ = 0;
     VkPhysicalDeviceMemoryProperties memory_{};
 };

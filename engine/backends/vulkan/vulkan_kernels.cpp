@@ -15,6 +15,12 @@ namespace {
 const uint32_t kEmbeddingSpv[] = {
 #include "embedding.spv.inc"
 };
+const uint32_t kEmbeddingF16Spv[] = {
+#include "embedding_f16.spv.inc"
+};
+const uint32_t kLinearF16Spv[] = {
+#include "linear_f16.spv.inc"
+};
 const uint32_t kNormSpv[] = {
 #include "norm.spv.inc"
 };
@@ -41,6 +47,10 @@ std::span<const uint32_t> spirv(Kernel k) {
     switch (k) {
     case Kernel::Embedding:
         return kEmbeddingSpv;
+    case Kernel::EmbeddingF16:
+        return kEmbeddingF16Spv;
+    case Kernel::LinearF16:
+        return kLinearF16Spv;
     case Kernel::Norm:
         return kNormSpv;
     case Kernel::Elementwise:
@@ -221,9 +231,9 @@ void memory_check(Recorder& recorder, uint64_t data, uint64_t prints, uint64_t r
 }
 
 void VulkanKernels::embedding(void* queue, const int32_t* tokens, const uint32_t* positions,
-                              const float* table, const float* positions_table, float* out,
+                              const void* table, const void* positions_table, bool half, float* out,
                               uint32_t rows, uint32_t width) {
-    dispatch(queue, Kernel::Embedding,
+    dispatch(queue, half ? Kernel::EmbeddingF16 : Kernel::Embedding,
              EmbeddingPush{address(tokens), address(positions), address(table),
                            address(positions_table), address(out), width},
              rows);
@@ -254,9 +264,9 @@ void VulkanKernels::silu_mul(void* queue, float* gate, const float* up, uint64_t
     elementwise(queue, gate, up, gate, n, 2);
 }
 
-void VulkanKernels::linear(void* queue, const float* x, const float* w, const float* bias,
+void VulkanKernels::linear(void* queue, const float* x, const void* w, bool half, const float* bias,
                            float* out, uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
-    dispatch(queue, Kernel::Linear,
+    dispatch(queue, half ? Kernel::LinearF16 : Kernel::Linear,
              LinearPush{address(x), address(w), address(bias), address(out), in, col0, cols},
              linear_groups(recorder(queue).context(), cols), rows);
 }

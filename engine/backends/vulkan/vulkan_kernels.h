@@ -13,9 +13,11 @@ namespace tmmu::vulkan {
 
 enum class Kernel : uint8_t {
     Embedding,
+    EmbeddingF16, // the tables in f16
     Norm,
     Elementwise,
     Linear,
+    LinearF16, // the matrix in f16
     Rope,
     StoreKv,
     Attend,
@@ -74,15 +76,15 @@ class Recorder {
 // The launchers, as runtime/gpu_adapters.h lists them.
 struct VulkanKernels {
     static void embedding(void* queue, const int32_t* tokens, const uint32_t* positions,
-                          const float* table, const float* positions_table, float* out,
+                          const void* table, const void* positions_table, bool half, float* out,
                           uint32_t rows, uint32_t width);
     static void layernorm(void* queue, const float* x, const float* gamma, const float* beta,
                           float* out, uint32_t rows, uint32_t width, float eps);
     static void rmsnorm(void* queue, const float* x, const float* gamma, float* out, uint32_t rows,
                         uint32_t width, float eps);
     static void add(void* queue, const float* a, const float* b, float* out, uint64_t n);
-    static void linear(void* queue, const float* x, const float* w, const float* bias, float* out,
-                       uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols);
+    static void linear(void* queue, const float* x, const void* w, bool half, const float* bias,
+                       float* out, uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols);
     static void gelu_tanh(void* queue, float* x, uint64_t n);
     static void silu_mul(void* queue, float* gate, const float* up, uint64_t n);
     static void rope(void* queue, float* x, const uint32_t* positions, uint32_t rows,

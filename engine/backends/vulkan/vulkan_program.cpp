@@ -79,7 +79,7 @@ class VulkanExecutor final : public Executor {
         context_ = VulkanContext::open();
         pipelines_ = std::make_unique<Pipelines>(*context_);
         in_use_at_start_ = context_->memory_in_use();
-        upload_weights(decode, std::move(weights));
+        upload_weights(decode, std::move(weights), request.weight_precision);
         for (const StateDescriptor& s : decode.states) {
             const uint64_t stride = round_up(s.size_bytes, kStateAlignment);
             Buffer block(*context_, stride * slots_, MemoryKind::Device,
@@ -103,6 +103,12 @@ class VulkanExecutor final : public Executor {
         return {planned_bytes_, now > in_use_at_start_ ? now - in_use_at_start_ : 0};
     }
     void account(const Buffer& buffer) { planned_bytes_ += buffer.bytes(); }
+    uint64_t weight_bytes() const override {
+        uint64_t bytes = 0;
+        for (const Buffer& chunk : weight_chunks_)
+            bytes += chunk.bytes();
+        return bytes;
+    }
 
     VulkanContext& context() { return *context_; }
     const Pipelines& pipelines() const { return *pipelines_; }
@@ -116,36 +122,34 @@ class VulkanExecutor final : public Executor {
         return device_pointer<void>(state_blocks_[block].address());
     }
     uint64_t stride(uint8_t block) const { return strides_[block]; }
+    const std::vector<bool>& half() const { return half_; } // per weight: stored as f16
 
   private:
-    // The weights as contiguous runs of the host store, each run one buffer no larger than
-    // the device allocates at once; [in, out] matrices transposed first.
-    void upload_weights(const ExecutionPlan& plan, WeightStore weights) {
+    // The weights packed as the run's precision asks ([in, out] matrices transposed first),
+    // in as few buffers as the device's allocation limit allows: runs of consecutive weights.
+    void upload_weights(const ExecutionPlan& plan, WeightStore weights, WeightPrecision precision) {
+        if (precision == WeightPrecision::F16 && !context_->half_storage())
+            fail(FailureCode::DeviceError, "f16 weights",
+                 context_->description() + " has no 16-bit storage buffers "
+                                           "(storageBuffer16BitAccess): run with f32 weights");
         transpose_conv1d_weights(plan, weights);
-        std::vector<uint32_t> order(weights.offset.size());
-        for (uint32_t w = 0; w < order.size(); ++w)
-            order[w] = w;
-        std::sort(order.begin(), order.end(),
-                  [&](uint32_t a, uint32_t b) { return weights.offset[a] < weights.offset[b]; });
-        const uint64_t limit = context_->max_allocation_bytes() / sizeof(float);
-        weight_at_.assign(order.size(), 0);
-        for (size_t i = 0; i < order.size();) {
-            const uint64_t start = weights.offset[order[i]];
-            size_t j = i;
-            uint64_t end = start;
-            while (j < order.size()) {
-                const uint64_t next =
-                    j + 1 < order.size() ? weights.offset[order[j + 1]] : weights.data.size();
-                if (next - start > limit && j > i) break;
-                end = next;
+        half_ = half_weights(plan, precision);
+        const PackedWeights packed = pack_weights(plan, weights, half_);
+        const size_t n = packed.offset.size();
+        const auto end = [&](size_t w) {
+            return w + 1 < n ? packed.offset[w + 1] : uint64_t(packed.bytes.size());
+        };
+        weight_at_.assign(n, 0);
+        for (size_t i = 0; i < n;) {
+            const uint64_t start = packed.offset[i];
+            size_t j = i + 1;
+            while (j < n && end(j) - start <= context_->max_allocation_bytes())
                 ++j;
-            }
-            Buffer chunk(*context_, (end - start) * sizeof(float), MemoryKind::Device,
-                         plan.weights[order[i]].name + " and the weights after it");
-            upload(*context_, weights.data.data() + start, chunk.bytes(), chunk, 0, "weights");
+            Buffer chunk(*context_, end(j - 1) - start, MemoryKind::Device,
+                         plan.weights[i].name + " and the weights after it");
+            upload(*context_, packed.bytes.data() + start, chunk.bytes(), chunk, 0, "weights");
             for (size_t k = i; k < j; ++k)
-                weight_at_[order[k]] =
-                    chunk.address() + (weights.offset[order[k]] - start) * sizeof(float);
+                weight_at_[k] = chunk.address() + (packed.offset[k] - start);
             account(chunk);
             weight_chunks_.push_back(std::move(chunk));
             i = j;
@@ -169,6 +173,7 @@ class VulkanExecutor final : public Executor {
     std::unique_ptr<Pipelines> pipelines_;
     std::vector<Buffer> weight_chunks_, state_blocks_;
     std::vector<uint64_t> weight_at_, strides_;
+    std::vector<bool> half_;
     uint64_t in_use_at_start_ = 0, planned_bytes_ = 0;
 };
 
@@ -203,6 +208,7 @@ VulkanProgram::VulkanProgram(CompiledPlan plan, VulkanExecutor& executor)
         [&](uint8_t block) {
             return StateBinding{executor.state(block), executor.stride(block)};
         });
+    mark_half_weights(bound_, p, executor.half());
 }
 
 // Attention's scores buffer (the most any attention instruction needs at the plan's rows)

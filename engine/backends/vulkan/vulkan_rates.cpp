@@ -53,7 +53,7 @@ double linear_flops_per_second(uint32_t rows, uint32_t in, uint32_t cols) {
     commands.begin();
     Recorder recorder(*context, pipelines, commands.get());
     VulkanKernels::linear(&recorder, device_pointer<const float>(x), device_pointer<const float>(w),
-                          nullptr, device_pointer<float>(out), rows, in, 0, cols);
+                          false, nullptr, device_pointer<float>(out), rows, in, 0, cols);
     commands.end();
     return 2.0 * rows * double(in) * cols / best_seconds(*context, commands);
 }

@@ -1,7 +1,15 @@
 #version 460
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#ifdef HALF_WEIGHTS // built twice: f32 weights, and f16 ones (HALF_WEIGHTS) summed in f32
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 #include "common.glsl"
+#ifdef HALF_WEIGHTS
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer Weights { float16_t v[]; };
+#else
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Weights { float v[]; };
+#endif
 
 // dst[r][j] = bias[col0 + j] + dot(w[col0 + j], x[r]) for j < cols, w [out][in]. A subgroup
 // computes one column at a time: its lanes read the weight row side by side (i = lane, lane +
@@ -10,7 +18,7 @@
 // serves row r; its subgroups take columns c * subgroups + s, then every groups * subgroups.
 layout(push_constant) uniform Push {
     Floats x;
-    Floats w;
+    Weights w;
     Floats bias; // 0: none
     Floats dst;
     uint in_width;
@@ -28,7 +36,7 @@ void main() {
         const uint wr = (pc.col0 + j) * pc.in_width;
         float s = 0;
         for (uint i = lane; i < pc.in_width; i += width)
-            s += pc.w.v[wr + i] * pc.x.v[xr + i];
+            s += float(pc.w.v[wr + i]) * pc.x.v[xr + i];
         for (uint m = width / 2; m > 0; m >>= 1)
             s += subgroupShuffleXor(s, m);
         if (lane == 0)
