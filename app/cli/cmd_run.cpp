@@ -66,7 +66,7 @@ options:
   --check-memory    guard bytes around every register, fingerprints checked at every read,
                     dead registers poisoned: a plan or adapter that corrupts live data stops
                     with ADDRESS_COLLISION naming the instruction, register and bytes (slow;
-                    CPU and Vulkan backends, Vulkan's on the device)
+                    on the GPU backends the checks run on the device)
   --counters        count adapter dispatches per opcode and the kernel launches they cost
                     (off by default: no counting cost)
   --json OUT|-      write ids, timings, memory, counters, every step's logits hash and

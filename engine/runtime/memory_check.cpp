@@ -72,4 +72,20 @@ void MemoryCheckReport::guard_changed(uint32_t writer, RegisterRef r, uint64_t b
         fmt::format("wrote outside its output {}: guard byte at {} changed", describe(r.id), byte));
 }
 
+void MemoryCheckReport::raise(const DeviceCheckFinding& found) const {
+    const RegisterRef r{uint16_t(found.reg)};
+    if (found.code == 1) overwritten(found.instruction, r);
+    if (found.code != 2) return;
+    // The guard word's first byte that is not kGuardByte, as an arena offset.
+    constexpr uint64_t kGuardWords = kGuardBytes / 4;
+    const uint64_t word_at = found.word < kGuardWords
+                                 ? offset_[r.id] - kGuardBytes + 4 * uint64_t(found.word)
+                                 : offset_[r.id] + plan_.plan.registers[r.id].view.bytes() +
+                                       4 * (uint64_t(found.word) - kGuardWords);
+    uint64_t byte = 0;
+    while (byte < 3 && ((found.value >> (8 * byte)) & 0xFF) == kGuardByte)
+        ++byte;
+    guard_changed(found.instruction, r, word_at + byte);
+}
+
 } // namespace tmmu::runtime

@@ -21,6 +21,14 @@ inline constexpr uint64_t kGuardBytes = 64;
 inline constexpr uint8_t kGuardByte = 0xFD;  // bytes around every register
 inline constexpr uint8_t kPoisonByte = 0xFF; // a dead register's bytes (f32: NaN)
 
+// The first finding of a GPU backend's checks in a step, as its check kernel writes it.
+struct DeviceCheckFinding {
+    uint32_t code = 0; // 0: nothing found, 1: a register changed since written, 2: a guard changed
+    uint32_t instruction = 0, reg = 0;
+    uint32_t word = 0;  // code 2: the guard word (0-15 before the register, 16-31 after it)
+    uint32_t value = 0; // code 2: what the word holds
+};
+
 // The failures memory checks raise, worded the same on every backend. `offset` is each
 // register's data offset in the arena, as the backend bound it.
 class MemoryCheckReport {
@@ -35,6 +43,8 @@ class MemoryCheckReport {
     [[noreturn]] void overwritten(uint32_t reader, RegisterRef r) const;
     // Instruction `writer` changed the guard byte at arena offset `byte` beside its output r.
     [[noreturn]] void guard_changed(uint32_t writer, RegisterRef r, uint64_t byte) const;
+    // The failure a device finding names, if there is one (code 0: returns).
+    void raise(const DeviceCheckFinding& found) const;
 
   private:
     std::string where(uint32_t instruction) const;

@@ -159,16 +159,30 @@ class TestCudaBackend : public QObject {
         }
     }
 
-    void memoryChecksAreRefused() {
+    // Memory checks on the device, as on Vulkan: nothing found and no bit changed on a correct
+    // plan, graphed or not; the CPU's findings named the same.
+    void checkedRunsMatchUncheckedOnes() {
         SKIP_WITHOUT_DEVICE();
-        RunRequest r = tiny_request(1, 4);
-        r.check_memory = true;
-        try {
-            (void)cuda::generate(tiny_config(kTinyGpt2), r, Progress{});
-            QFAIL("memory checks were accepted");
-        } catch (const Failure& f) {
-            QCOMPARE(f.code(), FailureCode::InvalidArgument);
+        for (const char* json : {kTinyGpt2, kTinyLlama}) {
+            RunRequest r = tiny_request(2, 6);
+            const RunResult plain = cuda::generate(tiny_config(json), r, Progress{});
+            r.check_memory = true;
+            for (bool graphs : {true, false})
+                QCOMPARE(
+                    to_hex(cuda::generate(tiny_config(json), r, Progress{}, {graphs}).logits_hash),
+                    to_hex(plain.logits_hash));
         }
+    }
+
+    void aPlanOverlappingLiveDataIsCaught_data() { test::add_overlap_rows(); }
+    void aPlanOverlappingLiveDataIsCaught() {
+        SKIP_WITHOUT_DEVICE();
+        test::check_overlap_is_caught(cuda::cuda_executor_factory());
+    }
+
+    void anAdapterWritingPastItsOutputIsCaught() {
+        SKIP_WITHOUT_DEVICE();
+        test::check_guard_is_caught(cuda::cuda_executor_factory());
     }
 };
 

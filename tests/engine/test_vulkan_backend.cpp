@@ -186,39 +186,12 @@ class TestVulkanBackend : public QObject {
     void aPlanOverlappingLiveDataIsCaught_data() { test::add_overlap_rows(); }
     void aPlanOverlappingLiveDataIsCaught() {
         SKIP_WITHOUT_DEVICE();
-        QFETCH(bool, poisoned);
-        QFETCH(QString, reader);
-        QFETCH(QString, cause);
-        const CompiledPlan plan = test::overlapping_prefill(poisoned);
-        const std::optional<Failure> f = checked_failure(plan, 8);
-        QVERIFY(f.has_value());
-        QCOMPARE(f->code(), FailureCode::AddressCollision);
-        const QString what = QString::fromUtf8(f->what());
-        QVERIFY2(what.contains(reader) && what.contains(cause), f->what());
+        test::check_overlap_is_caught(vulkan::make_vulkan_executor);
     }
 
     void anAdapterWritingPastItsOutputIsCaught() {
         SKIP_WITHOUT_DEVICE();
-        const std::optional<Failure> f = checked_failure(test::narrow_norm_decode(), 1);
-        QVERIFY(f.has_value());
-        QCOMPARE(f->code(), FailureCode::AddressCollision);
-        QVERIFY2(std::string(f->what()).find(test::kNarrowNormFinding) != std::string::npos,
-                 f->what());
-    }
-
-  private:
-    // One checked step of `plan` over `rows` rows of slot 0 on the device.
-    static std::optional<Failure> checked_failure(const CompiledPlan& plan, uint32_t rows) {
-        RunRequest r = tiny_request(1, 2);
-        r.check_memory = true;
-        const auto executor =
-            vulkan::make_vulkan_executor(plan.plan, random_weights(plan.plan, 7), r);
-        const std::unique_ptr<Program> program = executor->load(plan);
-        const std::vector<int32_t> tokens = seeded_prompt(rows, 97, 3);
-        std::vector<uint32_t> row_slots(rows, 0), positions(rows);
-        for (uint32_t i = 0; i < rows; ++i)
-            positions[i] = i;
-        return test::capture_failure([&] { (void)program->run(tokens, row_slots, positions); });
+        test::check_guard_is_caught(vulkan::make_vulkan_executor);
     }
 };
 

@@ -3,6 +3,7 @@
 #include "backends/cpu/cpu_generate.h"
 #include "models/transformer_config.h"
 #include "runtime/backend_parity.h"
+#include "runtime/generate.h"
 #include "runtime/plan_compiler.h"
 
 #include <QProcess>
@@ -102,6 +103,38 @@ runtime::CompiledPlan narrow_norm_decode() {
     norm.view.shape[1] = 32;
     norm.view.stride_elems[0] = 32;
     return plan;
+}
+
+std::optional<Failure> checked_step_failure(const runtime::ExecutorFactory& backend,
+                                            const runtime::CompiledPlan& plan, uint32_t rows) {
+    runtime::RunRequest r = tiny_request(1, 2);
+    r.check_memory = true;
+    const auto executor = backend(plan.plan, runtime::random_weights(plan.plan, 7), r);
+    const std::unique_ptr<runtime::Program> program = executor->load(plan);
+    const std::vector<int32_t> tokens = runtime::seeded_prompt(rows, 97, 3);
+    std::vector<uint32_t> row_slots(rows, 0), positions(rows);
+    for (uint32_t i = 0; i < rows; ++i)
+        positions[i] = i;
+    return capture_failure([&] { (void)program->run(tokens, row_slots, positions); });
+}
+
+void check_overlap_is_caught(const runtime::ExecutorFactory& backend) {
+    QFETCH(bool, poisoned);
+    QFETCH(QString, reader);
+    QFETCH(QString, cause);
+    const std::optional<Failure> f =
+        checked_step_failure(backend, overlapping_prefill(poisoned), 8);
+    QVERIFY(f.has_value());
+    QCOMPARE(f->code(), FailureCode::AddressCollision);
+    const QString what = QString::fromUtf8(f->what());
+    QVERIFY2(what.contains(reader) && what.contains(cause), f->what());
+}
+
+void check_guard_is_caught(const runtime::ExecutorFactory& backend) {
+    const std::optional<Failure> f = checked_step_failure(backend, narrow_norm_decode(), 1);
+    QVERIFY(f.has_value());
+    QCOMPARE(f->code(), FailureCode::AddressCollision);
+    QVERIFY2(std::string(f->what()).find(kNarrowNormFinding) != std::string::npos, f->what());
 }
 
 runtime::RunRecord cpu_run(const char* config_json, const runtime::RunRequest& request) {

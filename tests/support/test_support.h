@@ -47,6 +47,14 @@ runtime::CompiledPlan overlapping_prefill(bool poisoned);
 // The decode plan (1 row, 64 positions) whose "h0.norm_1" register is declared half as wide as
 // the layernorm writes: the adapter writes past its output into the guard bytes.
 runtime::CompiledPlan narrow_norm_decode();
+// One step of `plan` over `rows` rows of slot 0 with memory checks on, on `backend`'s
+// executor (weights seed 7): the failure it raised, if any.
+std::optional<Failure> checked_step_failure(const runtime::ExecutorFactory& backend,
+                                            const runtime::CompiledPlan& plan, uint32_t rows);
+// The two findings on `backend`, checked as the CPU's are: the current overlap row
+// (add_overlap_rows) and the narrow norm.
+void check_overlap_is_caught(const runtime::ExecutorFactory& backend);
+void check_guard_is_caught(const runtime::ExecutorFactory& backend);
 // The message of that guard finding.
 inline constexpr const char* kNarrowNormFinding =
     "instruction 1 (layernorm): wrote outside its output register 2 'h0.norm_1'";

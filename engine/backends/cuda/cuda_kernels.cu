@@ -304,6 +304,59 @@ __global__ void attend_kernel(const float* q, const char* cache, uint64_t stride
     }
 }
 
+constexpr unsigned kCheckThreads = 64;
+constexpr uint32_t kGuardWord = 0xFDFDFDFDu; // kGuardByte four times
+constexpr uint32_t kGuardWords = 16;         // kGuardBytes / 4 on each side
+
+__device__ const uint32_t* guard_word(const uint32_t* data, uint32_t words, uint32_t k) {
+    return k < kGuardWords ? data - (kGuardWords - k) : data + words + (k - kGuardWords);
+}
+
+// One block: FNV-1a over each thread's strided words, the threads' hashes combined in one fixed
+// tree; or the first guard word (a min-reduction) that is not kGuardWord.
+__global__ void memory_check_kernel(const uint32_t* data, uint64_t* prints, uint32_t* report,
+                                    uint32_t words, uint32_t reg, uint32_t instruction,
+                                    uint32_t op) {
+    __shared__ uint64_t hashes[kCheckThreads];
+    __shared__ uint32_t first_bad[kCheckThreads];
+    const uint32_t t = threadIdx.x;
+    if (op == 2) {
+        uint32_t bad = 0xFFFFFFFFu;
+        if (t < 2 * kGuardWords && *guard_word(data, words, t) != kGuardWord) bad = t;
+        first_bad[t] = bad;
+        __syncthreads();
+        for (unsigned s = kCheckThreads / 2; s > 0; s >>= 1) {
+            if (t < s) first_bad[t] = min(first_bad[t], first_bad[t + s]);
+            __syncthreads();
+        }
+        const uint32_t k = first_bad[0];
+        if (t != 0 || k == 0xFFFFFFFFu || report[0] != 0) return;
+        report[0] = 2;
+        report[1] = instruction;
+        report[2] = reg;
+        report[3] = k;
+        report[4] = *guard_word(data, words, k);
+        return;
+    }
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = t; i < words; i += kCheckThreads)
+        h = (h ^ data[i]) * 0x100000001b3ull;
+    hashes[t] = h;
+    __syncthreads();
+    for (unsigned s = kCheckThreads / 2; s > 0; s >>= 1) {
+        if (t < s) hashes[t] = (hashes[t] * 0x100000001b3ull) ^ hashes[t + s];
+        __syncthreads();
+    }
+    if (t != 0) return;
+    if (op == 0) {
+        prints[reg] = hashes[0];
+    } else if (hashes[0] != prints[reg] && report[0] == 0) {
+        report[0] = 1;
+        report[1] = instruction;
+        report[2] = reg;
+    }
+}
+
 uint64_t attend_bytes(uint32_t max_seq, uint32_t head_dim) {
     return attend_floats(max_seq, head_dim) * sizeof(float) + kAttendThreads * sizeof(double);
 }
@@ -399,6 +452,13 @@ void attend(void* stream, const float* q, const void* cache, uint64_t stride, co
     attend_kernel<<<grid, kAttendThreads, attend_bytes(max_seq, head_dim), as_stream(stream)>>>(
         q, static_cast<const char*>(cache), stride, slots, positions, out, heads, kv_heads,
         head_dim, max_seq);
+}
+
+void memory_check(void* stream, const void* data, uint64_t* prints, uint32_t* report,
+                  uint32_t words, uint32_t reg, uint32_t instruction, uint32_t op) {
+    ++launches;
+    memory_check_kernel<<<1, kCheckThreads, 0, as_stream(stream)>>>(
+        static_cast<const uint32_t*>(data), prints, report, words, reg, instruction, op);
 }
 
 uint64_t attend_shared_bytes(uint32_t max_seq, uint32_t head_dim) {

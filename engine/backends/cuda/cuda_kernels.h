@@ -46,6 +46,14 @@ void attend(void* stream, const float* q, const void* cache, uint64_t stride, co
             const uint32_t* positions, float* out, uint32_t rows, uint32_t heads, uint32_t kv_heads,
             uint32_t head_dim, uint32_t max_seq);
 
+// Memory checks on the device (runtime/memory_check.h), one register of `words` 4-byte words
+// at `data` per launch: op 0 records its fingerprint in prints[reg], op 1 checks it against
+// that, op 2 checks the 16 guard words on each side for 0xFDFDFDFD. The first finding of a step
+// goes into report[0..4] = {code (1: changed, 2: guard), instruction, reg, guard word, its
+// value}; later ones leave it alone (the stream runs launches in order).
+void memory_check(void* stream, const void* data, uint64_t* prints, uint32_t* report,
+                  uint32_t words, uint32_t reg, uint32_t instruction, uint32_t op);
+
 // The shared memory attend needs at max_seq positions (scores, the query head, the reduction),
 // and permission for that much: false when the device cannot give a block so much (a plan
 // whose caches need more is refused at load).

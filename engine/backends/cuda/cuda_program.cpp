@@ -4,6 +4,7 @@
 #include "backends/cuda/cuda_device.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "backends/cuda/cuda_memory.h"
+#include "backends/cuda/cuda_memory_check.h"
 #include "core/failure.h"
 #include "runtime/adapter_check.h"
 #include "runtime/adapter_memory.h"
@@ -145,6 +146,7 @@ class CudaProgram final : public Program {
     std::unique_ptr<CudaGraph> graph_;
     bool graph_timed_ = false; // the graph records the timer's events
     std::unique_ptr<InstructionTimer> timer_;
+    std::unique_ptr<DeviceMemoryCheck> check_; // with the request's memory checks
     DispatchCounters counters_;
     std::vector<double> instruction_seconds_; // empty until a counted step
 };
@@ -154,11 +156,8 @@ class CudaExecutor final : public Executor {
     CudaExecutor(const ExecutionPlan& decode, WeightStore weights, const RunRequest& request,
                  CudaOptions options)
         : options_(options), layout_(request.layout), slots_(request.batch),
-          weight_count_(weights.offset.size()),
+          check_memory_(request.check_memory), weight_count_(weights.offset.size()),
           half_(half_weights(decode, request.weight_precision)), states_(decode.states) {
-        if (request.check_memory)
-            fail(FailureCode::InvalidArgument, "check memory",
-                 "memory checks (guards and poison) run on the CPU backend only so far");
         const std::vector<CudaDeviceInfo> devices = cuda_devices();
         if (devices.empty()) fail(FailureCode::DeviceError, "cuda", cuda_unavailable_reason());
         device_ = describe(devices.front());
@@ -199,6 +198,7 @@ class CudaExecutor final : public Executor {
     const CudaOptions& options() const { return options_; }
     RegisterLayout layout() const { return layout_; }
     uint32_t slots() const { return slots_; }
+    bool check_memory() const { return check_memory_; }
     const void* weight(WeightRef w) const {
         return static_cast<const char*>(weights_.get()) + weight_offsets_[w.index];
     }
@@ -210,6 +210,7 @@ class CudaExecutor final : public Executor {
     CudaOptions options_;
     RegisterLayout layout_;
     uint32_t slots_;
+    bool check_memory_;
     std::string device_;
     Stream stream_;
     size_t weight_count_;
@@ -241,8 +242,12 @@ CudaProgram::CudaProgram(CompiledPlan plan, CudaExecutor& executor)
                              "block, more than the device allows",
                              limits_.max_seq, shared));
     }
-    offset_ = register_offsets(plan_, executor.layout());
-    arena_ = DeviceBuffer(register_arena_bytes(p, offset_), p.name + " registers");
+    const uint64_t guard = executor.check_memory() ? kGuardBytes : 0;
+    offset_ = register_offsets(plan_, executor.layout(), guard);
+    arena_ = DeviceBuffer(register_arena_bytes(p, offset_, guard), p.name + " registers");
+    if (executor.check_memory())
+        check_ =
+            std::make_unique<DeviceMemoryCheck>(plan_, offset_, static_cast<char*>(arena_.get()));
     workspace_ = DeviceBuffer(plan_workspace_floats(p) * sizeof(float), p.name + " workspace");
     rows_ = DeviceBuffer(2 * uint64_t(p.rows) * sizeof(uint32_t), p.name + " rows");
     for (const DeviceBuffer* b : {&arena_, &workspace_, &rows_})
@@ -279,13 +284,17 @@ void CudaProgram::enqueue(uint32_t rows, bool capturing) {
     ctx.position_of_row = {device_rows + p.rows, rows};
     ctx.workspace = {static_cast<float*>(workspace_.get()), workspace_.bytes() / sizeof(float)};
     ctx.queue = stream_;
+    if (check_) check_->start(stream_);
     for (size_t i = 0; i < bound_.size(); ++i) {
         if (counting_) timer_->mark(i, stream_, capturing);
+        if (check_) check_->before(uint32_t(i), stream_);
         bound_[i].fn(ctx, bound_[i].operands);
+        if (check_) check_->after(uint32_t(i), stream_);
         check_cuda(cudaGetLastError(), fmt::format("{} instruction {} ({})", p.name, i,
                                                    opcode_name(Opcode(bound_[i].opcode))));
     }
     if (counting_) timer_->mark(bound_.size(), stream_, capturing);
+    if (check_) check_->end(stream_);
     check_cuda(cudaMemcpyAsync(logits_.get(), base + offset_[p.plan_outputs[0].id],
                                rows * vocab_ * sizeof(float), cudaMemcpyDeviceToHost, stream_),
                "logits download");
@@ -309,6 +318,7 @@ std::span<const float> CudaProgram::run(std::span<const int32_t> tokens,
     else
         enqueue(rows, false);
     check_cuda(cudaStreamSynchronize(stream_), p.name + " step");
+    if (check_) check_->finish();
     if (counting_) {
         instruction_seconds_.resize(bound_.size(), 0.0);
         for (size_t i = 0; i < bound_.size(); ++i) {

@@ -18,9 +18,9 @@ struct CudaOptions {
     bool graphs = true; // capture and replay decode steps; false: launch every kernel each step
 };
 
-// The executor for device 0. DEVICE_ERROR when there is no device or no room for the run;
-// INVALID_ARGUMENT for a request the backend does not take (memory checks run on the CPU
-// backend only).
+// The executor for device 0. DEVICE_ERROR when there is no device or no room for the run.
+// With the request's memory checks, every step runs them on the device
+// (cuda_memory_check.h): ADDRESS_COLLISION names the first finding.
 std::unique_ptr<runtime::Executor> make_cuda_executor(const runtime::ExecutionPlan& decode,
                                                       runtime::WeightStore weights,
                                                       const runtime::RunRequest& request,

@@ -99,10 +99,6 @@ struct VulkanKernels {
 
 // What shaders/memory_check.comp does to one register (vulkan_memory_check.h).
 enum class CheckOp : uint32_t { Fingerprint = 0, CheckFingerprint = 1, CheckGuards = 2 };
-// Its report, as the shader writes it.
-struct CheckReport {
-    uint32_t code, instruction, reg, word, value;
-};
 void memory_check(Recorder& recorder, uint64_t data, uint64_t prints, uint64_t report,
                   uint32_t words, uint32_t reg, uint32_t instruction, CheckOp op);
 

@@ -19,8 +19,8 @@ const Loader& loader();
 
 // Keeps every shared object now loaded (the drivers the loader opened for an instance among
 // them) mapped for the rest of the process, though the loader closes drivers when the instance
-// is destroyed: Mesa's leave allocations behind, and a driver that stays mapped is one that
-// leak reports can name (tests/lsan.supp suppresses them there) and that later instances reuse.
+// is destroyed: Mesa's leave allocations behind, and while a driver stays mapped its globals
+// keep them reachable (no leak report at exit), and later instances reuse it.
 void keep_loaded_modules();
 
 // vkCreateInstance for API 1.2 (the loader's own entry point, already checked

@@ -11,7 +11,6 @@ using namespace tmmu::runtime;
 namespace {
 constexpr uint32_t kGuardWord = 0x01010101u * kGuardByte;
 constexpr uint32_t kPoisonWord = 0x01010101u * kPoisonByte;
-constexpr uint64_t kGuardWords = kGuardBytes / 4;
 } // namespace
 
 DeviceMemoryCheck::DeviceMemoryCheck(VulkanContext& context, const CompiledPlan& plan,
@@ -19,7 +18,8 @@ DeviceMemoryCheck::DeviceMemoryCheck(VulkanContext& context, const CompiledPlan&
     : plan_(plan), offset_(offset), arena_(arena), report_(plan, offset),
       prints_(context, plan.plan.registers.size() * sizeof(uint64_t), MemoryKind::Device,
               plan.plan.name + " fingerprints"),
-      findings_(context, sizeof(CheckReport), MemoryKind::Host, plan.plan.name + " findings") {
+      findings_(context, sizeof(DeviceCheckFinding), MemoryKind::Host,
+                plan.plan.name + " findings") {
     // Fills and kernels address registers by 4-byte words.
     for (const RegisterDesc& r : plan.plan.registers)
         TMMU_ASSERT(r.view.bytes() % 4 == 0, "registers are whole 4-byte words");
@@ -31,7 +31,7 @@ void DeviceMemoryCheck::check(Recorder& recorder, RegisterRef r, uint32_t instru
 }
 
 void DeviceMemoryCheck::start(CommandBuffer& commands, Recorder& recorder) {
-    commands.fill(findings_, 0, sizeof(CheckReport), 0);
+    commands.fill(findings_, 0, sizeof(DeviceCheckFinding), 0);
     commands.full_barrier();
     check(recorder, plan_.plan.plan_inputs[0], 0, CheckOp::Fingerprint);
 }
@@ -64,20 +64,9 @@ void DeviceMemoryCheck::after(uint32_t instruction, CommandBuffer& commands, Rec
 }
 
 void DeviceMemoryCheck::finish() const {
-    CheckReport found{};
+    DeviceCheckFinding found;
     std::memcpy(&found, findings_.mapped(), sizeof(found));
-    const RegisterRef r{uint16_t(found.reg)};
-    if (found.code == 1) report_.overwritten(found.instruction, r);
-    if (found.code != 2) return;
-    // The guard word's first byte that is not kGuardByte, as an arena offset.
-    const uint64_t word_at = found.word < kGuardWords
-                                 ? offset_[r.id] - kGuardBytes + 4 * uint64_t(found.word)
-                                 : offset_[r.id] + plan_.plan.registers[r.id].view.bytes() +
-                                       4 * (uint64_t(found.word) - kGuardWords);
-    uint64_t byte = 0;
-    while (byte < 3 && ((found.value >> (8 * byte)) & 0xFF) == kGuardByte)
-        ++byte;
-    report_.guard_changed(found.instruction, r, word_at + byte);
+    report_.raise(found);
 }
 
 } // namespace tmmu::vulkan

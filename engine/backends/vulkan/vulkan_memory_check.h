@@ -33,7 +33,7 @@ class DeviceMemoryCheck {
     std::span<const uint64_t> offset_;
     const Buffer& arena_;
     runtime::MemoryCheckReport report_;
-    Buffer prints_, findings_; // findings_: one CheckReport, host-visible
+    Buffer prints_, findings_; // findings_: one runtime::DeviceCheckFinding, host-visible
 };
 
 } // namespace tmmu::vulkan
