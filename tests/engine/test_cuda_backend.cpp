@@ -120,13 +120,7 @@ class TestCudaBackend : public QObject {
                          run->decode_counters.per_opcode[uint8_t(op)] > 0);
         // The device holds what the plan says: at least every planned byte, and little more
         // (cudaMalloc rounds each of the run's ~10 allocations up to 2 MiB pages).
-        const DeviceMemory& m = first.device_memory;
-        qInfo("device memory: planned %llu, measured %llu", (unsigned long long)m.planned_bytes,
-              (unsigned long long)m.measured_bytes);
-        QVERIFY(m.planned_bytes >= first.weight_bytes + first.kv_cache_bytes +
-                                       first.decode_register_bytes + first.prefill_register_bytes);
-        QVERIFY(m.measured_bytes >= m.planned_bytes);
-        QVERIFY(m.measured_bytes <= m.planned_bytes + (uint64_t(32) << 20));
+        test::check_device_memory(first, uint64_t(32) << 20);
     }
 
     // A device's refusal is DEVICE_ERROR naming what failed: a KV cache far beyond the device's
@@ -134,11 +128,7 @@ class TestCudaBackend : public QObject {
     // shape: no learned position table, so a long context costs the host nothing.)
     void deviceFailuresAreNamed() {
         SKIP_WITHOUT_DEVICE();
-        const TransformerConfig long_context = parse_transformer_config(
-            R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
-            "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,
-            "vocab_size":101,"max_position_embeddings":2000000000,"rms_norm_eps":1e-5})",
-            "long-context");
+        const TransformerConfig long_context = test::long_context_llama();
         RunRequest huge = tiny_request(1, 4);
         huge.max_seq = 2'000'000'000u; // 256 GB of KV cache per layer
         try {

@@ -34,6 +34,24 @@ runtime::RunRequest tiny_request(uint32_t batch, uint32_t decode, uint32_t promp
     return r;
 }
 
+TransformerConfig long_context_llama() {
+    return parse_transformer_config(
+        R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+        "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,
+        "vocab_size":101,"max_position_embeddings":2000000000,"rms_norm_eps":1e-5})",
+        "long-context");
+}
+
+void check_device_memory(const runtime::RunResult& run, uint64_t slack) {
+    const runtime::DeviceMemory& m = run.device_memory;
+    qInfo("device memory: planned %llu, measured %llu", (unsigned long long)m.planned_bytes,
+          (unsigned long long)m.measured_bytes);
+    QVERIFY(m.planned_bytes >= run.weight_bytes + run.kv_cache_bytes + run.decode_register_bytes +
+                                   run.prefill_register_bytes);
+    QVERIFY(m.measured_bytes >= m.planned_bytes);
+    QVERIFY(m.measured_bytes <= m.planned_bytes + slack);
+}
+
 void add_gpu_parity_rows() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<uint32_t>("batch");

@@ -28,6 +28,14 @@ TransformerConfig tiny_config(const char* json); // named "tiny"
 // `batch` sequences of `prompt` seeded tokens, `decode` tokens each, seed 7.
 runtime::RunRequest tiny_request(uint32_t batch, uint32_t decode, uint32_t prompt = 8);
 
+// kTinyLlama's shape with a context of 2e9 positions (no learned position table, so a long
+// context costs the host nothing): what a device cannot hold.
+TransformerConfig long_context_llama();
+// A GPU run holds what its plan says: the planned device bytes cover the weights, KV caches and
+// both register arenas; the measured bytes are at least the planned ones and at most `slack`
+// more.
+void check_device_memory(const runtime::RunResult& run, uint64_t slack);
+
 // Issue 13's gate for a GPU backend, as a data-driven test: the rows (both tiny families, one
 // sequence and three, and a 3-token prompt for an odd cache length), and the check of the
 // current row: 64 seeded steps teacher-forced against the CPU backend (f32 weights), NMSE <=

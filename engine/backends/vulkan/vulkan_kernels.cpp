@@ -43,32 +43,10 @@ const uint32_t kMemoryCheckSpv[] = {
 #include "memory_check.spv.inc"
 };
 
-std::span<const uint32_t> spirv(Kernel k) {
-    switch (k) {
-    case Kernel::Embedding:
-        return kEmbeddingSpv;
-    case Kernel::EmbeddingF16:
-        return kEmbeddingF16Spv;
-    case Kernel::LinearF16:
-        return kLinearF16Spv;
-    case Kernel::Norm:
-        return kNormSpv;
-    case Kernel::Elementwise:
-        return kElementwiseSpv;
-    case Kernel::Linear:
-        return kLinearSpv;
-    case Kernel::Rope:
-        return kRopeSpv;
-    case Kernel::StoreKv:
-        return kStoreKvSpv;
-    case Kernel::MemoryCheck:
-        return kMemoryCheckSpv;
-    case Kernel::Attend:
-    case Kernel::Count:
-        break;
-    }
-    return kAttendSpv;
-}
+// Every kernel's SPIR-V, in Kernel's order.
+const std::array<std::span<const uint32_t>, size_t(Kernel::Count)> kSpirv = {
+    kEmbeddingSpv, kEmbeddingF16Spv, kNormSpv,    kElementwiseSpv, kLinearSpv,
+    kLinearF16Spv, kRopeSpv,         kStoreKvSpv, kAttendSpv,      kMemoryCheckSpv};
 
 constexpr uint32_t kPushBytes = 128;
 constexpr uint32_t kThreads = 64;      // THREADS in shaders/common.glsl
@@ -162,7 +140,7 @@ Pipelines::Pipelines(const VulkanContext& context) : context_(context) {
     check_vk(fn.vkCreatePipelineLayout(context.device(), &layout, nullptr, &layout_),
              "vkCreatePipelineLayout");
     for (size_t k = 0; k < size_t(Kernel::Count); ++k) {
-        const std::span<const uint32_t> code = spirv(Kernel(k));
+        const std::span<const uint32_t> code = kSpirv[k];
         VkShaderModuleCreateInfo module{};
         module.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
         module.codeSize = code.size_bytes();

@@ -75,7 +75,7 @@ class VulkanExecutor final : public Executor {
   public:
     VulkanExecutor(const ExecutionPlan& decode, WeightStore weights, const RunRequest& request)
         : layout_(request.layout), slots_(request.batch), check_memory_(request.check_memory),
-          weight_offsets_(weights.offset), states_(decode.states) {
+          weight_count_(weights.offset.size()), states_(decode.states) {
         context_ = VulkanContext::open();
         pipelines_ = std::make_unique<Pipelines>(*context_);
         in_use_at_start_ = context_->memory_in_use();
@@ -92,7 +92,7 @@ class VulkanExecutor final : public Executor {
     }
 
     std::unique_ptr<Program> load(CompiledPlan plan) override {
-        if (plan.plan.states != states_ || plan.plan.weights.size() != weight_offsets_.size())
+        if (plan.plan.states != states_ || plan.plan.weights.size() != weight_count_)
             fail(FailureCode::InvalidArgument, plan.plan.name,
                  "the plan has other weights or state blocks than the run's");
         return std::make_unique<VulkanProgram>(std::move(plan), *this);
@@ -167,7 +167,7 @@ class VulkanExecutor final : public Executor {
     RegisterLayout layout_;
     uint32_t slots_;
     bool check_memory_;
-    std::vector<uint64_t> weight_offsets_;
+    size_t weight_count_;
     std::vector<StateDescriptor> states_;
     std::unique_ptr<VulkanContext> context_;
     std::unique_ptr<Pipelines> pipelines_;
