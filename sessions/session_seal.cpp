@@ -1,34 +1,23 @@
 #include "session_seal.h"
 
 #include "core/digest.h"
-#include "encoding/sha256.h"
 
 #include <cstdint>
 
 namespace tmmu::sessions {
-namespace {
 
-// Each field as its length (8 bytes, little-endian) then its bytes, after a domain label, so
-// no two different rows hash the same bytes ("ab","c" vs "a","bc").
-class SealWriter {
-  public:
-    explicit SealWriter(std::string_view domain) { field(domain); }
-    SealWriter& field(std::string_view bytes) {
-        uint8_t len[8];
-        for (int i = 0; i < 8; ++i)
-            len[i] = uint8_t(uint64_t(bytes.size()) >> (8 * i));
-        h_.update(len, sizeof len);
-        h_.update(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-        return *this;
-    }
-    SealWriter& number(uint64_t v) { return field(std::to_string(v)); }
-    std::string finish() { return to_hex(h_.finish()); }
+SealWriter& SealWriter::field(std::string_view bytes) {
+    uint8_t len[8];
+    for (int i = 0; i < 8; ++i)
+        len[i] = uint8_t(uint64_t(bytes.size()) >> (8 * i));
+    h_.update(len, sizeof len);
+    h_.update(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    return *this;
+}
 
-  private:
-    Sha256 h_;
-};
-
-} // namespace
+std::string SealWriter::finish() {
+    return to_hex(h_.finish());
+}
 
 std::string summary_seal(const SessionSummary& s) {
     return SealWriter("tmmu session summary v1")

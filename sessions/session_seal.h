@@ -6,10 +6,27 @@
 // edits, not against someone who recomputes it.
 #include "session_store.h"
 
+#include "encoding/sha256.h"
+
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace tmmu::sessions {
+
+// Each field as its length (8 bytes, little-endian) then its bytes, after a domain label, so
+// no two different rows hash the same bytes ("ab","c" vs "a","bc"). Every sealed table
+// (sessions, lazy traces) builds its seal with it.
+class SealWriter {
+  public:
+    explicit SealWriter(std::string_view domain) { field(domain); }
+    SealWriter& field(std::string_view bytes);
+    SealWriter& number(uint64_t v) { return field(std::to_string(v)); }
+    std::string finish();
+
+  private:
+    Sha256 h_;
+};
 
 // Over the listed fields: created, source path, mode, strategy, plan hash, peak and lower
 // bound. Cheap, so every listing checks it.

@@ -79,6 +79,26 @@ constexpr const char* kMigrations[] = {
          record_json TEXT NOT NULL,
          seal TEXT NOT NULL);
        CREATE INDEX runs_by_created ON runs(created, id);)",
+    // 4 -> 5: recorded lazy program traces (lazy_store.h), sealed from the start.
+    R"(CREATE TABLE lazy_traces(
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         created TEXT NOT NULL,
+         program_version TEXT NOT NULL,
+         title TEXT NOT NULL DEFAULT '',
+         program TEXT NOT NULL,
+         origin TEXT NOT NULL,
+         eager INTEGER NOT NULL,
+         program_text TEXT NOT NULL,
+         trace_hash TEXT NOT NULL,
+         events INTEGER NOT NULL,
+         plans INTEGER NOT NULL,
+         steps INTEGER NOT NULL,
+         pool_peak_bytes INTEGER NOT NULL,
+         planned_peak_bytes INTEGER NOT NULL,
+         failure TEXT NOT NULL,
+         trace_json TEXT NOT NULL,
+         seal TEXT NOT NULL);
+       CREATE INDEX lazy_traces_by_created ON lazy_traces(created, id);)",
 };
 constexpr int kFirstSealedVersion = 3;
 static_assert(std::size(kMigrations) == size_t(kSchemaVersion));
@@ -161,8 +181,8 @@ void check_has_sessions(const std::string& path, bool exists) {
     std::error_code ec;
     if (!exists)
         fail(FailureCode::IoError, path,
-             "no sessions database here (tmmu plan --record creates one; --sessions PATH picks "
-             "another)");
+             "no sessions database here (recording creates one: tmmu plan, run or lazy run "
+             "--record; --sessions PATH picks another)");
     if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == 0 && !ec &&
         !fs::exists(path + "-wal", ec))
         fail(FailureCode::IoError, path,

@@ -1,6 +1,6 @@
 #pragma once
 // The sessions database: one row per recorded planning run (and, in run_store.h, per recorded
-// model run), holding everything needed to show
+// model run; in lazy_store.h, per recorded lazy program trace), holding everything needed to show
 // it again (plan checkpoint, metrics) and to replay it (model text, request, options).
 //
 // Invariants: a file is only ever written when it is empty/absent or already carries our
@@ -20,7 +20,7 @@ struct sqlite3;
 namespace tmmu::sessions {
 
 inline constexpr int32_t kApplicationId = 0x544D4D55; // "TMMU"
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // The inputs of a run, enough to plan it again with the current engine.
 struct SessionInput {

@@ -26,6 +26,14 @@ int cmd_export(Args& args);  // cmd_export.cpp
 int cmd_compile(Args& args); // cmd_compile.cpp
 int cmd_run(Args& args);     // cmd_run.cpp
 int cmd_devices(Args& args); // cmd_devices.cpp
+int cmd_lazy(Args& args);    // cmd_lazy.cpp
+
+// `tmmu lazy traces` and `tmmu lazy replay ID` on the sessions database `db`
+// (cmd_lazy_traces.cpp); `tmmu lazy` dispatches to them and prints their help.
+extern const char* const kLazyTracesHelp;
+extern const char* const kLazyReplayHelp;
+int lazy_traces(const std::string& db, size_t limit, const std::optional<std::string>& json_out);
+int lazy_replay(const std::string& db, const std::string& id_text);
 
 // `plan --record [--title T] [--tag X]... [--notes N] [--sessions PATH]` (cmd_session.cpp).
 struct RecordOptions {

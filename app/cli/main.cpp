@@ -32,8 +32,11 @@ commands:
                      rate, launches per token)
   devices            the backends (cpu, vulkan, cuda), this machine's devices for each, and
                      why one cannot run
+  lazy run PROGRAM   run a lazy program (JSON statements over tensors) on the token/effect
+                     engine: reads, trace events, plans, steps and memory
+  lazy traces|replay ID   lazy traces recorded by lazy run --record; replay compares hashes
 
-Exit status: 0 success; 1 the plans differ (session replay, diff); 2 usage error;
+Exit status: 0 success; 1 the plans or traces differ (session replay, diff, lazy replay); 2 usage error;
 3 internal error (a bug in tmmu: please report it); 10 + failure code otherwise (see README).
 Ctrl+C cancels long work: CANCELLED, exit status 19.
 )";
@@ -51,6 +54,7 @@ int run_command(std::string_view command, tmmu::cli::Args& args) {
     if (command == "run") return cmd_run(args);
     if (command == "bench-run") return cmd_bench_run(args);
     if (command == "devices") return cmd_devices(args);
+    if (command == "lazy") return cmd_lazy(args);
     if (command == "--version") {
         fmt::print("tmmu {}\n", TMMU_VERSION);
         return 0;

@@ -7,6 +7,7 @@
 #include "context/plan_context.h"
 #include "core/failure.h"
 #include "job_runner.h"
+#include "lazy_jobs.h"
 #include "panels/instruction_panel.h"
 #include "panels/session_compare_panel.h"
 #include "panels/sessions_panel.h"
@@ -18,9 +19,13 @@
 #include "session_actions.h"
 #include "studio_options.h"
 #include "studio_status_bar.h"
+#include "style/text_format.h"
 #include "timeline/arena_layout_view.h"
 #include "timeline/live_range_view.h"
 #include "timeline/slot_view.h"
+#include "token_graph/lazy_state_panel.h"
+#include "token_graph/token_graph_panel.h"
+#include "token_graph/token_graph_view.h"
 
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -118,6 +123,7 @@ void MainWindow::buildDocks() {
                 sessions_->comparePanel(), Qt::BottomDockWidgetArea);
     tabifyDockWidget(rangesDock, compareDock);
     buildRunDocks(sessionsDock, compare, compareDock);
+    buildLazyDocks(tableDock, compareDock);
     tableDock->raise();
     rangesDock->raise();
     compare->raise();
@@ -152,6 +158,67 @@ void MainWindow::buildRunDocks(QDockWidget* besideSessions, QDockWidget* besideC
     connect(runPanel_, &RunPanel::runFailed, status_,
             [this](const QString& text) { status_->showMessage(text); });
     connect(sessions_, &SessionActions::storeOpened, runPanel_, &RunPanel::refreshRecordedRuns);
+}
+
+void MainWindow::buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRanges) {
+    tokenGraph_ = new views::TokenGraphPanel(ctx_, this);
+    QDockWidget* graph = addDock(QStringLiteral("tokenGraphDock"), tr("Token graph"), tokenGraph_,
+                                 Qt::BottomDockWidgetArea);
+    tabifyDockWidget(besideRanges, graph);
+    lazyState_ = new views::LazyStatePanel(ctx_, this);
+    // Beside the tensor table: the tallest place, and the table lists only buffer ids here.
+    QDockWidget* state = addDock(QStringLiteral("lazyStateDock"), tr("Engine state"), lazyState_,
+                                 Qt::LeftDockWidgetArea);
+    tabifyDockWidget(besideTable, state);
+}
+
+void MainWindow::openLazyProgram(const QString& path, bool remember) {
+    lastFailure_.clear();
+    pendingPath_ = path;
+    jobs_->submit(
+        {tr("Running %1").arg(QFileInfo(path).fileName()), kShownPlanKey, this},
+        [file = path.toStdString()](const Progress& p) { return run_lazy_job(file, p); },
+        [this, remember](const LazyShown& shown) {
+            pendingRemember_ = remember;
+            onLazyShown(shown);
+        },
+        [this](const JobFailure& f) { onFailed(f); });
+}
+
+void MainWindow::onLazyShown(const LazyShown& shown) {
+    if (shown.buffers.plan) {
+        onPlanned(shown.buffers);
+        strategies_->showMessage(tr("A lazy program's pool buffers, planned by the auto strategy"));
+    }
+    // The trace's events are the axis every panel steps through; buffer lifetimes are in the
+    // same units, so the arena and live ranges follow the token graph.
+    ctx_->setEventAxis(views::EventAxis(tr("event"), shown.trace->events.size()));
+    tokenGraph_->setTrace(shown.trace);
+    lazyState_->setTrace(shown.trace);
+    for (const char* name : {"tokenGraphDock", "lazyStateDock"})
+        dock(name)->raise();
+    const QString summary =
+        tr("Lazy program %1: %2 events in %3 plans, %4 steps; pool peak %5, planned arena %6; "
+           "trace hash %7")
+            .arg(QString::fromStdString(shown.name))
+            .arg(shown.stats.events)
+            .arg(shown.stats.plans)
+            .arg(shown.stats.steps)
+            .arg(views::humanBytes(shown.stats.pool_peak_bytes),
+                 views::humanBytes(
+                     shown.buffers.plan ? shown.buffers.plan->arenas.front().solution.height : 0),
+                 QString::fromStdString(shown.trace_hash.substr(0, 16)));
+    setWindowTitle(tr("%1 — TMMU Studio")
+                       .arg(QFileInfo(QString::fromStdString(shown.path)).completeBaseName()));
+    if (shown.failure.empty()) {
+        status_->showMessage(summary);
+        return;
+    }
+    // The trace up to the error is on screen, the cursor on its last event.
+    ctx_->setCurrentEvent(shown.trace->events.empty() ? 0 : shown.trace->events.size() - 1);
+    lastFailure_ = QString::fromStdString(shown.failure);
+    status_->showMessage(tr("Stopped: %1").arg(lastFailure_));
+    showFailureBox(lastFailure_);
 }
 
 void MainWindow::onRunShown(const RunShown& shown) {
@@ -208,6 +275,10 @@ void MainWindow::connectJobs() {
 }
 
 void MainWindow::openModel(const QString& path, const PlanSettings& settings, bool remember) {
+    if (looks_like_lazy_program_file(path.toStdString())) {
+        openLazyProgram(path, remember);
+        return;
+    }
     PlanJob job;
     job.path = path.toStdString();
     job.settings = settings;

@@ -27,12 +27,15 @@ class MemoryChart;
 class StrategyChart;
 class StepControl;
 class TensorTablePanel;
+class TokenGraphPanel;
+class LazyStatePanel;
 } // namespace tmmu::views
 
 namespace tmmu::studio {
 
 class JobRunner;
 struct JobFailure;
+struct LazyShown;
 class PlanningControls;
 class RunPanel;
 struct RunShown;
@@ -47,7 +50,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
     // Bump when docks are added, removed or renamed: older saved layouts are then ignored.
-    static constexpr int kStateVersion = 3;
+    static constexpr int kStateVersion = 4;
     static constexpr int kMaxRecentFiles = 10;
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -57,6 +60,10 @@ class MainWindow : public QMainWindow {
     // screen stays until it succeeds.
     void openModel(const QString& path, const PlanSettings& settings, bool remember = true);
     void openModel(const QString& path); // with the toolbar's settings
+    // Runs a lazy program (tmmu-lazy-program JSON) off the UI thread and shows its trace: the
+    // token graph and engine state docks, its pool buffers as the plan on screen, one event per
+    // step. openModel comes here for files that look like one.
+    void openLazyProgram(const QString& path, bool remember = true);
     // The same, waiting (in a local event loop) until every job is done, strategy comparison
     // included. Returns false on failure. For screenshot mode.
     bool openModelSync(const QString& path, const PlanSettings& settings);
@@ -86,6 +93,8 @@ class MainWindow : public QMainWindow {
     views::DispatchChart* dispatchChart() const { return dispatch_; }
     views::ParityChart* parityChart() const { return parity_; }
     views::InstructionPanel* instructionPanel() const { return instructions_; }
+    views::TokenGraphPanel* tokenGraph() const { return tokenGraph_; }
+    views::LazyStatePanel* lazyState() const { return lazyState_; }
     QDockWidget* dock(const QString& objectName) const;
     QList<QDockWidget*> docks() const;
     QString modelPath() const { return modelPath_; }
@@ -120,6 +129,8 @@ class MainWindow : public QMainWindow {
     void onRunShown(const RunShown& shown);
     void buildRunDocks(QDockWidget* besideSessions, QDockWidget* besideCompare,
                        QDockWidget* besideRanges);
+    void buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRanges);
+    void onLazyShown(const LazyShown& shown);
     // main_window_menus.cpp
     void buildMenus();
     void buildStepShortcuts(QMenu* menu);
@@ -143,6 +154,8 @@ class MainWindow : public QMainWindow {
     views::DispatchChart* dispatch_ = nullptr;
     views::ParityChart* parity_ = nullptr;
     views::InstructionPanel* instructions_ = nullptr;
+    views::TokenGraphPanel* tokenGraph_ = nullptr;
+    views::LazyStatePanel* lazyState_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QActionGroup* colorModes_ = nullptr;
     QMessageBox* failureBox_ = nullptr;

@@ -38,6 +38,8 @@ std::string_view failure_code_name(FailureCode code) {
         return "BATCH_UNSUPPORTED";
     case FailureCode::DeviceError:
         return "DEVICE_ERROR";
+    case FailureCode::LazyEngineError:
+        return "LAZY_ENGINE_ERROR";
     }
     return "UNKNOWN";
 }

@@ -34,6 +34,9 @@ enum class FailureCode : uint8_t {
     BatchUnsupported = 14,  // more slots per step than an opcode's adapter declares it takes
     // A device's answer while running (CUDA or Vulkan): out of memory, a failed launch.
     DeviceError = 15,
+    // A lazy program broke a rule of the token/effect engine (seed 004, section 16); the message
+    // starts with the spec's error name (SavedTensorModifiedError, EngineBusyError, ...).
+    LazyEngineError = 16,
 };
 
 static_assert(static_cast<int>(FailureCode::InvalidIrShapes) == 0);
@@ -52,6 +55,7 @@ static_assert(static_cast<int>(FailureCode::InvalidExecutionPlan) == 12);
 static_assert(static_cast<int>(FailureCode::UnsupportedOpcode) == 13);
 static_assert(static_cast<int>(FailureCode::BatchUnsupported) == 14);
 static_assert(static_cast<int>(FailureCode::DeviceError) == 15);
+static_assert(static_cast<int>(FailureCode::LazyEngineError) == 16);
 
 // Every code, in value order (tests and docs walk it).
 inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
@@ -69,7 +73,8 @@ inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
                                                    FailureCode::InvalidExecutionPlan,
                                                    FailureCode::UnsupportedOpcode,
                                                    FailureCode::BatchUnsupported,
-                                                   FailureCode::DeviceError};
+                                                   FailureCode::DeviceError,
+                                                   FailureCode::LazyEngineError};
 
 // Process exit status for an error that is no Failure: a bug in tmmu, never bad input. Apart
 // from 1 (a command's "no": plans differ), 2 (usage) and 10 + code, so scripts can tell it.

@@ -1,19 +1,13 @@
 #include "runtime/weights.h"
 
 #include "core/checked.h"
+#include "core/splitmix.h"
 
 #include <string_view>
 
 namespace tmmu::runtime {
 
 namespace {
-
-uint64_t splitmix64(uint64_t& state) {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 uint64_t fnv1a(std::string_view text) {
     uint64_t h = 0xcbf29ce484222325ull;

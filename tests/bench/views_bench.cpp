@@ -6,9 +6,10 @@
 // memory chart's first build, down-sampling, and the sessions list at 10,000 rows.
 //
 //   tmmu-views-bench [--tensors N] [--model PATH [--mode M]] [--ops N] [--size WxH] [--png DIR]
-//                    [--dark] [--slot-colours] [--view live|slots|layout|linked|panels]
+//                    [--dark] [--slot-colours] [--view live|slots|layout|linked|panels|tokens]
 #include "charts/memory_chart.h"
 #include "context/plan_context.h"
+#include "lazy/engine.h"
 #include "models/session_list_model.h"
 #include "plan/memory_series.h"
 #include "plan/plan_summary.h"
@@ -18,6 +19,8 @@
 #include "timeline/arena_layout_view.h"
 #include "timeline/live_range_view.h"
 #include "timeline/slot_view.h"
+#include "token_graph/lazy_state_panel.h"
+#include "token_graph/token_graph_view.h"
 
 #include <QApplication>
 #include <QDir>
@@ -90,7 +93,7 @@ bool parseArgs(int argc, char** argv, Options& o) {
         } else {
             std::fprintf(stderr, "usage: tmmu-views-bench [--tensors N] [--model PATH [--mode M]] "
                                  "[--ops N] [--size WxH] [--png DIR] [--dark] [--slot-colours] "
-                                 "[--view live|slots|layout|linked|panels]\n");
+                                 "[--view live|slots|layout|linked|panels|tokens]\n");
             return false;
         }
     }
@@ -257,6 +260,88 @@ void runPanels(const std::shared_ptr<const Plan>& plan) {
     printTarget("sessions list: reset and sort 10,000 rows", ms(t), 100);
 }
 
+// A lazy training loop run until its trace has at least `events` events: an MLP with SGD.
+std::shared_ptr<const lazy::Trace> trainingTrace(size_t events) {
+    lazy::Engine e;
+    std::vector<float> init(64 * 64);
+    for (size_t i = 0; i < init.size(); ++i)
+        init[i] = float(i % 17) * 0.01f - 0.08f;
+    lazy::Tensor x = e.constant({32, 64}, std::vector<float>(init.begin(), init.begin() + 32 * 64));
+    std::vector<lazy::Tensor> layers;
+    for (int l = 0; l < 4; ++l)
+        layers.push_back(e.parameter({64, 64}, init, "w" + std::to_string(l)));
+    lazy::Sgd sgd(layers, 0.01f);
+    while (e.trace().events.size() < events) {
+        lazy::Tensor h = x;
+        for (const lazy::Tensor& w : layers)
+            h = e.relu(e.matmul(h, w));
+        lazy::Tensor loss = e.mean(e.mul(h, h));
+        e.read(loss);
+        e.backward(loss);
+        sgd.step(e);
+        e.zero_grad(layers, true);
+        e.mark_step();
+    }
+    return std::make_shared<const lazy::Trace>(e.trace());
+}
+
+// The token graph view and the engine-state panel on a 10k-event trace: first frame (layout and
+// first render) and repaints while stepping, zooming and panning (issue 14's targets: < 1 s,
+// < 16 ms).
+void runTokenGraph(const Options& o) {
+    std::printf("== token graph ==\n");
+    QElapsedTimer t;
+    t.start();
+    const auto trace = trainingTrace(10000);
+    std::printf("trace: %zu events in %zu plans, made in %.1f ms\n", trace->events.size(),
+                trace->plans.size(), ms(t));
+    PlanContext ctx;
+    TokenGraphView view(&ctx);
+    LazyStatePanel panel(&ctx);
+    view.resize(o.size);
+    panel.resize(500, o.size.height());
+    QImage image(o.size, QImage::Format_ARGB32_Premultiplied);
+    QImage side(panel.size(), QImage::Format_ARGB32_Premultiplied);
+    t.restart();
+    view.setTrace(trace);
+    panel.setTrace(trace);
+    ctx.setEventAxis(EventAxis(QStringLiteral("event"), trace->events.size()));
+    ctx.setCurrentEvent(trace->events.size() / 2);
+    view.render(&image);
+    panel.render(&side);
+    const double first = ms(t);
+    if (!o.pngDir.isEmpty()) image.save(QDir(o.pngDir).filePath("token_graph.png"));
+    std::vector<double> steps, zooms;
+    for (int i = 0; i < o.ops; ++i) {
+        t.restart();
+        if (i % 4 == 3) {
+            view.setZoom(view.zoom() * (i % 8 == 3 ? 0.5 : 2.0),
+                         QPointF(o.size.width() / 2.0, 100));
+            view.render(&image);
+            zooms.push_back(ms(t));
+        } else {
+            ctx.stepBy(i % 2 ? 7 : -3);
+            view.render(&image);
+            steps.push_back(ms(t));
+        }
+    }
+    printTarget("token graph: first frame (layout + render, 10k events)", first, 1000);
+    std::printf("%-56s %8.2f ms  (target < 16 ms)  p95 %.2f ms\n",
+                "token graph: repaint after a step (median)", percentile(steps, 0.5),
+                percentile(steps, 0.95));
+    std::printf("%-56s %8.2f ms  (target < 16 ms)  p95 %.2f ms\n",
+                "token graph: repaint after a zoom (median)", percentile(zooms, 0.5),
+                percentile(zooms, 0.95));
+    view.fitAll();
+    t.restart();
+    view.render(&image);
+    printTarget("token graph: repaint of the whole graph (fit)", ms(t), 16);
+    t.restart();
+    ctx.stepBy(1);
+    panel.render(&side);
+    printTarget("engine state panel: step (snapshot + tables + chart)", ms(t), 16);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -306,6 +391,7 @@ int main(int argc, char** argv) {
             runViews("Linked 3 + chart", ctx, {liveRanges, slotView, arenaLayout, memoryChart}, o,
                      "linked" + suffix);
         if (wanted("panels")) runPanels(plan);
+        if (wanted("tokens")) runTokenGraph(o);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tmmu-views-bench: %s\n", e.what());
         return 1;

@@ -227,6 +227,23 @@ class TestExitStatus : public QObject {
         expect(tmmu(args), FailureCode::DeviceError);
     }
 
+    // A lazy program that changes a tensor matmul saved for backward before backward runs: the
+    // engine's named error (seed 004, 16.3), raised when mark_step forces backward.
+    void lazyEngineError() {
+        const QString path = dir_.filePath("saved-mutation.json");
+        write(path, R"({"format": "tmmu-lazy-program", "version": 1, "program": [
+            {"let": "x", "tensor": {"values": [[1, 2], [3, 4]]}},
+            {"let": "w", "param": {"shape": [2, 2], "fill": 0.5}},
+            {"let": "h", "op": "matmul", "args": ["x", "w"]},
+            {"let": "loss", "op": "sum", "args": ["h"]},
+            {"op": "mul_", "args": ["x", 2]},
+            {"backward": "loss"},
+            {"mark_step": true}]})");
+        const test::ProgramRun r = tmmu({"lazy", "run", path});
+        expect(r, FailureCode::LazyEngineError);
+        QVERIFY2(r.err.contains("SavedTensorModifiedError"), qPrintable(r.err));
+    }
+
     void cleanupTestCase() {
         // Raised only by a backend whose adapter table has a gap or whose adapters take fewer
         // slots per step than a plan runs. The CPU's has neither (its table covers every opcode,

@@ -1,19 +1,21 @@
 // A seeded mutation fuzzer for everything tmmu reads from a file: model files (IR JSON,
 // transformer configs, offset-problem CSVs, through load_model's detection), checkpoints and
-// sessions databases. Each input is a mutated seed; the loader must accept it or throw
-// tmmu::Failure naming where. Any other exception is a finding; a crash is one too, caught by
-// ASan/UBSan in the sanitized build (the input is in --current when it happens).
+// sessions databases, lazy programs (parsed, and run when small). Each input is a mutated seed; the
+// loader must accept it or throw tmmu::Failure naming where. Any other exception is a finding; a
+// crash is one too, caught by ASan/UBSan in the sanitized build (the input is in --current when it
+// happens).
 //
 //   tmmu-fuzz-loaders --resources DIR --corpus DIR [--seconds S] [--iterations N] [--seed S]
 //                     [--current FILE]
 //
-// Inputs in --corpus (named <kind>-*.bin: model, checkpoint, sessions) run first, every time:
+// Inputs in --corpus (named <kind>-*.bin: model, checkpoint, sessions, lazy) run first, every time:
 // they are what earlier runs found, kept so the bugs stay fixed. Exit 0 when nothing was found.
 #include "session_store.h"
 
 #include "core/failure.h"
 #include "io/checkpoint.h"
 #include "io/file_io.h"
+#include "lazy/program.h"
 #include "source/model_source.h"
 
 #include <chrono>
@@ -33,8 +35,8 @@ using namespace tmmu;
 
 namespace {
 
-enum class Kind { Model, Checkpoint, Sessions };
-constexpr Kind kKinds[] = {Kind::Model, Kind::Checkpoint, Kind::Sessions};
+enum class Kind { Model, Checkpoint, Sessions, LazyProgram };
+constexpr Kind kKinds[] = {Kind::Model, Kind::Checkpoint, Kind::Sessions, Kind::LazyProgram};
 
 const char* kind_name(Kind k) {
     switch (k) {
@@ -44,6 +46,8 @@ const char* kind_name(Kind k) {
         return "checkpoint";
     case Kind::Sessions:
         return "sessions";
+    case Kind::LazyProgram:
+        return "lazy";
     }
     return "?";
 }
@@ -92,6 +96,28 @@ void write_plain(const std::string& path, const std::string& bytes) {
     if (!out.flush()) throw std::runtime_error("cannot write " + path);
 }
 
+// Statements a program executes, repeats multiplied out (saturating).
+uint64_t executed_statements(const std::vector<lazy::Statement>& body) {
+    uint64_t n = 0;
+    for (const lazy::Statement& st : body) {
+        const uint64_t inner = st.kind == lazy::StatementKind::Repeat
+                                   ? st.count * executed_statements(st.body)
+                                   : 1 + executed_statements(st.body);
+        n = std::min<uint64_t>(n + inner, UINT32_MAX);
+    }
+    return n;
+}
+
+// Parses; runs too when the program is small (a mutated repeat count can ask for millions of
+// steps), to the end or to the engine's named error.
+void load_and_run_lazy_program(const std::string& path) {
+    const lazy::LazyProgram program = lazy::load_lazy_program(path);
+    if (executed_statements(program.program) > 2000) return;
+    const lazy::ProgramRun run = lazy::run_lazy_program_to_failure(program);
+    if (!run.failure.empty() && run.failure.find(" at ") == std::string::npos)
+        throw std::logic_error("a lazy program failed naming no place: " + run.failure);
+}
+
 void open_sessions(const std::string& path) {
     sessions::SessionStore store(path, sessions::StoreAccess::ExistingOnly);
     for (const sessions::SessionSummary& s : store.list())
@@ -121,6 +147,9 @@ Outcome try_input(Kind kind, const std::string& bytes, const Options& o) {
             break;
         case Kind::Sessions:
             open_sessions(path);
+            break;
+        case Kind::LazyProgram:
+            load_and_run_lazy_program(path);
             break;
         }
     } catch (const Failure& f) {
@@ -237,6 +266,10 @@ std::map<Kind, std::vector<std::string>> make_seeds(const Options& o) {
             {sessions::input_from_model(m, request, PlanOptions{}), plan, "seed", "n", {"t"}});
     }
     seeds[Kind::Sessions].push_back(read_all(db));
+    for (const char* f : {"mlp-training.json", "view-mutation.json", "saved-tensor-mutation.json",
+                          "shared-base.json"})
+        seeds[Kind::LazyProgram].push_back(
+            read_all((fs::path(o.resources) / "programs" / f).string()));
     return seeds;
 }
 

@@ -1,4 +1,5 @@
 // The sessions store: round trips, integrity, foreign files, migration, replay and diff.
+#include "lazy_store.h"
 #include "replay.h"
 #include "run_store.h"
 #include "session_diff.h"
@@ -381,10 +382,10 @@ class TestSessionStore : public QObject {
         int64_t id = 0;
         {
             // Turn a current database back into schema 1: no notes column, no tags table, no
-            // seals (schema 3), no runs table (schema 4).
+            // seals (schema 3), no runs table (schema 4), no lazy_traces table (schema 5).
             SessionStore store(path);
             id = store.record(graph_session("old", {"x"}));
-            sql(store, "DROP TABLE runs; DROP TABLE session_tags; "
+            sql(store, "DROP TABLE lazy_traces; DROP TABLE runs; DROP TABLE session_tags; "
                        "ALTER TABLE sessions DROP COLUMN notes; "
                        "ALTER TABLE sessions DROP COLUMN summary_seal; "
                        "ALTER TABLE sessions DROP COLUMN content_seal; PRAGMA user_version = 1");
@@ -458,6 +459,7 @@ class TestSessionStore : public QObject {
                 runtime::compare_runs(run.record->result, cpu::replay(*run.record, {}));
             QVERIFY2(c.identical, c.difference.c_str());
         }
+        QVERIFY(list_lazy_traces(store).empty()); // the migration to schema 5 added the table
         QCOMPARE(store.load(list[2].id).notes,
                  QString("made by tmmu %1, schema %2").arg(commit).arg(schema).toStdString());
         QCOMPARE(store.record(graph_session("new", {"z"})), int64_t(4));

@@ -1,0 +1,127 @@
+// BaseId bindings (seed 004, 2.2, 3.7), tensor handles and their cleanup (1.4).
+#include "lazy/engine_state.h"
+#include "lazy/lazy_error.h"
+
+#include <fmt/format.h>
+
+namespace tmmu::lazy {
+
+BaseId EngineState::new_base(const Shape& shape, ValueId value, std::string name) {
+    const BaseId id = next_base++;
+    BaseRec& b = bases[id];
+    b.shape = shape;
+    b.name = std::move(name);
+    b.value = value;
+    if (value) hold(value);
+    return id;
+}
+
+ValueId EngineState::base_load(BaseId id) {
+    BaseRec& b = bases.at(id);
+    if (b.binding == Binding::Ssa) return b.value;
+    if (b.binding == Binding::PendingLoc && b.init_tok == 0) {
+        // ensure_initialized (3.7): the seed goes in by a materialize store, and the load
+        // below is ordered after its token by the join rule (tokLoc[loc] is that token).
+        loc_store(b.loc, b.seed, true, fmt::format("initialize {}", b.name));
+        b.init_tok = tok_loc.at(b.loc);
+    }
+    return loc_load(b.loc, b.shape);
+}
+
+void EngineState::base_store(BaseId id, ValueId value, const std::string& what) {
+    BaseRec& b = bases.at(id);
+    b.mutated_since_step = true;
+    if (b.binding == Binding::Ssa) {
+        // Externalize on mutation (4.3): the frozen seed is the SSA value before rebinding.
+        ++b.logical_version;
+        const LocId loc = new_loc(LocRole::TensorState, id);
+        b.binding = Binding::PendingLoc;
+        b.loc = loc;
+        b.seed = b.value;
+        b.value = 0;
+        ++b.binding_version;
+    }
+    const ValueId tok = loc_store(b.loc, value, false, what);
+    // A semantic store that comes before any load initializes the pending loc: no materialize
+    // store is needed (the initializer subsumption rule of 3.7).
+    if (b.binding == Binding::PendingLoc && b.init_tok == 0) b.init_tok = tok;
+    base_commit(id, what);
+}
+
+void EngineState::externalize(BaseId id, LocRole role) {
+    BaseRec& b = bases.at(id);
+    b.loc = new_loc(role, id);
+    b.binding = Binding::PendingLoc;
+    b.seed = b.value;
+    b.value = 0;
+    ++b.binding_version;
+}
+
+TensorId EngineState::new_tensor(BaseId base, std::optional<ViewMeta> view, bool in_scope) {
+    const TensorId id = next_tensor++;
+    TensorRec& t = tensors[id];
+    t.base = base;
+    t.view = std::move(view);
+    ++bases.at(base).pins;
+    if (in_scope && !tidy_scopes.empty()) {
+        t.scope = scope_ids.back();
+        tidy_scopes.back().push_back(id);
+    }
+    return id;
+}
+
+TensorRec& EngineState::tensor(const Tensor& t) {
+    if (!t.valid()) fail(FailureCode::InvalidArgument, site, "an empty tensor handle");
+    TensorRec& r = tensors.at(t.id());
+    if (r.disposed)
+        raise(LazyError::DisposedTensor, site,
+              fmt::format("tensor {} was disposed (by dispose, or at the end of the tidy scope "
+                          "that made it)",
+                          r.name.empty() ? fmt::format("#{}", t.id()) : "'" + r.name + "'"));
+    return r;
+}
+
+const Shape& EngineState::shape_of(TensorId id) {
+    const TensorRec& t = tensors.at(id);
+    return t.view ? t.view->shape : bases.at(t.base).shape;
+}
+
+ValueId EngineState::resolve_with(const TensorRec& t, ValueId base_value) {
+    if (!t.view) return base_value;
+    Node& n = emit(Op::View, {base_value}, {t.view->shape}, false);
+    n.view = *t.view;
+    return n.outputs[0];
+}
+
+ValueId EngineState::resolve(TensorId id) {
+    const TensorRec& t = tensors.at(id);
+    return resolve_with(t, base_load(t.base));
+}
+
+void EngineState::dispose_now(TensorId id) {
+    TensorRec& t = tensors.at(id);
+    if (t.disposed) return; // idempotent
+    t.disposed = true;
+    BaseRec& b = bases.at(t.base);
+    if (--b.pins > 0) return;
+    // The last handle of an SSA base: its value has no holder left here. A loc-backed base's
+    // storage stays until mark_step's retention pass finds the base unreachable (6.4).
+    if (b.binding == Binding::Ssa && b.value) {
+        drop(b.value);
+        b.value = 0;
+    }
+}
+
+void EngineState::drain_finalize() {
+    std::vector<TensorId> ids;
+    {
+        std::lock_guard<std::mutex> guard(finalize->mutex);
+        ids.swap(finalize->ids);
+    }
+    for (TensorId id : ids) {
+        if (!tensors.at(id).disposed) ++finalized;
+        dispose_now(id);
+    }
+}
+
+} // namespace tmmu::lazy

@@ -1,0 +1,251 @@
+#pragma once
+// The engine's tables (seed 004, section 2) and the routines the engine's files share. Internal
+// to engine/lazy: callers use engine.h.
+//
+// Ids start at 1 (0 is "none") and grow monotonically, so every table iterates in creation
+// order and the same program numbers everything the same way every run.
+#include "lazy/buffer_pool.h"
+#include "lazy/engine.h"
+#include "lazy/lazy_graph.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace tmmu::lazy {
+
+enum class Binding : uint8_t { Ssa, PendingLoc, Loc };
+
+struct BaseRec {
+    Shape shape;
+    std::string name;
+    Binding binding = Binding::Ssa;
+    ValueId value = 0;    // Ssa: the base's value (a held reference)
+    LocId loc = 0;        // PendingLoc, Loc
+    ValueId seed = 0;     // PendingLoc: the initial value (held) until initialised
+    ValueId init_tok = 0; // PendingLoc: the initializer store's token once emitted (3.7)
+    uint64_t binding_version = 0;
+    uint64_t logical_version = 0; // SSA-backed semantic intent
+    uint64_t commit_version = 0;  // committed in-place mutations (base_commit only)
+    uint32_t pins = 0;            // live handles naming this base
+    bool mutated_since_step = false;
+};
+
+enum class Tombstone : uint8_t { None, GradInvalidated, UserFreed, Internal };
+
+struct LocRec {
+    LocRole role = LocRole::TensorState;
+    BaseId base = 0;
+    uint64_t version = 0;         // committed stores, in PlanLinearOrder
+    uint64_t logical_version = 0; // semantic stores scheduled (never rolled back)
+    bool has_value = false;
+    StorageId storage = 0; // strong reference once has_value
+    Tombstone tombstone = Tombstone::None;
+    uint64_t created_epoch = 0;
+};
+
+struct TensorRec {
+    BaseId base = 0;
+    std::optional<ViewMeta> view; // against the base
+    std::string name;
+    uint64_t scope = 0; // tidy scope that made it; 0: global
+    bool escapes = false, disposed = false;
+    bool requires_grad = false, is_leaf = false, retain_grad = false;
+    AutogradId grad_fn = 0;
+    TensorId grad = 0; // the .grad handle (a grad_state base), 0 when null
+};
+
+// A value saved for backward, guarded by its base's commit version at the save's token point.
+struct SavedSlot {
+    ValueId value = 0; // held until the backward that reads it runs or the graph is freed
+    BaseId base = 0;
+    std::string tensor;   // name for the error
+    std::string saved_by; // "matmul at program[4]"
+    bool published = false;
+    uint64_t version = 0; // base commit version at publish, once published
+};
+
+struct AutogradNode {
+    Op op = Op::Copy;
+    std::vector<Shape> input_shapes;
+    std::vector<AutogradId> input_fns;  // 0: that input is a leaf or needs no grad
+    std::vector<TensorId> input_leaves; // leaf tensors requiring grad (else 0)
+    std::vector<SavedSlotId> saved;
+    std::vector<int64_t> dims;
+    bool keepdim = false;
+    ViewMeta view;                 // View: against the input's value
+    std::vector<TensorId> retains; // non-leaf tensors with retain_grad made by this node
+    bool freed = false;
+};
+
+// The ownerId/depth execution lock (6.8): held by one thread at a time; a second entry from
+// the same thread is re-entrant, from another thread overlapping. Either is EngineBusyError.
+struct ExecLock {
+    std::atomic<bool> held{false};
+    std::atomic<std::thread::id> owner{};
+    std::atomic<const char*> running{""};
+};
+
+struct FinalizeQueue {
+    std::mutex mutex;
+    std::vector<TensorId> ids;
+};
+
+struct Tensor::Ref {
+    std::weak_ptr<FinalizeQueue> queue;
+    TensorId id = 0;
+    ~Ref();
+};
+
+// Planned state of one force (3.4), filled in PlanLinearOrder before anything runs.
+struct PlannedState {
+    std::map<LocId, LocRec> locs;
+    std::map<BaseId, uint64_t> commits;
+    std::map<BaseId, NodeId> last_commit; // for naming the mutation that broke a saved slot
+    std::map<SavedSlotId, uint64_t> published;
+};
+
+struct EngineState {
+    explicit EngineState(Engine& engine, EngineOptions options);
+
+    Engine& engine;
+    EngineOptions options;
+    std::string site = "api";
+    std::function<void(const TraceEvent&)> observer;
+
+    std::map<ValueId, Value> values;
+    std::map<NodeId, Node> nodes;
+    std::map<BaseId, BaseRec> bases;
+    std::map<LocId, LocRec> locs;
+    std::map<TensorId, TensorRec> tensors;
+    std::map<AutogradId, AutogradNode> autograd;
+    std::map<SavedSlotId, SavedSlot> saved;
+    uint64_t next_value = 1, next_node = 1, next_base = 1, next_loc = 1, next_tensor = 1;
+    uint64_t next_autograd = 1, next_saved = 1, next_mut = 1;
+
+    // Tokens (3.2): tokGlobal and the per-loc chains.
+    ValueId tok_global = 0;
+    std::map<LocId, ValueId> tok_loc;
+
+    // Emission identity (3.4.2): one graph instance per public call, nodes numbered inside it.
+    uint64_t graph_instance = 0;
+    uint32_t ir_index = 0, synthetic_index = 0;
+
+    BufferPool pool;
+    Trace trace;
+    uint64_t epoch = 0, steps = 0, finalized = 0;
+    bool poisoned = false;
+    std::string poison_reason;
+    bool grad_enabled = true;
+    bool in_backward = false;
+    ExecLock lock;
+    std::shared_ptr<FinalizeQueue> finalize = std::make_shared<FinalizeQueue>();
+    std::vector<std::vector<TensorId>> tidy_scopes; // tensors made in each open scope
+    uint64_t next_scope = 1;
+    std::vector<uint64_t> scope_ids;
+
+    // --- values and nodes (engine.cpp) ---
+    ValueId new_value(const Shape& shape, bool token);
+    void hold(ValueId v);
+    void drop(ValueId v); // last reference gone: its storage goes back to the pool
+    void begin_emission();
+    // A node whose outputs are made here; returns the node. Inputs are held until it runs.
+    Node& emit(Op op, std::vector<ValueId> inputs, std::vector<Shape> data_outputs, bool token_out,
+               const char* tag = nullptr);
+    ValueId emit_data(Op op, std::vector<ValueId> inputs, const Shape& out);
+    ValueId constant_value(const Shape& shape, std::vector<float> data);
+
+    // --- tokens and locs (tokens.cpp) ---
+    ValueId after_all(std::vector<ValueId> tokens);
+    // The join rule (3.3): tokIn = after_all(tokGlobal, tokLoc[loc] or tokGlobal); the access's
+    // fresh tokOut becomes both tokGlobal and tokLoc[loc].
+    ValueId join_in(LocId loc);
+    void advance(LocId loc, ValueId tok_out);
+    std::map<ValueId, std::vector<ValueId>> join_parts; // an after_all token's parts
+    std::map<std::vector<ValueId>, ValueId> join_cache; // parts -> that token
+    // An effect on tokGlobal alone (backward job, publish-save, checks).
+    Node& global_effect(Op op, std::vector<ValueId> data_inputs, const char* tag);
+    LocId new_loc(LocRole role, BaseId base);
+    ValueId loc_load(LocId loc, const Shape& shape);
+    // Returns the store's tokOut. `what` says which mutation it carries (trace, errors).
+    ValueId loc_store(LocId loc, ValueId value, bool materialize, const std::string& what);
+    void base_commit(BaseId base, const std::string& what);
+
+    // --- bases and handles (bases.cpp) ---
+    BaseId new_base(const Shape& shape, ValueId value, std::string name);
+    ValueId base_load(BaseId base); // 3.7, including ensure_initialized
+    void base_store(BaseId base, ValueId value, const std::string& what);
+    void externalize(BaseId base, LocRole role); // SSA -> pending_loc, scheduling only
+    ValueId resolve(TensorId t);                 // the handle's current value (views gathered)
+    ValueId resolve_with(const TensorRec& t, ValueId base_value);
+    TensorRec& tensor(const Tensor& t); // DisposedTensorError, InvalidArgument
+    // A handle record on a base; in the innermost tidy scope unless in_scope is false.
+    TensorId new_tensor(BaseId base, std::optional<ViewMeta> view, bool in_scope = true);
+    std::map<TensorId, std::weak_ptr<Tensor::Ref>> handles; // one Ref per tensor
+    void open_scope();
+    void close_scope(TensorId returned);
+
+    // --- ops (engine.cpp, engine_views.cpp) ---
+    Tensor pure_op(Op op, const std::vector<Tensor>& args, const Shape& out_shape,
+                   const std::vector<int64_t>& dims, bool keepdim);
+    Tensor finish_op(TensorId out, ValueId value, Op op, const std::vector<TensorId>& inputs,
+                     const std::vector<ValueId>& input_values, const ViewMeta* view,
+                     const std::vector<int64_t>& dims, bool keepdim);
+    Tensor view_op(const Tensor& a, const std::function<ViewMeta(const ViewMeta&)>& f,
+                   const char* what);
+    // update(current) returns the target's new value; current() emits the read of the old one.
+    void in_place(const Tensor& t, const char* what,
+                  const std::function<ValueId(const std::function<ValueId()>& current)>& update);
+    void binary_in_place(const Tensor& t, const Tensor& x, Op op, const char* what);
+    ValueId operand(const Tensor& x, const Shape& target, const char* what);
+    const Shape& shape_of(TensorId t);
+    void dispose_now(TensorId t);
+    void drain_finalize();
+
+    // --- forcing (force.cpp, execute.cpp) ---
+    void force(std::vector<ValueId> roots, const std::string& reason);
+    std::vector<NodeId> closure(const std::vector<ValueId>& roots) const;
+    std::vector<NodeId> linearize(const std::vector<NodeId>& members) const;
+    void plan_versions(const std::vector<NodeId>& order);
+    void check_loadable(const Node& n, const LocRec& l) const;
+    void check_saved(const Node& n, uint64_t commit, const PlannedState& p) const;
+    void execute(NodeId id);
+    StorageId run_pure(const Node& n);
+    void run_effect(Node& n, TraceEvent& e);
+    void store_into_loc(const Node& n, TraceEvent& e);
+    void summarize_memory(PlanRecord& plan, const std::vector<StorageId>& live_before);
+    std::vector<float> host_data(ValueId v);
+    void retain_storage(StorageId id);
+    void release_storage(StorageId id, const std::string& why); // last ref: pendingRelease
+    int64_t current_plan = kNone; // plan being executed, for pool events
+    std::string current_key;      // event whose pool traffic is being recorded
+
+    // --- autograd (autograd.cpp) ---
+    void record_grad(TensorId out, Op op, const std::vector<TensorId>& inputs,
+                     const std::vector<ValueId>& input_values, ValueId out_value,
+                     const ViewMeta* view, const std::vector<int64_t>& dims, bool keepdim);
+    SavedSlotId save_for_backward(TensorId t, ValueId v, Op op);
+    ValueId use_saved(SavedSlotId id);
+    ValueId vjp(const AutogradNode& node, size_t input, ValueId g);
+    ValueId op1(Op op, ValueId a);
+    ValueId op2(Op op, ValueId a, ValueId b);
+    ValueId scalar(float x);
+    ValueId sum_to(ValueId v, const Shape& shape);
+    ValueId view_value(ValueId v, const ViewMeta& meta);
+    ValueId transposed(ValueId v);
+    void run_backward(TensorId loss);
+    void free_graph_node(AutogradNode& node);
+    void accumulate_grad(TensorId t, ValueId g);
+    void zero_grad(TensorId param, bool set_to_null);
+
+    // --- mark_step (mark_step.cpp) ---
+    void mark_step();
+
+    uint64_t record(TraceEvent event);
+    void poison(const std::string& why); // failure policy (6.7): no more execution
+};
+
+} // namespace tmmu::lazy

@@ -1,0 +1,174 @@
+// Forcing (seed 004, 3.4): the dependency closure of the roots, PlanLinearOrder, plan-time
+// version assignment and checks, then execution in that order on the CPU.
+#include "lazy/engine_state.h"
+#include "lazy/kernels.h"
+#include "lazy/lazy_error.h"
+
+#include <fmt/format.h>
+
+#include <queue>
+#include <set>
+
+namespace tmmu::lazy {
+
+// Every unexecuted node the roots depend on, by data or token edges (1.2's minimal forcing).
+std::vector<NodeId> EngineState::closure(const std::vector<ValueId>& roots) const {
+    std::vector<NodeId> out, stack;
+    std::set<NodeId> seen;
+    for (ValueId v : roots)
+        stack.push_back(values.at(v).producer);
+    while (!stack.empty()) {
+        const NodeId id = stack.back();
+        stack.pop_back();
+        auto it = nodes.find(id);
+        if (id == 0 || it == nodes.end() || it->second.done || !seen.insert(id).second) continue;
+        out.push_back(id);
+        for (ValueId in : it->second.inputs)
+            stack.push_back(values.at(in).producer);
+    }
+    return out;
+}
+
+// PlanLinearOrder (3.4.1): a topological order of the closure, ties broken by EventKey.
+std::vector<NodeId> EngineState::linearize(const std::vector<NodeId>& members) const {
+    const std::set<NodeId> in_plan(members.begin(), members.end());
+    std::map<NodeId, uint32_t> indegree;
+    std::map<NodeId, std::vector<NodeId>> consumers;
+    for (NodeId id : members) {
+        indegree[id];
+        for (ValueId in : nodes.at(id).inputs) {
+            const NodeId p = values.at(in).producer;
+            if (!in_plan.count(p)) continue;
+            ++indegree[id];
+            consumers[p].push_back(id);
+        }
+    }
+    const auto later = [&](NodeId a, NodeId b) { return nodes.at(b).key < nodes.at(a).key; };
+    std::priority_queue<NodeId, std::vector<NodeId>, decltype(later)> ready(later);
+    for (auto [id, deg] : indegree)
+        if (deg == 0) ready.push(id);
+    std::vector<NodeId> order;
+    while (!ready.empty()) {
+        const NodeId id = ready.top();
+        ready.pop();
+        order.push_back(id);
+        for (NodeId c : consumers[id])
+            if (--indegree[c] == 0) ready.push(c);
+    }
+    return order;
+}
+
+// Version assignment and checks in PlanLinearOrder, before anything runs (3.4, 3.5, 9.3).
+void EngineState::plan_versions(const std::vector<NodeId>& order) {
+    PlannedState p;
+    const auto planned_loc = [&](LocId id) -> LocRec& {
+        auto it = p.locs.find(id);
+        return it != p.locs.end() ? it->second : p.locs.emplace(id, locs.at(id)).first->second;
+    };
+    const auto planned_commit = [&](BaseId id) -> uint64_t& {
+        auto it = p.commits.find(id);
+        return it != p.commits.end()
+                   ? it->second
+                   : p.commits.emplace(id, bases.at(id).commit_version).first->second;
+    };
+    for (NodeId id : order) {
+        Node& n = nodes.at(id);
+        switch (n.op) {
+        case Op::LocLoad: {
+            const LocRec& l = planned_loc(n.loc);
+            check_loadable(n, l);
+            n.planned_version = l.version;
+            break;
+        }
+        case Op::LocStore: {
+            LocRec& l = planned_loc(n.loc);
+            if (l.tombstone != Tombstone::None) check_loadable(n, l);
+            n.planned_version = ++l.version;
+            l.has_value = true;
+            break;
+        }
+        case Op::LocInvalidate:
+            planned_loc(n.loc).tombstone = Tombstone(n.tombstone);
+            break;
+        case Op::BaseCommit:
+            n.planned_version = ++planned_commit(n.base);
+            p.last_commit[n.base] = id;
+            break;
+        case Op::PublishSave:
+            n.planned_version = planned_commit(n.base);
+            p.published[n.slot] = n.planned_version;
+            break;
+        case Op::SavedCheck:
+            check_saved(n, planned_commit(n.base), p);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+void EngineState::check_loadable(const Node& n, const LocRec& l) const {
+    const std::string who =
+        fmt::format("loc L{} ({} of '{}')", n.loc, loc_role_name(l.role), bases.at(l.base).name);
+    if (l.tombstone == Tombstone::GradInvalidated)
+        raise(LazyError::InvalidatedGrad, n.site,
+              who + " was set to null by zero_grad; read the parameter's new grad instead");
+    if (l.tombstone != Tombstone::None)
+        raise(LazyError::InvalidatedLoc, n.site, who + " was invalidated");
+    if (!l.has_value)
+        raise(LazyError::MissingExternalState, n.site, who + " is read before any store");
+}
+
+void EngineState::check_saved(const Node& n, uint64_t commit, const PlannedState& p) const {
+    const SavedSlot& s = saved.at(n.slot);
+    const auto pub = p.published.find(n.slot);
+    const uint64_t at_save = pub != p.published.end() ? pub->second : s.version;
+    if (commit == at_save) return;
+    const auto last = p.last_commit.find(n.base);
+    const std::string mutation = last != p.last_commit.end()
+                                     ? nodes.at(last->second).detail
+                                     : std::string("an in-place op forced earlier");
+    raise(LazyError::SavedTensorModified, n.site,
+          fmt::format("'{}' was saved for backward by {} at commit version {}, then modified by "
+                      "{} (commit version {}) before backward used it",
+                      s.tensor, s.saved_by, at_save, mutation, commit));
+}
+
+void EngineState::force(std::vector<ValueId> roots, const std::string& reason) {
+    std::vector<NodeId> order;
+    try {
+        order = linearize(closure(roots));
+        if (order.empty()) return;
+        // PublishSave's planned version is needed by a later SavedCheck in the same plan.
+        plan_versions(order);
+    } catch (const Failure& f) {
+        poison(f.what());
+        throw;
+    }
+    PlanRecord plan;
+    plan.index = trace.plans.size();
+    plan.reason = reason;
+    plan.first_event = trace.events.size();
+    current_plan = static_cast<int64_t>(plan.index);
+    const std::vector<StorageId> live_before = pool.live();
+    try {
+        for (NodeId id : order)
+            execute(id);
+    } catch (const Failure& f) {
+        current_plan = kNone;
+        poison(f.what());
+        throw;
+    }
+    current_plan = kNone;
+    plan.end_event = trace.events.size();
+    plan.ops = order.size();
+    summarize_memory(plan, live_before);
+    trace.plans.push_back(plan);
+}
+
+std::vector<float> EngineState::host_data(ValueId v) {
+    const Value& val = values.at(v);
+    return pool.at(val.storage).data;
+}
+
+} // namespace tmmu::lazy

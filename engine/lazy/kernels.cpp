@@ -1,0 +1,199 @@
+#include "lazy/kernels.h"
+
+#include "core/failure.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace tmmu::lazy {
+namespace {
+
+// Strides that read `in` (broadcast into `out`'s shape) at out's coordinates: 0 along the
+// dimensions `in` broadcasts over.
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out) {
+    std::vector<int64_t> s(out.size(), 0);
+    const std::vector<int64_t> own = contiguous_strides(in);
+    const size_t lead = out.size() - in.size();
+    for (size_t i = 0; i < in.size(); ++i)
+        if (in[i] != 1) s[lead + i] = own[i];
+    return s;
+}
+
+// Calls f(out_index, in_index) for every element of `shape`, in order, with in_index walking
+// `strides` from `offset`.
+template <class F>
+void walk(const Shape& shape, const std::vector<int64_t>& strides, int64_t offset, F&& f) {
+    const int64_t n = element_count(shape);
+    std::vector<int64_t> coord(shape.size(), 0);
+    int64_t in = offset;
+    for (int64_t i = 0; i < n; ++i) {
+        f(i, in);
+        for (size_t d = shape.size(); d-- > 0;) {
+            in += strides[d];
+            if (++coord[d] < shape[d]) break;
+            in -= strides[d] * shape[d];
+            coord[d] = 0;
+        }
+    }
+}
+
+float unary(Op op, float x) {
+    switch (op) {
+    case Op::Neg:
+        return -x;
+    case Op::Exp:
+        return std::exp(x);
+    case Op::Log:
+        return std::log(x);
+    case Op::Relu:
+        return x > 0.0f ? x : 0.0f;
+    case Op::Sigmoid:
+        return 1.0f / (1.0f + std::exp(-x));
+    case Op::Tanh:
+        return std::tanh(x);
+    case Op::Sqrt:
+        return std::sqrt(x);
+    case Op::Step:
+        return x > 0.0f ? 1.0f : 0.0f;
+    default:
+        return x;
+    }
+}
+
+float binary(Op op, float a, float b) {
+    switch (op) {
+    case Op::Add:
+        return a + b;
+    case Op::Sub:
+        return a - b;
+    case Op::Mul:
+        return a * b;
+    case Op::Div:
+        return a / b;
+    case Op::Maximum:
+        return a > b ? a : b;
+    default:
+        return a;
+    }
+}
+
+void matmul(const std::vector<float>& a, const std::vector<float>& b, const Shape& as,
+            const Shape& bs, std::vector<float>& out) {
+    const int64_t m = as[0], k = as[1], n = bs[1];
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double acc = 0.0;
+            for (int64_t p = 0; p < k; ++p)
+                acc += static_cast<double>(a[static_cast<size_t>(i * k + p)]) *
+                       b[static_cast<size_t>(p * n + j)];
+            out[static_cast<size_t>(i * n + j)] = static_cast<float>(acc);
+        }
+}
+
+// Sums `in` into `target` (a shape `in` broadcasts from), scaled by `scale`.
+void sum_into(const std::vector<float>& in, const Shape& in_shape, const Shape& target,
+              double scale, std::vector<float>& out) {
+    std::vector<double> acc(out.size(), 0.0);
+    walk(in_shape, broadcast_strides(target, in_shape), 0,
+         [&](int64_t i, int64_t o) { acc[static_cast<size_t>(o)] += in[static_cast<size_t>(i)]; });
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i] = static_cast<float>(acc[i] * scale);
+}
+
+} // namespace
+
+Shape reduced_shape(const Shape& in, const std::vector<int64_t>& dims, bool keepdim) {
+    std::vector<bool> reduce(in.size(), dims.empty());
+    for (int64_t d : dims) {
+        const int64_t rank = static_cast<int64_t>(in.size());
+        const int64_t dd = d < 0 ? d + rank : d;
+        if (dd < 0 || dd >= rank)
+            fail(FailureCode::InvalidArgument, "reduce",
+                 fmt::format("dimension {} out of range for shape {}", d, shape_text(in)));
+        reduce[static_cast<size_t>(dd)] = true;
+    }
+    Shape out;
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (!reduce[i])
+            out.push_back(in[i]);
+        else if (keepdim)
+            out.push_back(1);
+    }
+    return out;
+}
+
+void run_kernel(const Node& node, std::span<const KernelInput> inputs, const Shape& out_shape,
+                std::vector<float>& out) {
+    const auto in = [&](size_t i) -> const std::vector<float>& { return *inputs[i].data; };
+    const auto shape = [&](size_t i) -> const Shape& { return *inputs[i].shape; };
+    switch (node.op) {
+    case Op::Constant:
+        out = node.data;
+        return;
+    case Op::Copy:
+        out = in(0);
+        return;
+    case Op::Neg:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Relu:
+    case Op::Sigmoid:
+    case Op::Tanh:
+    case Op::Sqrt:
+    case Op::Step:
+        for (size_t i = 0; i < out.size(); ++i)
+            out[i] = unary(node.op, in(0)[i]);
+        return;
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Maximum: {
+        const auto sa = broadcast_strides(shape(0), out_shape);
+        const auto sb = broadcast_strides(shape(1), out_shape);
+        std::vector<int64_t> ia(out.size()), ib(out.size());
+        walk(out_shape, sa, 0, [&](int64_t i, int64_t j) { ia[static_cast<size_t>(i)] = j; });
+        walk(out_shape, sb, 0, [&](int64_t i, int64_t j) { ib[static_cast<size_t>(i)] = j; });
+        for (size_t i = 0; i < out.size(); ++i)
+            out[i] = binary(node.op, in(0)[static_cast<size_t>(ia[i])],
+                            in(1)[static_cast<size_t>(ib[i])]);
+        return;
+    }
+    case Op::MatMul:
+        matmul(in(0), in(1), shape(0), shape(1), out);
+        return;
+    case Op::Sum:
+    case Op::Mean: {
+        const Shape kept = reduced_shape(shape(0), node.dims, true);
+        const double n =
+            static_cast<double>(element_count(shape(0))) / static_cast<double>(element_count(kept));
+        sum_into(in(0), shape(0), kept, node.op == Op::Mean ? 1.0 / n : 1.0, out);
+        return;
+    }
+    case Op::SumTo:
+        sum_into(in(0), shape(0), out_shape, 1.0, out);
+        return;
+    case Op::Expand:
+        walk(out_shape, broadcast_strides(shape(0), out_shape), 0, [&](int64_t i, int64_t j) {
+            out[static_cast<size_t>(i)] = in(0)[static_cast<size_t>(j)];
+        });
+        return;
+    case Op::View:
+        walk(node.view.shape, node.view.strides, node.view.offset, [&](int64_t i, int64_t j) {
+            out[static_cast<size_t>(i)] = in(0)[static_cast<size_t>(j)];
+        });
+        return;
+    case Op::StridedScatter:
+        out = in(0);
+        walk(node.view.shape, node.view.strides, node.view.offset, [&](int64_t i, int64_t j) {
+            out[static_cast<size_t>(j)] = in(1)[static_cast<size_t>(i)];
+        });
+        return;
+    default:
+        fail(FailureCode::InvalidArgument, node.key.text(),
+             fmt::format("{} is not a kernel", op_name(node.op)));
+    }
+}
+
+} // namespace tmmu::lazy

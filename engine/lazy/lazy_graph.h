@@ -1,0 +1,105 @@
+#pragma once
+// The lazy graph: values (tensors and effect tokens) and the nodes that make them, each with
+// its EventKey (3.4.2). Internal to engine/lazy.
+#include "lazy/view_meta.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tmmu::lazy {
+
+using ValueId = uint64_t;
+using NodeId = uint64_t;
+using BaseId = uint64_t;
+using LocId = uint64_t;
+using StorageId = uint64_t;
+using AutogradId = uint64_t;
+using SavedSlotId = uint64_t;
+
+enum class Op : uint8_t {
+    // pure tensor ops
+    Constant,
+    Neg,
+    Exp,
+    Log,
+    Relu,
+    Sigmoid,
+    Tanh,
+    Sqrt,
+    Step, // x > 0 ? 1 : 0 (relu's derivative)
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Maximum,
+    MatMul,
+    Sum,
+    Mean,
+    SumTo,  // reduce a broadcast gradient back to an input's shape
+    Expand, // broadcast to a shape
+    View,   // gather a strided view into a fresh buffer
+    StridedScatter,
+    Copy,
+    // effects: consume and produce tokens
+    TokenRoot,
+    AfterAll,
+    TokAfter,
+    LocLoad,
+    LocStore,
+    BaseCommit,
+    LocInvalidate,
+    PublishSave,
+    SavedCheck,
+    BackwardJob,
+};
+std::string_view op_name(Op op);
+bool is_effect(Op op);
+
+struct Value {
+    Shape shape;
+    bool token = false;
+    NodeId producer = 0;
+    uint32_t refs = 0;     // holders: unexecuted consumers, bases, slots, the force in progress
+    StorageId storage = 0; // once ready (tensor values)
+    bool ready = false;
+    int64_t event = -1; // trace event that produced it
+};
+
+// EventKey: (graph instance, ir node | synthetic(anchor, tag, index)), compared in that order.
+struct EventKey {
+    uint64_t instance = 0;
+    bool synthetic = false;
+    uint32_t node = 0; // ir node index, or the anchor node of a synthetic event
+    std::string tag;
+    uint32_t index = 0;
+    auto operator<=>(const EventKey&) const = default;
+    std::string text() const;
+};
+
+struct Node {
+    Op op = Op::Copy;
+    std::vector<ValueId> inputs;  // data and tokens
+    std::vector<ValueId> outputs; // data first, then the token
+    EventKey key;
+    std::string site;
+    std::string detail;
+    bool done = false;
+    // attributes
+    std::vector<int64_t> dims;
+    bool keepdim = false;
+    ViewMeta view;
+    Shape shape;             // SumTo / Expand target
+    std::vector<float> data; // Constant
+    // effect targets
+    LocId loc = 0;
+    BaseId base = 0;
+    uint64_t mut = 0;
+    bool materialize = false;
+    uint64_t logical_version = 0;
+    SavedSlotId slot = 0;
+    uint8_t tombstone = 0;
+    uint64_t planned_version = 0; // assigned at plan time in PlanLinearOrder
+};
+
+} // namespace tmmu::lazy

@@ -1,0 +1,120 @@
+// tidy / keep / dispose and the finalize queue (seed 004, 1.4), and the autograd entry points.
+#include "lazy/engine_state.h"
+#include "lazy/entry.h"
+
+#include <fmt/format.h>
+
+namespace tmmu::lazy {
+
+void EngineState::open_scope() {
+    tidy_scopes.emplace_back();
+    scope_ids.push_back(next_scope++);
+}
+
+void EngineState::close_scope(TensorId returned) {
+    std::vector<TensorId> made = std::move(tidy_scopes.back());
+    tidy_scopes.pop_back();
+    scope_ids.pop_back();
+    if (returned) tensors.at(returned).escapes = true;
+    for (TensorId id : made) {
+        TensorRec& t = tensors.at(id);
+        if (t.escapes) {
+            // An escaping tensor belongs to the enclosing scope from now on.
+            if (!tidy_scopes.empty()) tidy_scopes.back().push_back(id);
+            continue;
+        }
+        dispose_now(id); // even if a C++ handle still names it: DisposedTensorError on use
+    }
+}
+
+Tensor Engine::tidy(const std::function<Tensor()>& fn) {
+    s_->open_scope();
+    Tensor out;
+    try {
+        out = fn();
+    } catch (...) {
+        s_->close_scope(0);
+        throw;
+    }
+    s_->close_scope(out.valid() ? out.id() : 0);
+    return out;
+}
+
+Engine::TidyScope::TidyScope(Engine& e) : e_(e) {
+    e.s_->open_scope();
+}
+Engine::TidyScope::~TidyScope() {
+    e_.s_->close_scope(0);
+}
+
+void Engine::keep(const Tensor& t) {
+    s_->tensor(t).escapes = true;
+}
+
+void Engine::dispose(const Tensor& t) {
+    if (!t.valid()) return;
+    // Cleanup-only (1.4): allowed on a poisoned engine; while a call is running (another
+    // thread, or an observer inside a force) it is deferred to the finalize queue instead.
+    bool expected = false;
+    if (!s_->lock.held.compare_exchange_strong(expected, true)) {
+        std::lock_guard<std::mutex> guard(s_->finalize->mutex);
+        s_->finalize->ids.push_back(t.id());
+        return;
+    }
+    s_->dispose_now(t.id());
+    s_->lock.held = false;
+}
+
+void Engine::drain_finalize_queue() {
+    bool expected = false;
+    if (!s_->lock.held.compare_exchange_strong(expected, true)) return; // the holder drains
+    s_->drain_finalize();
+    s_->lock.held = false;
+}
+
+Engine::NoGrad::NoGrad(Engine& e) : e_(e), was_(e.s_->grad_enabled) {
+    e.s_->grad_enabled = false;
+}
+Engine::NoGrad::~NoGrad() {
+    e_.s_->grad_enabled = was_;
+}
+
+void Engine::backward(const Tensor& loss) {
+    Entry entry(*s_, "backward");
+    s_->tensor(loss);
+    s_->begin_emission();
+    s_->run_backward(loss.id());
+    if (s_->options.eager) s_->force({s_->tok_global}, "eager");
+}
+
+Tensor Engine::grad(const Tensor& t) {
+    Entry entry(*s_, "grad");
+    const TensorRec& r = s_->tensor(t);
+    if (r.grad == 0) return {};
+    // A fresh handle on the grad base: the tensor's own record stays with the tensor.
+    const TensorId id = s_->new_tensor(s_->tensors.at(r.grad).base, std::nullopt);
+    s_->tensors.at(id).name = s_->tensors.at(r.grad).name;
+    return wrap(id);
+}
+
+void Engine::retain_grad(const Tensor& t) {
+    TensorRec& r = s_->tensor(t);
+    if (!r.requires_grad)
+        fail(FailureCode::InvalidArgument, s_->site,
+             fmt::format("retain_grad on '{}', which does not require grad", r.name));
+    if (r.is_leaf || r.retain_grad) return;
+    r.retain_grad = true;
+    s_->autograd.at(r.grad_fn).retains.push_back(t.id());
+}
+
+void Engine::zero_grad(std::span<const Tensor> params, bool set_to_null) {
+    Entry entry(*s_, "zero_grad");
+    s_->begin_emission();
+    for (const Tensor& p : params) {
+        s_->tensor(p);
+        s_->zero_grad(p.id(), set_to_null);
+    }
+    if (s_->options.eager) s_->force({s_->tok_global}, "eager");
+}
+
+} // namespace tmmu::lazy

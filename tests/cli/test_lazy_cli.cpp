@@ -1,0 +1,277 @@
+// End to end: `tmmu lazy run` on the bundled lazy programs and on malformed ones, its JSON and
+// trace outputs, the lazy run against the eager reference, and recording traces in a sessions
+// database, listing and replaying them.
+#include "test_support.h"
+
+#include <QDir>
+#include <QFile>
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+namespace {
+
+using Result = tmmu::test::ProgramRun;
+using nlohmann::json;
+
+const QString kPrograms = QStringLiteral(TMMU_SOURCE_DIR "/resources/programs");
+
+Result tmmu_run(const QStringList& args) {
+    return tmmu::test::run_program(TMMU_CLI, args);
+}
+
+QString program(const char* name) {
+    return kPrograms + "/" + name;
+}
+
+// The value after "trace_hash " in `tmmu lazy run`'s summary.
+QString printed_hash(const QString& out) {
+    const qsizetype at = out.indexOf("trace_hash ");
+    return at < 0 ? QString() : out.mid(at + 11, 64);
+}
+
+json parsed(const QString& text) {
+    return json::parse(text.toStdString()); // throws (failing the test) on anything but JSON
+}
+
+// `tmmu lazy run PROGRAM [extra] --json -`, parsed; fails the test unless it exits 0.
+json run_json(const QString& path, const QStringList& extra = {}) {
+    const Result r = tmmu_run(QStringList{"lazy", "run", path, "--json", "-"} + extra);
+    if (r.code != 0) qWarning("%s", qPrintable(r.err));
+    return r.code == 0 ? parsed(r.out) : json();
+}
+
+} // namespace
+
+class TestLazyCli : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+    QString write(const char* name, const std::string& statements) {
+        const QString path = dir_.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly)) return path;
+        f.write(QByteArray::fromStdString(
+            R"({"format": "tmmu-lazy-program", "version": 1, "program": [)" + statements + "]}"));
+        return path;
+    }
+
+    // `tmmu lazy run PROGRAM --record` into a fresh database; fails the test unless it exits
+    // with `code` and says which trace it recorded.
+    QString record(const char* name, const char* db, int code = 0) {
+        const QString path = dir_.filePath(db);
+        const Result r = tmmu_run(
+            {"lazy", "run", program(name), "--record", "--title", "cli", "--sessions", path});
+        if (r.code != code || !r.out.contains("recorded as lazy trace 1 in "))
+            qWarning("%s%s", qPrintable(r.out), qPrintable(r.err));
+        return r.code == code && r.out.contains("recorded as lazy trace 1 in ") ? path : QString();
+    }
+
+  private slots:
+    void helpTexts() {
+        const Result lazy = tmmu_run({"lazy", "--help"});
+        QCOMPARE(lazy.code, 0);
+        QVERIFY2(lazy.out.startsWith("usage: tmmu lazy"), qPrintable(lazy.out));
+        const Result run = tmmu_run({"lazy", "run", "--help"});
+        QCOMPARE(run.code, 0);
+        QVERIFY2(run.out.startsWith("usage: tmmu lazy run PROGRAM"), qPrintable(run.out));
+        QVERIFY(tmmu_run({"--help"}).out.contains("lazy run PROGRAM"));
+        for (const char* command : {"traces", "replay"}) {
+            const Result r = tmmu_run({"lazy", command, "--help"});
+            QCOMPARE(r.code, 0);
+            QVERIFY2(r.out.startsWith(QString("usage: tmmu lazy ") + command), qPrintable(r.out));
+        }
+        QVERIFY(lazy.out.contains("replay ID"));
+        QCOMPARE(tmmu_run({"lazy"}).code, 2);
+        QCOMPARE(tmmu_run({"lazy", "walk", program("mlp-training.json")}).code, 2);
+    }
+    // Every bundled example runs; the saved-tensor one is meant to fail, by name.
+    void everyBundledExampleRuns() {
+        const QStringList files = QDir(kPrograms).entryList({"*.json"}, QDir::Files);
+        QVERIFY(files.size() >= 4);
+        for (const QString& f : files) {
+            const Result r = tmmu_run({"lazy", "run", kPrograms + "/" + f});
+            if (f == "saved-tensor-mutation.json") {
+                QCOMPARE(r.code, 26);
+                QVERIFY2(r.err.startsWith("tmmu: LAZY_ENGINE_ERROR at program[") &&
+                             r.err.contains("SavedTensorModifiedError"),
+                         qPrintable(r.err));
+                QVERIFY2(r.out.contains("read loss at program[6]"), qPrintable(r.out));
+                continue;
+            }
+            QVERIFY2(r.code == 0, qPrintable(f + ": " + r.err));
+            for (const char* line : {"read ", "events ", "pool peak ", "buffers ", "trace_hash "})
+                QVERIFY2(r.out.contains(line), qPrintable(f + ": " + r.out));
+        }
+    }
+    void mlpTrainingSummary() {
+        const Result r = tmmu_run({"lazy", "run", program("mlp-training.json")});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.startsWith("program mlp-training ("));
+        QVERIFY(r.out.contains("read loss at program[8].body[9] (iteration 3): [] = 0.1187"));
+        QVERIFY(r.out.contains("steps 3"));
+    }
+    void jsonFieldsAndStableHash() {
+        const json a = run_json(program("mlp-training.json"));
+        const json b = run_json(program("mlp-training.json"));
+        for (const char* field :
+             {"program", "events", "plans", "steps", "pool_peak_bytes", "planned_peak_bytes",
+              "buffers_allocated", "buffers_reused", "trace_hash", "reads"})
+            QVERIFY2(a.contains(field), field);
+        QCOMPARE(a["program"].get<std::string>(), std::string("mlp-training"));
+        QCOMPARE(a["trace_hash"].get<std::string>().size(), size_t(64));
+        QVERIFY(a["trace_hash"] == b["trace_hash"]);
+        QCOMPARE(a["steps"].get<int>(), 3);
+        QVERIFY(a["planned_peak_bytes"].get<uint64_t>() > 0);
+        QCOMPARE(a["reads"].size(), size_t(5));
+        const json& loss = a["reads"][0];
+        QCOMPARE(loss["name"].get<std::string>(), std::string("loss"));
+        QCOMPARE(loss["site"].get<std::string>(), std::string("program[8].body[9] (iteration 1)"));
+        QVERIFY(loss["shape"].empty());
+        QCOMPARE(loss["values"].size(), size_t(1));
+    }
+    // Same kernels, so a lazy run's reads equal the eager reference's bit for bit; the eager
+    // run forces after every op, so it has more plans.
+    void lazyMatchesEager() {
+        for (const char* name : {"mlp-training.json", "view-mutation.json", "shared-base.json"}) {
+            const json lazy = run_json(program(name));
+            const json eager = run_json(program(name), {"--eager"});
+            QVERIFY(!lazy.is_null() && !eager.is_null());
+            QVERIFY2(lazy["reads"] == eager["reads"], name);
+            QVERIFY(eager["eager"].get<bool>());
+            QVERIFY(eager["plans"].get<uint64_t>() > lazy["plans"].get<uint64_t>());
+        }
+    }
+    void traceToStdoutIsTheWholeTrace() {
+        const json summary = run_json(program("view-mutation.json"));
+        const Result r = tmmu_run({"lazy", "run", program("view-mutation.json"), "--trace", "-"});
+        QCOMPARE(r.code, 0);
+        const json trace = parsed(r.out);
+        QCOMPARE(trace["format"].get<std::string>(), std::string("tmmu-lazy-trace"));
+        QCOMPARE(trace["events"].size(), summary["events"].get<size_t>());
+        QCOMPARE(trace["plans"].size(), summary["plans"].get<size_t>());
+        QVERIFY(trace["trace_hash"] == summary["trace_hash"]);
+        const json& e = trace["events"][0];
+        for (const char* field :
+             {"index",     "plan",        "key",        "kind",        "op",
+              "site",      "tokens_in",   "tokens_out", "values_in",   "values_out",
+              "data_from", "token_from",  "loc",        "loc_version", "loc_logical_version",
+              "base",      "base_commit", "storage",    "bytes",       "detail"})
+            QVERIFY2(e.contains(field), field);
+        bool commits = false;
+        for (const json& ev : trace["events"])
+            commits = commits || ev["kind"] == "base_commit";
+        QVERIFY(commits);
+    }
+    void oneOutputOnStdout() {
+        const Result r =
+            tmmu_run({"lazy", "run", program("view-mutation.json"), "--json", "-", "--trace", "-"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--trace"), qPrintable(r.err));
+    }
+    void recordListReplay() {
+        const QString db = record("mlp-training.json", "mlp.db");
+        QVERIFY(!db.isEmpty());
+        const QString hash =
+            printed_hash(tmmu_run({"lazy", "run", program("mlp-training.json")}).out);
+        QCOMPARE(hash.size(), 64);
+        const Result list = tmmu_run({"lazy", "traces", "--sessions", db});
+        QCOMPARE(list.code, 0);
+        QVERIFY2(list.out.contains(hash.left(12) + "  mlp-training \"cli\": ok"),
+                 qPrintable(list.out));
+        const Result replay = tmmu_run({"lazy", "replay", "1", "--sessions", db});
+        QVERIFY2(replay.code == 0, qPrintable(replay.out + replay.err));
+        QVERIFY2(replay.out.contains("recorded  trace_hash " + hash), qPrintable(replay.out));
+        QVERIFY2(replay.out.contains("replayed  trace_hash " + hash), qPrintable(replay.out));
+        QVERIFY(replay.out.contains("identical"));
+        const json listed =
+            parsed(tmmu_run({"lazy", "traces", "--sessions", db, "--json", "-"}).out);
+        QCOMPARE(listed["format"].get<std::string>(), std::string("tmmu-lazy-traces"));
+        QCOMPARE(listed["traces"].size(), size_t(1));
+        QCOMPARE(listed["traces"][0]["trace_hash"].get<std::string>(), hash.toStdString());
+        QVERIFY(listed["traces"][0]["failure"].is_null());
+        QCOMPARE(tmmu_run({"lazy", "replay", "2", "--sessions", db}).code, 2);
+    }
+    // A run that breaks a rule is recorded with its error, still exits with it, and replays to
+    // the same hash and the same error.
+    void failedRunIsRecordedWithItsError() {
+        const QString db = record("saved-tensor-mutation.json", "failed.db", 26);
+        QVERIFY(!db.isEmpty());
+        const Result list = tmmu_run({"lazy", "traces", "--sessions", db});
+        QVERIFY2(list.out.contains("saved-tensor-mutation \"cli\": LAZY_ENGINE_ERROR at "
+                                   "program[5]: SavedTensorModifiedError"),
+                 qPrintable(list.out));
+        const Result replay = tmmu_run({"lazy", "replay", "1", "--sessions", db});
+        QVERIFY2(replay.code == 0, qPrintable(replay.out + replay.err));
+        const QStringList lines = replay.out.split('\n');
+        QCOMPARE(lines.filter("error: LAZY_ENGINE_ERROR at program[5]: SavedTensorModified").size(),
+                 2);
+        QCOMPARE(lines[1].mid(10), lines[2].mid(10)); // recorded and replayed trace_hash
+        QVERIFY(replay.out.contains("identical: the same trace hash and the same error"));
+    }
+    void alteredRowIsReportedByReplay() {
+        const QString db = record("shared-base.json", "altered.db");
+        QVERIFY(!db.isEmpty());
+        sqlite3* raw = nullptr;
+        QCOMPARE(sqlite3_open(db.toUtf8().constData(), &raw), SQLITE_OK);
+        const int rc =
+            sqlite3_exec(raw, "UPDATE lazy_traces SET trace_hash = '00' || substr(trace_hash, 3)",
+                         nullptr, nullptr, nullptr);
+        sqlite3_close(raw);
+        QCOMPARE(rc, SQLITE_OK);
+        const Result list = tmmu_run({"lazy", "traces", "--sessions", db});
+        QCOMPARE(list.code, 0);
+        QVERIFY2(list.out.contains("ALTERED: the lazy trace's stored fields do not match"),
+                 qPrintable(list.out));
+        const Result replay = tmmu_run({"lazy", "replay", "1", "--sessions", db});
+        QCOMPARE(replay.code, 18); // CORRUPT_CHECKPOINT
+        QVERIFY2(replay.err.contains("lazy trace 1 is ALTERED"), qPrintable(replay.err));
+        QVERIFY2(replay.out.contains("DIFFERENT: the trace hashes differ") &&
+                     replay.out.contains("integrity ALTERED: "),
+                 qPrintable(replay.out));
+    }
+    void recordOptionsApplyWhereTheyMean() {
+        const QString db = dir_.filePath("options.db");
+        QCOMPARE(tmmu_run({"lazy", "run", program("shared-base.json"), "--title", "t"}).code, 2);
+        QCOMPARE(tmmu_run({"lazy", "run", program("shared-base.json"), "--sessions", db}).code, 2);
+        QCOMPARE(tmmu_run({"lazy", "traces", "--eager", "--sessions", db}).code, 2);
+        QCOMPARE(tmmu_run({"lazy", "replay", "1", "--limit", "3", "--sessions", db}).code, 2);
+        QCOMPARE(tmmu_run({"lazy", "traces", "--sessions", db}).code, 16); // reading creates none
+        QVERIFY(!QFile::exists(db));
+    }
+    void malformedProgramsNameTheStatement() {
+        const std::string x = R"({"let": "x", "tensor": {"values": [1, 2, 3]}}, )";
+        struct Case {
+            const char* file;
+            std::string statements;
+            int code;
+            const char* err;
+        } cases[] = {
+            {"bad-op.json", x + R"({"let": "y", "op": "frob", "args": ["x"]})", 10,
+             "INVALID_IR_SHAPES at " /* path */},
+            {"unknown-name.json", x + R"({"let": "y", "op": "add", "args": ["x", "q"]})", 10,
+             "program[1].args[1]: unknown tensor \"q\""},
+            {"coercion.json",
+             x + R"({"repeat": 2, "body": [{"let": "o", "sgd": {"params": ["x"], "lr": "x"}}]})",
+             26,
+             "LAZY_ENGINE_ERROR at program[1].body[0].sgd.lr (iteration 1): "
+             "TensorHostCoercionError"},
+            {"shapes.json", x + R"({"let": "y", "op": "matmul", "args": ["x", "x"]})", 10,
+             "INVALID_IR_SHAPES at program[1]: "},
+        };
+        for (const Case& c : cases) {
+            const Result r = tmmu_run({"lazy", "run", write(c.file, c.statements)});
+            QVERIFY2(r.code == c.code, qPrintable(QString("%1: %2").arg(c.file, r.err)));
+            QVERIFY2(r.err.contains(c.err), qPrintable(r.err));
+            QCOMPARE(r.err.count('\n'), 1);
+        }
+        const Result op = tmmu_run({"lazy", "run", dir_.filePath("bad-op.json")});
+        QVERIFY2(op.err.contains("program[1].op: unknown op \"frob\""), qPrintable(op.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLazyCli)
+#include "test_lazy_cli.moc"

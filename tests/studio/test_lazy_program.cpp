@@ -1,0 +1,100 @@
+// The studio opens lazy programs (issue 14, item 8): File > Open detects one by content, runs it
+// off the UI thread, and shows its trace: the token graph and engine state docks raised, the
+// pool's buffers as the plan on screen, one event per step, every panel on the same cursor. A
+// program that breaks an engine rule shows its trace up to the error and the spec's error name.
+#include "context/plan_context.h"
+#include "main_window.h"
+#include "studio_test_util.h"
+#include "token_graph/lazy_state_panel.h"
+#include "token_graph/token_graph_panel.h"
+#include "token_graph/token_graph_view.h"
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QLineEdit>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tmmu;
+using namespace tmmu::studio;
+using namespace tmmu::studio::testing;
+
+namespace {
+
+QString program(const char* name) {
+    return QStringLiteral(TMMU_SOURCE_DIR "/resources/programs/%1.json").arg(name);
+}
+
+// Opens through openModel (the path File > Open and the command line take) and waits.
+bool openAndWait(MainWindow& w, const QString& path) {
+    w.openModel(path, smallSettings(), false);
+    return waitIdle(w);
+}
+
+} // namespace
+
+class TestLazyProgram : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+  private slots:
+    void initTestCase() { isolateSettings(dir_.path()); }
+
+    void aProgramShowsItsTokenGraphAndState() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        QVERIFY(openAndWait(w, program("mlp-training")));
+        QVERIFY2(w.lastFailure().isEmpty(), qPrintable(w.lastFailure()));
+        const lazy::Trace* trace = w.tokenGraph()->view()->trace();
+        QVERIFY(trace != nullptr);
+        QCOMPARE(trace->events.size(), size_t(1248)); // the golden trace's count
+        views::PlanContext* ctx = w.context();
+        QCOMPARE(ctx->eventCount(), uint64_t(trace->events.size()));
+        QCOMPARE(ctx->eventAxis().label(), QStringLiteral("event"));
+        QVERIFY(ctx->plan() != nullptr); // the pool's buffers, planned
+        QVERIFY(ctx->plan()->tensors.size() > 100);
+        QVERIFY(w.statusBar()->currentMessage().contains(
+            QStringLiteral("trace hash 305356801e0a2c15")));
+        // Every panel follows the cursor: stepping to a base_commit shows it in the state panel.
+        w.tokenGraph()->searchField()->setText(QStringLiteral("base_commit"));
+        QVERIFY(!w.tokenGraph()->view()->matches().empty());
+        QVERIFY(w.tokenGraph()->view()->findNext());
+        QCOMPARE(trace->events[ctx->currentEvent()].op, std::string("base_commit"));
+        QVERIFY(w.lazyState()->eventLabel()->text().contains(QStringLiteral("base_commit")));
+        QCOMPARE(ctx->currentTime(), ctx->currentEvent());
+        if (qEnvironmentVariableIsSet("TMMU_SCREENSHOT_DIR")) {
+            w.resize(1600, 1000);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QTest::qWait(200);
+            QVERIFY(w.grab().save(qEnvironmentVariable("TMMU_SCREENSHOT_DIR") +
+                                  "/lazy-mlp-training.png"));
+        }
+    }
+
+    void aBrokenRuleShowsTheTraceAndTheError() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        QVERIFY(openAndWait(w, program("saved-tensor-mutation")));
+        QVERIFY2(w.lastFailure().contains(QStringLiteral("SavedTensorModifiedError")),
+                 qPrintable(w.lastFailure()));
+        QVERIFY(w.lastFailure().contains(QStringLiteral("program[")));
+        const lazy::Trace* trace = w.tokenGraph()->view()->trace();
+        QVERIFY(trace != nullptr && !trace->events.empty());
+        QCOMPARE(w.context()->currentEvent(), uint64_t(trace->events.size() - 1));
+    }
+
+    void aModelStillOpensAsAModel() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        QVERIFY(openAndWait(
+            w, QStringLiteral(TMMU_SOURCE_DIR "/resources/models/examples/linear_chain.json")));
+        QVERIFY(w.context()->plan() != nullptr);
+        QCOMPARE(w.context()->eventAxis().label(), QStringLiteral("step"));
+    }
+};
+
+QTEST_MAIN(TestLazyProgram)
+#include "test_lazy_program.moc"
