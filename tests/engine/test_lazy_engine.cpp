@@ -680,11 +680,25 @@ class TestLazyEngine : public QObject {
         std::vector<Tensor> pool;
         for (int k = 0; k < 3; ++k)
             pool.push_back(e.constant({3, 4}, iota(12, 0.1f * float(k + 1), -0.5f)));
+        // A parameter trained on the side: backward through values the pool mutates later.
+        Tensor w = e.parameter({3, 4}, iota(12, 0.05f, 0.1f), "w");
+        Sgd sgd({w}, 0.1f);
         std::vector<float> reads;
         for (int op = 0; op < 30; ++op) {
             const Tensor& a = pool[next(pool.size())];
             const Tensor& b = pool[next(pool.size())];
-            switch (next(9)) {
+            switch (next(11)) {
+            case 9:
+                e.backward(e.sum(e.mul(e.tanh(w), a)));
+                break;
+            case 10: {
+                sgd.step(e);
+                const Tensor params[] = {w};
+                e.zero_grad(params, true);
+                const auto r = e.read(w);
+                reads.insert(reads.end(), r.begin(), r.end());
+                break;
+            }
             case 0:
                 pool.push_back(e.add(a, b));
                 break;

@@ -102,12 +102,17 @@ void LazyStatePanel::showEvent(uint64_t index) {
                      ids(e.values_in, e.data_from, 'v'), outs(e.values_out, 'v'));
     if (e.loc >= 0) text += tr("<br>Loc L%1: commit version %2").arg(e.loc).arg(e.loc_version);
     if (e.base >= 0) text += tr("<br>Base B%1: commit version %2").arg(e.base).arg(e.base_commit);
-    if (e.storage >= 0) text += tr("<br>Buffer s%1 (%2)").arg(e.storage).arg(humanBytes(e.bytes));
+    // The buffer's size and state from the pool: loc events name a buffer without its bytes.
+    const lazy::TraceSnapshot s = lazy::snapshot_at(*trace_, index);
+    if (auto it = s.buffers.find(e.storage); it != s.buffers.end())
+        text += tr("<br>Buffer s%1 (%2, %3)")
+                    .arg(e.storage)
+                    .arg(humanBytes(it->second.bytes),
+                         QString::fromUtf8(lazy::buffer_state_name(it->second.state).data()));
     text += tr("<br><i>Why here:</i> %1")
                 .arg(QString::fromStdString(lazy::event_rule(e)).toHtmlEscaped());
     event_->setText(text);
 
-    const lazy::TraceSnapshot s = lazy::snapshot_at(*trace_, index);
     for (const auto& [loc, st] : s.locs)
         new QTreeWidgetItem(locs_, {QStringLiteral("L%1").arg(loc), QString::number(st.version),
                                     QString::number(st.logical_version),
