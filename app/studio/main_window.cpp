@@ -219,6 +219,7 @@ void MainWindow::onLazyShown(const LazyShown& shown) {
     lastFailure_ = QString::fromStdString(shown.failure);
     status_->showMessage(tr("Stopped: %1").arg(lastFailure_));
     showFailureBox(lastFailure_);
+    emit planFailed(lastFailure_);
 }
 
 void MainWindow::onRunShown(const RunShown& shown) {

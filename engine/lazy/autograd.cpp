@@ -2,10 +2,14 @@
 // guarded by their base's commit version, lazy backward rooted on tokGlobal, leaf grads
 // accumulated into grad_state locs.
 #include "lazy/engine_state.h"
+
+#include "core/assert.h"
 #include "lazy/kernels.h"
 #include "lazy/lazy_error.h"
 
 #include <fmt/format.h>
+
+#include <set>
 
 namespace tmmu::lazy {
 namespace {
@@ -81,6 +85,7 @@ SavedSlotId EngineState::save_for_backward(TensorId t, ValueId v, Op op) {
 
 ValueId EngineState::use_saved(SavedSlotId id) {
     const SavedSlot& s = saved.at(id);
+    TMMU_ASSERT(s.value != 0, "check_graph_alive lets no freed slot through");
     Node& n = global_effect(Op::SavedCheck, {}, "saved_check");
     n.slot = id;
     n.base = s.base;
@@ -188,15 +193,7 @@ void EngineState::run_backward(TensorId loss) {
     if (!l.requires_grad)
         fail(FailureCode::InvalidArgument, site,
              fmt::format("backward on '{}', which does not require grad", l.name));
-    if (in_backward) raise(LazyError::NonReentrantBackward, site, "backward inside backward");
-    if (l.grad_fn && autograd.at(l.grad_fn).freed)
-        raise(LazyError::BackwardGraphFreed, site,
-              fmt::format("the graph behind '{}' was freed by an earlier backward", l.name));
-    in_backward = true;
-    struct Reset {
-        bool& flag;
-        ~Reset() { flag = false; }
-    } reset{in_backward};
+    check_graph_alive(loss);
     const ValueId loss_value = resolve(loss);
     Node& job = global_effect(Op::BackwardJob, {loss_value}, "backward_job");
     job.detail = fmt::format("backward of '{}'", l.name);
@@ -236,8 +233,31 @@ void EngineState::run_backward(TensorId loss) {
 
 void EngineState::free_graph_node(AutogradNode& node) {
     node.freed = true;
-    for (SavedSlotId s : node.saved)
-        drop(saved.at(s).value);
+    for (SavedSlotId id : node.saved) {
+        SavedSlot& s = saved.at(id);
+        if (s.value) drop(s.value);
+        s.value = 0;
+    }
+}
+
+// Before anything is emitted: a second backward through a node whose saved values the first
+// one freed cannot compute its gradients (PyTorch's rule without retain_graph). Nodes that save
+// nothing (views, adds) may be walked again.
+void EngineState::check_graph_alive(TensorId loss) const {
+    std::vector<AutogradId> stack = {tensors.at(loss).grad_fn};
+    std::set<AutogradId> seen;
+    while (!stack.empty()) {
+        const AutogradId id = stack.back();
+        stack.pop_back();
+        if (id == 0 || !seen.insert(id).second) continue;
+        const AutogradNode& node = autograd.at(id);
+        if (node.freed && !node.saved.empty())
+            raise(LazyError::BackwardGraphFreed, site,
+                  fmt::format("backward of '{}' goes through {}, whose saved values an earlier "
+                              "backward freed (its graph is used once)",
+                              tensors.at(loss).name, op_name(node.op)));
+        stack.insert(stack.end(), node.input_fns.begin(), node.input_fns.end());
+    }
 }
 
 void EngineState::accumulate_grad(TensorId t, ValueId g) {

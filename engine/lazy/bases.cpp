@@ -1,5 +1,6 @@
 // BaseId bindings (seed 004, 2.2, 3.7), tensor handles and their cleanup (1.4).
 #include "lazy/engine_state.h"
+#include "lazy/entry.h"
 #include "lazy/lazy_error.h"
 
 #include <fmt/format.h>
@@ -63,15 +64,19 @@ TensorId EngineState::new_tensor(BaseId base, std::optional<ViewMeta> view, bool
     t.base = base;
     t.view = std::move(view);
     ++bases.at(base).pins;
-    if (in_scope && !tidy_scopes.empty()) {
-        t.scope = scope_ids.back();
-        tidy_scopes.back().push_back(id);
-    }
+    if (in_scope && !tidy_scopes.empty()) tidy_scopes.back().push_back(id);
     return id;
 }
 
-TensorRec& EngineState::tensor(const Tensor& t) {
+void EngineState::check_handle(const Tensor& t) const {
     if (!t.valid()) fail(FailureCode::InvalidArgument, site, "an empty tensor handle");
+    if (t.ref_->queue.lock() != finalize)
+        fail(FailureCode::InvalidArgument, site,
+             fmt::format("tensor #{} belongs to another engine", t.id()));
+}
+
+TensorRec& EngineState::tensor(const Tensor& t) {
+    check_handle(t);
     TensorRec& r = tensors.at(t.id());
     if (r.disposed)
         raise(LazyError::DisposedTensor, site,
@@ -102,23 +107,39 @@ void EngineState::dispose_now(TensorId id) {
     TensorRec& t = tensors.at(id);
     if (t.disposed) return; // idempotent
     t.disposed = true;
+    if (t.grad) dispose_now(t.grad); // the tensor's own record of its grad goes with it
+    t.grad = 0;
     BaseRec& b = bases.at(t.base);
     if (--b.pins > 0) return;
-    // The last handle of an SSA base: its value has no holder left here. A loc-backed base's
-    // storage stays until mark_step's retention pass finds the base unreachable (6.4).
-    if (b.binding == Binding::Ssa && b.value) {
-        drop(b.value);
-        b.value = 0;
+    // The last handle of a base: what only the base held has no holder left. A pending loc's
+    // seed is held by any initializer already emitted; a loc-backed base's storage stays until
+    // mark_step's retention pass finds the base unreachable (6.4).
+    if (b.binding == Binding::Ssa && b.value) drop(b.value);
+    if (b.binding == Binding::Ssa) b.value = 0;
+    if (b.binding == Binding::PendingLoc && b.seed) drop(b.seed);
+    if (b.binding == Binding::PendingLoc) b.seed = 0;
+}
+
+void EngineState::dispose_or_defer(TensorId id) {
+    CleanupLock lock(*this, "dispose");
+    if (lock.held()) {
+        dispose_now(id);
+        return;
     }
+    std::lock_guard<std::mutex> guard(finalize->mutex);
+    finalize->ids.push_back(id);
 }
 
 void EngineState::drain_finalize() {
-    std::vector<TensorId> ids;
-    {
-        std::lock_guard<std::mutex> guard(finalize->mutex);
-        ids.swap(finalize->ids);
-    }
-    for (TensorId id : ids) {
+    // One at a time: if cleanup throws (an observer did), the rest stays queued.
+    for (;;) {
+        TensorId id = 0;
+        {
+            std::lock_guard<std::mutex> guard(finalize->mutex);
+            if (finalize->ids.empty()) return;
+            id = finalize->ids.front();
+            finalize->ids.pop_front();
+        }
         if (!tensors.at(id).disposed) ++finalized;
         dispose_now(id);
     }

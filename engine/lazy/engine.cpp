@@ -49,11 +49,11 @@ Engine::Engine(EngineOptions options) : s_(std::make_unique<EngineState>(*this, 
 Engine::~Engine() = default;
 
 Tensor Engine::wrap(TensorId id) {
-    if (auto ref = s_->handles[id].lock()) return Tensor(ref);
+    // Each id is wrapped once, when its record is made: one Ref per tensor, so the finalizer
+    // fires when the last copy of that handle goes.
     auto ref = std::make_shared<Tensor::Ref>();
     ref->queue = s_->finalize;
     ref->id = id;
-    s_->handles[id] = ref;
     return Tensor(ref);
 }
 
@@ -99,10 +99,6 @@ Tensor EngineState::pure_op(Op op, const std::vector<Tensor>& args, const Shape&
 
 Tensor Engine::constant(const Shape& shape, std::vector<float> values, std::string name) {
     Entry entry(*s_, "constant");
-    for (int64_t d : shape)
-        if (d <= 0)
-            fail(FailureCode::InvalidArgument, s_->site,
-                 fmt::format("shape {} has a dimension that is not positive", shape_text(shape)));
     if (static_cast<int64_t>(values.size()) != element_count(shape))
         fail(FailureCode::InvalidArgument, s_->site,
              fmt::format("{} values for shape {} ({} elements)", values.size(), shape_text(shape),
@@ -130,6 +126,7 @@ Tensor Engine::parameter(const Shape& shape, std::vector<float> values, std::str
 }
 
 void Engine::set_name(const Tensor& t, std::string name) {
+    Entry entry(*s_, "set_name");
     TensorRec& r = s_->tensor(t);
     BaseRec& b = s_->bases.at(r.base);
     if (b.name.empty() && !r.view) b.name = name;
@@ -245,7 +242,11 @@ std::vector<float> Engine::read(const Tensor& t) {
 }
 
 float Engine::item(const Tensor& t) {
-    return read(t).front();
+    const std::vector<float> v = read(t);
+    if (v.size() != 1)
+        fail(FailureCode::InvalidArgument, s_->site,
+             fmt::format("item of a tensor with {} elements: read it instead", v.size()));
+    return v.front();
 }
 
 void Engine::mark_step() {
@@ -254,6 +255,7 @@ void Engine::mark_step() {
 }
 
 TensorInfo Engine::info(const Tensor& t) const {
+    s_->check_handle(t);
     TensorInfo i;
     i.id = t.id();
     const TensorRec& r = s_->tensors.at(t.id());

@@ -1,5 +1,7 @@
 #include "lazy/engine_state.h"
 
+#include "core/assert.h"
+
 #include <fmt/format.h>
 
 namespace tmmu::lazy {
@@ -31,6 +33,7 @@ void EngineState::hold(ValueId v) {
 
 void EngineState::drop(ValueId id) {
     Value& v = values.at(id);
+    TMMU_ASSERT(v.refs > 0, "a value dropped more often than held");
     if (v.refs > 0) --v.refs;
     if (v.refs > 0 || v.storage == 0) return;
     release_storage(v.storage, fmt::format("v{} has no holder left", id));
@@ -47,7 +50,8 @@ void EngineState::release_storage(StorageId id, const std::string& why) {
     pool.release(id);
     TraceEvent e;
     e.plan = current_plan;
-    e.key = fmt::format("{}+release", current_key);
+    e.key = current_key.empty() ? fmt::format("cleanup/{}", cleanup_releases++)
+                                : fmt::format("{}+release", current_key);
     e.kind = EventKind::PoolRelease;
     e.op = "pool_release";
     e.storage = static_cast<int64_t>(id);
@@ -64,6 +68,9 @@ void EngineState::begin_emission() {
 
 Node& EngineState::emit(Op op, std::vector<ValueId> inputs, std::vector<Shape> data_outputs,
                         bool token_out, const char* tag) {
+    // A result too large to hold fails here, naming its shape, before anything is recorded.
+    for (const Shape& s : data_outputs)
+        (void)element_count(s);
     const NodeId id = next_node++;
     Node& n = nodes[id];
     n.op = op;

@@ -9,6 +9,7 @@
 #include "lazy/lazy_graph.h"
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -51,7 +52,6 @@ struct TensorRec {
     BaseId base = 0;
     std::optional<ViewMeta> view; // against the base
     std::string name;
-    uint64_t scope = 0; // tidy scope that made it; 0: global
     bool escapes = false, disposed = false;
     bool requires_grad = false, is_leaf = false, retain_grad = false;
     AutogradId grad_fn = 0;
@@ -91,7 +91,7 @@ struct ExecLock {
 
 struct FinalizeQueue {
     std::mutex mutex;
-    std::vector<TensorId> ids;
+    std::deque<TensorId> ids; // drained front first, one at a time
 };
 
 struct Tensor::Ref {
@@ -140,12 +140,16 @@ struct EngineState {
     bool poisoned = false;
     std::string poison_reason;
     bool grad_enabled = true;
-    bool in_backward = false;
     ExecLock lock;
+    // Takes the lock for `what` (owner: this thread); false when anyone holds it.
+    bool try_lock(const char* what);
+    void unlock();
+    // Why the lock is busy, for EngineBusyError: re-entrant or overlapping, and the holder.
+    std::string busy_reason(const char* what) const;
     std::shared_ptr<FinalizeQueue> finalize = std::make_shared<FinalizeQueue>();
-    std::vector<std::vector<TensorId>> tidy_scopes; // tensors made in each open scope
-    uint64_t next_scope = 1;
-    std::vector<uint64_t> scope_ids;
+    // Tensors made in each open scope. Scopes, like NoGrad, belong to the one thread that drives
+    // the engine; the lock keeps other threads out of its tables, not out of its scopes.
+    std::vector<std::vector<TensorId>> tidy_scopes;
 
     // --- values and nodes (engine.cpp) ---
     ValueId new_value(const Shape& shape, bool token);
@@ -184,7 +188,6 @@ struct EngineState {
     TensorRec& tensor(const Tensor& t); // DisposedTensorError, InvalidArgument
     // A handle record on a base; in the innermost tidy scope unless in_scope is false.
     TensorId new_tensor(BaseId base, std::optional<ViewMeta> view, bool in_scope = true);
-    std::map<TensorId, std::weak_ptr<Tensor::Ref>> handles; // one Ref per tensor
     void open_scope();
     void close_scope(TensorId returned);
 
@@ -196,17 +199,24 @@ struct EngineState {
                      const std::vector<int64_t>& dims, bool keepdim);
     Tensor view_op(const Tensor& a, const std::function<ViewMeta(const ViewMeta&)>& f,
                    const char* what);
-    // update(current) returns the target's new value; current() emits the read of the old one.
+    // update(current, shape) returns the target's new value; current() emits the read of the
+    // old one.
     void in_place(const Tensor& t, const char* what,
-                  const std::function<ValueId(const std::function<ValueId()>& current)>& update);
+                  const std::function<ValueId(const std::function<ValueId()>& current,
+                                              const Shape& shape)>& update);
     void binary_in_place(const Tensor& t, const Tensor& x, Op op, const char* what);
     ValueId operand(const Tensor& x, const Shape& target, const char* what);
     const Shape& shape_of(TensorId t);
     void dispose_now(TensorId t);
+    // Disposes now when the lock is ours to take, else queues it for the next safe point.
+    void dispose_or_defer(TensorId t);
     void drain_finalize();
+    // Valid, from this engine (not necessarily live): InvalidArgument otherwise.
+    void check_handle(const Tensor& t) const;
 
     // --- forcing (force.cpp, execute.cpp) ---
     void force(std::vector<ValueId> roots, const std::string& reason);
+    void run_plan(const std::vector<NodeId>& order, const std::string& reason);
     std::vector<NodeId> closure(const std::vector<ValueId>& roots) const;
     std::vector<NodeId> linearize(const std::vector<NodeId>& members) const;
     void plan_versions(const std::vector<NodeId>& order);
@@ -220,8 +230,9 @@ struct EngineState {
     std::vector<float> host_data(ValueId v);
     void retain_storage(StorageId id);
     void release_storage(StorageId id, const std::string& why); // last ref: pendingRelease
-    int64_t current_plan = kNone; // plan being executed, for pool events
-    std::string current_key;      // event whose pool traffic is being recorded
+    int64_t current_plan = kNone;  // plan being executed, for pool events
+    std::string current_key;       // event whose pool traffic is being recorded; "": cleanup
+    uint64_t cleanup_releases = 0; // releases outside any event (disposal, finalizers)
 
     // --- autograd (autograd.cpp) ---
     void record_grad(TensorId out, Op op, const std::vector<TensorId>& inputs,
@@ -237,6 +248,8 @@ struct EngineState {
     ValueId view_value(ValueId v, const ViewMeta& meta);
     ValueId transposed(ValueId v);
     void run_backward(TensorId loss);
+    // BackwardGraphFreedError when backward would read a saved value an earlier backward freed.
+    void check_graph_alive(TensorId loss) const;
     void free_graph_node(AutogradNode& node);
     void accumulate_grad(TensorId t, ValueId g);
     void zero_grad(TensorId param, bool set_to_null);

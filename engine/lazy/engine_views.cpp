@@ -32,16 +32,21 @@ Tensor Engine::transpose(const Tensor& a, int64_t dim0, int64_t dim1) {
 }
 
 Tensor Engine::reshape(const Tensor& a, const Shape& shape) {
-    const TensorRec& r = s_->tensor(a);
+    bool contiguous = true;
+    {
+        Entry entry(*s_, "reshape");
+        const TensorRec& r = s_->tensor(a);
+        contiguous = !r.view || r.view->is_contiguous();
+    }
     // Only a contiguous view reshapes in place; anything else is reshaped from a copy.
-    if (r.view && !r.view->is_contiguous()) return reshape(copy(a), shape);
+    if (!contiguous) return reshape(copy(a), shape);
     return s_->view_op(
         a, [&](const ViewMeta& v) { return reshape_view(v, shape); }, "reshape");
 }
 
-void EngineState::in_place(
-    const Tensor& t, const char* what,
-    const std::function<ValueId(const std::function<ValueId()>& current)>& update) {
+void EngineState::in_place(const Tensor& t, const char* what,
+                           const std::function<ValueId(const std::function<ValueId()>& current,
+                                                       const Shape& shape)>& update) {
     Entry entry(*this, what);
     const TensorRec& r = tensor(t);
     if (grad_enabled && r.requires_grad)
@@ -55,7 +60,7 @@ void EngineState::in_place(
     // store that overwrites a whole pending base initialises it without a materialize (3.7).
     ValueId base_value = 0;
     const auto load_base = [&] { return base_value ? base_value : base_value = base_load(r.base); };
-    const ValueId updated = update([&] { return resolve_with(r, load_base()); });
+    const ValueId updated = update([&] { return resolve_with(r, load_base()); }, shape_of(t.id()));
     if (!r.view) {
         base_store(r.base, updated, desc);
     } else {
@@ -93,9 +98,7 @@ void Engine::mul_(const Tensor& t, float x) {
 }
 
 void EngineState::binary_in_place(const Tensor& t, const Tensor& x, Op op, const char* what) {
-    tensor(t);
-    const Shape shape = shape_of(t.id());
-    in_place(t, what, [&](const std::function<ValueId()>& current) {
+    in_place(t, what, [&](const std::function<ValueId()>& current, const Shape& shape) {
         const ValueId cur = current();
         const ValueId xv = operand(x, shape, what);
         return emit_data(op, {cur, xv}, shape);
@@ -103,9 +106,7 @@ void EngineState::binary_in_place(const Tensor& t, const Tensor& x, Op op, const
 }
 
 void Engine::copy_(const Tensor& t, const Tensor& src) {
-    s_->tensor(t);
-    const Shape shape = s_->shape_of(t.id());
-    s_->in_place(t, "copy_", [&](const std::function<ValueId()>&) {
+    s_->in_place(t, "copy_", [&](const std::function<ValueId()>&, const Shape& shape) {
         const ValueId sv = s_->operand(src, shape, "copy_");
         Node& n = s_->emit(Op::Expand, {sv}, {shape}, false);
         n.shape = shape;
@@ -114,9 +115,7 @@ void Engine::copy_(const Tensor& t, const Tensor& src) {
 }
 
 void Engine::fill_(const Tensor& t, float value) {
-    s_->tensor(t);
-    const Shape shape = s_->shape_of(t.id());
-    s_->in_place(t, "fill_", [&](const std::function<ValueId()>&) {
+    s_->in_place(t, "fill_", [&](const std::function<ValueId()>&, const Shape& shape) {
         return s_->constant_value(
             shape, std::vector<float>(static_cast<size_t>(element_count(shape)), value));
     });

@@ -1,46 +1,39 @@
 #pragma once
-// The execution lock's guard for public entry points (seed 004, 6.8). Internal to engine/lazy.
+// Guards of the execution lock (seed 004, 6.8). Internal to engine/lazy.
 #include "lazy/engine_state.h"
 #include "lazy/lazy_error.h"
 
-#include <fmt/format.h>
-
 namespace tmmu::lazy {
 
-// An execution-affecting public entry point (6.8): one caller at a time, never re-entered.
+// An execution-affecting public entry point: one caller at a time, never re-entered; refused on
+// a poisoned engine. Drains the finalize queue on the way in and out (1.4's safe points).
 class Entry {
   public:
-    Entry(EngineState& s, const char* what) : s_(s) {
-        bool expected = false;
-        if (!s.lock.held.compare_exchange_strong(expected, true)) {
-            const bool same = s.lock.owner.load() == std::this_thread::get_id();
-            raise(LazyError::EngineBusy, s.site,
-                  fmt::format("{} called while {} is running ({})", what, s.lock.running.load(),
-                              same ? "a re-entrant call from inside it"
-                                   : "an overlapping call from another thread"));
-        }
-        s.lock.owner = std::this_thread::get_id();
-        s.lock.running = what;
-        if (s.poisoned) {
-            release();
-            raise(LazyError::PoisonedEngine, s.site,
-                  fmt::format("{} refused: an earlier force failed ({})", what, s.poison_reason));
-        }
-        s.drain_finalize();
-    }
-    ~Entry() {
-        s_.drain_finalize();
-        release();
-    }
+    Entry(EngineState& s, const char* what);
+    ~Entry();
     Entry(const Entry&) = delete;
     Entry& operator=(const Entry&) = delete;
 
   private:
-    void release() {
-        s_.lock.owner = std::thread::id{};
-        s_.lock.held = false;
-    }
     EngineState& s_;
+};
+
+// A cleanup-only call (dispose, the end of a tidy scope, draining): it works on a poisoned
+// engine, and while another call holds the lock it does not wait or fail: held() is false and
+// the caller defers its work to the finalize queue.
+class CleanupLock {
+  public:
+    CleanupLock(EngineState& s, const char* what) : s_(s), held_(s.try_lock(what)) {}
+    ~CleanupLock() {
+        if (held_) s_.unlock();
+    }
+    CleanupLock(const CleanupLock&) = delete;
+    CleanupLock& operator=(const CleanupLock&) = delete;
+    bool held() const { return held_; }
+
+  private:
+    EngineState& s_;
+    bool held_;
 };
 
 } // namespace tmmu::lazy

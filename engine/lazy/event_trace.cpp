@@ -19,8 +19,6 @@ std::string_view event_kind_name(EventKind k) {
         return "base_commit";
     case EventKind::AfterAll:
         return "after_all";
-    case EventKind::TokAfter:
-        return "tok_after";
     case EventKind::LocInvalidate:
         return "loc_invalidate";
     case EventKind::PublishSave:

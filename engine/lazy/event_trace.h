@@ -19,7 +19,6 @@ enum class EventKind : uint8_t {
     LocStore,      // ordered write of a loc (semantic or materialize)
     BaseCommit,    // base_commit(baseId, mutId): the base's committed mutation count + 1
     AfterAll,      // token join
-    TokAfter,      // token-only successor (an elided store)
     LocInvalidate, // a loc tombstoned (zeroGrad set-to-null)
     PublishSave,   // a saved-for-backward slot published at its token point
     SavedCheck,    // backward's use of a saved slot, checked against the base's commit version
@@ -44,7 +43,7 @@ struct TraceEvent {
     std::vector<uint64_t> values_in, values_out; // tensor value ids
     std::vector<int64_t> data_from;   // events producing values_in (kNone: an earlier plan)
     std::vector<int64_t> token_from;  // events producing tokens_in (kNone: an earlier plan)
-    int64_t loc = kNone;              // LocLoad/LocStore/LocInvalidate/PublishSave: the loc
+    int64_t loc = kNone;              // LocLoad/LocStore/LocInvalidate: the loc
     uint64_t loc_version = 0;         // committed store count after this event
     uint64_t loc_logical_version = 0; // semantic-intent version the store was scheduled with
     int64_t base = kNone;             // BaseCommit/PublishSave/SavedCheck: the base

@@ -22,8 +22,6 @@ EventKind kind_of(Op op) {
         return EventKind::BaseCommit;
     case Op::AfterAll:
         return EventKind::AfterAll;
-    case Op::TokAfter:
-        return EventKind::TokAfter;
     case Op::LocInvalidate:
         return EventKind::LocInvalidate;
     case Op::PublishSave:

@@ -135,31 +135,36 @@ void EngineState::check_saved(const Node& n, uint64_t commit, const PlannedState
 }
 
 void EngineState::force(std::vector<ValueId> roots, const std::string& reason) {
-    std::vector<NodeId> order;
+    // Failure policy (6.7): any failure while planning or running poisons the engine; one that
+    // is not already a named Failure (a bad allocation, say) becomes KernelExecutionError.
     try {
-        order = linearize(closure(roots));
-        if (order.empty()) return;
-        // PublishSave's planned version is needed by a later SavedCheck in the same plan.
-        plan_versions(order);
+        run_plan(linearize(closure(roots)), reason);
     } catch (const Failure& f) {
+        current_plan = kNone;
+        current_key.clear();
         poison(f.what());
         throw;
+    } catch (const std::exception& e) {
+        current_plan = kNone;
+        current_key.clear();
+        poison(e.what());
+        raise(LazyError::KernelExecution, site, e.what());
     }
+}
+
+void EngineState::run_plan(const std::vector<NodeId>& order, const std::string& reason) {
+    if (order.empty()) return;
+    plan_versions(order); // every check before anything runs
     PlanRecord plan;
     plan.index = trace.plans.size();
     plan.reason = reason;
     plan.first_event = trace.events.size();
     current_plan = static_cast<int64_t>(plan.index);
     const std::vector<StorageId> live_before = pool.live();
-    try {
-        for (NodeId id : order)
-            execute(id);
-    } catch (const Failure& f) {
-        current_plan = kNone;
-        poison(f.what());
-        throw;
-    }
+    for (NodeId id : order)
+        execute(id);
     current_plan = kNone;
+    current_key.clear();
     plan.end_event = trace.events.size();
     plan.ops = order.size();
     summarize_memory(plan, live_before);

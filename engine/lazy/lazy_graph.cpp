@@ -50,12 +50,8 @@ std::string_view op_name(Op op) {
         return "strided_scatter";
     case Op::Copy:
         return "copy";
-    case Op::TokenRoot:
-        return "token_root";
     case Op::AfterAll:
         return "after_all";
-    case Op::TokAfter:
-        return "tok_after";
     case Op::LocLoad:
         return "loc_load";
     case Op::LocStore:
@@ -75,7 +71,7 @@ std::string_view op_name(Op op) {
 }
 
 bool is_effect(Op op) {
-    return op >= Op::TokenRoot;
+    return op >= Op::AfterAll;
 }
 
 std::string EventKey::text() const {

@@ -42,9 +42,7 @@ enum class Op : uint8_t {
     StridedScatter,
     Copy,
     // effects: consume and produce tokens
-    TokenRoot,
     AfterAll,
-    TokAfter,
     LocLoad,
     LocStore,
     BaseCommit,

@@ -8,22 +8,25 @@ namespace tmmu::lazy {
 
 void EngineState::open_scope() {
     tidy_scopes.emplace_back();
-    scope_ids.push_back(next_scope++);
 }
 
+// Kept tensors escape every scope; a returned one only this one: inside another scope it
+// belongs to that scope from now on (as a tensor made there would), at the outermost it
+// escapes for good. Everything else made here is disposed, even if a C++ handle still names
+// it (DisposedTensorError on use).
 void EngineState::close_scope(TensorId returned) {
     std::vector<TensorId> made = std::move(tidy_scopes.back());
     tidy_scopes.pop_back();
-    scope_ids.pop_back();
-    if (returned) tensors.at(returned).escapes = true;
     for (TensorId id : made) {
         TensorRec& t = tensors.at(id);
-        if (t.escapes) {
-            // An escaping tensor belongs to the enclosing scope from now on.
-            if (!tidy_scopes.empty()) tidy_scopes.back().push_back(id);
-            continue;
+        if (t.escapes) continue;
+        if (id != returned) {
+            dispose_or_defer(id);
+        } else if (tidy_scopes.empty()) {
+            t.escapes = true;
+        } else {
+            tidy_scopes.back().push_back(id);
         }
-        dispose_now(id); // even if a C++ handle still names it: DisposedTensorError on use
     }
 }
 
@@ -48,28 +51,21 @@ Engine::TidyScope::~TidyScope() {
 }
 
 void Engine::keep(const Tensor& t) {
+    Entry entry(*s_, "keep");
     s_->tensor(t).escapes = true;
 }
 
 void Engine::dispose(const Tensor& t) {
-    if (!t.valid()) return;
     // Cleanup-only (1.4): allowed on a poisoned engine; while a call is running (another
     // thread, or an observer inside a force) it is deferred to the finalize queue instead.
-    bool expected = false;
-    if (!s_->lock.held.compare_exchange_strong(expected, true)) {
-        std::lock_guard<std::mutex> guard(s_->finalize->mutex);
-        s_->finalize->ids.push_back(t.id());
-        return;
-    }
-    s_->dispose_now(t.id());
-    s_->lock.held = false;
+    if (!t.valid()) return;
+    s_->check_handle(t);
+    s_->dispose_or_defer(t.id());
 }
 
 void Engine::drain_finalize_queue() {
-    bool expected = false;
-    if (!s_->lock.held.compare_exchange_strong(expected, true)) return; // the holder drains
-    s_->drain_finalize();
-    s_->lock.held = false;
+    CleanupLock lock(*s_, "drain_finalize_queue");
+    if (lock.held()) s_->drain_finalize(); // else the holder drains on its way out
 }
 
 Engine::NoGrad::NoGrad(Engine& e) : e_(e), was_(e.s_->grad_enabled) {
@@ -98,6 +94,7 @@ Tensor Engine::grad(const Tensor& t) {
 }
 
 void Engine::retain_grad(const Tensor& t) {
+    Entry entry(*s_, "retain_grad");
     TensorRec& r = s_->tensor(t);
     if (!r.requires_grad)
         fail(FailureCode::InvalidArgument, s_->site,

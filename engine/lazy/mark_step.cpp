@@ -93,6 +93,7 @@ void EngineState::mark_step() {
         b.mutated_since_step = false;
     ++epoch;
     ++steps;
+    current_key.clear();
     phase(5, fmt::format("{} buffers acquirable; tokens reset; epoch {}", i, epoch));
 }
 

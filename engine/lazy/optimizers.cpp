@@ -19,8 +19,11 @@ void AdamW::step(Engine& e) {
     ++t_;
     if (m_.empty())
         for (const Tensor& p : params_) {
+            // Optimizer state outlives any tidy scope the first step runs in.
             m_.push_back(e.full(e.info(p).shape, 0.0f));
             v_.push_back(e.full(e.info(p).shape, 0.0f));
+            e.keep(m_.back());
+            e.keep(v_.back());
         }
     const float c1 = 1.0f - std::pow(o_.beta1, static_cast<float>(t_));
     const float c2 = 1.0f - std::pow(o_.beta2, static_cast<float>(t_));

@@ -135,8 +135,6 @@ std::string event_rule(const TraceEvent& e) {
                "threaded on tokGlobal";
     case EventKind::AfterAll:
         return "after_all (3.1): joins tokens; associative, commutative, idempotent";
-    case EventKind::TokAfter:
-        return "tok_after (3.1): a fresh token after its input";
     case EventKind::LocInvalidate:
         return "zero_grad set-to-null (9.5): the grad loc tombstoned in token order";
     case EventKind::PublishSave:

@@ -11,8 +11,15 @@ namespace tmmu::lazy {
 
 int64_t element_count(const Shape& shape) {
     int64_t n = 1;
-    for (int64_t d : shape)
-        n *= d;
+    for (int64_t d : shape) {
+        if (d <= 0)
+            fail(FailureCode::InvalidArgument, "shape",
+                 fmt::format("shape {} has a dimension that is not positive", shape_text(shape)));
+        if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements)
+            fail(FailureCode::AllocationOverflow, "shape",
+                 fmt::format("shape {} has more than {} elements", shape_text(shape),
+                             kMaxElements));
+    }
     return n;
 }
 
@@ -66,7 +73,8 @@ ViewMeta slice_view(const ViewMeta& v, int64_t dim, int64_t start, int64_t end, 
     const auto d = static_cast<size_t>(dim);
     out.offset += start * v.strides[d];
     out.shape[d] = (end - start + step - 1) / step;
-    out.strides[d] *= step;
+    if (__builtin_mul_overflow(out.strides[d], step, &out.strides[d]))
+        fail(FailureCode::InvalidArgument, "slice", fmt::format("step {} is too large", step));
     return out;
 }
 

@@ -10,6 +10,11 @@ namespace tmmu::lazy {
 
 using Shape = std::vector<int64_t>;
 
+// The most elements one tensor may have (8 GiB of f32): larger shapes are ALLOCATION_OVERFLOW.
+inline constexpr int64_t kMaxElements = int64_t(1) << 31;
+
+// Checked: InvalidArgument for a dimension that is not positive, AllocationOverflow past
+// kMaxElements.
 int64_t element_count(const Shape& shape);
 std::vector<int64_t> contiguous_strides(const Shape& shape);
 std::string shape_text(const Shape& shape); // "[4, 8]", "[]" for a scalar

@@ -414,8 +414,7 @@ class TestSessionStore : public QObject {
                                   << "0bf719a" << 3;
         QTest::newRow("schema 4") << "schema4-8721765.db"
                                   << "8721765" << 4;
-        QTest::newRow("schema 5") << "schema5-3e9b1ef.db"
-                                  << "3e9b1ef" << 5;
+
     }
     void opensDatabasesOfReleasedVersions() {
         QFETCH(QString, file);
