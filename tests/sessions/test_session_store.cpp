@@ -414,6 +414,8 @@ class TestSessionStore : public QObject {
                                   << "0bf719a" << 3;
         QTest::newRow("schema 4") << "schema4-8721765.db"
                                   << "8721765" << 4;
+        QTest::newRow("schema 5") << "schema5-2d171cc.db"
+                                  << "2d171cc" << 5;
 
     }
     void opensDatabasesOfReleasedVersions() {
