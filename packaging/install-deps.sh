@@ -9,4 +9,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build pkg-config \
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6sql6-sqlite \
   libfmt-dev nlohmann-json3-dev libssl-dev libsqlite3-dev \
-  libvulkan-dev mesa-vulkan-drivers glslc vulkan-tools xvfb poppler-utils clang-tidy >/dev/null
+  libvulkan-dev mesa-vulkan-drivers glslc vulkan-tools xvfb poppler-utils clang-tidy \
+  libonnx-dev libprotobuf-dev libonnx-testdata >/dev/null

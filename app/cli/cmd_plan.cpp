@@ -18,13 +18,17 @@ namespace {
 constexpr const char* kHelp = R"(usage: tmmu plan [MODEL] [options]
 
 Plans the memory of MODEL and prints a summary. MODEL is a native IR JSON file, a GPT-2 or
-Llama config.json, or an offset-assignment CSV (id,lower,upper,size). Without MODEL the bundled
-default is planned: GPT-2 small, training, batch 8, sequence 1024.
+Llama config.json, an ONNX model, or an offset-assignment CSV (id,lower,upper,size), detected by
+content. Without MODEL the bundled default is planned: GPT-2 small, training, batch 8, sequence
+1024.
 
 options:
   --mode M             inference | forward | training (default training; "backward" = training);
                        model graphs only
   --batch N --seq N    batch and sequence length, transformer configs only (default 8, 1024)
+  --dim NAME=VALUE     an ONNX model's symbolic dimension (repeatable)
+  --input-shape IN=AxB an ONNX model's whole input shape, e.g. images=1x3x640x640 (repeatable;
+                       for dims an exporter left unknown and unnamed)
   --strategy S         slots | ffd | greedy-size | best-fit | multi-order | auto | optimal
                        (default auto)
   --budget N|Nms       effort of --strategy optimal: N search nodes (default 1000; the

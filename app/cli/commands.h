@@ -57,8 +57,9 @@ std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedMod
 // --mode, --batch and --seq, and which of them were given: they apply only to some models.
 struct RequestChoice {
     ModelRequest request;
-    const char* given_mode = nullptr;  // "--mode" when given
-    const char* given_shape = nullptr; // "--batch" or "--seq" when given
+    const char* given_mode = nullptr;    // "--mode" when given
+    const char* given_shape = nullptr;   // "--batch" or "--seq" when given
+    const char* given_binding = nullptr; // "--dim" or "--input-shape" when given
 };
 RequestChoice model_request_from(Args& args);
 // InvalidArgument for an option the loaded model cannot use: --mode on an offset problem,

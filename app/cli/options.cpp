@@ -22,10 +22,23 @@ RequestChoice model_request_from(Args& args) {
         c.request.seq = app::parse_positive(*s, "--seq");
         c.given_shape = "--seq";
     }
+    for (const std::string& d : args.values("--dim")) {
+        const auto [name, value] = app::parse_dim_binding(d, "--dim");
+        c.request.dims[name] = value;
+        c.given_binding = "--dim";
+    }
+    for (const std::string& s : args.values("--input-shape")) {
+        auto [name, shape] = app::parse_input_shape(s, "--input-shape");
+        c.request.input_shapes[name] = std::move(shape);
+        c.given_binding = "--input-shape";
+    }
     return c;
 }
 
 void check_request_applies(const RequestChoice& c, ModelKind kind) {
+    if (kind != ModelKind::Onnx && c.given_binding)
+        fail(FailureCode::InvalidArgument, c.given_binding,
+             "applies to ONNX models only (other models have no symbolic dimensions)");
     if (kind == ModelKind::DsaCsv && c.given_mode)
         fail(FailureCode::InvalidArgument, c.given_mode,
              "offset-assignment problems (CSV) have no modes; --mode applies to model graphs");
@@ -34,6 +47,7 @@ void check_request_applies(const RequestChoice& c, ModelKind kind) {
              fmt::format("applies to transformer configs only (this model is {}, whose shapes "
                          "are fixed)",
                          kind == ModelKind::DsaCsv ? "an offset-assignment problem"
+                         : kind == ModelKind::Onnx ? "an ONNX model: bind its dims with --dim"
                                                    : "an IR graph"));
 }
 

@@ -134,6 +134,43 @@ uint64_t parse_positive(std::string_view text, std::string_view where) {
     return value;
 }
 
+namespace {
+
+// NAME and the text after '=', both non-empty.
+std::pair<std::string, std::string_view>
+split_binding(std::string_view text, std::string_view where, std::string_view form) {
+    const size_t eq = text.find('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size())
+        bad(where, fmt::format("'{}' is not {}", text, form));
+    return {std::string(text.substr(0, eq)), text.substr(eq + 1)};
+}
+
+int64_t positive_dim(std::string_view text, std::string_view where) {
+    const uint64_t v = parse_positive(text, where);
+    if (v > uint64_t(INT32_MAX)) bad(where, fmt::format("{} is too large for a dimension", v));
+    return int64_t(v);
+}
+
+} // namespace
+
+std::pair<std::string, int64_t> parse_dim_binding(std::string_view text, std::string_view where) {
+    const auto [name, value] = split_binding(text, where, "NAME=VALUE");
+    return {name, positive_dim(value, where)};
+}
+
+std::pair<std::string, std::vector<int64_t>> parse_input_shape(std::string_view text,
+                                                               std::string_view where) {
+    auto [name, dims] = split_binding(text, where, "INPUT=AxBxC");
+    std::vector<int64_t> shape;
+    for (size_t start = 0;;) {
+        const size_t x = dims.find('x', start);
+        shape.push_back(positive_dim(dims.substr(start, x - start), where));
+        if (x == std::string_view::npos) break;
+        start = x + 1;
+    }
+    return {name, std::move(shape)};
+}
+
 std::string resource_dir() {
     if (const char* env = std::getenv("TMMU_RESOURCES")) return env;
     if (std::filesystem::exists(TMMU_SOURCE_RESOURCES)) return TMMU_SOURCE_RESOURCES;

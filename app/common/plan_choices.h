@@ -44,6 +44,11 @@ void parse_budget(std::string_view text, PlanChoices& choices, std::string_view 
 Mode parse_mode_choice(std::string_view text, std::string_view where);
 // A positive integer (batch, sequence length, session id).
 uint64_t parse_positive(std::string_view text, std::string_view where);
+// "NAME=VALUE" (--dim): a symbolic dimension's value, positive.
+std::pair<std::string, int64_t> parse_dim_binding(std::string_view text, std::string_view where);
+// "INPUT=1x3x640x640" (--input-shape): a whole input shape, every dim positive.
+std::pair<std::string, std::vector<int64_t>> parse_input_shape(std::string_view text,
+                                                               std::string_view where);
 
 // Bundled resources: $TMMU_RESOURCES, else the source tree's resources/, else the installed
 // share/tmmu.

@@ -143,8 +143,9 @@ void MainWindow::openFileDialog() {
                                        : QFileInfo(modelPath_).absolutePath();
     QString path = QFileDialog::getOpenFileName(
         this, tr("Open model"), dir,
-        tr("Models and programs (*.json *.csv);;Native IR JSON (*.json);;Transformer config "
-           "(*.json);;Offset-assignment CSV (*.csv);;Lazy program (*.json);;All files (*)"));
+        tr("Models and programs (*.json *.csv *.onnx);;Native IR JSON (*.json);;Transformer "
+           "config (*.json);;ONNX model (*.onnx);;Offset-assignment CSV (*.csv);;Lazy program "
+           "(*.json);;All files (*)"));
     if (!path.isEmpty()) openModel(path);
 }
 

@@ -40,6 +40,8 @@ std::string_view failure_code_name(FailureCode code) {
         return "DEVICE_ERROR";
     case FailureCode::LazyEngineError:
         return "LAZY_ENGINE_ERROR";
+    case FailureCode::UnboundDimension:
+        return "UNBOUND_DIMENSION";
     }
     return "UNKNOWN";
 }

@@ -37,6 +37,9 @@ enum class FailureCode : uint8_t {
     // A lazy program broke a rule of the token/effect engine (seed 004, section 16); the message
     // starts with the spec's error name (SavedTensorModifiedError, EngineBusyError, ...).
     LazyEngineError = 16,
+    // A model's dimension is still unknown after its bindings (an ONNX symbolic or unnamed dim):
+    // the message lists every unbound name or input and where it is used.
+    UnboundDimension = 17,
 };
 
 static_assert(static_cast<int>(FailureCode::InvalidIrShapes) == 0);
@@ -56,6 +59,7 @@ static_assert(static_cast<int>(FailureCode::UnsupportedOpcode) == 13);
 static_assert(static_cast<int>(FailureCode::BatchUnsupported) == 14);
 static_assert(static_cast<int>(FailureCode::DeviceError) == 15);
 static_assert(static_cast<int>(FailureCode::LazyEngineError) == 16);
+static_assert(static_cast<int>(FailureCode::UnboundDimension) == 17);
 
 // Every code, in value order (tests and docs walk it).
 inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
@@ -74,7 +78,8 @@ inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
                                                    FailureCode::UnsupportedOpcode,
                                                    FailureCode::BatchUnsupported,
                                                    FailureCode::DeviceError,
-                                                   FailureCode::LazyEngineError};
+                                                   FailureCode::LazyEngineError,
+                                                   FailureCode::UnboundDimension};
 
 // Process exit status for an error that is no Failure: a bug in tmmu, never bad input. Apart
 // from 1 (a command's "no": plans differ), 2 (usage) and 10 + code, so scripts can tell it.

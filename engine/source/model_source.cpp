@@ -5,8 +5,13 @@
 #include "ir/ir_json.h"
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
+#ifdef TMMU_HAVE_ONNX
+#include "onnx/onnx_loader.h"
+#endif
 
 #include <fmt/format.h>
+
+#include <fstream>
 
 namespace tmmu {
 namespace {
@@ -23,9 +28,37 @@ std::string describe_config(const TransformerConfig& c, const ModelRequest& r) {
                        c.n_layer, c.hidden, c.n_head, r.batch, r.seq);
 }
 
+// ONNX files are binary and may be large: only their first bytes are read to detect them.
+bool is_onnx_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char head[2] = {};
+    in.read(head, 2);
+    return in.gcount() == 2 && uint8_t(head[0]) == 0x08 && uint8_t(head[1]) < 0x80;
+}
+
+LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request) {
+#ifdef TMMU_HAVE_ONNX
+    onnx::OnnxModel o = onnx::load_onnx(path, {request.dims, request.input_shapes});
+    LoadedModel m;
+    m.kind = ModelKind::Onnx;
+    m.path = path;
+    m.description = fmt::format("ONNX '{}' (opset {}, from {}), {} tensors, {} nodes", o.graph.name,
+                                o.opset, o.producer.empty() ? "?" : o.producer,
+                                o.graph.tensors.size(), o.graph.nodes.size());
+    m.graph = std::move(o.graph);
+    return m;
+#else
+    (void)request;
+    fail(FailureCode::InvalidIrShapes, path,
+         "an ONNX model, but this build has no ONNX loader (configure with libonnx-dev and "
+         "libprotobuf-dev installed)");
+#endif
+}
+
 } // namespace
 
 LoadedModel load_model(const std::string& path, const ModelRequest& request) {
+    if (is_onnx_file(path)) return load_onnx_model(path, request);
     std::string text = read_text_file(path);
     LoadedModel m;
     m.path = path;
@@ -51,7 +84,8 @@ LoadedModel load_model(const std::string& path, const ModelRequest& request) {
     } else {
         fail(FailureCode::InvalidIrShapes, path,
              "not a model this tool reads: expected native IR JSON (\"format\": \"tmmu-ir\"), a "
-             "GPT-2/Llama config.json, or an offset-assignment CSV (id,lower,upper,size)");
+             "GPT-2/Llama config.json, an ONNX model, or an offset-assignment CSV "
+             "(id,lower,upper,size)");
     }
     return m;
 }

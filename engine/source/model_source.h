@@ -6,24 +6,28 @@
 #include "ir/graph.h"
 #include "plan/planner.h"
 
+#include <map>
 #include <optional>
 #include <string>
 
 namespace tmmu {
 
-enum class ModelKind { IrJson, TransformerConfig, DsaCsv };
+enum class ModelKind { IrJson, TransformerConfig, DsaCsv, Onnx };
 
 struct ModelRequest {
     Mode mode = Mode::Training;
     uint64_t batch = 8;  // transformer configs only
     uint64_t seq = 1024; // transformer configs only
+    // ONNX models only: symbolic dimensions by name, whole input shapes by input name.
+    std::map<std::string, int64_t> dims{};
+    std::map<std::string, std::vector<int64_t>> input_shapes{};
 };
 
 struct LoadedModel {
     ModelKind kind = ModelKind::IrJson;
     std::string path;
     std::string description;    // one line for summaries: "gpt2 'gpt2-small', 12 layers, ..."
-    std::optional<Graph> graph; // IR JSON and transformer configs
+    std::optional<Graph> graph; // IR JSON, transformer configs, ONNX
     std::optional<DsaProblem> problem; // CSV
 };
 

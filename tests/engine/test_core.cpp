@@ -56,7 +56,8 @@ class TestCore : public QObject {
                                                         {"UNSUPPORTED_OPCODE", 23},
                                                         {"BATCH_UNSUPPORTED", 24},
                                                         {"DEVICE_ERROR", 25},
-                                                        {"LAZY_ENGINE_ERROR", 26}};
+                                                        {"LAZY_ENGINE_ERROR", 26},
+                                                        {"UNBOUND_DIMENSION", 27}};
         QCOMPARE(std::size(kAllFailureCodes), std::size(expected));
         std::set<std::string_view> names;
         for (size_t i = 0; i < std::size(kAllFailureCodes); ++i) {
