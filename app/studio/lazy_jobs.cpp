@@ -1,21 +1,16 @@
 #include "lazy_jobs.h"
 
 #include "io/dsa_csv.h"
+#include "io/file_io.h"
 #include "lazy/trace_state.h"
 #include "plan/planner.h"
 
 #include <fmt/format.h>
 
-#include <fstream>
-
 namespace tmmu::studio {
 
 bool looks_like_lazy_program_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::string head(4096, '\0');
-    in.read(head.data(), std::streamsize(head.size()));
-    head.resize(size_t(in.gcount()));
-    return lazy::looks_like_lazy_program(head);
+    return lazy::looks_like_lazy_program(read_file_head(path, 4096));
 }
 
 LazyShown run_lazy_job(const std::string& path, const Progress& progress) {

@@ -2,6 +2,7 @@
 
 #include "core/failure.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,14 @@ std::string read_text_file(const std::string& path) {
     s << in.rdbuf();
     if (in.bad()) fail(FailureCode::IoError, path, "read failed");
     return s.str();
+}
+
+std::string read_file_head(const std::string& path, size_t bytes) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(bytes, '\0');
+    in.read(head.data(), std::streamsize(bytes));
+    head.resize(size_t(std::max<std::streamsize>(in.gcount(), 0)));
+    return head;
 }
 
 namespace {

@@ -8,6 +8,9 @@ namespace tmmu {
 
 // Whole-file reads. Failures throw IO_ERROR naming the path and the system's reason.
 std::string read_text_file(const std::string& path);
+// Up to `bytes` from the start of a file, for detecting its format by content without reading a
+// large file whole; "" when it cannot be read (the loader that follows names the error).
+std::string read_file_head(const std::string& path, size_t bytes);
 
 // Writes `bytes` where the user pointed, never destroying what is there:
 // - "-" is standard output; /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are written

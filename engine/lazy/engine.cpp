@@ -66,19 +66,6 @@ void Engine::set_observer(std::function<void(const TraceEvent&)> o) {
 
 // A pure op's result: a fresh SSA base and a handle on it, recorded for autograd when an input
 // needs grad, run at once in eager mode.
-Tensor EngineState::finish_op(TensorId out, ValueId value, Op op,
-                              const std::vector<TensorId>& inputs,
-                              const std::vector<ValueId>& input_values, const ViewMeta* view,
-                              const std::vector<int64_t>& dims, bool keepdim) {
-    bool needs_grad = false;
-    for (TensorId t : inputs)
-        needs_grad = needs_grad || tensors.at(t).requires_grad;
-    if (grad_enabled && needs_grad)
-        record_grad(out, op, inputs, input_values, value, view, dims, keepdim);
-    if (options.eager && value) force({value}, "eager");
-    return engine.wrap(out);
-}
-
 Tensor EngineState::pure_op(Op op, const std::vector<Tensor>& args, const Shape& out_shape,
                             const std::vector<int64_t>& dims, bool keepdim) {
     std::vector<TensorId> ids;
@@ -94,7 +81,12 @@ Tensor EngineState::pure_op(Op op, const std::vector<Tensor>& args, const Shape&
     n.keepdim = keepdim;
     const ValueId v = n.outputs[0];
     const TensorId out = new_tensor(new_base(out_shape, v, {}), std::nullopt);
-    return finish_op(out, v, op, ids, vals, nullptr, dims, keepdim);
+    bool needs_grad = false;
+    for (TensorId t : ids)
+        needs_grad = needs_grad || tensors.at(t).requires_grad;
+    if (grad_enabled && needs_grad) record_grad(out, op, ids, vals, v, nullptr, dims, keepdim);
+    if (options.eager) force({v}, "eager");
+    return engine.wrap(out);
 }
 
 Tensor Engine::constant(const Shape& shape, std::vector<float> values, std::string name) {

@@ -194,9 +194,6 @@ struct EngineState {
     // --- ops (engine.cpp, engine_views.cpp) ---
     Tensor pure_op(Op op, const std::vector<Tensor>& args, const Shape& out_shape,
                    const std::vector<int64_t>& dims, bool keepdim);
-    Tensor finish_op(TensorId out, ValueId value, Op op, const std::vector<TensorId>& inputs,
-                     const std::vector<ValueId>& input_values, const ViewMeta* view,
-                     const std::vector<int64_t>& dims, bool keepdim);
     Tensor view_op(const Tensor& a, const std::function<ViewMeta(const ViewMeta&)>& f,
                    const char* what);
     // update(current, shape) returns the target's new value; current() emits the read of the

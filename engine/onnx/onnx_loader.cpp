@@ -267,10 +267,6 @@ std::vector<std::string> symbolic_names(const lib::GraphProto& g) {
 
 } // namespace
 
-bool looks_like_onnx(std::string_view head) {
-    return head.size() >= 2 && uint8_t(head[0]) == 0x08 && uint8_t(head[1]) < 0x80;
-}
-
 OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings) {
     lib::ModelProto m = read_model(path);
     check_ops_known(m, path);

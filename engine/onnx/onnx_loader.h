@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace tmmu::onnx {
@@ -27,9 +26,6 @@ struct OnnxModel {
     int64_t opset = 0;                      // of the default domain
     std::vector<std::string> symbolic_dims; // names the file uses, sorted
 };
-
-// A cheap content sniff: a protobuf ModelProto starts with its ir_version field (tag 0x08).
-bool looks_like_onnx(std::string_view head);
 
 OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings);
 

@@ -11,8 +11,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-
 namespace tmmu {
 namespace {
 
@@ -28,12 +26,11 @@ std::string describe_config(const TransformerConfig& c, const ModelRequest& r) {
                        c.n_layer, c.hidden, c.n_head, r.batch, r.seq);
 }
 
-// ONNX files are binary and may be large: only their first bytes are read to detect them.
+// An ONNX ModelProto starts with its ir_version field (protobuf tag 0x08, a small varint). ONNX
+// files are binary and may be large: only their first bytes are read to detect them.
 bool is_onnx_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    char head[2] = {};
-    in.read(head, 2);
-    return in.gcount() == 2 && uint8_t(head[0]) == 0x08 && uint8_t(head[1]) < 0x80;
+    const std::string head = read_file_head(path, 2);
+    return head.size() == 2 && uint8_t(head[0]) == 0x08 && uint8_t(head[1]) < 0x80;
 }
 
 LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request) {
