@@ -29,6 +29,9 @@ options:
   --dim NAME=VALUE     an ONNX model's symbolic dimension (repeatable)
   --input-shape IN=AxB an ONNX model's whole input shape, e.g. images=1x3x640x640 (repeatable;
                        for dims an exporter left unknown and unnamed)
+  --no-aliasing        an ONNX model's Reshape/Flatten/Squeeze/Unsqueeze/Identity outputs and
+                       elementwise results get bytes of their own instead of aliasing their
+                       input as ONNX runtimes do (the plan's notes list what aliased)
   --strategy S         slots | ffd | greedy-size | best-fit | multi-order | auto | optimal
                        (default auto)
   --budget N|Nms       effort of --strategy optimal: N search nodes (default 1000; the

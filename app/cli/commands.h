@@ -59,7 +59,7 @@ struct RequestChoice {
     ModelRequest request;
     const char* given_mode = nullptr;    // "--mode" when given
     const char* given_shape = nullptr;   // "--batch" or "--seq" when given
-    const char* given_binding = nullptr; // "--dim" or "--input-shape" when given
+    const char* given_binding = nullptr; // "--dim", "--input-shape" or "--no-aliasing" when given
 };
 RequestChoice model_request_from(Args& args);
 // InvalidArgument for an option the loaded model cannot use: --mode on an offset problem,

@@ -32,13 +32,18 @@ RequestChoice model_request_from(Args& args) {
         c.request.input_shapes[name] = std::move(shape);
         c.given_binding = "--input-shape";
     }
+    if (args.flag("--no-aliasing")) {
+        c.request.aliasing = false;
+        c.given_binding = "--no-aliasing";
+    }
     return c;
 }
 
 void check_request_applies(const RequestChoice& c, ModelKind kind) {
     if (kind != ModelKind::Onnx && c.given_binding)
         fail(FailureCode::InvalidArgument, c.given_binding,
-             "applies to ONNX models only (other models have no symbolic dimensions)");
+             "applies to ONNX models only (other models have no symbolic dimensions and say "
+             "their own views and in-place writes)");
     if (kind == ModelKind::DsaCsv && c.given_mode)
         fail(FailureCode::InvalidArgument, c.given_mode,
              "offset-assignment problems (CSV) have no modes; --mode applies to model graphs");

@@ -35,7 +35,8 @@ bool is_onnx_file(const std::string& path) {
 
 LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request) {
 #ifdef TMMU_HAVE_ONNX
-    onnx::OnnxModel o = onnx::load_onnx(path, {request.dims, request.input_shapes});
+    onnx::OnnxModel o =
+        onnx::load_onnx(path, {request.dims, request.input_shapes, request.aliasing});
     LoadedModel m;
     m.kind = ModelKind::Onnx;
     m.path = path;
@@ -43,6 +44,7 @@ LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request
                                 o.opset, o.producer.empty() ? "?" : o.producer,
                                 o.graph.tensors.size(), o.graph.nodes.size());
     m.graph = std::move(o.graph);
+    m.annotations = std::move(o.annotations);
     return m;
 #else
     (void)request;
@@ -53,6 +55,14 @@ LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request
 }
 
 } // namespace
+
+ModelAnnotations declared_inputs(const std::string& path) {
+#ifdef TMMU_HAVE_ONNX
+    if (is_onnx_file(path)) return onnx::declared_inputs(path);
+#endif
+    (void)path;
+    return {};
+}
 
 LoadedModel load_model(const std::string& path, const ModelRequest& request) {
     if (is_onnx_file(path)) return load_onnx_model(path, request);
@@ -89,7 +99,12 @@ LoadedModel load_model(const std::string& path, const ModelRequest& request) {
 
 Plan plan_model(const LoadedModel& model, Mode mode, const PlanOptions& options,
                 const Progress& progress) {
-    if (model.graph) return plan_graph(*model.graph, mode, options, progress, model.path);
+    if (model.graph) {
+        Plan plan = plan_graph(*model.graph, mode, options, progress, model.path);
+        plan.notes.insert(plan.notes.begin(), model.annotations.notes.begin(),
+                          model.annotations.notes.end());
+        return plan;
+    }
     return plan_problem(model.problem->problem, model.problem->ids, options, progress, model.path);
 }
 

@@ -3,6 +3,7 @@
 // configs (GPT-2 / Llama config.json) expanded into a graph, and offset-assignment CSVs.
 #include "core/progress.h"
 #include "io/dsa_csv.h"
+#include "ir/annotations.h"
 #include "ir/graph.h"
 #include "plan/planner.h"
 
@@ -21,6 +22,9 @@ struct ModelRequest {
     // ONNX models only: symbolic dimensions by name, whole input shapes by input name.
     std::map<std::string, int64_t> dims{};
     std::map<std::string, std::vector<int64_t>> input_shapes{};
+    // ONNX models only: Reshape/Flatten/Squeeze/Unsqueeze/Identity outputs as views of their
+    // input and single-consumer elementwise ops in place, as ONNX runtimes do (--no-aliasing).
+    bool aliasing = true;
 };
 
 struct LoadedModel {
@@ -29,13 +33,20 @@ struct LoadedModel {
     std::string description;    // one line for summaries: "gpt2 'gpt2-small', 12 layers, ..."
     std::optional<Graph> graph; // IR JSON, transformer configs, ONNX
     std::optional<DsaProblem> problem; // CSV
+    ModelAnnotations annotations;
 };
 
 // Detects the kind by content (a CSV header, "format": "tmmu-ir", or config fields).
 // Throws IO_ERROR for unreadable files and INVALID_IR_SHAPES for unrecognised content.
 LoadedModel load_model(const std::string& path, const ModelRequest& request);
 
-// Plans a loaded model: graphs in request.mode, CSV problems as a single arena.
+// ONNX models: the inputs and symbolic dims as the file declares them, without binding or
+// planning (what a dialog asks the user to bind); empty for other sources. Throws what
+// load_model throws for an ONNX file that does not check.
+ModelAnnotations declared_inputs(const std::string& path);
+
+// Plans a loaded model: graphs in request.mode, CSV problems as a single arena. The model's own
+// notes (an ONNX loader's aliasing and folding) come first in the plan's notes.
 Plan plan_model(const LoadedModel& model, Mode mode, const PlanOptions& options,
                 const Progress& progress);
 

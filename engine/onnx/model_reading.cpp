@@ -1,0 +1,190 @@
+#include "onnx/model_reading.h"
+
+#include "core/failure.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+
+namespace tmmu::onnx {
+
+std::optional<DType> dtype_of(int32_t elem) {
+    switch (elem) {
+    case lib::TensorProto_DataType_FLOAT:
+        return DType::F32;
+    case lib::TensorProto_DataType_DOUBLE:
+        return DType::F64;
+    case lib::TensorProto_DataType_FLOAT16:
+        return DType::F16;
+    case lib::TensorProto_DataType_BFLOAT16:
+        return DType::BF16;
+    case lib::TensorProto_DataType_INT64:
+    case lib::TensorProto_DataType_UINT64:
+        return DType::I64;
+    case lib::TensorProto_DataType_INT32:
+    case lib::TensorProto_DataType_UINT32:
+        return DType::I32;
+    case lib::TensorProto_DataType_INT16:
+    case lib::TensorProto_DataType_UINT16:
+        return DType::I16;
+    case lib::TensorProto_DataType_INT8:
+        return DType::I8;
+    case lib::TensorProto_DataType_UINT8:
+        return DType::U8;
+    case lib::TensorProto_DataType_BOOL:
+        return DType::Bool;
+    default:
+        return std::nullopt; // strings, complex numbers: no fixed size per element
+    }
+}
+
+lib::ModelProto read_model(const std::string& path) {
+    // The checker runs before anything else touches the model: shape inference crashes on some
+    // corrupt ones (toolchain.md).
+    try {
+        lib::checker::check_model(path);
+    } catch (const std::exception& e) {
+        fail(FailureCode::InvalidIrShapes, path,
+             fmt::format("not a valid ONNX model: {}", e.what()));
+    }
+    std::ifstream in(path, std::ios::binary);
+    lib::ModelProto model;
+    if (!in || !model.ParseFromIstream(&in))
+        fail(FailureCode::InvalidIrShapes, path, "not an ONNX model (the protobuf does not parse)");
+    return model;
+}
+
+namespace {
+
+using Opsets = std::unordered_map<std::string, int>;
+
+void check_graph_ops(const lib::GraphProto& g, const Opsets& opset,
+                     const std::set<std::string>& functions, const std::string& where) {
+    for (const lib::NodeProto& n : g.node()) {
+        const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
+        const std::string at = fmt::format("{}: node '{}'", where, n.name());
+        if (!functions.count(n.domain() + ":" + n.op_type())) {
+            const auto it = opset.find(domain);
+            const int version = it == opset.end() ? 0 : it->second;
+            if (!lib::OpSchemaRegistry::Schema(n.op_type(), version, domain))
+                fail(FailureCode::InvalidIrShapes, at,
+                     fmt::format("unsupported op '{}' in domain '{}' (opset {}): ONNX 1.12's "
+                                 "tables do not know it",
+                                 n.op_type(), domain.empty() ? "ai.onnx" : domain, version));
+        }
+        for (const lib::AttributeProto& a : n.attribute()) {
+            if (a.has_g()) check_graph_ops(a.g(), opset, functions, at + " " + a.name());
+            for (const lib::GraphProto& sub : a.graphs())
+                check_graph_ops(sub, opset, functions, at + " " + a.name());
+        }
+    }
+}
+
+} // namespace
+
+void check_ops_known(const lib::ModelProto& m, const std::string& path) {
+    Opsets opset;
+    for (const auto& o : m.opset_import())
+        opset[o.domain() == "ai.onnx" ? "" : o.domain()] = int(o.version());
+    std::set<std::string> functions;
+    for (const auto& f : m.functions())
+        functions.insert(f.domain() + ":" + f.name());
+    check_graph_ops(m.graph(), opset, functions, path);
+}
+
+bool apply_bindings(lib::GraphProto& g, const OnnxBindings& b, const std::string& path) {
+    std::set<std::string> inputs;
+    for (lib::ValueInfoProto& in : *g.mutable_input()) {
+        inputs.insert(in.name());
+        if (!in.type().has_tensor_type()) continue; // sequences, maps: refused when planned
+        auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+        if (auto it = b.input_shapes.find(in.name()); it != b.input_shapes.end()) {
+            shape->clear_dim();
+            for (int64_t d : it->second)
+                shape->add_dim()->set_dim_value(d);
+            continue;
+        }
+        for (auto& d : *shape->mutable_dim())
+            if (d.has_dim_param())
+                if (auto it = b.dims.find(d.dim_param()); it != b.dims.end())
+                    d.set_dim_value(it->second);
+    }
+    for (const auto& [name, shape] : b.input_shapes)
+        if (!inputs.count(name))
+            fail(FailureCode::InvalidArgument, "--input-shape",
+                 fmt::format("'{}' is not an input of {}", name, path));
+    if (b.dims.empty() && b.input_shapes.empty()) return false;
+    // Shapes stored downstream were computed for the old dims: inference computes them again.
+    g.clear_value_info();
+    for (lib::ValueInfoProto& out : *g.mutable_output())
+        if (out.type().has_tensor_type()) out.mutable_type()->mutable_tensor_type()->clear_shape();
+    return true;
+}
+
+void infer_shapes(lib::ModelProto& m, const std::string& path) {
+    try {
+        lib::shape_inference::InferShapes(m, lib::OpSchemaRegistry::Instance(),
+                                          lib::ShapeInferenceOptions(false, 0, true));
+    } catch (const std::exception& e) {
+        fail(FailureCode::InvalidIrShapes, path,
+             fmt::format("shape inference failed: {}", e.what()));
+    }
+}
+
+namespace {
+
+template <typename Fn>
+void for_each_value(const lib::GraphProto& g, Fn fn) {
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+        for (const lib::ValueInfoProto& v : *list)
+            if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+                fn(v.name(), v.type().tensor_type().shape());
+}
+
+std::string dim_text(const lib::TensorShapeProto_Dimension& d) {
+    if (d.has_dim_value()) return std::to_string(d.dim_value());
+    return d.has_dim_param() ? d.dim_param() : "?";
+}
+
+} // namespace
+
+DimNames symbolic_dim_names(const lib::GraphProto& g) {
+    DimNames out;
+    for_each_value(g, [&](const std::string& name, const lib::TensorShapeProto& shape) {
+        std::vector<std::string> names;
+        bool any = false;
+        for (const auto& d : shape.dim()) {
+            names.push_back(d.has_dim_param() ? d.dim_param() : "");
+            any |= d.has_dim_param();
+        }
+        if (any) out[name] = std::move(names);
+    });
+    return out;
+}
+
+void describe_inputs(const lib::GraphProto& g, ModelAnnotations& out) {
+    std::set<std::string> initializers;
+    for (const auto& t : g.initializer())
+        initializers.insert(t.name());
+    for (const lib::ValueInfoProto& in : g.input()) {
+        if (initializers.count(in.name())) continue;
+        ModelAnnotations::Input input{in.name(), {}};
+        if (in.type().has_tensor_type())
+            for (const auto& d : in.type().tensor_type().shape().dim())
+                input.dims.push_back(dim_text(d));
+        out.inputs.push_back(std::move(input));
+    }
+    std::set<std::string> names;
+    for_each_value(g, [&](const std::string&, const lib::TensorShapeProto& shape) {
+        for (const auto& d : shape.dim())
+            if (d.has_dim_param()) names.insert(d.dim_param());
+    });
+    out.symbolic_dims.assign(names.begin(), names.end());
+}
+
+} // namespace tmmu::onnx

@@ -1,0 +1,417 @@
+#include "onnx/shape_folding.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+
+namespace tmmu::onnx {
+namespace {
+
+constexpr size_t kMaxFoldedElements = 1024; // shape tensors are tiny; data tensors are not folded
+constexpr int kMaxRounds = 16;              // each round follows chains through one more Reshape
+
+// A small integer tensor whose value is known at load time.
+struct Known {
+    int32_t elem = lib::TensorProto_DataType_INT64;
+    std::vector<int64_t> dims;
+    std::vector<int64_t> values;
+};
+
+bool is_integer(int32_t elem) {
+    return elem == lib::TensorProto_DataType_INT64 || elem == lib::TensorProto_DataType_INT32;
+}
+
+std::optional<Known> from_tensor(const lib::TensorProto& t) {
+    if (!is_integer(t.data_type()) || t.data_location() == lib::TensorProto_DataLocation_EXTERNAL)
+        return std::nullopt;
+    Known k;
+    k.elem = t.data_type();
+    k.dims.assign(t.dims().begin(), t.dims().end());
+    size_t count = 1;
+    for (int64_t d : k.dims)
+        count *= size_t(std::max<int64_t>(d, 0));
+    if (count > kMaxFoldedElements) return std::nullopt;
+    if (t.has_raw_data()) {
+        const size_t width = t.data_type() == lib::TensorProto_DataType_INT64 ? 8 : 4;
+        if (t.raw_data().size() != count * width) return std::nullopt;
+        for (size_t i = 0; i < count; ++i) {
+            int64_t v = 0;
+            if (width == 8) {
+                std::memcpy(&v, t.raw_data().data() + i * 8, 8);
+            } else {
+                int32_t v32 = 0;
+                std::memcpy(&v32, t.raw_data().data() + i * 4, 4);
+                v = v32;
+            }
+            k.values.push_back(v);
+        }
+    } else if (t.data_type() == lib::TensorProto_DataType_INT64) {
+        k.values.assign(t.int64_data().begin(), t.int64_data().end());
+    } else {
+        k.values.assign(t.int32_data().begin(), t.int32_data().end());
+    }
+    if (k.values.size() != count) return std::nullopt;
+    return k;
+}
+
+lib::TensorProto to_tensor(const Known& k, const std::string& name) {
+    lib::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(k.elem);
+    for (int64_t d : k.dims)
+        t.add_dims(d);
+    for (int64_t v : k.values)
+        if (k.elem == lib::TensorProto_DataType_INT64)
+            t.add_int64_data(v);
+        else
+            t.add_int32_data(int32_t(v));
+    return t;
+}
+
+const lib::AttributeProto* attr(const lib::NodeProto& n, const char* name) {
+    for (const auto& a : n.attribute())
+        if (a.name() == name) return &a;
+    return nullptr;
+}
+
+int64_t attr_int(const lib::NodeProto& n, const char* name, int64_t fallback) {
+    const auto* a = attr(n, name);
+    return a ? a->i() : fallback;
+}
+
+std::optional<std::vector<int64_t>> attr_ints(const lib::NodeProto& n, const char* name) {
+    const auto* a = attr(n, name);
+    if (!a) return std::nullopt;
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+Known vector_of(std::vector<int64_t> values) {
+    Known k;
+    k.dims = {int64_t(values.size())};
+    k.values = std::move(values);
+    return k;
+}
+
+Known scalar_of(int64_t v) {
+    Known k;
+    k.values = {v};
+    return k;
+}
+
+int64_t wrap(int64_t i, int64_t n) {
+    return i < 0 ? i + n : i;
+}
+
+class Folder {
+  public:
+    explicit Folder(lib::GraphProto& g) : g_(g) {
+        for (const auto& t : g.initializer())
+            if (auto k = from_tensor(t)) known_[t.name()] = *k;
+        for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+            for (const lib::ValueInfoProto& v : *list)
+                types_.emplace(v.name(), &v.type());
+        for (const auto& o : g.output())
+            outputs_.insert(o.name());
+    }
+
+    // One pass in node order (the checker guarantees a topological order).
+    void run(std::map<std::string, int>& folded) {
+        lib::GraphProto kept_nodes;
+        for (lib::NodeProto& n : *g_.mutable_node()) {
+            std::optional<Known> k = evaluate(n);
+            if (k && n.output_size() == 1) known_[n.output(0)] = *k;
+            // Empty results stay nodes (their value still feeds the chain): the library's data
+            // propagation through Concat fails on an empty initializer ("axis must be in
+            // [-rank, rank-1]").
+            const bool foldable =
+                k && n.output_size() == 1 && !outputs_.count(n.output(0)) && !k->values.empty();
+            if (!foldable) {
+                *kept_nodes.add_node() = std::move(n);
+                continue;
+            }
+            if (n.op_type() != "Constant") ++folded[n.op_type()];
+            *g_.add_initializer() = to_tensor(*k, n.output(0));
+        }
+        g_.mutable_node()->Swap(kept_nodes.mutable_node());
+    }
+
+  private:
+    const Known* in(const lib::NodeProto& n, int i) const {
+        if (i >= n.input_size() || n.input(i).empty()) return nullptr;
+        auto it = known_.find(n.input(i));
+        return it == known_.end() ? nullptr : &it->second;
+    }
+
+    // The full static shape of a value, when inference found one.
+    std::optional<std::vector<int64_t>> static_shape(const std::string& name) const {
+        auto it = types_.find(name);
+        if (it == types_.end() || !it->second->has_tensor_type() ||
+            !it->second->tensor_type().has_shape())
+            return std::nullopt;
+        std::vector<int64_t> dims;
+        for (const auto& d : it->second->tensor_type().shape().dim()) {
+            if (!d.has_dim_value()) return std::nullopt;
+            dims.push_back(d.dim_value());
+        }
+        return dims;
+    }
+
+    std::optional<Known> evaluate(const lib::NodeProto& n) const {
+        if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
+        static const std::unordered_map<std::string, std::optional<Known> (Folder::*)(
+                                                         const lib::NodeProto&) const>
+            ops = {{"Shape", &Folder::shape},
+                   {"Size", &Folder::size},
+                   {"Constant", &Folder::constant},
+                   {"Gather", &Folder::gather},
+                   {"Unsqueeze", &Folder::unsqueeze},
+                   {"Squeeze", &Folder::squeeze},
+                   {"Concat", &Folder::concat},
+                   {"Slice", &Folder::slice},
+                   {"Cast", &Folder::cast},
+                   {"Identity", &Folder::identity},
+                   {"Add", &Folder::arithmetic},
+                   {"Sub", &Folder::arithmetic},
+                   {"Mul", &Folder::arithmetic},
+                   {"Div", &Folder::arithmetic},
+                   {"Neg", &Folder::neg},
+                   {"ConstantOfShape", &Folder::constant_of_shape}};
+        auto it = ops.find(n.op_type());
+        if (it == ops.end()) return std::nullopt;
+        return (this->*(it->second))(n);
+    }
+
+    std::optional<Known> shape(const lib::NodeProto& n) const {
+        auto dims = static_shape(n.input(0));
+        if (!dims) return std::nullopt;
+        const int64_t rank = int64_t(dims->size());
+        const int64_t start = std::clamp(wrap(attr_int(n, "start", 0), rank), int64_t(0), rank);
+        const int64_t end = std::clamp(wrap(attr_int(n, "end", rank), rank), start, rank);
+        return vector_of({dims->begin() + start, dims->begin() + end});
+    }
+
+    std::optional<Known> size(const lib::NodeProto& n) const {
+        auto dims = static_shape(n.input(0));
+        if (!dims) return std::nullopt;
+        int64_t count = 1;
+        for (int64_t d : *dims)
+            count *= d;
+        return scalar_of(count);
+    }
+
+    std::optional<Known> constant(const lib::NodeProto& n) const {
+        if (const auto* a = attr(n, "value"); a && a->has_t()) return from_tensor(a->t());
+        if (const auto* a = attr(n, "value_int")) return scalar_of(a->i());
+        if (auto v = attr_ints(n, "value_ints")) return vector_of(*v);
+        return std::nullopt;
+    }
+
+    std::optional<Known> gather(const lib::NodeProto& n) const {
+        const Known* data = in(n, 0);
+        const Known* idx = in(n, 1);
+        if (!data || !idx || data->dims.size() != 1 || idx->dims.size() > 1) return std::nullopt;
+        Known out = *idx;
+        out.elem = data->elem;
+        const int64_t count = int64_t(data->values.size());
+        for (int64_t& v : out.values) {
+            v = wrap(v, count);
+            if (v < 0 || v >= count) return std::nullopt;
+            v = data->values[size_t(v)];
+        }
+        return out;
+    }
+
+    // Unsqueeze/Squeeze take axes as an attribute before opset 13 and as input 1 after.
+    std::optional<std::vector<int64_t>> axes(const lib::NodeProto& n) const {
+        if (auto a = attr_ints(n, "axes")) return a;
+        if (const Known* k = in(n, 1)) return k->values;
+        return std::nullopt;
+    }
+
+    std::optional<Known> unsqueeze(const lib::NodeProto& n) const {
+        const Known* data = in(n, 0);
+        auto ax = axes(n);
+        if (!data || !ax) return std::nullopt;
+        Known out = *data;
+        const int64_t rank = int64_t(data->dims.size() + ax->size());
+        std::vector<int64_t> sorted;
+        for (int64_t a : *ax)
+            sorted.push_back(wrap(a, rank));
+        std::sort(sorted.begin(), sorted.end());
+        for (int64_t a : sorted) {
+            if (a < 0 || a > int64_t(out.dims.size())) return std::nullopt;
+            out.dims.insert(out.dims.begin() + a, 1);
+        }
+        return out;
+    }
+
+    std::optional<Known> squeeze(const lib::NodeProto& n) const {
+        const Known* data = in(n, 0);
+        if (!data) return std::nullopt;
+        auto ax = axes(n);
+        const int64_t rank = int64_t(data->dims.size());
+        Known out = *data;
+        out.dims.clear();
+        for (int64_t i = 0; i < rank; ++i) {
+            const bool listed = !ax || std::any_of(ax->begin(), ax->end(),
+                                                   [&](int64_t a) { return wrap(a, rank) == i; });
+            if (listed && data->dims[size_t(i)] == 1) continue;
+            out.dims.push_back(data->dims[size_t(i)]);
+        }
+        return out;
+    }
+
+    std::optional<Known> concat(const lib::NodeProto& n) const {
+        std::vector<int64_t> values;
+        int32_t elem = lib::TensorProto_DataType_INT64;
+        for (int i = 0; i < n.input_size(); ++i) {
+            const Known* k = in(n, i);
+            if (!k || k->dims.size() != 1) return std::nullopt;
+            values.insert(values.end(), k->values.begin(), k->values.end());
+            elem = k->elem;
+        }
+        Known out = vector_of(std::move(values));
+        out.elem = elem;
+        return out;
+    }
+
+    std::optional<Known> slice(const lib::NodeProto& n) const {
+        const Known* data = in(n, 0);
+        if (!data || data->dims.size() != 1) return std::nullopt;
+        std::optional<std::vector<int64_t>> starts = attr_ints(n, "starts");
+        std::optional<std::vector<int64_t>> ends = attr_ints(n, "ends");
+        int64_t step = 1;
+        if (!starts) { // opset 10+: starts, ends, axes, steps are inputs
+            const Known* s = in(n, 1);
+            const Known* e = in(n, 2);
+            const Known* st = in(n, 4);
+            if (!s || !e || (n.input_size() > 4 && !n.input(4).empty() && !st)) return std::nullopt;
+            starts = s->values;
+            ends = e->values;
+            if (st && st->values.size() == 1) step = st->values[0];
+        }
+        if (starts->size() != 1 || ends->size() != 1 || step == 0) return std::nullopt;
+        const int64_t count = int64_t(data->values.size());
+        std::vector<int64_t> values;
+        if (step > 0) {
+            const int64_t b = std::clamp(wrap((*starts)[0], count), int64_t(0), count);
+            const int64_t e = std::clamp(wrap((*ends)[0], count), int64_t(0), count);
+            for (int64_t i = b; i < e; i += step)
+                values.push_back(data->values[size_t(i)]);
+        } else {
+            const int64_t b = std::clamp(wrap((*starts)[0], count), int64_t(-1), count - 1);
+            const int64_t e = std::clamp(wrap((*ends)[0], count), int64_t(-1), count - 1);
+            for (int64_t i = b; i > e; i += step)
+                values.push_back(data->values[size_t(i)]);
+        }
+        Known out = vector_of(std::move(values));
+        out.elem = data->elem;
+        return out;
+    }
+
+    std::optional<Known> cast(const lib::NodeProto& n) const {
+        const Known* data = in(n, 0);
+        const int64_t to = attr_int(n, "to", 0);
+        if (!data || !is_integer(int32_t(to))) return std::nullopt;
+        Known out = *data;
+        out.elem = int32_t(to);
+        return out;
+    }
+
+    std::optional<Known> neg(const lib::NodeProto& n) const {
+        const Known* data = in(n, 0);
+        if (!data) return std::nullopt;
+        Known out = *data;
+        for (int64_t& v : out.values)
+            v = -v;
+        return out;
+    }
+
+    // Only an integer fill is a shape computation (the default fill is a float 0).
+    std::optional<Known> constant_of_shape(const lib::NodeProto& n) const {
+        const Known* shape = in(n, 0);
+        const auto* value = attr(n, "value");
+        if (!shape || !value || !value->has_t()) return std::nullopt;
+        std::optional<Known> fill = from_tensor(value->t());
+        if (!fill || fill->values.size() != 1) return std::nullopt;
+        size_t count = 1;
+        for (int64_t d : shape->values) {
+            if (d < 0) return std::nullopt;
+            count *= size_t(d);
+            if (count > kMaxFoldedElements) return std::nullopt;
+        }
+        Known out;
+        out.elem = fill->elem;
+        out.dims = shape->values;
+        out.values.assign(count, fill->values[0]);
+        return out;
+    }
+
+    std::optional<Known> identity(const lib::NodeProto& n) const {
+        const Known* data = in(n, 0);
+        return data ? std::optional<Known>(*data) : std::nullopt;
+    }
+
+    // Scalar-or-vector integer arithmetic, as shape computations use it; division truncates.
+    std::optional<Known> arithmetic(const lib::NodeProto& n) const {
+        const Known* a = in(n, 0);
+        const Known* b = in(n, 1);
+        if (!a || !b || a->values.empty() || b->values.empty()) return std::nullopt;
+        const Known& wide = a->values.size() >= b->values.size() ? *a : *b;
+        if ((a->values.size() != 1 && a->values.size() != wide.values.size()) ||
+            (b->values.size() != 1 && b->values.size() != wide.values.size()))
+            return std::nullopt;
+        Known out = wide;
+        const std::string& op = n.op_type();
+        for (size_t i = 0; i < out.values.size(); ++i) {
+            const int64_t x = a->values[a->values.size() == 1 ? 0 : i];
+            const int64_t y = b->values[b->values.size() == 1 ? 0 : i];
+            if (op == "Div" && y == 0) return std::nullopt;
+            out.values[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+        }
+        return out;
+    }
+
+    lib::GraphProto& g_;
+    std::unordered_map<std::string, Known> known_;
+    std::unordered_map<std::string, const lib::TypeProto*> types_;
+    std::set<std::string> outputs_;
+};
+
+// Whether some value still lacks a fully static shape: only then is folding worth a pass.
+bool has_open_shapes(const lib::GraphProto& g) {
+    std::set<std::string> typed;
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+        for (const lib::ValueInfoProto& v : *list) {
+            if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return true;
+            for (const auto& d : v.type().tensor_type().shape().dim())
+                if (!d.has_dim_value()) return true;
+            typed.insert(v.name());
+        }
+    for (const auto& n : g.node())
+        for (const auto& o : n.output())
+            if (!o.empty() && !typed.count(o) && n.op_type() != "Constant") return true;
+    return false;
+}
+
+} // namespace
+
+std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::string& path) {
+    std::map<std::string, int> folded;
+    for (int round = 0; round < kMaxRounds && has_open_shapes(m.graph()); ++round) {
+        const size_t before = size_t(m.graph().node_size());
+        std::map<std::string, int> now;
+        Folder(*m.mutable_graph()).run(now);
+        // Constant nodes folded alongside a chain count as folded only when something else was.
+        if (size_t(m.graph().node_size()) == before || now.empty()) break;
+        for (const auto& [op, n] : now)
+            folded[op] += n;
+        m.mutable_graph()->clear_value_info();
+        infer_shapes(m, path);
+    }
+    return folded;
+}
+
+} // namespace tmmu::onnx

@@ -1,0 +1,19 @@
+#pragma once
+// Folding of shape-computing chains (Shape -> Gather/Slice -> Unsqueeze -> Concat -> Reshape) into
+// constants, for exports from opset 9-12: the library's data propagation only follows the
+// opset >= 13 versions of those ops, so older models keep symbolic shapes even with every input
+// dim bound. Runtimes fold these chains the same way before they plan memory. Only small integer
+// tensors whose inputs are all known are folded; the folded node disappears and its output
+// becomes an initializer (a parameter of a few bytes).
+#include "onnx/model_reading.h"
+
+#include <map>
+#include <string>
+
+namespace tmmu::onnx {
+
+// Folds what can be folded in the main graph, re-running shape inference until nothing more
+// folds. Returns how many nodes of each op type were folded.
+std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::string& path);
+
+} // namespace tmmu::onnx

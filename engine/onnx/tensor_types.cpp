@@ -1,0 +1,104 @@
+#include "onnx/tensor_types.h"
+
+#include "core/failure.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace tmmu::onnx {
+namespace {
+
+DType dtype_or_fail(int32_t elem, const std::string& where) {
+    if (auto d = dtype_of(elem)) return *d;
+    fail(FailureCode::InvalidIrShapes, where,
+         fmt::format("element type {} ({}) has no fixed size", elem,
+                     lib::TensorProto_DataType_Name(lib::TensorProto_DataType(elem))));
+}
+
+const char* kind_of(const lib::TypeProto& t) {
+    switch (t.value_case()) {
+    case lib::TypeProto::kSequenceType:
+        return "a sequence";
+    case lib::TypeProto::kMapType:
+        return "a map";
+    case lib::TypeProto::kOptionalType:
+        return "an optional";
+    case lib::TypeProto::kSparseTensorType:
+        return "a sparse tensor";
+    default:
+        return "of no known type";
+    }
+}
+
+} // namespace
+
+std::string UnboundDims::text() const {
+    std::vector<std::string> parts;
+    for (const auto& [what, used] : unbound_) {
+        const size_t shown = std::min<size_t>(used.size(), 3);
+        std::string list =
+            fmt::format("{}", fmt::join(used.begin(), used.begin() + long(shown), ", "));
+        if (used.size() > shown) list += fmt::format(" and {} more", used.size() - shown);
+        parts.push_back(fmt::format("{} (used by {})", what, list));
+    }
+    return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+TypeTable::TypeTable(const lib::GraphProto& g, const std::map<std::string, int64_t>& dims,
+                     UnboundDims& unbound, const TypeTable* outer, std::string scope)
+    : dims_(dims), unbound_(unbound), outer_(outer), scope_(std::move(scope)) {
+    for (const auto& t : g.initializer()) {
+        TensorType tt;
+        tt.dtype = dtype_or_fail(t.data_type(), place(t.name()));
+        tt.shape.assign(t.dims().begin(), t.dims().end());
+        initializers_[t.name()] = tt;
+    }
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+        for (const lib::ValueInfoProto& v : *list)
+            types_.emplace(v.name(), &v.type());
+}
+
+std::string TypeTable::place(const std::string& name) const {
+    return scope_.empty() ? fmt::format("'{}'", name) : fmt::format("'{}' in {}", name, scope_);
+}
+
+const lib::TypeProto* TypeTable::find(const std::string& name) const {
+    if (auto it = types_.find(name); it != types_.end()) return it->second;
+    return nullptr;
+}
+
+std::optional<TensorType> TypeTable::of(const std::string& name) const {
+    if (auto it = initializers_.find(name); it != initializers_.end()) return it->second;
+    const lib::TypeProto* type = find(name);
+    if (!type && outer_) return outer_->of(name);
+    if (type && !type->has_tensor_type() && type->value_case() != lib::TypeProto::VALUE_NOT_SET)
+        fail(FailureCode::InvalidIrShapes, place(name),
+             fmt::format("the value is {}, not a tensor: only tensors can be planned",
+                         kind_of(*type)));
+    if (!type || !type->tensor_type().has_shape()) {
+        unbound_.add("no inferred shape (the shape depends on data)", place(name));
+        return std::nullopt;
+    }
+    const auto& tt = type->tensor_type();
+    TensorType out;
+    out.dtype = dtype_or_fail(tt.elem_type(), place(name));
+    for (int i = 0; i < tt.shape().dim_size(); ++i) {
+        const auto& d = tt.shape().dim(i);
+        if (d.has_dim_value()) {
+            out.shape.push_back(d.dim_value());
+        } else if (d.has_dim_param() && dims_.count(d.dim_param())) {
+            out.shape.push_back(dims_.at(d.dim_param()));
+        } else {
+            // Named dims are listed once with where they are used; unnamed ones each.
+            const std::string key =
+                d.has_dim_param() ? "'" + d.dim_param() + "'" : "an unnamed dim";
+            unbound_.add(key, fmt::format("{} dim {}", place(name), i));
+            out.shape.push_back(1);
+        }
+    }
+    return out;
+}
+
+} // namespace tmmu::onnx
