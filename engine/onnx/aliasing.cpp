@@ -1,6 +1,7 @@
 #include "onnx/aliasing.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 #include <string_view>
@@ -100,6 +101,9 @@ class Aliaser {
             else if (is_elementwise(n.opcode))
                 write_in_place(n);
         }
+        emit(views_, "outputs are views of their input (the op only changes the shape)");
+        emit(in_place_, "elementwise results may be written in place of their input (the op's "
+                        "only reader)");
     }
 
   private:
@@ -109,13 +113,15 @@ class Aliaser {
         if (!is_written_by_graph(out) || bytes_of(out) == 0 || bytes_of(out) != bytes_of(in))
             return;
         out.view = ViewDesc{n.inputs[0], 0, 0};
-        notes_.push_back(fmt::format("'{}' is a view of '{}': {} '{}' only changes the shape",
+        views_.push_back(fmt::format("'{}' is a view of '{}': {} '{}' only changes the shape",
                                      out.id, in.id, n.opcode, n.id));
     }
 
     void write_in_place(const Node& n) {
         Tensor& out = g_.tensors[n.outputs[0]];
-        if (n.outputs.size() != 1 || !is_written_by_graph(out) || out.view) return;
+        if (n.outputs.size() != 1 || !is_written_by_graph(out) || out.view ||
+            has_view_reader(n.outputs[0]))
+            return;
         for (TensorIndex in : n.inputs) {
             const Tensor& t = g_.tensors[in];
             // Only this node reads it, and it is neither a graph output nor a view of something
@@ -124,16 +130,41 @@ class Aliaser {
                 t.dtype != out.dtype || bytes_of(t) == 0 || bytes_of(t) != bytes_of(out))
                 continue;
             out.in_place_of = in;
-            notes_.push_back(fmt::format("'{}' may be written in place of '{}': {} '{}' is "
-                                         "elementwise and the only reader of '{}'",
-                                         out.id, t.id, n.opcode, n.id, t.id));
+            in_place_.push_back(fmt::format("'{}' may be written in place of '{}': {} '{}' is "
+                                            "elementwise and the only reader of '{}'",
+                                            out.id, t.id, n.opcode, n.id, t.id));
             return;
         }
+    }
+
+    // A result that a Reshape (or another view op) reads becomes a view base; liveness merges an
+    // in-place write only into a storage of its own (seed II.G), so asking would only be refused.
+    // The view is kept: it is free, and the result still reuses bytes freed before it.
+    bool has_view_reader(TensorIndex t) const {
+        for (NodeIndex r : readers_[t])
+            if (is_view_op(g_.nodes[r].opcode) && g_.nodes[r].inputs[0] == t) return true;
+        return false;
+    }
+
+    // A few decisions are a note each; many (a large model has thousands) are one note with the
+    // first examples, so a summary stays readable. Every decision stays in the graph (view,
+    // in_place_of) for the views and the JSON output.
+    void emit(const std::vector<std::string>& decisions, const char* what) {
+        constexpr size_t kEach = 8, kExamples = 3;
+        if (decisions.size() <= kEach) {
+            notes_.insert(notes_.end(), decisions.begin(), decisions.end());
+            return;
+        }
+        notes_.push_back(
+            fmt::format("{} {}, as ONNX runtimes alias them: {}; and {} more", decisions.size(),
+                        what, fmt::join(decisions.begin(), decisions.begin() + kExamples, "; "),
+                        decisions.size() - kExamples));
     }
 
     Graph& g_;
     std::vector<std::string>& notes_;
     std::vector<std::set<NodeIndex>> readers_;
+    std::vector<std::string> views_, in_place_;
 };
 
 } // namespace

@@ -24,12 +24,23 @@ std::string folding_note(const std::map<std::string, int>& folded) {
                        total, fmt::join(ops, ", "));
 }
 
-void annotate_dims(const Graph& g, const DimNames& names, ModelAnnotations& out) {
+// Only names the user bound: in a model that loaded, every other symbolic dim was resolved by
+// inference or folding (names like "unk__3" that inference made up for a Reshape it could not
+// follow say nothing about where the final size came from).
+void annotate_dims(const Graph& g, const DimNames& names, const OnnxBindings& b,
+                   ModelAnnotations& out) {
     out.dim_names.assign(g.tensors.size(), {});
-    for (size_t i = 0; i < g.tensors.size(); ++i)
-        if (auto it = names.find(g.tensors[i].id);
-            it != names.end() && it->second.size() == g.tensors[i].shape.size())
-            out.dim_names[i] = it->second;
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+        auto it = names.find(g.tensors[i].id);
+        if (it == names.end() || it->second.size() != g.tensors[i].shape.size()) continue;
+        std::vector<std::string> bound = it->second;
+        bool any = false;
+        for (std::string& name : bound) {
+            if (!b.dims.count(name)) name.clear();
+            any |= !name.empty();
+        }
+        if (any) out.dim_names[i] = std::move(bound);
+    }
 }
 
 } // namespace
@@ -68,7 +79,7 @@ OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings) {
                                      "elementwise result gets bytes of its own");
     finalize_graph(out.graph);
     out.annotations.node_attributes = builder.take_attributes();
-    annotate_dims(out.graph, names, out.annotations);
+    annotate_dims(out.graph, names, bindings, out.annotations);
     out.producer = m.producer_name();
     for (const auto& o : m.opset_import())
         if (o.domain().empty() || o.domain() == "ai.onnx") out.opset = o.version();

@@ -8,6 +8,8 @@
 #include "plan/planner.h"
 #include "plan/random_problem.h"
 
+#include "bench_rows.h"
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,19 +20,9 @@ namespace {
 
 using namespace tmmu;
 using namespace tmmu::sessions;
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-void row(const char* what, double ms, double target_ms = 0) {
-    if (target_ms > 0)
-        fmt::print("  {:<46} {:>9.1f} ms   target < {:.0f} ms {}\n", what, ms, target_ms,
-                   ms < target_ms ? "ok" : "MISSED");
-    else
-        fmt::print("  {:<46} {:>9.1f} ms\n", what, ms);
-}
+using bench::Clock;
+using bench::ms_since;
+using bench::row;
 
 LoadedModel problem_model(size_t n) {
     OffsetProblem p = realistic_random_problem(42, n);
@@ -92,7 +84,10 @@ void bench_listing(const std::string& dir, size_t count) {
     SessionStore store(dir + "/many.db");
     auto t0 = Clock::now();
     for (size_t i = 0; i < count; ++i)
-        store.record({input_from_model(m, ModelRequest{}, o), plan, fmt::format("run {}", i), "",
+        store.record({input_from_model(m, ModelRequest{}, o),
+                      plan,
+                      fmt::format("run {}", i),
+                      "",
                       {i % 10 == 0 ? "tenth" : "other"}});
     row("record all (one transaction each)", ms_since(t0));
     t0 = Clock::now();

@@ -1,9 +1,9 @@
 // A seeded mutation fuzzer for everything tmmu reads from a file: model files (IR JSON,
-// transformer configs, offset-problem CSVs, through load_model's detection), checkpoints and
-// sessions databases, lazy programs (parsed, and run when small). Each input is a mutated seed; the
-// loader must accept it or throw tmmu::Failure naming where. Any other exception is a finding; a
-// crash is one too, caught by ASan/UBSan in the sanitized build (the input is in --current when it
-// happens).
+// transformer configs, offset-problem CSVs, ONNX models, through load_model's detection),
+// checkpoints and sessions databases, lazy programs (parsed, and run when small). Each input is a
+// mutated seed; the loader must accept it or throw tmmu::Failure naming where. Any other exception
+// is a finding; a crash is one too, caught by ASan/UBSan in the sanitized build (the input is in
+// --current when it happens).
 //
 //   tmmu-fuzz-loaders --resources DIR --corpus DIR [--seconds S] [--iterations N] [--seed S]
 //                     [--current FILE]
@@ -252,6 +252,14 @@ std::map<Kind, std::vector<std::string>> make_seeds(const Options& o) {
         seeds[Kind::Model].push_back(read_all((models / f).string()));
     seeds[Kind::Model].push_back("id,lower,upper,size,alignment,offset\na,0,3,40,8,\nb,1,9,40,8,"
                                  "\nc,0,9,40,1,\nd,9,21,24,8,0\n");
+    // ONNX models from Debian's libonnx-testdata when it is installed (the README's test command
+    // installs it): control flow, a folded shape chain, views, attributes of every kind.
+    const fs::path onnx = "/usr/share/libonnx-testdata/data/node";
+    for (const char* f :
+         {"test_if", "test_scan9_sum", "test_loop11", "test_reshape_extended_dims",
+          "test_layer_normalization_4d_axis1_expanded", "test_conv_with_strides_padding"})
+        if (fs::exists(onnx / f / "model.onnx"))
+            seeds[Kind::Model].push_back(read_all((onnx / f / "model.onnx").string()));
     ModelRequest request;
     request.mode = Mode::Training;
     const LoadedModel m =

@@ -1,0 +1,241 @@
+// ONNX models the test writes itself (issue 15): shape chains of an opset-11 export folded once
+// dims are bound, views and in-place writes as runtimes alias them (and the switch that turns
+// that off), If bodies planned as the node's workspace with captured values kept alive,
+// annotations (dim names, attributes, declared inputs), and external data next to the model.
+#include "onnx_models.h"
+#include "source/model_source.h"
+#include "test_support.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+using namespace tmmu;
+using test::OnnxModelBuilder;
+using test::set_graph;
+using test::set_int;
+using test::set_ints;
+namespace fs = std::filesystem;
+namespace lib = ::onnx;
+
+namespace {
+
+const Tensor& tensor(const Graph& g, const char* id) {
+    const TensorIndex t = g.find_tensor(id);
+    if (t == kNone) throw std::runtime_error(std::string("no tensor ") + id);
+    return g.tensors[t];
+}
+
+const PlannedTensor& planned(const Plan& p, const char* id) {
+    auto it = std::find_if(p.tensors.begin(), p.tensors.end(),
+                           [&](const PlannedTensor& t) { return t.id == id; });
+    if (it == p.tensors.end()) throw std::runtime_error(std::string("not planned: ") + id);
+    return *it;
+}
+
+bool has_note(const std::vector<std::string>& notes, const std::string& part) {
+    return std::any_of(notes.begin(), notes.end(),
+                       [&](const std::string& n) { return n.find(part) != std::string::npos; });
+}
+
+// An opset-11 export: y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])), the batch
+// dim symbolic. The library's data propagation does not follow these op versions.
+void write_shape_chain(const std::string& path) {
+    OnnxModelBuilder b(11, "shape_chain");
+    b.input("x", {"N", "3", "4", "4"});
+    b.int64_initializer("zero", {}, {0});
+    b.int64_initializer("minus_one", {1}, {-1});
+    b.node("Shape", {"x"}, {"s"});
+    set_int(b.node("Gather", {"s", "zero"}, {"batch"}), "axis", 0);
+    set_ints(b.node("Unsqueeze", {"batch"}, {"batch1"}), "axes", {0});
+    set_int(b.node("Concat", {"batch1", "minus_one"}, {"target"}), "axis", 0);
+    b.node("Reshape", {"x", "target"}, {"y"});
+    b.node("Relu", {"y"}, {"z"});
+    b.output("z", {"N", "48"});
+    b.save(path);
+}
+
+// a = Relu(x); b = Reshape(a) (a view); c = Sigmoid(b); d = Add(c, c2) where c has one reader
+// and c2 = Exp(x) is read twice, so only c can be overwritten.
+void write_alias_chain(const std::string& path) {
+    OnnxModelBuilder b(13, "alias_chain");
+    b.input("x", {"8", "32"});
+    b.int64_initializer("flat", {1}, {256});
+    b.node("Relu", {"x"}, {"a"});
+    b.node("Reshape", {"a", "flat"}, {"b"});
+    b.node("Sigmoid", {"b"}, {"c"});
+    b.node("Exp", {"flat_x"}, {"c2"});
+    b.node("Add", {"c", "c2"}, {"d"});
+    b.node("Neg", {"c2"}, {"e"});
+    b.node("Reshape", {"x", "flat"}, {"flat_x"});
+    // Nodes must be in order: move the last (flat_x's producer) before its reader.
+    auto* nodes = b.graph().mutable_node();
+    for (int i = nodes->size() - 1; i > 3; --i)
+        nodes->SwapElements(i, i - 1);
+    b.output("d", {"256"});
+    b.output("e", {"256"});
+    b.save(path);
+}
+
+lib::NodeProto& add_node(lib::GraphProto& g, const char* op, std::vector<std::string> in,
+                         const char* out) {
+    lib::NodeProto* n = g.add_node();
+    n->set_op_type(op);
+    for (const auto& i : in)
+        n->add_input(i);
+    n->add_output(out);
+    return *n;
+}
+
+// then: t0 = Sigmoid(x); t1 = Mul(t0, x); then_out = Add(t0, t1): t0 and t1 are live together
+// (t0 has two readers, so nothing writes over it). else: else_out = Neg(x). x is captured.
+lib::GraphProto then_branch() {
+    lib::GraphProto g;
+    g.set_name("then");
+    add_node(g, "Sigmoid", {"x"}, "t0");
+    add_node(g, "Mul", {"t0", "x"}, "t1");
+    add_node(g, "Add", {"t0", "t1"}, "then_out");
+    test::add_value(*g.mutable_output(), "then_out", {"64"});
+    return g;
+}
+
+lib::GraphProto else_branch() {
+    lib::GraphProto g;
+    g.set_name("else");
+    add_node(g, "Neg", {"x"}, "else_out");
+    test::add_value(*g.mutable_output(), "else_out", {"64"});
+    return g;
+}
+
+// If(cond) with x captured by both branches: then runs three ops, else one.
+void write_if(const std::string& path) {
+    OnnxModelBuilder b(13, "if_model");
+    b.input("cond", {}, lib::TensorProto_DataType_BOOL);
+    b.input("x", {"64"});
+    b.node("Relu", {"x"}, {"before"});
+    lib::NodeProto& n = b.node("If", {"cond"}, {"y"});
+    set_graph(n, "then_branch", then_branch());
+    set_graph(n, "else_branch", else_branch());
+    b.node("Add", {"y", "before"}, {"z"});
+    b.output("z", {"64"});
+    b.save(path);
+}
+
+} // namespace
+
+class TestOnnxModels : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    std::string path(const char* name) const { return dir_.filePath(name).toStdString(); }
+
+  private slots:
+    void shapeChainsOfOldOpsetsFoldOnceDimsAreBound() {
+        write_shape_chain(path("chain.onnx"));
+        TMMU_EXPECT_FAILURE(load_model(path("chain.onnx"), {}), FailureCode::UnboundDimension);
+        ModelRequest r;
+        r.dims["N"] = 2;
+        const LoadedModel m = load_model(path("chain.onnx"), r);
+        const Graph& g = *m.graph;
+        QCOMPARE(tensor(g, "z").shape, (std::vector<int64_t>{2, 48}));
+        QCOMPARE(tensor(g, "y").bytes, uint64_t(2 * 48 * 4));
+        // The chain became constants: only Reshape and Relu run; the target is a parameter.
+        QCOMPARE(g.nodes.size(), size_t(2));
+        QCOMPARE(tensor(g, "target").role, Role::Parameter);
+        QVERIFY(has_note(m.annotations.notes, "4 shape-computing nodes"));
+        // The names dims were bound from, for the tensor table.
+        QCOMPARE(m.annotations.dim_names[g.find_tensor("x")],
+                 (std::vector<std::string>{"N", "", "", ""}));
+        // Names inference made up for shapes it could not follow are not where a size came from.
+        for (const auto& names : m.annotations.dim_names)
+            for (const std::string& name : names)
+                QVERIFY2(name.empty() || name == "N", name.c_str());
+    }
+
+    void declaredInputsListWhatADialogAsksFor() {
+        write_shape_chain(path("chain.onnx"));
+        const ModelAnnotations a = declared_inputs(path("chain.onnx"));
+        QCOMPARE(a.inputs.size(), size_t(1)); // initializers are not inputs to bind
+        QCOMPARE(a.inputs[0].name, std::string("x"));
+        QCOMPARE(a.inputs[0].dims, (std::vector<std::string>{"N", "3", "4", "4"}));
+        QVERIFY(std::find(a.symbolic_dims.begin(), a.symbolic_dims.end(), "N") !=
+                a.symbolic_dims.end());
+    }
+
+    void viewsAndInPlaceWritesAliasLikeRuntimes() {
+        write_alias_chain(path("alias.onnx"));
+        const LoadedModel m = load_model(path("alias.onnx"), {});
+        const Graph& g = *m.graph;
+        QVERIFY(tensor(g, "b").view.has_value());
+        QCOMPARE(tensor(g, "b").view->base, g.find_tensor("a"));
+        QCOMPARE(tensor(g, "d").in_place_of, g.find_tensor("c"));
+        QCOMPARE(tensor(g, "e").in_place_of, kNone); // c2 has two readers
+        QVERIFY(!tensor(g, "c").view);               // Sigmoid changes values
+        const Plan p = plan_model(m, Mode::Inference, PlanOptions{}, Progress{});
+        QCOMPARE(planned(p, "b").offset, planned(p, "a").offset);
+        QCOMPARE(planned(p, "d").offset, planned(p, "c").offset);
+        QVERIFY(has_note(p.notes, "'b' is a view of 'a'"));
+        QVERIFY(has_note(p.notes, "'d' may be written in place of 'c'"));
+
+        ModelRequest off;
+        off.aliasing = false;
+        const LoadedModel plain = load_model(path("alias.onnx"), off);
+        QVERIFY(!tensor(*plain.graph, "b").view);
+        QCOMPARE(tensor(*plain.graph, "d").in_place_of, kNone);
+        const Plan q = plan_model(plain, Mode::Inference, PlanOptions{}, Progress{});
+        QVERIFY(has_note(q.notes, "aliasing is off"));
+        QVERIFY(!has_note(q.notes, "is a view of"));
+        QVERIFY(planned(q, "b").offset != planned(q, "a").offset);
+    }
+
+    void ifBranchesBecomeTheNodesWorkspace() {
+        write_if(path("if.onnx"));
+        const LoadedModel m = load_model(path("if.onnx"), {});
+        const Graph& g = *m.graph;
+        const auto node = std::find_if(g.nodes.begin(), g.nodes.end(),
+                                       [](const Node& n) { return n.opcode == "If"; });
+        QVERIFY(node != g.nodes.end());
+        // x is captured by the branches: the If reads it, so it stays live across the node.
+        QVERIFY(std::count(node->inputs.begin(), node->inputs.end(), g.find_tensor("x")) == 1);
+        const Tensor& ws = tensor(g, (node->id + "/workspace").c_str());
+        QCOMPARE(ws.role, Role::Workspace);
+        QCOMPARE(ws.producer, NodeIndex(node - g.nodes.begin()));
+        // The then branch keeps two 256-byte values live at once; the else branch has one. The
+        // larger branch sizes the workspace.
+        QVERIFY2(ws.bytes >= 2 * 256, std::to_string(ws.bytes).c_str());
+        QVERIFY(has_note(m.annotations.notes, "its larger branch"));
+        const size_t if_at = size_t(node - g.nodes.begin());
+        QCOMPARE(m.annotations.node_attributes[if_at].size(), size_t(2));
+        QCOMPARE(m.annotations.node_attributes[if_at][0].first, std::string("then_branch"));
+        QCOMPARE(m.annotations.node_attributes[if_at][0].second,
+                 std::string("graph 'then', 3 nodes"));
+        (void)plan_model(m, Mode::Inference, PlanOptions{}, Progress{}); // validated
+    }
+
+    void externalDataResolvesNextToTheModel() {
+        const fs::path sub = fs::path(path("ext"));
+        fs::create_directories(sub);
+        OnnxModelBuilder b(13, "external");
+        b.input("x", {"16"});
+        b.external_initializer("w", {16}, "weights.bin", 0);
+        b.node("Mul", {"x", "w"}, {"y"});
+        b.output("y", {"16"});
+        b.save((sub / "model.onnx").string());
+        // Loaded from another working directory: the weights file must not be looked up there.
+        const fs::path cwd = fs::current_path();
+        fs::current_path(dir_.path().toStdString());
+        TMMU_EXPECT_FAILURE(load_model((sub / "model.onnx").string(), {}),
+                            FailureCode::InvalidIrShapes); // weights.bin missing
+        std::ofstream((sub / "weights.bin").string(), std::ios::binary) << std::string(64, '\0');
+        const LoadedModel m = load_model((sub / "model.onnx").string(), {});
+        fs::current_path(cwd);
+        QCOMPARE(tensor(*m.graph, "w").role, Role::Parameter);
+        QCOMPARE(tensor(*m.graph, "w").bytes, uint64_t(64));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOnnxModels)
+#include "test_onnx_models.moc"

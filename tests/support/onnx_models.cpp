@@ -1,0 +1,117 @@
+#include "onnx_models.h"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace tmmu::test {
+
+namespace lib = ::onnx;
+
+void add_value(google::protobuf::RepeatedPtrField<lib::ValueInfoProto>& list,
+               const std::string& name, const std::vector<std::string>& dims, int32_t elem) {
+    lib::ValueInfoProto* v = list.Add();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem);
+    auto* shape = t->mutable_shape();
+    for (const std::string& d : dims) {
+        auto* dim = shape->add_dim();
+        if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos)
+            dim->set_dim_value(std::stoll(d));
+        else
+            dim->set_dim_param(d);
+    }
+}
+
+OnnxModelBuilder::OnnxModelBuilder(int64_t opset, const std::string& name) {
+    model_.set_ir_version(7);
+    model_.set_producer_name("tmmu-tests");
+    model_.add_opset_import()->set_version(opset);
+    model_.mutable_graph()->set_name(name);
+}
+
+void OnnxModelBuilder::input(const std::string& name, const std::vector<std::string>& dims,
+                             int32_t elem) {
+    add_value(*graph().mutable_input(), name, dims, elem);
+}
+
+void OnnxModelBuilder::output(const std::string& name, const std::vector<std::string>& dims,
+                              int32_t elem) {
+    add_value(*graph().mutable_output(), name, dims, elem);
+}
+
+void OnnxModelBuilder::int64_initializer(const std::string& name, const std::vector<int64_t>& dims,
+                                         const std::vector<int64_t>& values) {
+    lib::TensorProto* t = graph().add_initializer();
+    t->set_name(name);
+    t->set_data_type(lib::TensorProto_DataType_INT64);
+    for (int64_t d : dims)
+        t->add_dims(d);
+    for (int64_t v : values)
+        t->add_int64_data(v);
+}
+
+void OnnxModelBuilder::external_initializer(const std::string& name,
+                                            const std::vector<int64_t>& dims,
+                                            const std::string& file, uint64_t offset) {
+    lib::TensorProto* t = graph().add_initializer();
+    t->set_name(name);
+    t->set_data_type(lib::TensorProto_DataType_FLOAT);
+    uint64_t bytes = 4;
+    for (int64_t d : dims) {
+        t->add_dims(d);
+        bytes *= uint64_t(d);
+    }
+    t->set_data_location(lib::TensorProto_DataLocation_EXTERNAL);
+    auto add = [&](const char* key, const std::string& value) {
+        auto* e = t->add_external_data();
+        e->set_key(key);
+        e->set_value(value);
+    };
+    add("location", file);
+    add("offset", std::to_string(offset));
+    add("length", std::to_string(bytes));
+}
+
+lib::NodeProto& OnnxModelBuilder::node(const std::string& op,
+                                       const std::vector<std::string>& inputs,
+                                       const std::vector<std::string>& outputs) {
+    lib::NodeProto* n = graph().add_node();
+    n->set_op_type(op);
+    n->set_name(op + "_" + std::to_string(graph().node_size()));
+    for (const auto& i : inputs)
+        n->add_input(i);
+    for (const auto& o : outputs)
+        n->add_output(o);
+    return *n;
+}
+
+void OnnxModelBuilder::save(const std::string& path) const {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out || !model_.SerializeToOstream(&out))
+        throw std::runtime_error("cannot write ONNX test model " + path);
+}
+
+void set_int(lib::NodeProto& n, const std::string& name, int64_t v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(lib::AttributeProto::INT);
+    a->set_i(v);
+}
+
+void set_ints(lib::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(lib::AttributeProto::INTS);
+    for (int64_t x : v)
+        a->add_ints(x);
+}
+
+void set_graph(lib::NodeProto& n, const std::string& name, const lib::GraphProto& g) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(lib::AttributeProto::GRAPH);
+    *a->mutable_g() = g;
+}
+
+} // namespace tmmu::test

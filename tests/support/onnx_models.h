@@ -1,0 +1,46 @@
+#pragma once
+// Small ONNX models written by the tests and benchmarks themselves (the corpus has no opset
+// 9-12 exports with shape chains, no views worth checking and no external data): a builder over
+// the ONNX project's protobuf classes. Built only with the ONNX loader.
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tmmu::test {
+
+class OnnxModelBuilder {
+  public:
+    explicit OnnxModelBuilder(int64_t opset, const std::string& name = "model");
+
+    // dims: "3" fixed, "N" symbolic; element type float unless given.
+    void input(const std::string& name, const std::vector<std::string>& dims,
+               int32_t elem = ::onnx::TensorProto_DataType_FLOAT);
+    void output(const std::string& name, const std::vector<std::string>& dims,
+                int32_t elem = ::onnx::TensorProto_DataType_FLOAT);
+    void int64_initializer(const std::string& name, const std::vector<int64_t>& dims,
+                           const std::vector<int64_t>& values);
+    // Float weights stored in `file` (relative to the model) at `offset`, length from dims.
+    void external_initializer(const std::string& name, const std::vector<int64_t>& dims,
+                              const std::string& file, uint64_t offset);
+    ::onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
+                            const std::vector<std::string>& outputs);
+
+    ::onnx::GraphProto& graph() { return *model_.mutable_graph(); }
+    void save(const std::string& path) const;
+
+  private:
+    ::onnx::ModelProto model_;
+};
+
+void set_int(::onnx::NodeProto& n, const std::string& name, int64_t v);
+void set_ints(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
+void set_graph(::onnx::NodeProto& n, const std::string& name, const ::onnx::GraphProto& g);
+
+// A value_info entry for a subgraph's inputs and outputs (bodies declare their own).
+void add_value(google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>& list,
+               const std::string& name, const std::vector<std::string>& dims,
+               int32_t elem = ::onnx::TensorProto_DataType_FLOAT);
+
+} // namespace tmmu::test
