@@ -156,11 +156,23 @@ void GraphBuilder::add_workspace(const lib::NodeProto& n, Node& node) {
                     n.op_type() == "If" ? "(its larger branch)" : "(one iteration)", largest));
 }
 
+// A body is built with a context of its own: its aliasing decisions stay inside it, and a body
+// whose sizes depend on data (a Slice by the iteration count) cannot be sized, so the node gets
+// no workspace for it and a note says what was left out, rather than failing the whole model.
 uint64_t GraphBuilder::body_peak(const lib::GraphProto& body, const std::string& scope) {
-    const TypeTable types(body, ctx_.dims, ctx_.unbound, &types_, scope);
-    GraphBuilder inner(body, types, ctx_, Role::Parameter);
+    UnboundDims unbound;
+    std::vector<std::string> notes;
+    BuildContext inner_ctx{ctx_.dims, unbound, ctx_.aliasing, notes};
+    const TypeTable types(body, ctx_.dims, unbound, &types_, scope);
+    GraphBuilder inner(body, types, inner_ctx, Role::Parameter);
     Graph g = inner.build(scope);
-    if (!ctx_.unbound.empty() || g.nodes.empty()) return 0; // the load fails or nothing runs
+    if (!unbound.empty()) {
+        ctx_.notes.push_back(fmt::format("the temporaries of {} are not in its workspace: their "
+                                         "sizes are unknown before it runs: {}",
+                                         scope, unbound.text()));
+        return 0;
+    }
+    if (g.nodes.empty()) return 0;
     finalize_graph(g);
     const Plan plan = plan_graph(g, Mode::Inference, PlanOptions{}, Progress{}, scope);
     for (const ArenaPlan& a : plan.arenas)

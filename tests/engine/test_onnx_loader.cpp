@@ -118,6 +118,22 @@ class TestOnnxLoader : public QObject {
         QVERIFY(f && f->code() == FailureCode::InvalidArgument);
     }
 
+    void loopAndScanBodiesSizeTheirNodesWorkspace() {
+        const LoadedModel scan = load_model(node_model("test_scan9_sum"), {});
+        const TensorIndex ws = scan.graph->find_tensor("Scan#0/workspace");
+        QVERIFY(ws != kNone);
+        QCOMPARE(scan.graph->tensors[ws].role, Role::Workspace);
+        QVERIFY(scan.graph->tensors[ws].bytes >= 2 * 4); // one iteration's float[2] sum
+        // test_loop11 slices by the iteration count: its body cannot be sized, the model still
+        // plans and the note names the value.
+        const LoadedModel loop = load_model(node_model("test_loop11"), {});
+        QCOMPARE(loop.graph->find_tensor("Loop#0/workspace"), kNone);
+        bool noted = false;
+        for (const std::string& n : loop.annotations.notes)
+            noted |= n.find("'slice_out' in body 'loop_body'") != std::string::npos;
+        QVERIFY(noted);
+    }
+
     void mutatedModelsNeverCrashTheLoader() {
         const std::string scratch = (fs::temp_directory_path() / "tmmu-onnx-mutant.onnx").string();
         std::mt19937_64 rng(7);
