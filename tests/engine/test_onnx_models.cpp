@@ -215,6 +215,27 @@ class TestOnnxModels : public QObject {
         (void)plan_model(m, Mode::Inference, PlanOptions{}, Progress{}); // validated
     }
 
+    void unknownOpsInBodiesAreNamedWithTheirDomain() {
+        OnnxModelBuilder b(13, "custom_in_branch");
+        b.import_opset("com.example", 1);
+        b.input("cond", {}, lib::TensorProto_DataType_BOOL);
+        b.input("x", {"64"});
+        lib::GraphProto custom = else_branch();
+        custom.mutable_node(0)->set_op_type("FusedThing");
+        custom.mutable_node(0)->set_domain("com.example");
+        lib::NodeProto& n = b.node("If", {"cond"}, {"y"});
+        set_graph(n, "then_branch", then_branch());
+        set_graph(n, "else_branch", custom);
+        b.output("y", {"64"});
+        b.save(path("custom.onnx"));
+        const auto f = test::capture_failure([&] { load_model(path("custom.onnx"), {}); });
+        QVERIFY(f.has_value());
+        QCOMPARE(f->code(), FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("'FusedThing' in domain 'com.example'") != std::string::npos,
+                 f->what());
+        QVERIFY2(f->where().find("else_branch") != std::string::npos, f->what());
+    }
+
     void externalDataResolvesNextToTheModel() {
         const fs::path sub = fs::path(path("ext"));
         fs::create_directories(sub);

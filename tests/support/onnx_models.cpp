@@ -30,6 +30,12 @@ OnnxModelBuilder::OnnxModelBuilder(int64_t opset, const std::string& name) {
     model_.mutable_graph()->set_name(name);
 }
 
+void OnnxModelBuilder::import_opset(const std::string& domain, int64_t version) {
+    auto* o = model_.add_opset_import();
+    o->set_domain(domain);
+    o->set_version(version);
+}
+
 void OnnxModelBuilder::input(const std::string& name, const std::vector<std::string>& dims,
                              int32_t elem) {
     add_value(*graph().mutable_input(), name, dims, elem);

@@ -27,6 +27,7 @@ class OnnxModelBuilder {
     ::onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
                             const std::vector<std::string>& outputs);
 
+    void import_opset(const std::string& domain, int64_t version);
     ::onnx::GraphProto& graph() { return *model_.mutable_graph(); }
     void save(const std::string& path) const;
 
