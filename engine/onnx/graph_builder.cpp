@@ -28,8 +28,10 @@ std::vector<std::pair<std::string, const lib::GraphProto*>> bodies_of(const lib:
     return out;
 }
 
-void collect_captures(const lib::GraphProto& g, std::set<std::string> defined,
-                      std::set<std::string>& seen, std::vector<std::string>& out) {
+// Names a subgraph reads from enclosing scopes (nested subgraphs included), in first-use order.
+std::vector<std::string> captured_names(const lib::GraphProto& g) {
+    std::vector<std::string> out;
+    std::set<std::string> defined, seen;
     for (const auto& in : g.input())
         defined.insert(in.name());
     for (const auto& t : g.initializer())
@@ -40,28 +42,18 @@ void collect_captures(const lib::GraphProto& g, std::set<std::string> defined,
     for (const lib::NodeProto& n : g.node()) {
         for (const auto& in : n.input())
             use(in);
-        for (const auto& [attr, body] : bodies_of(n)) {
-            std::vector<std::string> inner;
-            std::set<std::string> inner_seen;
-            collect_captures(*body, {}, inner_seen, inner);
-            for (const std::string& name : inner)
+        for (const auto& [attr, body] : bodies_of(n))
+            for (const std::string& name : captured_names(*body))
                 use(name);
-        }
         for (const auto& o : n.output())
             defined.insert(o);
     }
     for (const auto& o : g.output())
         use(o.name()); // an output may pass an outer value straight through
+    return out;
 }
 
 } // namespace
-
-std::vector<std::string> captured_names(const lib::GraphProto& body) {
-    std::vector<std::string> out;
-    std::set<std::string> seen;
-    collect_captures(body, {}, seen, out);
-    return out;
-}
 
 GraphBuilder::GraphBuilder(const lib::GraphProto& g, const TypeTable& types, BuildContext& ctx,
                            Role external)

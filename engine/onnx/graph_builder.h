@@ -52,7 +52,4 @@ class GraphBuilder {
     std::vector<std::vector<std::pair<std::string, std::string>>> attributes_;
 };
 
-// Names a subgraph reads from enclosing scopes (nested subgraphs included), in first-use order.
-std::vector<std::string> captured_names(const lib::GraphProto& body);
-
 } // namespace tmmu::onnx
