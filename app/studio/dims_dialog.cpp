@@ -2,6 +2,7 @@
 
 #include "core/failure.h"
 #include "plan_choices.h"
+#include "style/palette.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -36,27 +37,19 @@ QString shapeEntry(const std::vector<int64_t>& shape) {
     return parts.join('x');
 }
 
-enum EntryKind { kDim, kShape };
-struct Entry {
-    int64_t dim = 0;
-    std::vector<int64_t> shape;
-};
-
 // A field's text through the parsers behind --dim and --input-shape, so the dialog accepts and
 // refuses exactly what `tmmu` does, with its messages. The name is left out of the parsed text
-// (an ONNX name may hold '='); `where` names it instead.
-Entry parsed(const QString& text, const QString& name, EntryKind kind) {
-    const std::string spec = "_=" + text.toStdString();
-    Entry e;
-    if (kind == kDim)
-        e.dim = app::parse_dim_binding(
-                    spec, QStringLiteral("symbolic dimension '%1'").arg(name).toStdString())
-                    .second;
-    else
-        e.shape = app::parse_input_shape(
-                      spec, QStringLiteral("shape of input '%1'").arg(name).toStdString())
-                      .second;
-    return e;
+// (an ONNX name may hold '='); the failure's `where` names it instead.
+int64_t parsedDim(const QString& text, const QString& name) {
+    return app::parse_dim_binding("_=" + text.toStdString(),
+                                  QStringLiteral("symbolic dimension '%1'").arg(name).toStdString())
+        .second;
+}
+
+std::vector<int64_t> parsedShape(const QString& text, const QString& input) {
+    return app::parse_input_shape("_=" + text.toStdString(),
+                                  QStringLiteral("shape of input '%1'").arg(input).toStdString())
+        .second;
 }
 
 // An UNBOUND_DIMENSION message lists every use of every name: a few lines, scrolled, so a
@@ -116,7 +109,9 @@ DimsDialog::DimsDialog(const QString& modelName, const ModelAnnotations& declare
     layout->addWidget(aliasing_);
     error_->setObjectName(QStringLiteral("dimsError"));
     error_->setTextFormat(Qt::PlainText);
-    error_->setStyleSheet(QStringLiteral("color: #c0392b"));
+    QPalette warning = error_->palette();
+    warning.setColor(QPalette::WindowText, views::ViewPalette::fromApplication().warning());
+    error_->setPalette(warning);
     error_->hide();
     layout->addWidget(error_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -166,13 +161,13 @@ bool DimsDialog::readFields() {
             field = it.value();
             const QString text = field->text().trimmed();
             if (text.isEmpty()) continue;
-            read.dims[it.key().toStdString()] = parsed(text, it.key(), kDim).dim;
+            read.dims[it.key().toStdString()] = parsedDim(text, it.key());
         }
         for (auto it = shapes_.cbegin(); it != shapes_.cend(); ++it) {
             field = it.value();
             const QString text = field->text().trimmed();
             if (text.isEmpty()) continue;
-            read.input_shapes[it.key().toStdString()] = parsed(text, it.key(), kShape).shape;
+            read.input_shapes[it.key().toStdString()] = parsedShape(text, it.key());
         }
     } catch (const Failure& f) {
         showError(qs(f.where() + ": " + f.message()), field);

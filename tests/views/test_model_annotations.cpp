@@ -44,8 +44,8 @@ class TestModelAnnotations : public QObject {
             if (g.tensors[t].producer != kNone && g.tensors[t].shape.size() >= 2) named_ = t;
         QVERIFY2(named_ != kNone, "residual_blocks.json has no produced tensor of rank >= 2");
         // The first dim symbolic, the rest fixed: what the ONNX loader writes for "N x 64".
-        names_.assign(g.tensors[named_].shape.size(), "");
-        names_[0] = "N";
+        names_.assign(g.tensors[named_].shape.size() - 1, "");
+        names_.insert(names_.begin(), "N");
         model->annotations.dim_names.assign(g.tensors.size(), {});
         model->annotations.dim_names[named_] = names_;
         model->annotations.node_attributes.assign(g.nodes.size(), {});
