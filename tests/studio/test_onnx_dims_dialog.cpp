@@ -1,18 +1,22 @@
 // The dims dialog (issue 15) driven headless on models of Debian's libonnx-testdata: a model with
 // an unbound dimension opens it instead of a failure box, a bad entry keeps it open with the
 // message, OK plans with the bindings (and the toolbar keeps them for a re-plan), Plan > ONNX
-// dimensions re-binds the model on screen, and the command line takes the same bindings.
+// dimensions re-binds the model on screen, a recorded run's replay says whether the model file
+// changed, and the command line takes the same bindings.
 // TMMU_SCREENSHOT_DIR keeps a picture of the dialog for a look. Built only with the ONNX loader.
 #include "context/plan_context.h"
 #include "core/failure.h"
 #include "dims_dialog.h"
 #include "main_window.h"
 #include "planning_controls.h"
+#include "session_actions.h"
+#include "session_store.h"
 #include "studio_options.h"
 #include "studio_test_util.h"
 #include "test_support.h"
 
 #include <QCheckBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -165,6 +169,39 @@ class TestOnnxDimsDialog : public QObject {
         const auto& notes = w.context()->model()->annotations.notes;
         QVERIFY(std::any_of(notes.begin(), notes.end(),
                             [](const std::string& n) { return n.starts_with("aliasing is off"); }));
+    }
+
+    // A run of a bound model is recorded with its bindings; the studio's replay says whether the
+    // model file is still what was recorded.
+    void replaySaysWhetherTheFileChanged() {
+        QTemporaryDir dir;
+        const QString model = dir.filePath(QStringLiteral("model.onnx"));
+        QVERIFY(QFile::copy(kUnbound, model));
+        MainWindow w;
+        w.setPersistSettings(false);
+        QVERIFY(w.sessions()->openStore(dir.filePath(QStringLiteral("sessions.db"))));
+        PlanSettings settings = smallSettings();
+        settings.bindings.dims = {{"unk__0", 12}};
+        QVERIFY2(w.openModelSync(model, settings), qPrintable(w.lastFailure()));
+        QVERIFY(waitIdle(w));
+        const qint64 id = w.sessions()->currentSession();
+        QVERIFY(id > 0);
+        const sessions::Session stored = w.sessions()->store()->load(id);
+        QVERIFY(stored.input.onnx);
+        QCOMPARE(stored.input.request.dims, settings.bindings.dims);
+
+        auto replay = [&] {
+            QSignalSpy done(w.sessions(), &SessionActions::replayFinished);
+            w.sessions()->replaySession(id);
+            return done.wait(30000) && done.at(0).at(1).toBool(); // identical
+        };
+        QVERIFY(replay());
+        QVERIFY2(w.sessions()->lastMessage().contains(QStringLiteral("unchanged since recording")),
+                 qPrintable(w.sessions()->lastMessage()));
+        QVERIFY(QFile::remove(model));
+        QVERIFY(replay()); // the stored graph still replays
+        QVERIFY2(w.sessions()->lastMessage().contains(QStringLiteral("is MISSING")),
+                 qPrintable(w.sessions()->lastMessage()));
     }
 
     void commandLineTakesTheSameBindings() {
