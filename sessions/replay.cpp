@@ -38,6 +38,7 @@ ReplayResult replay_session(const Session& s, const Progress& progress) {
     ReplayResult r;
     r.replayed = replan(s.input, progress);
     r.comparison = compare_plans(*s.plan, r.replayed);
+    r.source = check_source(s.input);
     return r;
 }
 

@@ -2,6 +2,7 @@
 // Replay: plan a session's stored inputs again with the current engine and compare the result
 // with the stored plan. Identical plan hashes mean the engine still reproduces the run.
 #include "session_diff.h"
+#include "session_source.h"
 #include "session_store.h"
 
 namespace tmmu::sessions {
@@ -17,6 +18,10 @@ Plan replan(const SessionInput& input, const Progress& progress = Progress{});
 struct ReplayResult {
     Plan replayed;
     PlanComparison comparison; // stored plan -> replayed plan
+    // Whether the model file still is what was recorded. Not a failure either way: the stored
+    // graph is what replays, so a changed or missing file only means the plan may no longer be
+    // the file's.
+    SourceCheck source;
 };
 
 // Throws CorruptCheckpoint when the session is altered: an altered plan proves nothing.

@@ -1,5 +1,7 @@
 #include "session_seal.h"
 
+#include "session_source.h"
+
 #include "core/digest.h"
 
 #include <cstdint>
@@ -34,8 +36,8 @@ std::string summary_seal(const SessionSummary& s) {
 std::string content_seal(const Session& s, std::string_view options_json) {
     const std::string_view checkpoint(reinterpret_cast<const char*>(s.checkpoint.data()),
                                       s.checkpoint.size());
-    return SealWriter("tmmu session content v1")
-        .field(summary_seal(s.summary))
+    SealWriter seal("tmmu session content v1");
+    seal.field(summary_seal(s.summary))
         .field(s.program_version)
         .number(s.input.is_problem ? 1 : 0)
         .field(s.input.model_text)
@@ -44,8 +46,12 @@ std::string content_seal(const Session& s, std::string_view options_json) {
         .field(options_json)
         .field(s.ir_hash)
         .field(s.metrics_json)
-        .field(checkpoint)
-        .finish();
+        .field(checkpoint);
+    // Schema 6's fields join only when set: rows recorded before keep their seals, and a row
+    // whose hash or bindings were blanked afterwards no longer matches its own.
+    if (!s.input.source_sha256.empty() || s.input.onnx)
+        seal.field(s.input.source_sha256).field(bindings_json(s.input));
+    return seal.finish();
 }
 
 } // namespace tmmu::sessions

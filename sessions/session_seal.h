@@ -33,8 +33,8 @@ class SealWriter {
 std::string summary_seal(const SessionSummary& s);
 
 // Over everything else show, replay and export read (program version, the model text and
-// request, the options as stored JSON, IR hash, metrics, the checkpoint bytes) and the
-// summary seal.
+// request, the options as stored JSON, IR hash, metrics, the checkpoint bytes, and from schema 6
+// the source file's hash and ONNX bindings where set) and the summary seal.
 std::string content_seal(const Session& s, std::string_view options_json);
 
 } // namespace tmmu::sessions

@@ -1,6 +1,7 @@
 #include "session_store.h"
 
 #include "session_seal.h"
+#include "session_source.h"
 #include "sqlite_util.h"
 
 #include "core/failure.h"
@@ -99,6 +100,10 @@ constexpr const char* kMigrations[] = {
          trace_json TEXT NOT NULL,
          seal TEXT NOT NULL);
        CREATE INDEX lazy_traces_by_created ON lazy_traces(created, id);)",
+    // 5 -> 6: the model file's SHA-256 and an ONNX model's bindings (session_source.h); ''
+    // in rows recorded before, which keep their seals.
+    R"(ALTER TABLE sessions ADD COLUMN source_sha256 TEXT NOT NULL DEFAULT '';
+       ALTER TABLE sessions ADD COLUMN bindings_json TEXT NOT NULL DEFAULT '';)",
 };
 constexpr int kFirstSealedVersion = 3;
 static_assert(std::size(kMigrations) == size_t(kSchemaVersion));
@@ -365,7 +370,7 @@ SessionSummary read_summary(const Stmt& s) {
 const std::string kRowColumns = std::string(kSummaryColumns) +
                                 ", is_problem, model_text, batch, seq, options_json, notes, "
                                 "program_version, ir_hash, metrics_json, plan_cbor, "
-                                "summary_seal, content_seal";
+                                "summary_seal, content_seal, source_sha256, bindings_json";
 
 constexpr const char* kNotSealed =
     "not sealed: it failed the checks when the database was upgraded to schema 3";
@@ -400,6 +405,8 @@ StoredRow read_row(const Stmt& s, const std::string& where) {
     r.checkpoint = s.blob(18);
     row.summary_seal = s.text(19);
     row.content_seal = s.text(20);
+    r.input.source_sha256 = s.text(21);
+    read_bindings_json(s.text(22), r.input, where + ".bindings_json");
     return row;
 }
 
@@ -482,8 +489,16 @@ SessionInput input_from_model(const LoadedModel& model, const ModelRequest& requ
                               const PlanOptions& options) {
     SessionInput in;
     in.source_path = model.path;
+    in.source_sha256 = file_sha256(model.path);
     in.request = request;
     if (model.kind != ModelKind::TransformerConfig) in.request.batch = in.request.seq = 0;
+    in.onnx = model.kind == ModelKind::Onnx;
+    if (!in.onnx) {
+        const ModelRequest defaults;
+        in.request.dims = defaults.dims;
+        in.request.input_shapes = defaults.input_shapes;
+        in.request.aliasing = defaults.aliasing;
+    }
     in.options = options;
     if (model.graph) {
         in.model_text = save_ir_json(*model.graph);
@@ -573,8 +588,9 @@ int64_t SessionStore::record(const NewSession& n) {
     Stmt s(db_, path_,
            "INSERT INTO sessions(created, program_version, title, source_path, is_problem, "
            "model_text, ir_hash, mode, batch, seq, strategy, options_json, plan_cbor, plan_hash, "
-           "peak_bytes, lower_bound, metrics_json, notes, summary_seal, content_seal) "
-           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+           "peak_bytes, lower_bound, metrics_json, notes, summary_seal, content_seal, "
+           "source_sha256, bindings_json) "
+           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     s.bind(1, summary.created).bind(2, row.program_version).bind(3, summary.title);
     s.bind(4, in.source_path).bind(5, int64_t(in.is_problem));
     s.bind_blob(6, std::vector<uint8_t>(in.model_text.begin(), in.model_text.end()));
@@ -585,6 +601,7 @@ int64_t SessionStore::record(const NewSession& n) {
     s.bind(15, int64_t(summary.peak_bytes)).bind(16, int64_t(summary.lower_bound));
     s.bind(17, row.metrics_json).bind(18, row.notes);
     s.bind(19, summary_seal(summary)).bind(20, content_seal(row, options));
+    s.bind(21, in.source_sha256).bind(22, bindings_json(in));
     s.step();
     int64_t id = sqlite3_last_insert_rowid(db_);
     insert_tags(db_, path_, id, summary.tags);

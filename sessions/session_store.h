@@ -20,7 +20,7 @@ struct sqlite3;
 namespace tmmu::sessions {
 
 inline constexpr int32_t kApplicationId = 0x544D4D55; // "TMMU"
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // The inputs of a run, enough to plan it again with the current engine.
 struct SessionInput {
@@ -29,6 +29,12 @@ struct SessionInput {
     std::string model_text;  // canonical IR JSON (save_ir_json) or CSV (write_dsa_csv)
     ModelRequest request;    // batch and seq are 0 where they do not apply (not a config)
     PlanOptions options;
+    // Schema 6 (session_source.h). The model file's SHA-256 (hex) when it was recorded: empty
+    // where no file could be read, and in sessions recorded before.
+    std::string source_sha256;
+    // The source was an ONNX model: request.dims, input_shapes and aliasing shaped the stored
+    // graph and are stored with it. Other models keep them at their defaults.
+    bool onnx = false;
 };
 
 // Whether batch and seq shaped the model (a transformer config), so reports should show them.
@@ -37,7 +43,9 @@ struct SessionInput {
 // which tells the two apart.
 bool request_shapes_model(const SessionInput& in);
 
-// Captures a loaded model's inputs (the graph as canonical IR JSON, a problem as CSV).
+// Captures a loaded model's inputs (the graph as canonical IR JSON, a problem as CSV), the
+// model file's SHA-256 as it is now (after loading: a file changed in between is not noticed),
+// and an ONNX model's bindings.
 SessionInput input_from_model(const LoadedModel& model, const ModelRequest& request,
                               const PlanOptions& options);
 

@@ -30,7 +30,8 @@ commands:
                                      or a tag exactly
   show ID                            inputs, metrics and integrity of a session
   replay ID                          plan the stored inputs again and compare with the stored
-                                     plan: "identical", or which tensors moved
+                                     plan: "identical", or which tensors moved; and
+                                     whether the model file changed or is missing since
   delete ID                          remove a session
   edit ID [--title T] [--notes N] [--tag X]... [--clear-tags]
                                      change what a person wrote about a session; --tag
@@ -93,6 +94,9 @@ int show(const Session& s) {
     if (!s.notes.empty()) fmt::print("notes      {}\n", s.notes);
     fmt::print("source     {} ({}, {} bytes stored)\n", m.source_path,
                s.input.is_problem ? "offset problem CSV" : "IR JSON", s.input.model_text.size());
+    if (!s.input.source_sha256.empty())
+        fmt::print("file hash  SHA-256 {}\n", s.input.source_sha256);
+    if (s.input.onnx) fmt::print("onnx       {}\n", bindings_text(s.input));
     fmt::print("mode       {}   {}   strategy {}\n", m.mode,
                request_shapes_model(s.input)
                    ? fmt::format("batch {}   seq {}", s.input.request.batch, s.input.request.seq)
@@ -262,8 +266,8 @@ int cmd_session(Args& args) {
     if (sub == "replay") {
         Session s = store.load(parse_session_id(pos[1]));
         ReplayResult r = replay_session(s, interruptible_progress());
-        fmt::print("replay of session {} with tmmu {} (recorded with {})\n{}", s.summary.id,
-                   TMMU_VERSION, s.program_version, format_comparison(r.comparison));
+        fmt::print("replay of session {} with tmmu {} (recorded with {})\n{}\n{}", s.summary.id,
+                   TMMU_VERSION, s.program_version, r.source.line, format_comparison(r.comparison));
         return r.comparison.identical ? 0 : 1;
     }
     Session a = store.load(parse_session_id(pos[1]));

@@ -289,7 +289,10 @@ void MainWindow::openModel(const QString& path, const PlanSettings& settings, bo
 
 void MainWindow::openModel(const QString& path) {
     try {
-        openModel(path, controls_->settings());
+        PlanSettings settings = controls_->settings();
+        // Bindings name one model's dims and inputs: another file starts without any.
+        if (QFileInfo(path) != QFileInfo(modelPath_)) settings.bindings = {};
+        openModel(path, settings);
     } catch (const Failure& f) {
         onFailed(JobFailure::of(f));
     }
@@ -314,12 +317,9 @@ void MainWindow::replan() {
     PlanJob job;
     job.path = (modelPath_.isEmpty() ? pendingPath_ : modelPath_).toStdString();
     job.settings = settings;
-    // Reuse the loaded graph unless loading depends on what changed (configs: batch, seq, mode).
-    const bool configChanged =
-        model_ && model_->kind == ModelKind::TransformerConfig &&
-        (settings.batch != loadedWith_.batch || settings.seq != loadedWith_.seq ||
-         settings.mode != loadedWith_.mode);
-    if (model_ && !configChanged) job.model = model_;
+    // Reuse the loaded graph unless loading depends on what changed (configs: batch, seq, mode;
+    // ONNX models: their bindings).
+    if (model_ && !load_depends_on_change(model_->kind, loadedWith_, settings)) job.model = model_;
     pendingPath_ = QString::fromStdString(job.path);
     startJob(std::move(job), false);
 }
@@ -339,7 +339,9 @@ void MainWindow::startJob(PlanJob job, bool remember) {
     strategies_->showMessage(tr("Comparing strategies…"));
     const bool compare = job.compare;
     const uint64_t request = ++planRequests_;
-    const QString file = QFileInfo(QString::fromStdString(job.path)).fileName();
+    const QString path = QString::fromStdString(job.path);
+    const QString file = QFileInfo(path).fileName();
+    const PlanSettings settings = job.settings;
     jobs_->submit(
         {tr("Planning %1").arg(file), kShownPlanKey, this},
         [job = std::move(job)](const Progress& p) { return run_plan_job(job, p); },
@@ -349,9 +351,14 @@ void MainWindow::startJob(PlanJob job, bool remember) {
             sessions_->recordRun(outcome);
             if (compare) compareStrategies(outcome);
         },
-        [this, request](const JobFailure& f) {
+        [this, request, path, settings, remember](const JobFailure& f) {
             // A request that a newer one replaced was not cancelled by anyone: not news.
-            if (!(f.cancelled() && request != planRequests_)) onFailed(f);
+            if (f.cancelled() && request != planRequests_) return;
+            const bool unbound =
+                f.code.toStdString() == failure_code_name(FailureCode::UnboundDimension);
+            onFailed(f, !unbound);
+            // The dims dialog answers it: the user gives the values the message names.
+            if (unbound) askForBindings(path, settings, f.text(), remember);
         });
 }
 
@@ -376,6 +383,10 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     // A re-plan of the same model keeps the cursor and the zoom (PlanContext::setPlan).
     ctx_->setPlan(outcome.plan, outcome.model);
     controls_->setModelKind(outcome.model->kind);
+    // The toolbar keeps the bindings the shown model was loaded with, so a re-plan keeps them.
+    controls_->setBindings(outcome.settings.bindings);
+    bindingsPath_ = outcome.model->kind == ModelKind::Onnx ? path : QString();
+    bindingsAction_->setEnabled(!bindingsPath_.isEmpty());
     if (outcome.model->kind == ModelKind::TransformerConfig) runPanel_->setConfigPath(path);
     status_->showPlan(*outcome.plan, outcome.model.get());
     status_->clearMessage();
@@ -385,7 +396,7 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     emit planShown();
 }
 
-void MainWindow::onFailed(const JobFailure& failure) {
+void MainWindow::onFailed(const JobFailure& failure, bool showBox) {
     lastFailure_ = failure.text();
     const bool keep = ctx_->plan() != nullptr;
     QString text = failure.cancelled() ? tr("Planning cancelled") : lastFailure_;
@@ -395,7 +406,7 @@ void MainWindow::onFailed(const JobFailure& failure) {
         strategies_->showMessage(tr("No comparison"));
     else if (ctx_->plan())
         strategies_->setResults(strategies_->results(), ctx_->plan()->strategy);
-    if (!failure.cancelled()) showFailureBox(lastFailure_);
+    if (!failure.cancelled() && showBox) showFailureBox(lastFailure_);
     emit planFailed(lastFailure_);
 }
 

@@ -6,12 +6,14 @@
 #include "planning.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
 #include <memory>
 
 QT_BEGIN_NAMESPACE
+class QAction;
 class QActionGroup;
 class QDockWidget;
 class QMenu;
@@ -33,6 +35,7 @@ class LazyStatePanel;
 
 namespace tmmu::studio {
 
+class DimsDialog;
 class JobRunner;
 struct JobFailure;
 struct LazyShown;
@@ -69,6 +72,12 @@ class MainWindow : public QMainWindow {
     bool openModelSync(const QString& path, const PlanSettings& settings);
     // Plans the current model again with the toolbar's settings (off the UI thread).
     void replan();
+    // Plan > ONNX dimensions: the dims dialog for the ONNX model on screen (or the one that just
+    // failed with UNBOUND_DIMENSION); OK re-plans it with the bindings. A model that fails with
+    // UNBOUND_DIMENSION opens the dialog by itself. The model's inputs are read off the UI thread.
+    void editBindings();
+    // The dims dialog while it is open, else null.
+    DimsDialog* dimsDialog() const;
     // Shows an outcome that was not planned here (a recorded session) exactly as a planned one,
     // without re-planning; a running planning job is cancelled so it cannot replace it.
     void showStoredOutcome(const PlanOutcome& outcome);
@@ -122,7 +131,8 @@ class MainWindow : public QMainWindow {
     void startJob(PlanJob job, bool remember);
     void compareStrategies(const PlanOutcome& outcome);
     void onPlanned(const PlanOutcome& outcome);
-    void onFailed(const JobFailure& failure);
+    // showBox false: the failure is answered by a dialog of its own (the dims dialog).
+    void onFailed(const JobFailure& failure, bool showBox = true);
     void onCompared(const std::vector<views::StrategyResult>& results);
     // A model run (Run panel): its registers become the plan on screen, stepped instruction by
     // instruction, with its instructions and dispatch counters beside.
@@ -140,6 +150,11 @@ class MainWindow : public QMainWindow {
     void showAbout();
     void showShortcuts();
     void showFailureBox(const QString& text);
+    // main_window_dims.cpp
+    void askForBindings(const QString& path, const PlanSettings& settings, const QString& problem,
+                        bool remember);
+    void showDimsDialog(const QString& path, const ModelAnnotations& declared,
+                        const PlanSettings& settings, const QString& problem, bool remember);
 
     views::PlanContext* ctx_;
     JobRunner* jobs_;
@@ -159,6 +174,9 @@ class MainWindow : public QMainWindow {
     QMenu* recentMenu_ = nullptr;
     QActionGroup* colorModes_ = nullptr;
     QMessageBox* failureBox_ = nullptr;
+    QAction* bindingsAction_ = nullptr; // Plan > ONNX dimensions
+    QPointer<DimsDialog> dimsDialog_;
+    QString bindingsPath_; // the ONNX file editBindings() binds: shown, or failed for dims
     QByteArray defaultState_;
     std::shared_ptr<const LoadedModel> model_;
     PlanSettings loadedWith_; // settings the shown model was loaded with (batch, seq, mode)

@@ -4,6 +4,7 @@
 #include "context/plan_context.h"
 #include "job_runner.h"
 #include "panels/tensor_table_panel.h"
+#include "planning_controls.h"
 #include "session_actions.h"
 #include "studio_options.h"
 
@@ -66,6 +67,9 @@ void MainWindow::buildMenus() {
     QAction* replanAction = plan->addAction(tr("&Re-plan"), this, &MainWindow::replan);
     replanAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     plan->addAction(tr("&Cancel planning"), this, [this] { jobs_->cancel(kShownPlanKey); });
+    bindingsAction_ = plan->addAction(tr("ONNX &dimensions…"), this, &MainWindow::editBindings);
+    bindingsAction_->setEnabled(false);
+    connect(controls_, &PlanningControls::bindingsRequested, this, &MainWindow::editBindings);
     menuBar()->addMenu(sessions_->buildMenu(this));
 
     QMenu* view = menuBar()->addMenu(tr("&View"));

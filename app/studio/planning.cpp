@@ -35,6 +35,14 @@ std::string format_capacities(const CapacityList& capacities) {
     return text;
 }
 
+bool load_depends_on_change(ModelKind kind, const PlanSettings& loaded,
+                            const PlanSettings& wanted) {
+    if (kind == ModelKind::TransformerConfig)
+        return loaded.batch != wanted.batch || loaded.seq != wanted.seq ||
+               loaded.mode != wanted.mode;
+    return kind == ModelKind::Onnx && !(loaded.bindings == wanted.bindings);
+}
+
 PlanOptions make_options(const PlanSettings& settings, ModelKind kind) {
     app::PlanChoices choices;
     choices.strategy = settings.strategy;

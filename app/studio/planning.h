@@ -6,6 +6,7 @@
 #include "plan_choices.h"
 #include "source/model_source.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +16,16 @@ namespace tmmu::studio {
 
 using app::CapacityList;
 
+// What loading an ONNX model is asked (ModelRequest's dims, input_shapes and aliasing; the dims
+// dialog edits them, --dim, --input-shape and --no-aliasing set them); other models ignore it.
+struct DimBindings {
+    std::map<std::string, int64_t> dims;                      // symbolic name -> value
+    std::map<std::string, std::vector<int64_t>> input_shapes; // input -> whole shape
+    bool aliasing = true;
+
+    bool operator==(const DimBindings&) const = default;
+};
+
 struct PlanSettings {
     Mode mode = Mode::Training;
     uint64_t batch = 8;  // transformer configs only
@@ -22,9 +33,17 @@ struct PlanSettings {
     std::string strategy = "auto";
     uint64_t alignment = 0; // 0: the model kind's default (128 for graphs, 1 for CSV problems)
     CapacityList capacities;
+    DimBindings bindings; // ONNX models only
 
-    ModelRequest request() const { return ModelRequest{mode, batch, seq}; }
+    ModelRequest request() const {
+        return ModelRequest{
+            mode, batch, seq, bindings.dims, bindings.input_shapes, bindings.aliasing};
+    }
 };
+
+// Whether a model loaded with `loaded` must be read again for `wanted`: a transformer config's
+// graph depends on batch, seq and mode, an ONNX model's on its bindings.
+bool load_depends_on_change(ModelKind kind, const PlanSettings& loaded, const PlanSettings& wanted);
 
 // "activations=8GiB, gradients=512MiB" (commas or spaces between entries). Throws
 // Failure(InvalidArgument) naming the bad entry.

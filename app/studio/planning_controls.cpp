@@ -27,7 +27,8 @@ QLabel* caption(const QString& text, QWidget* buddy, QWidget* parent) {
 PlanningControls::PlanningControls(QWidget* parent)
     : QWidget(parent), mode_(new QComboBox(this)), strategy_(new QComboBox(this)),
       alignment_(new QComboBox(this)), batch_(new QSpinBox(this)), seq_(new QSpinBox(this)),
-      capacities_(new QLineEdit(this)), replan_(new QPushButton(tr("Re-plan"), this)) {
+      capacities_(new QLineEdit(this)), dims_(new QPushButton(tr("&Dims…"), this)),
+      replan_(new QPushButton(tr("Re-plan"), this)) {
     for (Mode m : {Mode::Inference, Mode::Forward, Mode::Training})
         mode_->addItem(qs(mode_name(m)), int(m));
     mode_->setToolTip(tr("Liveness mode: inference (forward only), forward (saved tensors kept "
@@ -50,8 +51,11 @@ PlanningControls::PlanningControls(QWidget* parent)
                                "parameters, activations, gradients, optimizer (CSV: arena)"));
     capacities_->setClearButtonEnabled(true);
     capacities_->setMinimumWidth(capacities_->fontMetrics().averageCharWidth() * 28);
+    dims_->setToolTip(tr("Bind an ONNX model's symbolic dimensions and input shapes, and choose "
+                         "whether views and in-place ops alias"));
     replan_->setToolTip(tr("Plan the model again with these settings (Ctrl+R)"));
     replan_->setDefault(true);
+    dims_->setEnabled(false); // until an ONNX model is shown
 
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 0, 4, 0);
@@ -67,8 +71,10 @@ PlanningControls::PlanningControls(QWidget* parent)
     layout->addWidget(seq_);
     layout->addWidget(caption(tr("Ca&pacities"), capacities_, this));
     layout->addWidget(capacities_, 1);
+    layout->addWidget(dims_);
     layout->addWidget(replan_);
 
+    connect(dims_, &QPushButton::clicked, this, &PlanningControls::bindingsRequested);
     connect(replan_, &QPushButton::clicked, this, &PlanningControls::replanRequested);
     connect(capacities_, &QLineEdit::returnPressed, this, &PlanningControls::replanRequested);
     setSettings(PlanSettings{});
@@ -82,6 +88,7 @@ PlanSettings PlanningControls::settings() const {
     s.strategy = strategy_->currentText().toStdString();
     s.alignment = uint64_t(alignment_->currentData().toInt());
     s.capacities = parse_capacities(capacities_->text().toStdString());
+    s.bindings = bindings_;
     return s;
 }
 
@@ -93,6 +100,11 @@ void PlanningControls::setSettings(const PlanSettings& s) {
     batch_->setValue(int(s.batch));
     seq_->setValue(int(s.seq));
     capacities_->setText(QString::fromStdString(format_capacities(s.capacities)));
+    setBindings(s.bindings);
+}
+
+void PlanningControls::setBindings(const DimBindings& bindings) {
+    bindings_ = bindings;
 }
 
 void PlanningControls::setModelKind(std::optional<ModelKind> kind) {
@@ -100,6 +112,7 @@ void PlanningControls::setModelKind(std::optional<ModelKind> kind) {
     batch_->setEnabled(config);
     seq_->setEnabled(config);
     mode_->setEnabled(kind != ModelKind::DsaCsv);
+    dims_->setEnabled(kind == ModelKind::Onnx);
 }
 
 } // namespace tmmu::studio

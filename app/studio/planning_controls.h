@@ -1,6 +1,7 @@
 #pragma once
 // The planning toolbar: mode, strategy, alignment, batch and sequence length (transformer
-// configs), arena capacities ("activations=8GiB, gradients=2GiB") and Re-plan.
+// configs), arena capacities ("activations=8GiB, gradients=2GiB"), Dims (an ONNX model's
+// bindings, kept here so a re-plan keeps them; the dims dialog edits them) and Re-plan.
 #include "planning.h"
 
 #include <QWidget>
@@ -26,6 +27,7 @@ class PlanningControls : public QWidget {
     void setSettings(const PlanSettings& settings);
     // Batch and sequence apply to transformer configs, the mode to graphs only.
     void setModelKind(std::optional<ModelKind> kind);
+    void setBindings(const DimBindings& bindings);
 
     QComboBox* modeBox() const { return mode_; }
     QComboBox* strategyBox() const { return strategy_; }
@@ -34,9 +36,11 @@ class PlanningControls : public QWidget {
     QSpinBox* seqBox() const { return seq_; }
     QLineEdit* capacitiesEdit() const { return capacities_; }
     QPushButton* replanButton() const { return replan_; }
+    QPushButton* dimsButton() const { return dims_; }
 
   signals:
     void replanRequested();
+    void bindingsRequested(); // Dims…
 
   private:
     QComboBox* mode_;
@@ -45,7 +49,9 @@ class PlanningControls : public QWidget {
     QSpinBox* batch_;
     QSpinBox* seq_;
     QLineEdit* capacities_;
+    QPushButton* dims_;
     QPushButton* replan_;
+    DimBindings bindings_;
 };
 
 } // namespace tmmu::studio

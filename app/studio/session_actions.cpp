@@ -242,11 +242,15 @@ void SessionActions::showReplay(ReplayedSession& replayed) {
                              std::make_shared<const Plan>(std::move(replayed.result->replayed))};
     compare_->setComparison(r.comparison, std::move(before), std::move(after));
     raiseCompare();
-    report(r.comparison.identical
-               ? tr("Replay of session %1: identical").arg(id)
-               : tr("Replay of session %1: the plan differs (%n tensor(s) moved)", nullptr,
-                    int(r.comparison.moved.size()))
-                     .arg(id));
+    QString text = r.comparison.identical
+                       ? tr("Replay of session %1: identical").arg(id)
+                       : tr("Replay of session %1: the plan differs (%n tensor(s) moved)", nullptr,
+                            int(r.comparison.moved.size()))
+                             .arg(id);
+    // Sessions recorded with the file's hash also say whether the file still is what was planned.
+    if (r.source.state != sessions::SourceCheck::State::NotRecorded)
+        text += QStringLiteral("; ") + qs(r.source.line);
+    report(text);
     emit replayFinished(true, r.comparison.identical);
 }
 

@@ -49,6 +49,7 @@ PlanSettings settings_of(const sessions::SessionInput& in) {
     s.mode = in.request.mode;
     s.batch = in.request.batch;
     s.seq = in.request.seq;
+    if (in.onnx) s.bindings = {in.request.dims, in.request.input_shapes, in.request.aliasing};
     s.strategy = in.options.strategy;
     // A problem plans into its arena "arena" (absent in sessions recorded before --align
     // applied to problems: their default then), a graph's arenas share one alignment.

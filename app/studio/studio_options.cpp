@@ -27,6 +27,18 @@ struct Parser {
         QStringLiteral("Sequence length of a transformer config (default 1024)."),
         QStringLiteral("N")};
     QCommandLineOption strategy{QStringLiteral("strategy"), QString(), QStringLiteral("S")};
+    QCommandLineOption dim{
+        QStringLiteral("dim"),
+        QStringLiteral("ONNX models: a symbolic dimension's value (repeatable)."),
+        QStringLiteral("NAME=VALUE")};
+    QCommandLineOption inputShape{
+        QStringLiteral("input-shape"),
+        QStringLiteral("ONNX models: an input's whole shape, e.g. x=1x3x640x640 (repeatable)."),
+        QStringLiteral("INPUT=AxB")};
+    QCommandLineOption noAliasing{
+        QStringLiteral("no-aliasing"),
+        QStringLiteral("ONNX models: give views and elementwise results bytes of their own "
+                       "instead of aliasing them as ONNX runtimes do.")};
     QCommandLineOption screenshot{
         QStringLiteral("screenshot"),
         QStringLiteral("Render the main window to a PNG and exit (records nothing; with "
@@ -56,11 +68,12 @@ struct Parser {
                                     .arg(names.join(QStringLiteral(", "))));
         parser.setApplicationDescription(
             QStringLiteral("TMMU Studio: see how a model uses memory."));
-        parser.addOptions(
-            {mode, batch, seq, strategy, screenshot, sessions, openSession, help, version});
+        parser.addOptions({mode, batch, seq, strategy, dim, inputShape, noAliasing, screenshot,
+                           sessions, openSession, help, version});
         parser.addPositionalArgument(
             QStringLiteral("MODEL"),
-            QStringLiteral("Native IR JSON, a GPT-2/Llama config.json or an offset-assignment CSV "
+            QStringLiteral("Native IR JSON, an ONNX model, a GPT-2/Llama config.json or an "
+                           "offset-assignment CSV "
                            "(default: the bundled GPT-2 small config, training, batch 8, seq "
                            "1024)."),
             QStringLiteral("[MODEL]"));
@@ -94,6 +107,11 @@ void readSettings(const Parser& p, PlanSettings& s) {
     if (q.isSet(p.seq)) s.seq = app::parse_positive(text(q.value(p.seq)), "--seq");
     if (q.isSet(p.strategy))
         s.strategy = app::parse_strategy(text(q.value(p.strategy)), "--strategy");
+    for (const QString& v : q.values(p.dim))
+        s.bindings.dims.insert(app::parse_dim_binding(text(v), "--dim"));
+    for (const QString& v : q.values(p.inputShape))
+        s.bindings.input_shapes.insert(app::parse_input_shape(text(v), "--input-shape"));
+    s.bindings.aliasing = !q.isSet(p.noAliasing);
 }
 
 } // namespace

@@ -21,7 +21,8 @@ struct StudioOptions {
 };
 
 // Parses arguments after the program name:
-//   [MODEL] [--mode M] [--batch N] [--seq N] [--strategy S] [--screenshot FILE]
+//   [MODEL] [--mode M] [--batch N] [--seq N] [--strategy S] [--dim NAME=VALUE]...
+//   [--input-shape INPUT=AxB]... [--no-aliasing] [--screenshot FILE]
 //   [--sessions PATH] [--open-session ID] [--help] [--version]
 // Throws Failure(InvalidArgument) naming the bad option. Needs no QCoreApplication.
 StudioOptions parse_studio_options(const QStringList& args);

@@ -1,5 +1,7 @@
 #include "report/report_data.h"
 
+#include "session_source.h"
+
 #include "core/failure.h"
 #include "core/units.h"
 #include "encoding/sha256.h"
@@ -26,6 +28,8 @@ std::vector<Fact> input_facts(const Session& s, const Plan& p) {
     const SessionInput& in = s.input;
     std::vector<Fact> f;
     f.push_back({"source", in.source_path});
+    if (!in.source_sha256.empty()) f.push_back({"source SHA-256", in.source_sha256});
+    if (in.onnx) f.push_back({"ONNX bindings", bindings_text(in)});
     f.push_back({"model kind", in.is_problem ? "offset-assignment problem (CSV)" : "IR graph"});
     f.push_back({"mode", mode_text(s)});
     if (request_shapes_model(in))

@@ -382,10 +382,13 @@ class TestSessionStore : public QObject {
         int64_t id = 0;
         {
             // Turn a current database back into schema 1: no notes column, no tags table, no
-            // seals (schema 3), no runs table (schema 4), no lazy_traces table (schema 5).
+            // seals (schema 3), no runs table (schema 4), no lazy_traces table (schema 5), no
+            // file hash or bindings (schema 6).
             SessionStore store(path);
             id = store.record(graph_session("old", {"x"}));
             sql(store, "DROP TABLE lazy_traces; DROP TABLE runs; DROP TABLE session_tags; "
+                       "ALTER TABLE sessions DROP COLUMN source_sha256; "
+                       "ALTER TABLE sessions DROP COLUMN bindings_json; "
                        "ALTER TABLE sessions DROP COLUMN notes; "
                        "ALTER TABLE sessions DROP COLUMN summary_seal; "
                        "ALTER TABLE sessions DROP COLUMN content_seal; PRAGMA user_version = 1");
@@ -416,7 +419,6 @@ class TestSessionStore : public QObject {
                                   << "8721765" << 4;
         QTest::newRow("schema 5") << "schema5-2d171cc.db"
                                   << "2d171cc" << 5;
-
     }
     void opensDatabasesOfReleasedVersions() {
         QFETCH(QString, file);

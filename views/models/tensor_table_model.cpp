@@ -18,7 +18,7 @@ const char* const kHeaderTips[TensorTableModel::ColumnCount] = {
     "Tensor id (unique)",
     "Opcode of the producing node; the role when nothing produces it",
     "Tensor role",
-    "Shape (elements per dimension)",
+    "Shape (elements per dimension); a dim bound from a symbolic name shows it, as in N=2",
     "Element type",
     "Bytes",
     "Arena the tensor is placed in",
@@ -26,16 +26,6 @@ const char* const kHeaderTips[TensorTableModel::ColumnCount] = {
     "Byte offset inside the arena",
     "First step the tensor is live",
     "First step the tensor is dead again (lifetime is [begin, end))"};
-
-QString shapeText(const std::vector<int64_t>& shape) {
-    if (shape.empty()) return QStringLiteral("scalar");
-    QString s;
-    for (size_t i = 0; i < shape.size(); ++i) {
-        if (i) s += QChar(0x00D7); // multiplication sign
-        s += QString::number(shape[i]);
-    }
-    return s;
-}
 
 } // namespace
 
@@ -68,6 +58,7 @@ void TensorTableModel::rebuild() {
     const LoadedModel* model = ctx_->model();
     const Graph* g = model && model->graph ? &*model->graph : nullptr;
     if (!g) return;
+    const auto& dimNames = model->annotations.dim_names; // ONNX models only; else empty
     // One QString per distinct opcode / dtype / role name; rows share them implicitly.
     std::map<std::string_view, QString> shared;
     auto intern = [&shared](std::string_view s) {
@@ -79,7 +70,8 @@ void TensorTableModel::rebuild() {
         TensorIndex t = ctx_->graphTensor(row);
         if (t == kNone || t >= g->tensors.size()) continue;
         const Tensor& gt = g->tensors[t];
-        shape_[size_t(row)] = shapeText(gt.shape);
+        shape_[size_t(row)] =
+            t < dimNames.size() ? shapeText(gt.shape, dimNames[t]) : shapeText(gt.shape);
         dtype_[size_t(row)] = intern(dtype_name(gt.dtype));
         op_[size_t(row)] = gt.producer != kNone && gt.producer < g->nodes.size()
                                ? intern(g->nodes[gt.producer].opcode)

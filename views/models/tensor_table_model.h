@@ -65,7 +65,7 @@ class TensorTableModel : public QAbstractTableModel {
     PlanContext* ctx_;
     ViewPalette palette_;
     int rows_ = 0;
-    std::vector<QString> shape_; // per row; empty for CSV problems
+    std::vector<QString> shape_; // per row, "N=2×3" with symbolic names; empty for CSV problems
     std::vector<QString> op_;    // per row; implicitly shared per distinct opcode
     std::vector<QString> dtype_; // per row; shared per dtype
     std::vector<QString> arenaName_;

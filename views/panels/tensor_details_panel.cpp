@@ -36,15 +36,23 @@ QString swatch(const QColor& c) {
         .arg(c.name());
 }
 
-QString shapeText(const std::vector<int64_t>& shape) {
+QString shapeWithElements(const std::vector<int64_t>& shape,
+                          const std::vector<std::string>& dimNames) {
     if (shape.empty()) return QStringLiteral("scalar");
-    QStringList dims;
     uint64_t elements = 1;
-    for (int64_t d : shape) {
-        dims << QString::number(d);
+    for (int64_t d : shape)
         elements *= uint64_t(d < 0 ? 0 : d);
-    }
-    return QStringLiteral("%1 (%2 elements)").arg(dims.join(QChar(0x00D7)), grouped(elements));
+    return QStringLiteral("%1 (%2 elements)").arg(shapeText(shape, dimNames), grouped(elements));
+}
+
+// A node's attributes as the source gave them (ONNX: "axis = 1"), one per line; empty when the
+// source has none for it.
+QString attributeLines(const ModelAnnotations& annotations, uint32_t node) {
+    if (node >= annotations.node_attributes.size()) return {};
+    QStringList lines;
+    for (const auto& [name, value] : annotations.node_attributes[node])
+        lines << QStringLiteral("%1 = %2").arg(esc(name), esc(value));
+    return lines.join(QStringLiteral("<br>"));
 }
 
 } // namespace
@@ -174,7 +182,10 @@ QString TensorDetailsPanel::html(int planned) const {
     TensorIndex gt = ctx_->graphTensor(planned);
     if (g && gt != kNone) {
         const Tensor& tensor = g->tensors[gt];
-        h += row(tr("Shape"), shapeText(tensor.shape));
+        const auto& dimNames = model->annotations.dim_names;
+        h += row(tr("Shape"), shapeWithElements(tensor.shape, gt < dimNames.size()
+                                                                  ? dimNames[gt]
+                                                                  : std::vector<std::string>{}));
         h += row(tr("DType"), tr("%1 (%2 B per element)")
                                   .arg(qs(dtype_name(tensor.dtype)))
                                   .arg(dtype_bytes(tensor.dtype)));
@@ -229,6 +240,10 @@ QString TensorDetailsPanel::graphRows(int planned, const Graph& g) const {
     h += row(tr("Producer"), tensor.producer != kNone
                                  ? nodeLink(g, tensor.producer)
                                  : tr("<i>none (%1)</i>").arg(qs(role_name(tensor.role))));
+    if (tensor.producer != kNone)
+        if (QString attributes = attributeLines(ctx_->model()->annotations, tensor.producer);
+            !attributes.isEmpty())
+            h += row(tr("Attributes"), attributes);
     QStringList consumers;
     for (size_t i = 0; i < tensor.consumers.size() && i < kMaxConsumers; ++i)
         consumers << nodeLink(g, tensor.consumers[i]);

@@ -1,7 +1,8 @@
 #pragma once
 // Everything known about the selected tensor, as selectable rich text: placement (arena, slot,
 // offset, size, alignment), lifetime against the current event's step, and the graph around it
-// (producer, consumers, alias group, view base, in-place target). Links move the context:
+// (producer with its attributes where the source has them, consumers, alias group, view base,
+// in-place target); an ONNX model's shapes name their symbolic dims. Links move the context:
 // "step:N" moves the cursor to the event at step N, "tensor:N" selects another planned tensor.
 #include <QWidget>
 

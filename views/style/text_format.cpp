@@ -66,4 +66,16 @@ QString groupedNumber(uint64_t v) {
     return digits;
 }
 
+QString shapeText(const std::vector<int64_t>& shape, const std::vector<std::string>& dimNames) {
+    if (shape.empty()) return QStringLiteral("scalar");
+    const bool named = dimNames.size() == shape.size();
+    QString s;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += QChar(0x00D7); // multiplication sign
+        if (named && !dimNames[i].empty()) s += QString::fromStdString(dimNames[i]) + '=';
+        s += QString::number(shape[i]);
+    }
+    return s;
+}
+
 } // namespace tmmu::views

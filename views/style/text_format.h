@@ -4,6 +4,8 @@
 #include <QString>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace tmmu::views {
 
@@ -19,5 +21,9 @@ QString tickLabel(double v, double step);
 QString byteTickLabel(uint64_t v, uint64_t step, uint64_t top);
 // "100,000".
 QString groupedNumber(uint64_t v);
+// "2×3×224×224", "scalar" for no dims. With the symbolic name each dim was bound from (an ONNX
+// model's annotations; "" for a fixed dim) as "N=2×3×224×224"; names of another length than the
+// shape are ignored.
+QString shapeText(const std::vector<int64_t>& shape, const std::vector<std::string>& dimNames = {});
 
 } // namespace tmmu::views

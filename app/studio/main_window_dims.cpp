@@ -1,0 +1,60 @@
+// The dims dialog's part of the main window: asking for an ONNX model's bindings when it fails
+// with UNBOUND_DIMENSION or when Plan > ONNX dimensions asks, and planning with what was given.
+#include "main_window.h"
+
+#include "core/failure.h"
+#include "dims_dialog.h"
+#include "job_runner.h"
+#include "planning_controls.h"
+
+#include <QFileInfo>
+#include <QPushButton>
+
+namespace tmmu::studio {
+
+DimsDialog* MainWindow::dimsDialog() const {
+    return dimsDialog_;
+}
+
+void MainWindow::editBindings() {
+    if (bindingsPath_.isEmpty()) return;
+    try {
+        askForBindings(bindingsPath_, controls_->settings(), QString(), false);
+    } catch (const Failure& f) {
+        onFailed(JobFailure::of(f));
+    }
+}
+
+void MainWindow::askForBindings(const QString& path, const PlanSettings& settings,
+                                const QString& problem, bool remember) {
+    bindingsPath_ = path;
+    bindingsAction_->setEnabled(true);
+    controls_->dimsButton()->setEnabled(true);
+    // Reading the inputs runs the ONNX checker and shape inference: worker work, as loading is.
+    jobs_->submit(
+        {tr("Reading the inputs of %1").arg(QFileInfo(path).fileName()), QString(), this},
+        [file = path.toStdString()](const Progress&) { return declared_inputs(file); },
+        [this, path, settings, problem, remember](const ModelAnnotations& declared) {
+            showDimsDialog(path, declared, settings, problem, remember);
+        },
+        [this](const JobFailure& f) { onFailed(f); });
+}
+
+void MainWindow::showDimsDialog(const QString& path, const ModelAnnotations& declared,
+                                const PlanSettings& settings, const QString& problem,
+                                bool remember) {
+    delete dimsDialog_; // one at a time: the newest request's model and message
+    auto* dialog =
+        new DimsDialog(QFileInfo(path).fileName(), declared, settings.bindings, problem, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, path, settings, remember] {
+        PlanSettings bound = settings;
+        bound.bindings = dialog->bindings();
+        openModel(path, bound, remember);
+    });
+    dimsDialog_ = dialog;
+    // Window-modal and non-blocking: the event loop (and a test driving it) keeps running.
+    dialog->open();
+}
+
+} // namespace tmmu::studio
