@@ -419,6 +419,8 @@ class TestSessionStore : public QObject {
                                   << "8721765" << 4;
         QTest::newRow("schema 5") << "schema5-2d171cc.db"
                                   << "2d171cc" << 5;
+        QTest::newRow("schema 6") << "schema6-7d69569.db"
+                                  << "7d69569" << 6;
     }
     void opensDatabasesOfReleasedVersions() {
         QFETCH(QString, file);
@@ -434,7 +436,9 @@ class TestSessionStore : public QObject {
         SessionStore store(path);
         QCOMPARE(store.schema_version(), kSchemaVersion);
         const std::vector<SessionSummary> list = store.list();
-        QCOMPARE(list.size(), size_t(3));
+        // From schema 6 the file starts with an ONNX session (id 1, last in the list).
+        const size_t sessions = schema >= 6 ? 4 : 3;
+        QCOMPARE(list.size(), sessions);
         QCOMPARE(list[2].title, std::string("residual inference"));
         QCOMPARE(list[2].tags, std::vector<std::string>{"baseline"});
         QCOMPARE(list[1].tags, (std::vector<std::string>{"baseline", "views"}));
@@ -479,7 +483,15 @@ class TestSessionStore : public QObject {
         }
         QCOMPARE(store.load(list[2].id).notes,
                  QString("made by tmmu %1, schema %2").arg(commit).arg(schema).toStdString());
-        QCOMPARE(store.record(graph_session("new", {"z"})), int64_t(4));
+        if (schema >= 6) {
+            // The model file's hash and the bindings it was planned with.
+            const Session onnx = store.load(list[3].id);
+            QCOMPARE(onnx.input.request.dims, (std::map<std::string, int64_t>{{"unk__0", 16}}));
+            QVERIFY(!onnx.input.request.aliasing);
+            QCOMPARE(onnx.input.source_sha256.size(), size_t(64));
+            QVERIFY(store.load(list[2].id).input.request.dims.empty()); // not an ONNX model
+        }
+        QCOMPARE(store.record(graph_session("new", {"z"})), int64_t(sessions + 1));
         QCOMPARE(file_bytes(fixture.toStdString()), original); // only the copy was written
     }
 
