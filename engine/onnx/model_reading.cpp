@@ -151,6 +151,20 @@ std::string dim_text(const lib::TensorShapeProto_Dimension& d) {
     return d.has_dim_param() ? d.dim_param() : "?";
 }
 
+// Symbolic names of a graph's values and of its subgraphs' (a body may use its own).
+void collect_dim_params(const lib::GraphProto& g, std::set<std::string>& names) {
+    for_each_value(g, [&](const std::string&, const lib::TensorShapeProto& shape) {
+        for (const auto& d : shape.dim())
+            if (d.has_dim_param()) names.insert(d.dim_param());
+    });
+    for (const lib::NodeProto& n : g.node())
+        for (const lib::AttributeProto& a : n.attribute()) {
+            if (a.has_g()) collect_dim_params(a.g(), names);
+            for (const lib::GraphProto& sub : a.graphs())
+                collect_dim_params(sub, names);
+        }
+}
+
 } // namespace
 
 DimNames symbolic_dim_names(const lib::GraphProto& g) {
@@ -180,10 +194,7 @@ void describe_inputs(const lib::GraphProto& g, ModelAnnotations& out) {
         out.inputs.push_back(std::move(input));
     }
     std::set<std::string> names;
-    for_each_value(g, [&](const std::string&, const lib::TensorShapeProto& shape) {
-        for (const auto& d : shape.dim())
-            if (d.has_dim_param()) names.insert(d.dim_param());
-    });
+    collect_dim_params(g, names);
     out.symbolic_dims.assign(names.begin(), names.end());
 }
 

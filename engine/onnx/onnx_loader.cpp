@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace tmmu::onnx {
 namespace {
 
@@ -43,6 +45,20 @@ void annotate_dims(const Graph& g, const DimNames& names, const OnnxBindings& b,
     }
 }
 
+// A --dim for a name the model does not use is a typo more often than not: binding nothing
+// silently would leave the user wondering why the size did not change.
+void check_dims_exist(const OnnxBindings& b, const std::vector<std::string>& symbolic,
+                      const std::string& path) {
+    for (const auto& [name, value] : b.dims)
+        if (!std::binary_search(symbolic.begin(), symbolic.end(), name))
+            fail(FailureCode::InvalidArgument, "--dim " + name,
+                 fmt::format("'{}' is not a symbolic dimension of {} (its symbolic dimensions: "
+                             "{})",
+                             name, path,
+                             symbolic.empty() ? "none"
+                                              : fmt::format("{}", fmt::join(symbolic, ", "))));
+}
+
 } // namespace
 
 OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings) {
@@ -58,6 +74,7 @@ OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings) {
         describe_inputs(m.graph(), inferred);
         out.annotations.symbolic_dims = inferred.symbolic_dims;
     }
+    check_dims_exist(bindings, out.annotations.symbolic_dims, path);
     if (apply_bindings(*m.mutable_graph(), bindings, path)) infer_shapes(m, path);
     if (const auto folded = fold_shape_chains(m, path); !folded.empty())
         out.annotations.notes.push_back(folding_note(folded));

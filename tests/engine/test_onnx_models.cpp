@@ -146,6 +146,11 @@ class TestOnnxModels : public QObject {
         QCOMPARE(g.nodes.size(), size_t(2));
         QCOMPARE(tensor(g, "target").role, Role::Parameter);
         QVERIFY(has_note(m.annotations.notes, "4 shape-computing nodes"));
+        ModelRequest typo;
+        typo.dims["n"] = 2;
+        const auto f = test::capture_failure([&] { load_model(path("chain.onnx"), typo); });
+        QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+        QVERIFY2(f->message().find("its symbolic dimensions: N") != std::string::npos, f->what());
         // The names dims were bound from, for the tensor table.
         QCOMPARE(m.annotations.dim_names[g.find_tensor("x")],
                  (std::vector<std::string>{"N", "", "", ""}));
