@@ -23,26 +23,32 @@ using bench::ms_since;
 using bench::row;
 namespace fs = std::filesystem;
 
-// 125 layers of MatMul(1x1000 by 1000x1000) + Relu: 125 x 4 MB = 500 MB of float weights in
-// one external file written in full (no sparse file: the bytes are on disk as a user's are).
+// 125 layers of MatMul(1x1000 by 1000x1000) + Relu: 125 x 4 MB = 500 MB of float weights, in
+// one external file written in full (no sparse file: the bytes are on disk as a user's are) or
 constexpr int kLayers = 125;
 constexpr int64_t kWidth = 1000;
 
-std::string write_external_model(const fs::path& dir) {
-    test::OnnxModelBuilder b(13, "external_500mb");
+// inline: the weights in the .onnx file itself (protobuf's raw_data), read twice when opened
+// (the checker's file form parses the model, then the loader does).
+std::string write_500mb_model(const fs::path& dir, bool inline_weights) {
+    test::OnnxModelBuilder b(13, inline_weights ? "inline_500mb" : "external_500mb");
     b.input("x", {"batch", std::to_string(kWidth)});
     const uint64_t layer_bytes = uint64_t(kWidth * kWidth * 4);
     std::string prev = "x";
     for (int i = 0; i < kLayers; ++i) {
         const std::string w = fmt::format("w{}", i), mm = fmt::format("mm{}", i),
                           act = fmt::format("act{}", i);
-        b.external_initializer(w, {kWidth, kWidth}, "weights.bin", uint64_t(i) * layer_bytes);
+        if (inline_weights)
+            b.float_initializer(w, {kWidth, kWidth});
+        else
+            b.external_initializer(w, {kWidth, kWidth}, "weights.bin", uint64_t(i) * layer_bytes);
         b.node("MatMul", {prev, w}, {mm});
         b.node("Relu", {mm}, {act});
         prev = act;
     }
     b.output(prev, {"batch", std::to_string(kWidth)});
     b.save((dir / "model.onnx").string());
+    if (inline_weights) return (dir / "model.onnx").string();
     std::ofstream data(dir / "weights.bin", std::ios::binary | std::ios::trunc);
     const std::string chunk(layer_bytes, '\0');
     for (int i = 0; i < kLayers; ++i)
@@ -97,13 +103,16 @@ int main() {
     fs::remove_all(root);
     fs::create_directories(root / "external");
     fs::create_directories(root / "large");
+    fs::create_directories(root / "inline");
     auto t0 = Clock::now();
-    const std::string external = write_external_model(root / "external");
+    const std::string external = write_500mb_model(root / "external", false);
+    const std::string inlined = write_500mb_model(root / "inline", true);
     const std::string large = write_large_graph(root / "large");
     fmt::print("models written in {:.0f} ms under {}\n", ms_since(t0), root.string());
     ModelRequest batch;
     batch.dims["batch"] = 8;
     measure("500 MB model, weights in an external file:", external, batch, 2000, 0);
+    measure("500 MB model, weights inline (no target):", inlined, batch, 0, 0);
     measure("10,000-node model:", large, {}, 0, 1000);
     if (!std::getenv("TMMU_KEEP")) fs::remove_all(root);
     return 0;

@@ -57,6 +57,19 @@ void OnnxModelBuilder::int64_initializer(const std::string& name, const std::vec
         t->add_int64_data(v);
 }
 
+void OnnxModelBuilder::float_initializer(const std::string& name,
+                                         const std::vector<int64_t>& dims) {
+    lib::TensorProto* t = graph().add_initializer();
+    t->set_name(name);
+    t->set_data_type(lib::TensorProto_DataType_FLOAT);
+    uint64_t bytes = 4;
+    for (int64_t d : dims) {
+        t->add_dims(d);
+        bytes *= uint64_t(d);
+    }
+    t->set_raw_data(std::string(bytes, '\0'));
+}
+
 void OnnxModelBuilder::external_initializer(const std::string& name,
                                             const std::vector<int64_t>& dims,
                                             const std::string& file, uint64_t offset) {

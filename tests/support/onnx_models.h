@@ -21,6 +21,8 @@ class OnnxModelBuilder {
                 int32_t elem = ::onnx::TensorProto_DataType_FLOAT);
     void int64_initializer(const std::string& name, const std::vector<int64_t>& dims,
                            const std::vector<int64_t>& values);
+    // Float weights (zeros) stored in the model itself, as raw data.
+    void float_initializer(const std::string& name, const std::vector<int64_t>& dims);
     // Float weights stored in `file` (relative to the model) at `offset`, length from dims.
     void external_initializer(const std::string& name, const std::vector<int64_t>& dims,
                               const std::string& file, uint64_t offset);
