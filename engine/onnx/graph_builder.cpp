@@ -13,10 +13,6 @@
 namespace tmmu::onnx {
 namespace {
 
-bool is_default_domain(const lib::NodeProto& n) {
-    return n.domain().empty() || n.domain() == "ai.onnx";
-}
-
 // Every subgraph a node owns, with the attribute that holds it.
 std::vector<std::pair<std::string, const lib::GraphProto*>> bodies_of(const lib::NodeProto& n) {
     std::vector<std::pair<std::string, const lib::GraphProto*>> out;
@@ -93,7 +89,7 @@ TensorIndex GraphBuilder::add(const std::string& id, Role role) {
 
 void GraphBuilder::add_node(const lib::NodeProto& n, size_t i) {
     // Some exporters keep weights in Constant nodes: they count as parameters.
-    if (n.op_type() == "Constant" && is_default_domain(n)) {
+    if (n.op_type() == "Constant" && is_default_domain(n.domain())) {
         for (const auto& o : n.output())
             add(o, Role::Parameter);
         return;

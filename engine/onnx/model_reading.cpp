@@ -95,7 +95,7 @@ using Opsets = std::unordered_map<std::string, int>;
 void check_graph_ops(const lib::GraphProto& g, const Opsets& opset,
                      const std::set<std::string>& functions, const std::string& where) {
     for (const lib::NodeProto& n : g.node()) {
-        const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
+        const std::string domain = is_default_domain(n.domain()) ? "" : n.domain();
         const std::string at = fmt::format("{}: node '{}'", where, n.name());
         if (!functions.count(n.domain() + ":" + n.op_type())) {
             const auto it = opset.find(domain);
@@ -119,7 +119,7 @@ void check_graph_ops(const lib::GraphProto& g, const Opsets& opset,
 void check_ops_known(const lib::ModelProto& m, const std::string& path) {
     Opsets opset;
     for (const auto& o : m.opset_import())
-        opset[o.domain() == "ai.onnx" ? "" : o.domain()] = int(o.version());
+        opset[is_default_domain(o.domain()) ? "" : o.domain()] = int(o.version());
     std::set<std::string> functions;
     for (const auto& f : m.functions())
         functions.insert(f.domain() + ":" + f.name());
@@ -210,21 +210,26 @@ DimNames symbolic_dim_names(const lib::GraphProto& g) {
     return out;
 }
 
-void describe_inputs(const lib::GraphProto& g, ModelAnnotations& out) {
+std::vector<ModelAnnotations::Input> declared_inputs_of(const lib::GraphProto& g) {
     std::set<std::string> initializers;
     for (const auto& t : g.initializer())
         initializers.insert(t.name());
+    std::vector<ModelAnnotations::Input> out;
     for (const lib::ValueInfoProto& in : g.input()) {
         if (initializers.count(in.name())) continue;
         ModelAnnotations::Input input{in.name(), {}};
         if (in.type().has_tensor_type())
             for (const auto& d : in.type().tensor_type().shape().dim())
                 input.dims.push_back(dim_text(d));
-        out.inputs.push_back(std::move(input));
+        out.push_back(std::move(input));
     }
+    return out;
+}
+
+std::vector<std::string> symbolic_names(const lib::GraphProto& g) {
     std::set<std::string> names;
     collect_dim_params(g, names);
-    out.symbolic_dims.assign(names.begin(), names.end());
+    return {names.begin(), names.end()};
 }
 
 } // namespace tmmu::onnx

@@ -16,6 +16,11 @@ namespace tmmu::onnx {
 
 namespace lib = ::onnx;
 
+// The default ONNX domain is spelled "" or "ai.onnx".
+inline bool is_default_domain(const std::string& domain) {
+    return domain.empty() || domain == "ai.onnx";
+}
+
 // Element types with a fixed size; empty for strings and complex numbers.
 std::optional<DType> dtype_of(int32_t elem);
 
@@ -38,7 +43,9 @@ void infer_shapes(lib::ModelProto& m, const std::string& path);
 using DimNames = std::unordered_map<std::string, std::vector<std::string>>;
 DimNames symbolic_dim_names(const lib::GraphProto& g);
 
-// The graph inputs (initializers left out) with their dims as declared, and every symbolic name.
-void describe_inputs(const lib::GraphProto& g, ModelAnnotations& out);
+// The graph inputs (initializers left out) with their dims as declared.
+std::vector<ModelAnnotations::Input> declared_inputs_of(const lib::GraphProto& g);
+// Every symbolic dim name the graph's values and its subgraphs' use, sorted.
+std::vector<std::string> symbolic_names(const lib::GraphProto& g);
 
 } // namespace tmmu::onnx

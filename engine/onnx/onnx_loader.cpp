@@ -59,21 +59,24 @@ void check_dims_exist(const OnnxBindings& b, const std::vector<std::string>& sym
                                               : fmt::format("{}", fmt::join(symbolic, ", "))));
 }
 
+// Read and checked, its inputs recorded as the file declares them, then shape inference (no
+// bindings yet) and every symbolic name it leaves: what both a load and a dims dialog start from.
+lib::ModelProto read_and_infer(const std::string& path, ModelAnnotations& out) {
+    lib::ModelProto m = read_model(path);
+    check_ops_known(m, path);
+    out.inputs = declared_inputs_of(m.graph());
+    infer_shapes(m, path);
+    out.symbolic_dims = symbolic_names(m.graph());
+    return m;
+}
+
 } // namespace
 
 OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings) {
-    lib::ModelProto m = read_model(path);
-    check_ops_known(m, path);
     OnnxModel out;
-    describe_inputs(m.graph(), out.annotations); // as declared, before any binding
-    infer_shapes(m, path);
+    lib::ModelProto m = read_and_infer(path, out.annotations);
     // The names dims had before binding, to show where a bound size came from.
     const DimNames names = symbolic_dim_names(m.graph());
-    {
-        ModelAnnotations inferred;
-        describe_inputs(m.graph(), inferred);
-        out.annotations.symbolic_dims = inferred.symbolic_dims;
-    }
     check_dims_exist(bindings, out.annotations.symbolic_dims, path);
     if (apply_bindings(*m.mutable_graph(), bindings, path)) infer_shapes(m, path);
     if (const auto folded = fold_shape_chains(m, path); !folded.empty())
@@ -99,19 +102,13 @@ OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings) {
     annotate_dims(out.graph, names, bindings, out.annotations);
     out.producer = m.producer_name();
     for (const auto& o : m.opset_import())
-        if (o.domain().empty() || o.domain() == "ai.onnx") out.opset = o.version();
+        if (is_default_domain(o.domain())) out.opset = o.version();
     return out;
 }
 
 ModelAnnotations declared_inputs(const std::string& path) {
-    lib::ModelProto m = read_model(path);
-    check_ops_known(m, path);
     ModelAnnotations out;
-    describe_inputs(m.graph(), out);
-    infer_shapes(m, path);
-    ModelAnnotations inferred;
-    describe_inputs(m.graph(), inferred);
-    out.symbolic_dims = inferred.symbolic_dims;
+    (void)read_and_infer(path, out);
     return out;
 }
 

@@ -159,7 +159,7 @@ class Folder {
     }
 
     std::optional<Known> evaluate(const lib::NodeProto& n) const {
-        if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
+        if (!is_default_domain(n.domain())) return std::nullopt;
         static const std::unordered_map<std::string, std::optional<Known> (Folder::*)(
                                                          const lib::NodeProto&) const>
             ops = {{"Shape", &Folder::shape},

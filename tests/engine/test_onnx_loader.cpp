@@ -1,6 +1,7 @@
 // ONNX models as model IR (issue 15, first slice): the loader on Debian's libonnx-testdata corpus
 // (every model plans with a valid plan or fails with a named error; counts printed), dimension
 // bindings, unknown inputs, and mutated files that must never crash the loader.
+#include "io/file_io.h"
 #include "onnx/onnx_loader.h"
 #include "plan/planner.h"
 #include "source/model_source.h"
@@ -13,7 +14,6 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 
 using namespace tmmu;
 namespace fs = std::filesystem;
@@ -33,13 +33,6 @@ std::vector<std::string> corpus_files() {
 
 std::string node_model(const char* name) {
     return std::string(kCorpus) + "/node/" + name + "/model.onnx";
-}
-
-std::string bytes_of(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 } // namespace
@@ -140,7 +133,7 @@ class TestOnnxLoader : public QObject {
         int accepted = 0, refused = 0;
         for (const char* name : {"test_conv_with_strides_padding", "test_gemm_default_no_bias",
                                  "test_blackmanwindow_expanded", "test_scan9_sum", "test_if"}) {
-            const std::string original = bytes_of(node_model(name));
+            const std::string original = read_text_file(node_model(name));
             QVERIFY(!original.empty());
             for (int i = 0; i < 600; ++i) {
                 std::string bytes = original;

@@ -57,30 +57,36 @@ void OnnxModelBuilder::int64_initializer(const std::string& name, const std::vec
         t->add_int64_data(v);
 }
 
-void OnnxModelBuilder::float_initializer(const std::string& name,
-                                         const std::vector<int64_t>& dims) {
+namespace {
+
+uint64_t float_bytes(const std::vector<int64_t>& dims) {
+    uint64_t bytes = 4;
+    for (int64_t d : dims)
+        bytes *= uint64_t(d);
+    return bytes;
+}
+
+} // namespace
+
+lib::TensorProto& OnnxModelBuilder::add_float_tensor(const std::string& name,
+                                                     const std::vector<int64_t>& dims) {
     lib::TensorProto* t = graph().add_initializer();
     t->set_name(name);
     t->set_data_type(lib::TensorProto_DataType_FLOAT);
-    uint64_t bytes = 4;
-    for (int64_t d : dims) {
+    for (int64_t d : dims)
         t->add_dims(d);
-        bytes *= uint64_t(d);
-    }
-    t->set_raw_data(std::string(bytes, '\0'));
+    return *t;
+}
+
+void OnnxModelBuilder::float_initializer(const std::string& name,
+                                         const std::vector<int64_t>& dims) {
+    add_float_tensor(name, dims).set_raw_data(std::string(float_bytes(dims), '\0'));
 }
 
 void OnnxModelBuilder::external_initializer(const std::string& name,
                                             const std::vector<int64_t>& dims,
                                             const std::string& file, uint64_t offset) {
-    lib::TensorProto* t = graph().add_initializer();
-    t->set_name(name);
-    t->set_data_type(lib::TensorProto_DataType_FLOAT);
-    uint64_t bytes = 4;
-    for (int64_t d : dims) {
-        t->add_dims(d);
-        bytes *= uint64_t(d);
-    }
+    lib::TensorProto* t = &add_float_tensor(name, dims);
     t->set_data_location(lib::TensorProto_DataLocation_EXTERNAL);
     auto add = [&](const char* key, const std::string& value) {
         auto* e = t->add_external_data();
@@ -89,7 +95,7 @@ void OnnxModelBuilder::external_initializer(const std::string& name,
     };
     add("location", file);
     add("offset", std::to_string(offset));
-    add("length", std::to_string(bytes));
+    add("length", std::to_string(float_bytes(dims)));
 }
 
 lib::NodeProto& OnnxModelBuilder::node(const std::string& op,

@@ -34,6 +34,10 @@ class OnnxModelBuilder {
     void save(const std::string& path) const;
 
   private:
+    // A float initializer with its name, type and dims, and no data yet.
+    ::onnx::TensorProto& add_float_tensor(const std::string& name,
+                                          const std::vector<int64_t>& dims);
+
     ::onnx::ModelProto model_;
 };
 
