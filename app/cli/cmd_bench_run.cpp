@@ -10,6 +10,7 @@
 #include "core/failure.h"
 #include "io/file_io.h"
 #include "runtime/generate.h"
+#include "runtime/plan_compiler.h"
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -32,6 +33,7 @@ Measures a backend on a GPT-2 or Llama config.json (default: the bundled GPT-2 s
 weights, one run of each, and prints every figure next to what the device can do, measured in
 the same run:
   device    copy bandwidth (bytes read + written per second) and the backend's matrix kernel
+            (CUDA with f16 weights: its tensor-core kernel), on seeded values
   decode    batch 1 (8 prompt tokens, --decode N steps, default 64): time per token, and the
             bytes a token reads (weights + the KV cache up to its position) per second as a
             fraction of the copy bandwidth
@@ -64,6 +66,15 @@ double bytes_per_token(const RunResult& r, const RunRequest& q) {
     const double kv_per_sequence = double(r.kv_cache_bytes) / double(q.batch);
     return double(r.weight_bytes) +
            kv_per_sequence * (q.prompt_tokens + q.decode_tokens / 2.0) / max_seq;
+}
+
+// The model's weight values, whatever each is stored as: a prefill token costs 2 FLOPs per value.
+double weight_values(const TransformerConfig& config) {
+    const CompiledPlan plan = compile_transformer(config, {PlanMode::Decode, 1, 2});
+    uint64_t bytes = 0;
+    for (const auto& w : plan.plan.weights)
+        bytes += w.view.bytes(); // as the plan holds them: f32
+    return double(bytes / sizeof(float));
 }
 
 // "6.02 TFLOP/s", "3.1 GFLOP/s" (lavapipe): the unit that shows the rate.
@@ -118,7 +129,7 @@ int cmd_bench_run(Args& args) {
     }
     const Progress progress = interruptible_progress();
 
-    const app::DeviceRates rates = app::device_rates(backend);
+    const app::DeviceRates rates = app::device_rates(backend, one.weight_precision);
     const Figures b1 = measure(file, backend, one, {}, progress);
     const Figures b8 = measure(file, backend, many, {}, progress);
     const Figures pre = measure(file, backend, prefill, {}, progress);
@@ -140,7 +151,7 @@ int cmd_bench_run(Args& args) {
                "tokens/s)\n",
                many.batch, b8.step_ms, tps8, tps8 / tps1, tps1);
     const double prefill_tps = run_rates(pre.result).prefill_tokens_per_second;
-    const double flops = 2.0 * double(pre.result.weight_bytes / sizeof(float)) * prefill_tps;
+    const double flops = 2.0 * weight_values(file.config) * prefill_tps;
     fmt::print("prefill   {} tokens: {:.0f} tokens/s, {}", prefill.prompt_tokens, prefill_tps,
                flops_text(flops));
     if (rates.matmul_flops_per_second > 0)

@@ -177,12 +177,18 @@ double host_copy_bytes_per_second() {
 
 } // namespace
 
-DeviceRates device_rates(const std::string& name) {
+DeviceRates device_rates(const std::string& name, runtime::WeightPrecision precision) {
     check_runnable_backend(name, "backend");
 #if TMMU_HAVE_CUDA
-    if (name == "cuda")
+    if (name == "cuda") {
+        const bool half = precision == runtime::WeightPrecision::F16;
         return {cuda::copy_bytes_per_second(), "1 GiB device-to-device copy, best of 5",
-                cuda::linear_flops_per_second(), "f32 linear kernel, 512 x 4096 x 4096, best of 5"};
+                cuda::linear_flops_per_second(half),
+                half ? "f16 tensor-core linear kernel, 512 x 4096 x 4096, best of 5"
+                     : "f32 linear kernel, 512 x 4096 x 4096, best of 5"};
+    }
+#else
+    (void)precision;
 #endif
 #if TMMU_HAVE_VULKAN
     if (name == "vulkan")

@@ -65,7 +65,8 @@ struct DeviceRates {
     double matmul_flops_per_second = 0;
     std::string matmul_how;
 };
-DeviceRates device_rates(const std::string& name);
+// `precision`: the weights the matrix kernel runs on (CUDA's f16 kernel uses tensor cores).
+DeviceRates device_rates(const std::string& name, runtime::WeightPrecision precision);
 
 // What a run on `name` records as its device: the CPU backend's kind, a GPU's name.
 std::string run_device(const std::string& name);

@@ -15,6 +15,16 @@
 //   attend(queue, q, cache, stride, slots, positions, out, rows, heads, kv_heads, head_dim,
 //          max_seq)
 //
+// A kernel set may also fuse what an opcode enqueues, to cut launches (CUDA's does; the
+// adapters fall back to the kernels above where a set has none of these):
+//
+//   LinearPart {w, bias|null, out, col0, cols}, and linears(queue, x, parts, count, half, rows,
+//       in): linear() for each part over the same x
+//   gated_linear(queue, x, gate, up, half, out, up_out, rows, in, cols): linear() of both
+//       into out and up_out, then silu_mul(out, up_out)
+//   rope_store_kv(queue, q, k, v, cache, stride, slots, positions, rows, heads, kv_heads,
+//       head_dim, theta, max_seq): rope() of q and k, then store_kv()
+//
 // `half`: the tables or the matrix hold f16 values (an f16 run, pack_weights); sums are f32.
 // Weights the CPU reads as [in, out] (GPT-2's Conv1D) are uploaded transposed to [out, in]
 // (conv1d_weights says which), so one matrix kernel serves every layout.
@@ -24,6 +34,8 @@
 #include "runtime/run_record.h"
 #include "runtime/weights.h"
 
+#include <initializer_list>
+#include <iterator>
 #include <vector>
 
 namespace tmmu::runtime {
@@ -52,6 +64,36 @@ void mark_half_weights(std::vector<BoundInstruction>& bound, const ExecutionPlan
 
 template <class K>
 struct GpuAdapters {
+    // One matrix product over an opcode's input: linear()'s arguments past x.
+    struct Matrix {
+        const void* w;
+        bool half;
+        const float* bias;
+        float* out;
+        uint32_t col0, cols;
+    };
+
+    // Products over the same input: one launch where the kernel set fuses them (and their
+    // weights share a precision, as pack_weights makes them).
+    static void linears(const ExecutionContext& ctx, const float* x, uint32_t in,
+                        std::initializer_list<Matrix> matrices) {
+        if constexpr (requires { typename K::LinearPart; }) {
+            typename K::LinearPart parts[3];
+            bool same = matrices.size() <= std::size(parts);
+            for (const Matrix& m : matrices)
+                same = same && m.half == matrices.begin()->half;
+            if (same) {
+                unsigned n = 0;
+                for (const Matrix& m : matrices)
+                    parts[n++] = {m.w, m.bias, m.out, m.col0, m.cols};
+                K::linears(ctx.queue, x, parts, n, matrices.begin()->half, ctx.rows, in);
+                return;
+            }
+        }
+        for (const Matrix& m : matrices)
+            K::linear(ctx.queue, x, m.w, m.half, m.bias, m.out, ctx.rows, in, m.col0, m.cols);
+    }
+
     static void embedding(const ExecutionContext& ctx, const Operands& o) {
         const auto p = param_view<EmbeddingParams>(*o.params);
         K::embedding(ctx.queue, static_cast<const int32_t*>(o.inputs[0]),
@@ -91,11 +133,20 @@ struct GpuAdapters {
         const auto p = param_view<MlpParams>(*o.params);
         float* gate = ctx.workspace.data();
         float* up = gate + uint64_t(ctx.rows) * p.inner;
-        K::linear(ctx.queue, input_f32(o, 0), o.weights[0], weight_is_f16(o, 0), nullptr, gate,
-                  ctx.rows, p.width, 0, p.inner);
-        K::linear(ctx.queue, input_f32(o, 0), o.weights[1], weight_is_f16(o, 1), nullptr, up,
-                  ctx.rows, p.width, 0, p.inner);
-        K::silu_mul(ctx.queue, gate, up, uint64_t(ctx.rows) * p.inner);
+        const bool half = weight_is_f16(o, 0);
+        bool fused = false;
+        if constexpr (requires { K::gated_linear; })
+            if (half == weight_is_f16(o, 1)) {
+                K::gated_linear(ctx.queue, input_f32(o, 0), o.weights[0], o.weights[1], half, gate,
+                                up, ctx.rows, p.width, p.inner);
+                fused = true;
+            }
+        if (!fused) {
+            linears(ctx, input_f32(o, 0), p.width,
+                    {{o.weights[0], half, nullptr, gate, 0, p.inner},
+                     {o.weights[1], weight_is_f16(o, 1), nullptr, up, 0, p.inner}});
+            K::silu_mul(ctx.queue, gate, up, uint64_t(ctx.rows) * p.inner);
+        }
         K::linear(ctx.queue, gate, o.weights[2], weight_is_f16(o, 2), nullptr, output_f32(o),
                   ctx.rows, p.inner, 0, p.width);
     }
@@ -119,37 +170,50 @@ struct GpuAdapters {
         float* attn = v + uint64_t(ctx.rows) * kv_width;
         const float* x = input_f32(o, 0);
         if (separate) {
-            K::linear(ctx.queue, x, o.weights[0], weight_is_f16(o, 0), nullptr, q, ctx.rows, width,
-                      0, q_width);
-            K::linear(ctx.queue, x, o.weights[1], weight_is_f16(o, 1), nullptr, kk, ctx.rows, width,
-                      0, kv_width);
-            K::linear(ctx.queue, x, o.weights[2], weight_is_f16(o, 2), nullptr, v, ctx.rows, width,
-                      0, kv_width);
+            linears(ctx, x, width,
+                    {{o.weights[0], weight_is_f16(o, 0), nullptr, q, 0, q_width},
+                     {o.weights[1], weight_is_f16(o, 1), nullptr, kk, 0, kv_width},
+                     {o.weights[2], weight_is_f16(o, 2), nullptr, v, 0, kv_width}});
         } else { // the fused qkv matrix, transposed at upload: [q | k | v][in], with its bias
             const void* w = o.weights[0];
             const bool half = weight_is_f16(o, 0);
             const float* b = weight_f32(o, 1);
-            K::linear(ctx.queue, x, w, half, b, q, ctx.rows, width, 0, q_width);
-            K::linear(ctx.queue, x, w, half, b, kk, ctx.rows, width, q_width, kv_width);
-            K::linear(ctx.queue, x, w, half, b, v, ctx.rows, width, q_width + kv_width, kv_width);
-        }
-        const uint32_t* positions = ctx.position_of_row.data();
-        if (p.rope_theta > 0) {
-            K::rope(ctx.queue, q, positions, ctx.rows, p.n_heads, p.head_dim, p.rope_theta);
-            K::rope(ctx.queue, kk, positions, ctx.rows, p.n_kv_heads, p.head_dim, p.rope_theta);
+            linears(ctx, x, width,
+                    {{w, half, b, q, 0, q_width},
+                     {w, half, b, kk, q_width, kv_width},
+                     {w, half, b, v, q_width + kv_width, kv_width}});
         }
         // Every row's key and value go into the cache first (a kernel of their own, so they
         // are all written before any row attends): a prefill row sees the rows before it.
-        K::store_kv(ctx.queue, kk, v, o.state, o.state_stride, ctx.slot_of_row.data(), positions,
-                    ctx.rows, kv_width, max_seq);
-        K::attend(ctx.queue, q, o.state, o.state_stride, ctx.slot_of_row.data(), positions, attn,
-                  ctx.rows, p.n_heads, p.n_kv_heads, p.head_dim, max_seq);
+        store_rotated_kv(ctx, p, q, kk, v, o, kv_width, max_seq);
+        K::attend(ctx.queue, q, o.state, o.state_stride, ctx.slot_of_row.data(),
+                  ctx.position_of_row.data(), attn, ctx.rows, p.n_heads, p.n_kv_heads, p.head_dim,
+                  max_seq);
         if (separate)
             K::linear(ctx.queue, attn, o.weights[3], weight_is_f16(o, 3), nullptr, output_f32(o),
                       ctx.rows, q_width, 0, width);
         else
             K::linear(ctx.queue, attn, o.weights[2], weight_is_f16(o, 2), weight_f32(o, 3),
                       output_f32(o), ctx.rows, q_width, 0, width);
+    }
+
+    // RoPE (where the model has it) on q and k, then k and v into the cache.
+    static void store_rotated_kv(const ExecutionContext& ctx, const AttentionParams& p, float* q,
+                                 float* k, const float* v, const Operands& o, uint32_t kv_width,
+                                 uint32_t max_seq) {
+        const uint32_t* positions = ctx.position_of_row.data();
+        if (p.rope_theta > 0) {
+            if constexpr (requires { K::rope_store_kv; }) {
+                K::rope_store_kv(ctx.queue, q, k, v, o.state, o.state_stride,
+                                 ctx.slot_of_row.data(), positions, ctx.rows, p.n_heads,
+                                 p.n_kv_heads, p.head_dim, p.rope_theta, max_seq);
+                return;
+            }
+            K::rope(ctx.queue, q, positions, ctx.rows, p.n_heads, p.head_dim, p.rope_theta);
+            K::rope(ctx.queue, k, positions, ctx.rows, p.n_kv_heads, p.head_dim, p.rope_theta);
+        }
+        K::store_kv(ctx.queue, k, v, o.state, o.state_stride, ctx.slot_of_row.data(), positions,
+                    ctx.rows, kv_width, max_seq);
     }
 
     // Not static_asserted to cover every opcode: the adapters are template members, whose

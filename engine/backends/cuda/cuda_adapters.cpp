@@ -21,6 +21,11 @@ struct CudaKernels {
     static constexpr auto rope = &kernels::rope;
     static constexpr auto store_kv = &kernels::store_kv;
     static constexpr auto attend = &kernels::attend;
+    // The fused launchers (gpu_adapters.h): fewer launches per decode step.
+    using LinearPart = kernels::LinearPart;
+    static constexpr auto linears = &kernels::linears;
+    static constexpr auto gated_linear = &kernels::gated_linear;
+    static constexpr auto rope_store_kv = &kernels::rope_store_kv;
 };
 
 } // namespace

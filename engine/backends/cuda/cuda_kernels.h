@@ -27,9 +27,27 @@ void rmsnorm(void* stream, const float* x, const float* gamma, float* out, uint3
 void add(void* stream, const float* a, const float* b, float* out, uint64_t n);
 // out[r][j] = bias[col0 + j] + dot(w[col0 + j], x[r]) for j < cols: w is [out][in] (Conv1D
 // weights are transposed to this layout when they are uploaded), f16 when `half`, else f32;
-// bias may be null. Sums are f32 either way.
+// bias may be null. Sums are f32 either way. Up to 8 rows (decode) read each weight once with
+// 16-byte loads where aligned; more rows with f16 weights (prefill) run on the tensor cores,
+// the inputs rounded to f16.
 void linear(void* stream, const float* x, const void* w, bool half, const float* bias, float* out,
             uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols);
+// Several linear() outputs over the same input x in one launch (one per part on the tensor
+// cores): q, k and v from their matrices or from column ranges of one.
+struct LinearPart {
+    const void* w;
+    const float* bias; // may be null
+    float* out;        // [rows][cols]
+    uint32_t col0, cols;
+};
+constexpr unsigned kMaxLinearParts = 3;
+void linears(void* stream, const float* x, const LinearPart* parts, unsigned count, bool half,
+             uint32_t rows, uint32_t in);
+// SwiGLU's first half: out = silu(x . gate^T) * (x . up^T), [rows][cols], as linear() twice and
+// silu_mul would compute it, in one launch (three on the tensor cores, which use `up_out`,
+// [rows][cols], for the up projection).
+void gated_linear(void* stream, const float* x, const void* gate, const void* up, bool half,
+                  float* out, float* up_out, uint32_t rows, uint32_t in, uint32_t cols);
 void gelu_tanh(void* stream, float* x, uint64_t n);                    // in place
 void silu_mul(void* stream, float* gate, const float* up, uint64_t n); // gate = silu(gate) * up
 // Rotates pairs (i, i + d/2) of every head of every row by position * theta^(-2i/d).
@@ -40,6 +58,12 @@ void rope(void* stream, float* x, const uint32_t* positions, uint32_t rows, uint
 void store_kv(void* stream, const float* k, const float* v, void* cache, uint64_t stride,
               const uint32_t* slots, const uint32_t* positions, uint32_t rows, uint32_t kv_width,
               uint32_t max_seq);
+// rope() on q and k, then store_kv(), in one launch (k is left unrotated: its rotated rows go
+// straight into the cache).
+void rope_store_kv(void* stream, float* q, const float* k, const float* v, void* cache,
+                   uint64_t stride, const uint32_t* slots, const uint32_t* positions, uint32_t rows,
+                   uint32_t heads, uint32_t kv_heads, uint32_t head_dim, float theta,
+                   uint32_t max_seq);
 // Causal softmax attention of every row's query heads over positions 0..position of its slot's
 // cache (grouped: head h reads kv head h / (heads / kv_heads)); out [rows][heads * head_dim].
 void attend(void* stream, const float* q, const void* cache, uint64_t stride, const uint32_t* slots,

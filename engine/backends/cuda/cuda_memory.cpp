@@ -43,6 +43,14 @@ DeviceBuffer::~DeviceBuffer() {
     if (data_) cudaFree(data_);
 }
 
+void upload(const DeviceBuffer& to, const void* from) {
+    check_cuda(cudaMemcpy(to.get(), from, to.bytes(), cudaMemcpyHostToDevice), "cudaMemcpy");
+}
+
+void download(void* to, const DeviceBuffer& from) {
+    check_cuda(cudaMemcpy(to, from.get(), from.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+}
+
 PinnedBuffer::PinnedBuffer(uint64_t bytes, std::string_view what) {
     if (bytes == 0) return;
     check_cuda(cudaMallocHost(&data_, bytes), what);

@@ -25,6 +25,11 @@ class DeviceBuffer {
     uint64_t bytes_ = 0;
 };
 
+// Synchronous copies of a whole buffer's bytes to and from host memory (DEVICE_ERROR on
+// failure, a kernel's pending one included).
+void upload(const DeviceBuffer& to, const void* from);
+void download(void* to, const DeviceBuffer& from);
+
 // Page-locked host memory: copies from and to it are truly asynchronous and can be captured
 // into a CUDA graph.
 class PinnedBuffer {
