@@ -32,8 +32,11 @@ options:
   --no-aliasing        an ONNX model's Reshape/Flatten/Squeeze/Unsqueeze/Identity outputs and
                        elementwise results get bytes of their own instead of aliasing their
                        input as ONNX runtimes do (the plan's notes list what aliased)
-  --strategy S         slots | ffd | greedy-size | best-fit | multi-order | auto | optimal
-                       (default auto)
+  --strategy S         slots | ffd | greedy-size | best-fit | tflm-greedy | tflite-arena |
+                       multi-order | auto | optimal (default auto; tmmu strategies says what
+                       each does; tflm-greedy and tflite-arena are TensorFlow Lite Micro's and
+                       TensorFlow Lite's planners with their own tie-breaking, and auto is
+                       never above either)
   --budget N|Nms       effort of --strategy optimal: N search nodes (default 1000; the
                        same N always gives the same plan; 400000 brings the minimalloc
                        suite A-K to its targets), or N milliseconds (e.g. 500ms: NOT

@@ -3,6 +3,7 @@
 #include "plan/strategies/auto_strategy.h"
 #include "plan/strategies/best_fit.h"
 #include "plan/strategies/ffd.h"
+#include "plan/strategies/framework_heuristics.h"
 #include "plan/strategies/greedy_size.h"
 #include "plan/strategies/multi_order.h"
 #include "plan/strategies/optimal.h"
@@ -15,11 +16,14 @@ const std::vector<const OffsetStrategy*>& all_strategies() {
     static const FfdStrategy ffd;
     static const GreedySizeStrategy greedy_size;
     static const BestFitStrategy best_fit;
+    static const TflmGreedyStrategy tflm_greedy;
+    static const TfliteArenaStrategy tflite_arena;
     static const MultiOrderStrategy multi_order;
     static const AutoStrategy auto_strategy;
     static const OptimalStrategy optimal; // default node budget; the planner may use its own
     static const std::vector<const OffsetStrategy*> all = {
-        &slots, &ffd, &greedy_size, &best_fit, &multi_order, &auto_strategy, &optimal};
+        &slots,        &ffd,         &greedy_size,   &best_fit, &tflm_greedy,
+        &tflite_arena, &multi_order, &auto_strategy, &optimal};
     return all;
 }
 

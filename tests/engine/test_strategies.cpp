@@ -57,8 +57,9 @@ class TestStrategies : public QObject {
             QVERIFY(!s->description().empty());
             QCOMPARE(find_strategy(s->name()), s);
         }
-        QCOMPARE(names, (std::vector<std::string>{"slots", "ffd", "greedy-size", "best-fit",
-                                                  "multi-order", "auto", "optimal"}));
+        QCOMPARE(names,
+                 (std::vector<std::string>{"slots", "ffd", "greedy-size", "best-fit", "tflm-greedy",
+                                           "tflite-arena", "multi-order", "auto", "optimal"}));
         QVERIFY(find_strategy("first-fit") == nullptr);
     }
 
@@ -371,6 +372,43 @@ class TestStrategies : public QObject {
         QCOMPARE(multi_order_budget(4000000) - multi_order_budget(3000000), per_buffer);
         QVERIFY(multi_order_budget(size_t(1) << 40) / (uint64_t(1) << 40) <=
                 per_buffer / 1000000 + 1);
+    }
+
+    // TFLite Micro's planner takes equal sizes in reverse index order (its sort arrays fill
+    // from the tail), then the lowest offset that fits; greedy-size breaks the same tie by
+    // lifetime, then index. Two equal buffers alive together show the difference.
+    void tflmGreedyTakesEqualSizesInReverseIndexOrder() {
+        const OffsetProblem p = problem({buf(0, 4, 8), buf(0, 4, 8), buf(4, 6, 8)});
+        QCOMPARE(solve("tflm-greedy", p).offsets, (std::vector<uint64_t>{8, 0, 0}));
+        QCOMPARE(solve("greedy-size", p).offsets, (std::vector<uint64_t>{0, 8, 0}));
+        // Order 2, 0 (the 16s from the higher index), 1, then 4, 3: buffer 4 takes the gap
+        // [16, 32) that buffer 0's end leaves, buffer 3 goes on top.
+        const OffsetProblem later =
+            problem({buf(0, 2, 16), buf(0, 4, 8), buf(1, 4, 16), buf(0, 4, 4), buf(2, 4, 4)});
+        QCOMPARE(solve("tflm-greedy", later).offsets, (std::vector<uint64_t>{16, 32, 0, 40, 16}));
+    }
+
+    // The two frameworks' gap rules: pins (their offline-planned buffers) leave an 8-byte gap
+    // at 0 and a 2-byte one at 12; a 2-byte buffer takes the first (TFLite Micro) or the
+    // smallest (TFLite's arena).
+    void frameworkGapRulesDiffer() {
+        OffsetProblem p = problem({buf(0, 4, 4), buf(0, 4, 4), buf(0, 4, 2)});
+        p.buffers[0].pinned = 8;
+        p.buffers[1].pinned = 14;
+        QCOMPARE(solve("tflm-greedy", p).offsets, (std::vector<uint64_t>{8, 14, 0}));
+        QCOMPARE(solve("tflite-arena", p).offsets, (std::vector<uint64_t>{8, 14, 12}));
+    }
+
+    // TFLite's arena planner places the buffers that live through the whole problem first (by
+    // index), then size desc, then begin asc, each in the smallest gap that holds it.
+    void tfliteArenaPlacesWholeLifeBuffersFirst() {
+        // Buffer 1 lives through [0, 4): first, at 0, though it is the smallest.
+        const OffsetProblem whole = problem({buf(1, 3, 100), buf(0, 4, 8), buf(0, 2, 50)});
+        QCOMPARE(solve("tflite-arena", whole).offsets, (std::vector<uint64_t>{8, 0, 108}));
+        QCOMPARE(solve("greedy-size", whole).offsets, (std::vector<uint64_t>{0, 150, 100}));
+        // Equal sizes by begin: buffer 1 starts first, so it takes 0.
+        const OffsetProblem begins = problem({buf(2, 4, 16), buf(1, 3, 16)});
+        QCOMPARE(solve("tflite-arena", begins).offsets, (std::vector<uint64_t>{16, 0}));
     }
 
     void autoNamesItsWinner() {

@@ -108,12 +108,15 @@ runtime::CompiledPlan overlapping_prefill(bool poisoned) {
         runtime::compile_transformer(tiny_config(kTinyGpt2), {runtime::PlanMode::Prefill, 8, 64});
     // "embed" (register 1) is read by instruction 3, the first residual add; claim its last
     // reader is instruction 1 so the attention output may take its bytes.
-    plan.liveness.register_last_read[1] = 1;
-    if (poisoned) {
-        for (auto& bits : plan.liveness.kill_after_instruction)
-            bits[0] &= ~uint64_t(2);
-        plan.liveness.kill_after_instruction[1][0] |= 2;
+    if (!poisoned) {
+        plan.liveness.register_last_read[1] = 1;
+        return plan;
     }
+    // Only the poisoning is early; the packing still knows the real end, so whatever strategy
+    // packs the registers, nothing else takes embed's bytes and the poison is what is read.
+    for (auto& bits : plan.liveness.kill_after_instruction)
+        bits[0] &= ~uint64_t(2);
+    plan.liveness.kill_after_instruction[1][0] |= 2;
     return plan;
 }
 

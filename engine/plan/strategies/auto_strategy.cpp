@@ -1,6 +1,7 @@
 #include "plan/strategies/auto_strategy.h"
 
 #include "plan/strategies/ffd.h"
+#include "plan/strategies/framework_heuristics.h"
 #include "plan/strategies/multi_order.h"
 #include "plan/strategies/slots.h"
 
@@ -8,7 +9,8 @@ namespace tmmu {
 
 OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progress) const {
     check_offset_problem(p, "strategy auto");
-    // Candidates in tie-break order: slots, ffd, greedy-size, best-fit, multi-order.
+    // Candidates in tie-break order: slots, ffd, greedy-size, best-fit, multi-order, then the
+    // framework planners (tflm-greedy, tflite-arena), so auto is never above any of them.
     // greedy-size's solution is best-fit's spatial run (same order, same gap rule), and
     // multi-order starts with best-fit's runs, so each order is placed once.
     OffsetSolution best;
@@ -27,6 +29,9 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
     consider(std::move(runs.best_fit.spatial));
     consider(std::move(runs.best_fit.best));
     consider(std::move(runs.best));
+    progress.check_cancel("strategy auto");
+    progress.report(0.95, "auto: framework heuristics");
+    consider(lowest_framework_plan(p, progress));
     progress.report(1.0, "auto: done");
     return best;
 }

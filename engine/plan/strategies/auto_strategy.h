@@ -1,6 +1,7 @@
 #pragma once
-// "auto": runs slots, ffd, greedy-size, best-fit and multi-order and keeps the lowest height
-// (ties go to the earlier one in that list). The solution's producer names the winner.
+// "auto": runs slots, ffd, greedy-size, best-fit, multi-order, tflm-greedy and tflite-arena and
+// keeps the lowest height (ties go to the earlier one in that list). The solution's producer
+// names the winner.
 #include "plan/strategy.h"
 
 namespace tmmu {

@@ -1,5 +1,6 @@
 #include "plan/strategies/optimal.h"
 
+#include "plan/strategies/framework_heuristics.h"
 #include "plan/strategies/multi_order.h"
 #include "plan/strategies/optimal_improve.h"
 #include "plan/strategies/optimal_search.h"
@@ -96,6 +97,10 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
         started + std::chrono::milliseconds(std::min(options.time_budget_ms, kMaxTimeBudgetMs));
     OffsetSolution start =
         solve_multi_order_runs(p, progress, timed ? deadline : Clock::time_point::max()).best;
+    // From the framework planners' plan where it is lower: never above `auto`.
+    if (OffsetSolution framework = lowest_framework_plan(p, progress);
+        framework.height < start.height)
+        start = std::move(framework);
     const placement::Seed seed = placement::seed_solution(p);
     std::vector<uint64_t> offsets = std::move(start.offsets);
     uint64_t best = start.height;

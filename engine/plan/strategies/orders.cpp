@@ -45,6 +45,29 @@ std::vector<uint32_t> order_by_size(const OffsetProblem& p) {
     });
 }
 
+std::vector<uint32_t> order_tflm(const OffsetProblem& p) {
+    const auto& b = p.buffers;
+    return sorted_indices(p, [&b](uint32_t x, uint32_t y) {
+        int c = descending(b[x].size, b[y].size);
+        return c != 0 ? c : descending(x, y);
+    });
+}
+
+std::vector<uint32_t> order_tflite_arena(const OffsetProblem& p) {
+    const auto& b = p.buffers;
+    uint64_t first = UINT64_MAX, last = 0;
+    for (const Buffer& buffer : b) {
+        first = std::min(first, buffer.begin);
+        last = std::max(last, buffer.end);
+    }
+    const auto whole = [&](uint32_t i) { return b[i].begin == first && b[i].end == last; };
+    return sorted_indices(p, [&](uint32_t x, uint32_t y) {
+        if (whole(x) || whole(y)) return whole(x) == whole(y) ? 0 : (whole(x) ? -1 : 1);
+        int c = descending(b[x].size, b[y].size);
+        return c != 0 ? c : ascending(b[x].begin, b[y].begin);
+    });
+}
+
 std::vector<uint32_t> order_by_length(const OffsetProblem& p) {
     const auto& b = p.buffers;
     return sorted_indices(p, [&b](uint32_t x, uint32_t y) {

@@ -23,6 +23,14 @@ std::vector<uint32_t> order_by_conflicts(const OffsetProblem& p);
 // Total size of the time-overlapping buffers desc, then size desc.
 std::vector<uint32_t> order_by_conflict_bytes(const OffsetProblem& p);
 
+// The framework planners' own orders (framework_heuristics.h), their ties broken as they do:
+// Size desc, equal sizes in reverse index order: TFLite Micro's GreedyMemoryPlanner adds its
+// buffers to the sort arrays from the tail, and its stable sort by size keeps that order.
+std::vector<uint32_t> order_tflm(const OffsetProblem& p);
+// TFLite's ArenaPlanner: the buffers live through the whole problem first, by index; then size
+// desc, then begin asc (std::sort there, so further ties unspecified: here by index).
+std::vector<uint32_t> order_tflite_arena(const OffsetProblem& p);
+
 // conflicts[i] = number of other buffers whose lifetimes overlap buffer i's. O(n log n).
 std::vector<uint64_t> conflict_counts(const OffsetProblem& p);
 // bytes[i] = total size of the other buffers whose lifetimes overlap buffer i's. O(n log n).
