@@ -48,13 +48,9 @@ void OnnxModelBuilder::output(const std::string& name, const std::vector<std::st
 
 void OnnxModelBuilder::int64_initializer(const std::string& name, const std::vector<int64_t>& dims,
                                          const std::vector<int64_t>& values) {
-    lib::TensorProto* t = graph().add_initializer();
-    t->set_name(name);
-    t->set_data_type(lib::TensorProto_DataType_INT64);
-    for (int64_t d : dims)
-        t->add_dims(d);
+    lib::TensorProto& t = add_tensor(name, dims, lib::TensorProto_DataType_INT64);
     for (int64_t v : values)
-        t->add_int64_data(v);
+        t.add_int64_data(v);
 }
 
 namespace {
@@ -68,11 +64,11 @@ uint64_t float_bytes(const std::vector<int64_t>& dims) {
 
 } // namespace
 
-lib::TensorProto& OnnxModelBuilder::add_float_tensor(const std::string& name,
-                                                     const std::vector<int64_t>& dims) {
+lib::TensorProto& OnnxModelBuilder::add_tensor(const std::string& name,
+                                               const std::vector<int64_t>& dims, int32_t elem) {
     lib::TensorProto* t = graph().add_initializer();
     t->set_name(name);
-    t->set_data_type(lib::TensorProto_DataType_FLOAT);
+    t->set_data_type(elem);
     for (int64_t d : dims)
         t->add_dims(d);
     return *t;
@@ -80,13 +76,14 @@ lib::TensorProto& OnnxModelBuilder::add_float_tensor(const std::string& name,
 
 void OnnxModelBuilder::float_initializer(const std::string& name,
                                          const std::vector<int64_t>& dims) {
-    add_float_tensor(name, dims).set_raw_data(std::string(float_bytes(dims), '\0'));
+    add_tensor(name, dims, lib::TensorProto_DataType_FLOAT)
+        .set_raw_data(std::string(float_bytes(dims), '\0'));
 }
 
 void OnnxModelBuilder::external_initializer(const std::string& name,
                                             const std::vector<int64_t>& dims,
                                             const std::string& file, uint64_t offset) {
-    lib::TensorProto* t = &add_float_tensor(name, dims);
+    lib::TensorProto* t = &add_tensor(name, dims, lib::TensorProto_DataType_FLOAT);
     t->set_data_location(lib::TensorProto_DataLocation_EXTERNAL);
     auto add = [&](const char* key, const std::string& value) {
         auto* e = t->add_external_data();

@@ -34,9 +34,9 @@ class OnnxModelBuilder {
     void save(const std::string& path) const;
 
   private:
-    // A float initializer with its name, type and dims, and no data yet.
-    ::onnx::TensorProto& add_float_tensor(const std::string& name,
-                                          const std::vector<int64_t>& dims);
+    // An initializer with its name, element type and dims, and no data yet.
+    ::onnx::TensorProto& add_tensor(const std::string& name, const std::vector<int64_t>& dims,
+                                    int32_t elem);
 
     ::onnx::ModelProto model_;
 };

@@ -32,7 +32,8 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 
 // A warp's butterfly: every lane ends with the same bits, since each step adds the same two
 // values on both lanes it pairs (a + b == b + a).
-__device__ double warp_sum(double v) {
+template <typename T>
+__device__ T warp_sum(T v) {
     for (int offset = 16; offset > 0; offset >>= 1)
         v += __shfl_xor_sync(kFullWarp, v, offset);
     return v;
@@ -143,7 +144,7 @@ struct VectorParts {
     unsigned count = 0;
 };
 
-// One weight row's dot products with up to kLinearRows input rows, a lane's strided share:
+// One weight row's dot products with up to Rows input rows, a lane's strided share:
 // 16-byte weight loads where `Vector` (rows and weights 16-byte aligned, `in` a multiple of
 // the group), unrolled so each lane keeps several loads in flight (decode is bound by how many
 // bytes are on their way from memory at once, not by the arithmetic).
@@ -186,8 +187,7 @@ __device__ bool reduce_column(float (&acc)[Rows], float (*partial)[Rows], bool v
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 #pragma unroll
     for (uint32_t r = 0; r < Rows; ++r)
-        for (int offset = 16; offset > 0; offset >>= 1)
-            acc[r] += __shfl_xor_sync(kFullWarp, acc[r], offset);
+        acc[r] = warp_sum(acc[r]);
     if (Split == 1) return lane == 0 && valid;
     if (lane == 0)
         for (uint32_t r = 0; r < Rows; ++r)
@@ -492,8 +492,7 @@ __global__ void attend_kernel(const float* q, const char* cache, uint64_t stride
         }
 #pragma unroll
         for (uint32_t u = 0; u < kAttendBatch; ++u) {
-            for (int offset = 16; offset > 0; offset >>= 1)
-                dot[u] += __shfl_xor_sync(kFullWarp, dot[u], offset);
+            dot[u] = warp_sum(dot[u]);
             if (t0 + u > last) continue;
             const float score = dot[u] * scale;
             if (lane == 0) scores[t0 + u] = score;
