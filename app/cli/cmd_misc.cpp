@@ -10,6 +10,8 @@
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
 #include "plan/strategy.h"
+
+#include <algorithm>
 #include "runtime/plan_json.h"
 
 #include <cstdio>
@@ -129,8 +131,11 @@ int cmd_strategies(Args& args) {
         return 0;
     }
     args.positionals(0, 0);
+    size_t width = 0;
     for (const OffsetStrategy* s : all_strategies())
-        fmt::print("{:<12} {}\n", s->name(), s->description());
+        width = std::max(width, s->name().size());
+    for (const OffsetStrategy* s : all_strategies())
+        fmt::print("{:<{}} {}\n", s->name(), width, s->description());
     return 0;
 }
 

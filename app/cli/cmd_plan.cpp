@@ -33,14 +33,17 @@ options:
                        elementwise results get bytes of their own instead of aliasing their
                        input as ONNX runtimes do (the plan's notes list what aliased)
   --strategy S         slots | ffd | greedy-size | best-fit | tflm-greedy | tflite-arena |
-                       multi-order | auto | optimal (default auto; tmmu strategies says what
-                       each does; tflm-greedy and tflite-arena are TensorFlow Lite Micro's and
-                       TensorFlow Lite's planners with their own tie-breaking, and auto is
-                       never above either)
-  --budget N|Nms       effort of --strategy optimal: N search nodes (default 1000; the
-                       same N always gives the same plan; 400000 brings the minimalloc
-                       suite A-K to its targets), or N milliseconds (e.g. 500ms: NOT
-                       reproducible, the plan depends on the machine's speed and load)
+                       xla-spatial | xla-temporal | tvm-size | tvm-conflicts | ort-online |
+                       executorch-greedy | multi-order | auto | optimal (default auto; tmmu
+                       strategies says what each does; tflm-greedy .. executorch-greedy are
+                       the planners of TensorFlow Lite Micro, TensorFlow Lite, XLA, TVM, ONNX
+                       Runtime and ExecuTorch with their own tie-breaking, and auto and
+                       optimal are never above any of them)
+  --budget N|Nms       effort of --strategy optimal: N search nodes (default 400000, which
+                       brings the minimalloc suite A-K to its targets; the search stops
+                       early once it proves a height minimal; the same N always gives the
+                       same plan), or N milliseconds (e.g. 500ms: NOT reproducible, the plan
+                       depends on the machine's speed and load)
   --arena NAME=SIZE    arena capacity, e.g. activations=8GiB (repeatable); CSV problems use
                        the arena name "arena"
   --route ROLE=ARENA   put a role's tensors in another arena, e.g. gradient=activations

@@ -21,8 +21,9 @@ class OffsetStrategy {
     virtual OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const = 0;
 };
 
-// Registered strategies in a fixed order: slots, ffd, greedy-size, best-fit, multi-order, auto,
-// optimal (auto never runs optimal: it is the heuristics' minimum).
+// Registered strategies in a fixed order: slots, ffd, greedy-size, best-fit, the framework
+// planners (framework_heuristics.h), multi-order, auto, optimal (auto never runs optimal: it is
+// the heuristics' minimum).
 const std::vector<const OffsetStrategy*>& all_strategies();
 // nullptr when no strategy has that name.
 const OffsetStrategy* find_strategy(std::string_view name);

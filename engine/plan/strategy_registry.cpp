@@ -16,14 +16,16 @@ const std::vector<const OffsetStrategy*>& all_strategies() {
     static const FfdStrategy ffd;
     static const GreedySizeStrategy greedy_size;
     static const BestFitStrategy best_fit;
-    static const TflmGreedyStrategy tflm_greedy;
-    static const TfliteArenaStrategy tflite_arena;
     static const MultiOrderStrategy multi_order;
     static const AutoStrategy auto_strategy;
     static const OptimalStrategy optimal; // default node budget; the planner may use its own
-    static const std::vector<const OffsetStrategy*> all = {
-        &slots,        &ffd,         &greedy_size,   &best_fit, &tflm_greedy,
-        &tflite_arena, &multi_order, &auto_strategy, &optimal};
+    static const std::vector<const OffsetStrategy*> all = [&] {
+        std::vector<const OffsetStrategy*> v = {&slots, &ffd, &greedy_size, &best_fit};
+        const auto& frameworks = framework_strategies();
+        v.insert(v.end(), frameworks.begin(), frameworks.end());
+        v.insert(v.end(), {&multi_order, &auto_strategy, &optimal});
+        return v;
+    }();
     return all;
 }
 

@@ -38,9 +38,12 @@ Graph chain(size_t length, bool in_place) {
     return g;
 }
 
+// optimal with a light node budget: these tests check validity and inequalities, which hold at
+// every budget, over hundreds of plans each.
 PlanOptions with_strategy(const std::string& s) {
     PlanOptions o;
     o.strategy = s;
+    o.search_budget = 1'000;
     return o;
 }
 

@@ -59,7 +59,9 @@ class TestStrategies : public QObject {
         }
         QCOMPARE(names,
                  (std::vector<std::string>{"slots", "ffd", "greedy-size", "best-fit", "tflm-greedy",
-                                           "tflite-arena", "multi-order", "auto", "optimal"}));
+                                           "tflite-arena", "xla-spatial", "xla-temporal",
+                                           "tvm-size", "tvm-conflicts", "ort-online",
+                                           "executorch-greedy", "multi-order", "auto", "optimal"}));
         QVERIFY(find_strategy("first-fit") == nullptr);
     }
 
@@ -409,6 +411,57 @@ class TestStrategies : public QObject {
         // Equal sizes by begin: buffer 1 starts first, so it takes 0.
         const OffsetProblem begins = problem({buf(2, 4, 16), buf(1, 3, 16)});
         QCOMPARE(solve("tflite-arena", begins).offsets, (std::vector<uint64_t>{16, 0}));
+    }
+
+    // XLA's heap rule: the space between the overlapping buffers' top and the heap's height so
+    // far is a chunk like any other. Buffer 3 overlaps only buffer 2 ([40, 70)): below it a
+    // 40-byte gap, above it 10 bytes up to the height 80 that buffer 0 set. XLA takes the
+    // tighter 10 bytes; a plain smallest-gap rule (TFLite's arena) sees only the gap below.
+    void xlaCountsTheSpaceBelowTheHeapAsAChunk() {
+        const OffsetProblem p =
+            problem({buf(0, 2, 80), buf(2, 4, 40), buf(2, 6, 30), buf(4, 6, 10)});
+        QCOMPARE(solve("xla-spatial", p).offsets, (std::vector<uint64_t>{0, 0, 40, 70}));
+        QCOMPARE(solve("tflite-arena", p).offsets, (std::vector<uint64_t>{0, 0, 40, 0}));
+        // Temporal order: the longest lifetime first (buffer 2), the rest by length, then size.
+        QCOMPARE(solve("xla-temporal", p).offsets, (std::vector<uint64_t>{0, 30, 0, 30}));
+        // The rule's function directly: the heap's space competes only when it is tighter.
+        const std::vector<placement::Span> spans{{40, 70}};
+        QCOMPARE(placement::best_gap_in_heap(spans, 10, 1, 0, 80), uint64_t(70));
+        QCOMPARE(placement::best_gap_in_heap(spans, 10, 1, 0, 200), uint64_t(0));
+        QCOMPARE(placement::best_gap_in_heap(spans, 50, 1, 0, 80), uint64_t(70)); // grows
+    }
+
+    // TVM orders equal sizes by conflict count, then by name desc (index desc here); TFLite
+    // Micro by reverse index only. Buffer 1 overlaps both others, so TVM places it first.
+    void tvmBreaksSizeTiesByConflicts() {
+        const OffsetProblem p = problem({buf(0, 1, 8), buf(0, 3, 8), buf(2, 3, 8)});
+        QCOMPARE(solve("tvm-size", p).offsets, (std::vector<uint64_t>{8, 0, 8}));
+        QCOMPARE(solve("tflm-greedy", p).offsets, (std::vector<uint64_t>{0, 8, 0}));
+        // By conflicts first: buffer 1 (two conflicts) before the 16-byte buffer 0 (one).
+        const OffsetProblem q = problem({buf(0, 1, 16), buf(0, 3, 8), buf(2, 3, 8)});
+        QCOMPARE(solve("tvm-conflicts", q).offsets, (std::vector<uint64_t>{8, 0, 8}));
+        QCOMPARE(solve("tvm-size", q).offsets, (std::vector<uint64_t>{0, 16, 0}));
+    }
+
+    // ONNX Runtime plans in allocation order (begin, then index), not by size: buffer 1 starts
+    // first and takes 0 though buffer 0 is as large; buffer 2 then finds the gap under buffer 0.
+    void ortPlacesInTimeOrder() {
+        const OffsetProblem p = problem({buf(1, 3, 16), buf(0, 2, 16), buf(2, 4, 8)});
+        QCOMPARE(solve("ort-online", p).offsets, (std::vector<uint64_t>{16, 0, 0}));
+        QCOMPARE(solve("greedy-size", p).offsets, (std::vector<uint64_t>{0, 16, 16}));
+    }
+
+    // ExecuTorch shares objects: a buffer goes into the first object free over its lifetime,
+    // else above the object's buffers alive with it if the object is large enough, else into a
+    // new object; objects are laid out one after another.
+    void executorchSharesObjects() {
+        // Equal sizes in reverse index order: buffer 2 reuses object 0 (free after buffer 0),
+        // buffer 1 goes above it inside the 32-byte object.
+        const OffsetProblem p = problem({buf(0, 2, 32), buf(2, 4, 8), buf(2, 4, 8)});
+        QCOMPARE(solve("executorch-greedy", p).offsets, (std::vector<uint64_t>{0, 8, 0}));
+        // Buffer 2 does not fit above buffer 0 in its object: a new object after it.
+        const OffsetProblem q = problem({buf(0, 4, 32), buf(0, 2, 8), buf(2, 4, 16)});
+        QCOMPARE(solve("executorch-greedy", q).offsets, (std::vector<uint64_t>{0, 32, 32}));
     }
 
     void autoNamesItsWinner() {

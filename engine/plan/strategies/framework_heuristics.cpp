@@ -1,39 +1,96 @@
 #include "plan/strategies/framework_heuristics.h"
 
-#include "plan/strategies/placement.h"
+#include "plan/strategies/executorch_greedy.h"
+
+#include <span>
 
 namespace tmmu {
 
 namespace {
 
-// One placement pass: the framework's order, its gap rule.
-OffsetSolution place_in_order(const OffsetProblem& p, const Progress& progress,
-                              std::string_view name,
-                              std::vector<uint32_t> (*order)(const OffsetProblem&),
-                              placement::GapRule rule) {
-    const std::string stage = "strategy " + std::string(name);
-    check_offset_problem(p, stage);
-    placement::GapPlacer placer(p);
-    std::vector<uint64_t> offsets =
-        placer.place(placement::seed_solution(p), order(p), progress, stage, rule);
-    return placement::finish(p, std::move(offsets), name);
+using placement::GapRule;
+
+// The one-pass planners, in framework_strategies() order.
+std::span<const FrameworkPassStrategy> pass_strategies() {
+    static const FrameworkPassStrategy passes[] = {
+        FrameworkPassStrategy({"tflm-greedy",
+                               "TFLite Micro's greedy planner: size desc (ties reverse index), "
+                               "first fit",
+                               placement::order_tflm, GapRule::First}),
+        FrameworkPassStrategy({"tflite-arena",
+                               "TFLite's arena planner: whole-life buffers, then size desc, "
+                               "smallest gap",
+                               placement::order_tflite_arena, GapRule::Best}),
+        FrameworkPassStrategy({"xla-spatial",
+                               "XLA's best-fit heap, spatial: size desc, smallest chunk below "
+                               "the heap's size",
+                               placement::order_by_size, GapRule::BestHeap}),
+        FrameworkPassStrategy({"xla-temporal",
+                               "XLA's best-fit heap, temporal: lifetime desc, smallest chunk "
+                               "below the heap's size",
+                               placement::order_by_length, GapRule::BestHeap}),
+        FrameworkPassStrategy({"tvm-size",
+                               "TVM USMP greedy_by_size: size desc, conflicts desc, first fit",
+                               placement::order_tvm_size, GapRule::First}),
+        FrameworkPassStrategy({"tvm-conflicts",
+                               "TVM USMP greedy_by_conflicts: conflicts desc, size desc, first "
+                               "fit",
+                               placement::order_tvm_conflicts, GapRule::First}),
+        FrameworkPassStrategy({"ort-online",
+                               "ONNX Runtime's pattern planner: time order, least waste below "
+                               "the heap's size",
+                               placement::order_by_birth, GapRule::BestHeap}),
+    };
+    return passes;
+}
+
+const ExecutorchGreedyStrategy& executorch_greedy() {
+    static const ExecutorchGreedyStrategy executorch;
+    return executorch;
+}
+
+std::string stage_of(std::string_view name) {
+    return "strategy " + std::string(name);
+}
+
+OffsetSolution run_pass(const OffsetProblem& p, const Progress& progress,
+                        placement::GapPlacer& placer, const FrameworkPass& pass) {
+    std::vector<uint64_t> offsets = placer.place(placement::seed_solution(p), pass.order(p),
+                                                 progress, stage_of(pass.name), pass.rule);
+    return placement::finish(p, std::move(offsets), pass.name);
 }
 
 } // namespace
 
+OffsetSolution FrameworkPassStrategy::solve(const OffsetProblem& p,
+                                            const Progress& progress) const {
+    check_offset_problem(p, stage_of(pass_.name));
+    placement::GapPlacer placer(p);
+    return run_pass(p, progress, placer, pass_);
+}
+
+const std::vector<const OffsetStrategy*>& framework_strategies() {
+    static const std::vector<const OffsetStrategy*> all = [] {
+        std::vector<const OffsetStrategy*> v;
+        for (const FrameworkPassStrategy& s : pass_strategies())
+            v.push_back(&s);
+        v.push_back(&executorch_greedy());
+        return v;
+    }();
+    return all;
+}
+
 OffsetSolution lowest_framework_plan(const OffsetProblem& p, const Progress& progress) {
-    OffsetSolution tflm = TflmGreedyStrategy().solve(p, progress);
-    OffsetSolution arena = TfliteArenaStrategy().solve(p, progress);
-    return arena.height < tflm.height ? arena : tflm;
-}
-
-OffsetSolution TflmGreedyStrategy::solve(const OffsetProblem& p, const Progress& progress) const {
-    return place_in_order(p, progress, name(), placement::order_tflm, placement::GapRule::First);
-}
-
-OffsetSolution TfliteArenaStrategy::solve(const OffsetProblem& p, const Progress& progress) const {
-    return place_in_order(p, progress, name(), placement::order_tflite_arena,
-                          placement::GapRule::Best);
+    check_offset_problem(p, "framework planners");
+    placement::GapPlacer placer(p);
+    OffsetSolution best;
+    auto consider = [&best](OffsetSolution plan) {
+        if (best.producer.empty() || plan.height < best.height) best = std::move(plan);
+    };
+    for (const FrameworkPassStrategy& s : pass_strategies())
+        consider(run_pass(p, progress, placer, s.pass()));
+    consider(executorch_greedy().solve(p, progress));
+    return best;
 }
 
 } // namespace tmmu

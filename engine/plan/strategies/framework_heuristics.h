@@ -1,40 +1,60 @@
 #pragma once
 // Framework planners, reimplemented faithfully (issue 16) so that `auto` can be held to never
 // plan above them: each keeps its framework's buffer order, tie-breaking and gap rule. Pinned
-// buffers stand for the frameworks' offline-planned ones and go first, at their pins.
+// buffers stand for the frameworks' offline-planned ones and go first, at their pins. Where a
+// framework breaks ties by tensor name, the buffer index stands for the name (tensor ids are
+// zero-padded in index order).
 //
 // "tflm-greedy": TensorFlow Lite Micro's GreedyMemoryPlanner. Size desc; equal sizes in
-//   reverse order of the buffers' indices (it fills its sort arrays from the tail and sorts
-//   them stably); each buffer at the lowest offset, among the buffers overlapping it in time,
-//   where it fits (first fit).
+//   reverse index order (it fills its sort arrays from the tail and sorts them stably); each
+//   buffer at the lowest offset, among the buffers overlapping it in time, where it fits.
 // "tflite-arena": TensorFlow Lite's ArenaPlanner over its SimpleMemoryArena. The buffers that
 //   live through the whole problem first, by index; then size desc, then begin asc (further
 //   ties by index); each buffer in the smallest gap that holds it among the buffers overlapping
 //   it in time (the lowest of equal gaps), else on top of them.
+// "xla-spatial", "xla-temporal": XLA's GlobalDecreasingSizeBestFitHeap. Spatial: size desc,
+//   then live range length desc, then index; temporal: length desc, then size desc, then index.
+//   Its heap rule: the smallest free chunk among the buffers overlapping in time, where the
+//   space between their top and the heap's current size counts as a chunk (tried last); the
+//   heap grows only when no chunk fits, and then the buffer sits on top of the overlapping ones.
+// "tvm-size", "tvm-conflicts": TVM USMP's greedy_by_size (size desc, then conflict count desc,
+//   then name desc) and greedy_by_conflicts (conflict count desc, then size desc, then name
+//   desc). Each buffer starts at 0 and steps above every conflicting placed buffer, taken in
+//   offset order, that it would overlap: the lowest offset that fits.
+// "ort-online": ONNX Runtime's MemPatternPlanner, which plans online as the graph runs: buffers
+//   in allocation order (begin asc; one step's outputs in index order), each in the gap of least
+//   waste among the blocks overlapping it in time, with the heap rule above.
+// "executorch-greedy": its own file, executorch_greedy.h.
+#include "plan/strategies/placement.h"
 #include "plan/strategy.h"
 
 namespace tmmu {
 
-// The lower of the framework planners' plans (ties: the earlier above): what `auto` and
-// `optimal` hold themselves to.
+// One placement pass: a framework's order and gap rule.
+struct FrameworkPass {
+    std::string_view name;
+    std::string_view description;
+    std::vector<uint32_t> (*order)(const OffsetProblem&);
+    placement::GapRule rule;
+};
+
+class FrameworkPassStrategy final : public OffsetStrategy {
+  public:
+    explicit FrameworkPassStrategy(FrameworkPass pass) : pass_(pass) {}
+    std::string_view name() const override { return pass_.name; }
+    std::string_view description() const override { return pass_.description; }
+    OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
+    const FrameworkPass& pass() const { return pass_; }
+
+  private:
+    FrameworkPass pass_;
+};
+
+// Every framework planner, in the order above (executorch-greedy last).
+const std::vector<const OffsetStrategy*>& framework_strategies();
+
+// The lowest of the framework planners' plans (ties: the earlier in framework_strategies()):
+// what `auto` and `optimal` hold themselves to. The passes share one gap placer.
 OffsetSolution lowest_framework_plan(const OffsetProblem& p, const Progress& progress);
-
-class TflmGreedyStrategy final : public OffsetStrategy {
-  public:
-    std::string_view name() const override { return "tflm-greedy"; }
-    std::string_view description() const override {
-        return "TFLite Micro's greedy planner: size desc (ties reverse index), first fit";
-    }
-    OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
-};
-
-class TfliteArenaStrategy final : public OffsetStrategy {
-  public:
-    std::string_view name() const override { return "tflite-arena"; }
-    std::string_view description() const override {
-        return "TFLite's arena planner: whole-life buffers, then size desc, smallest gap";
-    }
-    OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
-};
 
 } // namespace tmmu

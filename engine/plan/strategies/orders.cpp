@@ -68,6 +68,38 @@ std::vector<uint32_t> order_tflite_arena(const OffsetProblem& p) {
     });
 }
 
+std::vector<uint32_t> order_tvm_size(const OffsetProblem& p) {
+    const std::vector<uint64_t> conflicts = conflict_counts(p);
+    const auto& b = p.buffers;
+    return sorted_indices(p, [&](uint32_t x, uint32_t y) {
+        int c = descending(b[x].size, b[y].size);
+        c = c != 0 ? c : descending(conflicts[x], conflicts[y]);
+        return c != 0 ? c : descending(x, y);
+    });
+}
+
+std::vector<uint32_t> order_tvm_conflicts(const OffsetProblem& p) {
+    const std::vector<uint64_t> conflicts = conflict_counts(p);
+    const auto& b = p.buffers;
+    return sorted_indices(p, [&](uint32_t x, uint32_t y) {
+        int c = descending(conflicts[x], conflicts[y]);
+        c = c != 0 ? c : descending(b[x].size, b[y].size);
+        return c != 0 ? c : descending(x, y);
+    });
+}
+
+std::vector<uint32_t> order_by_size_index(const OffsetProblem& p) {
+    const auto& b = p.buffers;
+    return sorted_indices(
+        p, [&b](uint32_t x, uint32_t y) { return descending(b[x].size, b[y].size); });
+}
+
+std::vector<uint32_t> order_by_birth(const OffsetProblem& p) {
+    const auto& b = p.buffers;
+    return sorted_indices(
+        p, [&b](uint32_t x, uint32_t y) { return ascending(b[x].begin, b[y].begin); });
+}
+
 std::vector<uint32_t> order_by_length(const OffsetProblem& p) {
     const auto& b = p.buffers;
     return sorted_indices(p, [&b](uint32_t x, uint32_t y) {

@@ -18,7 +18,12 @@ std::vector<uint32_t> order_by_begin(const OffsetProblem& p);
 std::vector<uint32_t> order_by_size_begin(const OffsetProblem& p); // size desc, begin asc
 std::vector<uint32_t> order_by_size_end(const OffsetProblem& p);   // size desc, end desc
 std::vector<uint32_t> order_by_begin_end(const OffsetProblem& p);  // begin asc, end asc
-// Number of time-overlapping buffers desc, then size desc (TVM USMP greedy_by_conflicts).
+// Size desc, equal sizes in input (index) order: no secondary key at all.
+std::vector<uint32_t> order_by_size_index(const OffsetProblem& p);
+// Lifetime begin asc, equal begins in input order: the order an online allocator meets the
+// buffers when each step allocates its outputs in turn (ONNX Runtime's pattern planner).
+std::vector<uint32_t> order_by_birth(const OffsetProblem& p);
+// Number of time-overlapping buffers desc, then size desc.
 std::vector<uint32_t> order_by_conflicts(const OffsetProblem& p);
 // Total size of the time-overlapping buffers desc, then size desc.
 std::vector<uint32_t> order_by_conflict_bytes(const OffsetProblem& p);
@@ -30,6 +35,11 @@ std::vector<uint32_t> order_tflm(const OffsetProblem& p);
 // TFLite's ArenaPlanner: the buffers live through the whole problem first, by index; then size
 // desc, then begin asc (std::sort there, so further ties unspecified: here by index).
 std::vector<uint32_t> order_tflite_arena(const OffsetProblem& p);
+// TVM USMP's greedy_by_size: size desc, then conflict count desc, then name desc. Our buffers
+// have no names; tensor ids are their names and come in index order, so: index desc.
+std::vector<uint32_t> order_tvm_size(const OffsetProblem& p);
+// TVM USMP's greedy_by_conflicts: conflict count desc, then size desc, then index desc.
+std::vector<uint32_t> order_tvm_conflicts(const OffsetProblem& p);
 
 // conflicts[i] = number of other buffers whose lifetimes overlap buffer i's. O(n log n).
 std::vector<uint64_t> conflict_counts(const OffsetProblem& p);

@@ -174,26 +174,33 @@ uint64_t aligned_top(uint64_t cursor, uint64_t alignment, size_t buffer) {
 } // namespace
 
 uint64_t best_gap(std::span<const Span> spans, uint64_t size, uint64_t alignment, size_t buffer) {
+    return best_gap_in_heap(spans, size, alignment, buffer, 0);
+}
+
+uint64_t best_gap_in_heap(std::span<const Span> spans, uint64_t size, uint64_t alignment,
+                          size_t buffer, uint64_t heap) {
     // Equal offsets may come in any order: the gaps seen do not depend on it, so the result
     // stays deterministic.
     uint64_t cursor = 0; // top of the spans seen so far
     uint64_t best = 0;
     uint64_t best_gap = UINT64_MAX;
-    bool found = false;
+    auto consider = [&](uint64_t gap_end) {
+        uint64_t start = (cursor + alignment - 1) & ~(alignment - 1);
+        if (start >= cursor && start <= gap_end && gap_end - start >= size &&
+            gap_end - cursor < best_gap) {
+            best = start;
+            best_gap = gap_end - cursor;
+        }
+    };
     for (const Span& s : spans) {
         if (s.offset > cursor) {
-            uint64_t start = (cursor + alignment - 1) & ~(alignment - 1);
-            if (start >= cursor && start <= s.offset && s.offset - start >= size &&
-                s.offset - cursor < best_gap) {
-                best = start;
-                best_gap = s.offset - cursor;
-                found = true;
-                if (best_gap == size) break; // a perfect fit cannot be beaten
-            }
+            consider(s.offset);
+            if (best_gap == size) return best; // a perfect fit cannot be beaten
         }
         cursor = std::max(cursor, s.end);
     }
-    return found ? best : aligned_top(cursor, alignment, buffer);
+    if (heap > cursor) consider(heap);
+    return best_gap != UINT64_MAX ? best : aligned_top(cursor, alignment, buffer);
 }
 
 uint64_t first_gap(std::span<const Span> spans, uint64_t size, uint64_t alignment, size_t buffer) {
@@ -326,15 +333,20 @@ std::vector<uint64_t> GapPlacer::run(Search& search, Seed seed, const std::vecto
     progress.check_cancel(stage);
     search.clear();
     work_ = 0;
+    uint64_t heap = 0; // the height of everything placed so far (GapRule::BestHeap)
+    auto append = [&](uint32_t i) {
+        const Span bytes{seed.offsets[i], end_of(seed.offsets[i], p.buffers[i].size, i)};
+        search.append(i, bytes);
+        heap = std::max(heap, bytes.end);
+    };
     for (uint32_t i = 0; i < p.buffers.size(); ++i)
-        if (seed.placed[i] && p.buffers[i].size > 0)
-            search.append(i, {seed.offsets[i], end_of(seed.offsets[i], p.buffers[i].size, i)});
+        if (seed.placed[i] && p.buffers[i].size > 0) append(i);
     kept = std::min(kept, order.size());
     for (size_t k = 0; k < kept; ++k) {
         uint32_t i = order[k];
         if (seed.placed[i]) continue;
         seed.offsets[i] = (*previous)[i];
-        search.append(i, {seed.offsets[i], end_of(seed.offsets[i], p.buffers[i].size, i)});
+        append(i);
     }
     search.end_appends();
     work_ += p.buffers.size();
@@ -345,10 +357,22 @@ std::vector<uint64_t> GapPlacer::run(Search& search, Seed seed, const std::vecto
         const Buffer& b = p.buffers[i];
         std::span<const Span> spans = search.query_sorted(i);
         work_ += search.cost(spans);
-        uint64_t offset = rule == GapRule::Best ? best_gap(spans, b.size, b.alignment, i)
-                                                : first_gap(spans, b.size, b.alignment, i);
+        uint64_t offset = 0;
+        switch (rule) {
+        case GapRule::Best:
+            offset = best_gap(spans, b.size, b.alignment, i);
+            break;
+        case GapRule::First:
+            offset = first_gap(spans, b.size, b.alignment, i);
+            break;
+        case GapRule::BestHeap:
+            offset = best_gap_in_heap(spans, b.size, b.alignment, i, heap);
+            break;
+        }
         seed.offsets[i] = offset;
-        search.insert(i, {offset, end_of(offset, b.size, i)});
+        const uint64_t end = end_of(offset, b.size, i);
+        search.insert(i, {offset, end});
+        heap = std::max(heap, end);
     }
     return std::move(seed.offsets);
 }

@@ -86,10 +86,19 @@ uint64_t best_gap(std::span<const Span> sorted, uint64_t size, uint64_t alignmen
 // holds size bytes (first fit).
 uint64_t first_gap(std::span<const Span> sorted, uint64_t size, uint64_t alignment, size_t buffer);
 
+// The smallest gap as best_gap chooses it, but the free space between the top of the spans and
+// heap (the height of everything placed so far, in any time) counts as one more gap, tried
+// last: a buffer goes on top of the spans, below the current height, when that space is the
+// tightest fit. Only when nothing fits does it raise the height (XLA's heap simulator and ONNX
+// Runtime's pattern planner both grow their heap only then).
+uint64_t best_gap_in_heap(std::span<const Span> sorted, uint64_t size, uint64_t alignment,
+                          size_t buffer, uint64_t heap);
+
 // How a buffer chooses among the gaps that hold it.
 enum class GapRule : uint8_t {
-    Best,  // best_gap: the smallest gap (TFLite arena, XLA)
-    First, // first_gap: the lowest offset (TFLite Micro)
+    Best,     // best_gap: the smallest gap (TFLite arena)
+    First,    // first_gap: the lowest offset (TFLite Micro, TVM)
+    BestHeap, // best_gap_in_heap: the smallest gap, up to the height so far (XLA, ONNX Runtime)
 };
 
 // How GapPlacer finds the placed buffers that overlap a buffer in time: the OverlapIndex, or
