@@ -1,5 +1,6 @@
 #pragma once
-// The CUDA backend's kernels, one launcher per kernel (cuda_kernels.cu). Plain C++17 with no
+// The CUDA backend's kernels, one launcher per kernel (cuda_kernels.cu; the matrix kernels'
+// launchers, linear, linears and gated_linear, in cuda_matrix_kernels.cu). Plain C++17 with no
 // engine or CUDA header, since nvcc compiles the kernels as C++17 (toolchain.md) and the
 // adapters that call these are C++20. `stream` is a cudaStream_t. Every launcher enqueues
 // exactly one kernel and counts it (kernel_launches).

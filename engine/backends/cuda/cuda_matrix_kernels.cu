@@ -1,0 +1,328 @@
+#include "backends/cuda/cuda_kernels.h"
+
+#include "backends/cuda/cuda_kernel_common.cuh"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+namespace tmmu::cuda::kernels {
+
+namespace {
+
+// Block shapes are constants: the reductions' order depends on them, so they never vary.
+constexpr unsigned kLinearWarps = 8; // output columns per block, a warp each
+constexpr unsigned kLinearRows = 8;  // rows per block: each weight row read once per 8 rows
+
+// Weight elements per 16-byte load: 4 f32 or 8 f16.
+template <typename W>
+constexpr unsigned kGroup = 16 / sizeof(W);
+// kGroup<W> consecutive weight elements from one 16-byte aligned load.
+__device__ void load_group(const float* p, float (&v)[4]) {
+    const float4 u = __ldg(reinterpret_cast<const float4*>(p));
+    v[0] = u.x, v[1] = u.y, v[2] = u.z, v[3] = u.w;
+}
+__device__ void load_group(const __half* p, float (&v)[8]) {
+    const uint4 u = __ldg(reinterpret_cast<const uint4*>(p));
+    const uint32_t words[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (unsigned k = 0; k < 4; ++k) {
+        const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&words[k]));
+        v[2 * k] = f.x, v[2 * k + 1] = f.y;
+    }
+}
+
+// The parts one launch of the vector kernel computes: a matrix (or a column range of one) each,
+// with its own bias and output; the part of block b is the last whose first_block <= b.
+struct VectorParts {
+    LinearPart part[kMaxLinearParts];
+    const void* up = nullptr; // gated launches: the up projection beside part[0]'s gate
+    uint32_t first_block[kMaxLinearParts + 1] = {};
+    unsigned count = 0;
+};
+
+// One weight row's dot products with up to Rows input rows, a lane's strided share:
+// 16-byte weight loads where `Vector` (rows and weights 16-byte aligned, `in` a multiple of
+// the group), unrolled so each lane keeps several loads in flight (decode is bound by how many
+// bytes are on their way from memory at once, not by the arithmetic).
+template <typename W, bool Vector, unsigned Rows>
+__device__ void dot_rows(const float* __restrict__ x, const W* __restrict__ wr, uint32_t in,
+                         uint32_t r0, uint32_t nr, uint32_t first, uint32_t step,
+                         float (&acc)[Rows]) {
+    constexpr unsigned G = kGroup<W>;
+    if (Vector) {
+#pragma unroll 4
+        for (uint32_t i = first; i < in / G; i += step) {
+            float a[G];
+            load_group(wr + G * uint64_t(i), a);
+#pragma unroll
+            for (uint32_t r = 0; r < Rows; ++r)
+                if (r < nr)
+#pragma unroll
+                    for (unsigned g = 0; g < G / 4; ++g) {
+                        const float4 b = reinterpret_cast<const float4*>(x + uint64_t(r0 + r) *
+                                                                                 in)[G / 4 * i + g];
+                        acc[r] += a[4 * g] * b.x + a[4 * g + 1] * b.y + a[4 * g + 2] * b.z +
+                                  a[4 * g + 3] * b.w;
+                    }
+        }
+    } else {
+        for (uint32_t i = first; i < in; i += step) {
+            const float a = load_weight(wr + i);
+#pragma unroll
+            for (uint32_t r = 0; r < Rows; ++r)
+                if (r < nr) acc[r] += a * x[uint64_t(r0 + r) * in + i];
+        }
+    }
+}
+
+// Adds a column's sums across its lanes (a butterfly) and then its Split warps (in slice
+// order, through `partial`): the same order on every run. True on the one thread that holds
+// the column's sums afterwards.
+template <unsigned Split, unsigned Rows>
+__device__ bool reduce_column(float (&acc)[Rows], float (*partial)[Rows], bool valid) {
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (uint32_t r = 0; r < Rows; ++r)
+        acc[r] = warp_sum(acc[r]);
+    if (Split == 1) return lane == 0 && valid;
+    if (lane == 0)
+        for (uint32_t r = 0; r < Rows; ++r)
+            partial[warp][r] = acc[r];
+    __syncthreads();
+    if (warp % Split != 0 || lane != 0 || !valid) return false;
+    for (uint32_t r = 0; r < Rows; ++r) {
+        acc[r] = partial[warp][r];
+        for (uint32_t s = 1; s < Split; ++s)
+            acc[r] += partial[warp + s][r];
+    }
+    return true;
+}
+
+// Split warps per output column, Rows rows per block (1 for a single row, as batch-1 decode
+// has: a lane then holds one row's sums, and the registers that saves keep more warps, and so
+// more loads, in flight; else kLinearRows): the block's kLinearWarps warps serve
+// kLinearWarps / Split columns of its part. Split > 1 gives narrow outputs (Llama's k and
+// v projections: 256 columns) enough warps in flight to keep memory busy. `Gated` (SwiGLU):
+// one part, whose column j is silu(x . gate[j]) * (x . up[j]), as silu_mul computes it.
+template <typename W, bool Vector, unsigned Split, bool Gated, unsigned Rows>
+__global__ void linear_kernel(const float* __restrict__ x, const VectorParts parts, uint32_t rows,
+                              uint32_t in) {
+    __shared__ float partial[kLinearWarps][Rows];
+    __shared__ float partial_up[Gated ? kLinearWarps : 1][Rows];
+    // Constant indices only: a run-time index into the parameters copies them to the stack.
+    LinearPart part = parts.part[0];
+    uint32_t block0 = 0;
+#pragma unroll
+    for (unsigned k = 1; k < kMaxLinearParts; ++k)
+        if (k < parts.count && parts.first_block[k] <= blockIdx.x) {
+            part = parts.part[k];
+            block0 = parts.first_block[k];
+        }
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t j = (blockIdx.x - block0) * (kLinearWarps / Split) + warp / Split;
+    const bool valid = j < part.cols; // no early return: the block meets at a barrier below
+    const uint32_t r0 = blockIdx.y * Rows;
+    const uint32_t nr = min(Rows, rows - r0);
+    const uint64_t row = uint64_t(part.col0 + (valid ? j : 0)) * in;
+    const uint32_t first = (warp % Split) * 32 + lane, step = 32 * Split;
+    float acc[Rows] = {}, up[Rows] = {};
+    if (valid) {
+        dot_rows<W, Vector>(x, static_cast<const W*>(part.w) + row, in, r0, nr, first, step, acc);
+        if (Gated)
+            dot_rows<W, Vector>(x, static_cast<const W*>(parts.up) + row, in, r0, nr, first, step,
+                                up);
+    }
+    const bool holder = reduce_column<Split>(acc, partial, valid);
+    if (Gated) reduce_column<Split>(up, partial_up, valid);
+    if (!holder) return;
+    const float b = part.bias ? part.bias[part.col0 + j] : 0.0f;
+    for (uint32_t r = 0; r < nr; ++r) {
+        const float g = acc[r] + b;
+        part.out[uint64_t(r0 + r) * part.cols + j] = Gated ? g / (1.0f + expf(-g)) * up[r] : g;
+    }
+}
+
+// Warps per column from the shape alone (so a shape always sums in the same order): about 4096
+// warps in all, at most the block's 8.
+unsigned split_for(uint32_t cols) {
+    return cols >= 4096 ? 1 : cols >= 2048 ? 2 : cols >= 1024 ? 4 : 8;
+}
+
+template <typename W, bool Gated, unsigned Split, unsigned Rows>
+void launch_vector(cudaStream_t s, bool vector, const float* x, const VectorParts& parts,
+                   uint32_t rows, uint32_t in) {
+    const dim3 grid(parts.first_block[parts.count], blocks_for(rows, Rows));
+    if (vector)
+        linear_kernel<W, true, Split, Gated, Rows>
+            <<<grid, kLinearWarps * 32, 0, s>>>(x, parts, rows, in);
+    else
+        linear_kernel<W, false, Split, Gated, Rows>
+            <<<grid, kLinearWarps * 32, 0, s>>>(x, parts, rows, in);
+}
+
+template <typename W, bool Gated, unsigned Split>
+void launch_vector(cudaStream_t s, bool vector, const float* x, VectorParts parts, uint32_t rows,
+                   uint32_t in) {
+    for (unsigned k = 0; k < parts.count; ++k)
+        parts.first_block[k + 1] =
+            parts.first_block[k] + blocks_for(parts.part[k].cols, kLinearWarps / Split);
+    if (rows == 1)
+        launch_vector<W, Gated, Split, 1>(s, vector, x, parts, rows, in);
+    else
+        launch_vector<W, Gated, Split, kLinearRows>(s, vector, x, parts, rows, in);
+}
+
+template <typename W, bool Gated>
+void launch_vector(cudaStream_t s, bool vector, const float* x, const VectorParts& parts,
+                   uint32_t rows, uint32_t in) {
+    uint32_t cols = 0;
+    for (unsigned k = 0; k < parts.count; ++k)
+        cols += parts.part[k].cols;
+    switch (split_for(cols)) {
+    case 1:
+        return launch_vector<W, Gated, 1>(s, vector, x, parts, rows, in);
+    case 2:
+        return launch_vector<W, Gated, 2>(s, vector, x, parts, rows, in);
+    case 4:
+        return launch_vector<W, Gated, 4>(s, vector, x, parts, rows, in);
+    default:
+        return launch_vector<W, Gated, 8>(s, vector, x, parts, rows, in);
+    }
+}
+
+// Tensor cores for f16 weights over more rows than the vector kernel serves at once (prefill):
+// a block of 4 warps computes a 64 x 64 tile of out, each warp 32 x 32 as 2 x 2 fragments of
+// 16 x 16, stepping through `in` 32 at a time. The inputs are rounded to f16 as they are staged
+// in shared memory (the weights already are), the products summed in f32 by the tensor cores
+// in one fixed order per tile: the same bits on every run.
+constexpr unsigned kMmaTile = 64, kMmaStep = 32, kMmaThreads = 128;
+constexpr unsigned kMmaPitch = kMmaStep + 8; // halves per staged row: rows 16-byte aligned
+
+__global__ void linear_mma_kernel(const float* __restrict__ x, const __half* __restrict__ w,
+                                  const float* __restrict__ bias, float* __restrict__ out,
+                                  uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
+    using namespace nvcuda;
+    __shared__ __align__(32) __half xs[kMmaTile][kMmaPitch];
+    __shared__ __align__(32) __half ws[kMmaTile][kMmaPitch];
+    __shared__ __align__(32) float tile[kMmaTile][kMmaTile + 4];
+    const uint32_t warp = threadIdx.x / 32;
+    const uint32_t r0 = blockIdx.y * kMmaTile, c0 = blockIdx.x * kMmaTile;
+    const uint32_t wr = (warp / 2) * 32, wc = (warp % 2) * 32; // the warp's quarter of the tile
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];
+#pragma unroll
+    for (unsigned a = 0; a < 2; ++a)
+#pragma unroll
+        for (unsigned b = 0; b < 2; ++b)
+            wmma::fill_fragment(acc[a][b], 0.0f);
+    for (uint32_t k0 = 0; k0 < in; k0 += kMmaStep) {
+        // Consecutive threads stage consecutive elements of a row: coalesced; zeros past the
+        // edges, so a partial tile adds nothing.
+        for (uint32_t e = threadIdx.x; e < kMmaTile * kMmaStep; e += kMmaThreads) {
+            const uint32_t i = e / kMmaStep, k = e % kMmaStep;
+            const bool inside = k0 + k < in;
+            xs[i][k] =
+                __float2half_rn(r0 + i < rows && inside ? x[uint64_t(r0 + i) * in + k0 + k] : 0.0f);
+            ws[i][k] = c0 + i < cols && inside ? w[uint64_t(col0 + c0 + i) * in + k0 + k]
+                                               : __float2half_rn(0.0f);
+        }
+        __syncthreads();
+#pragma unroll
+        for (uint32_t k = 0; k < kMmaStep; k += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[2];
+            wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb[2];
+#pragma unroll
+            for (unsigned a = 0; a < 2; ++a)
+                wmma::load_matrix_sync(fa[a], &xs[wr + 16 * a][k], kMmaPitch);
+#pragma unroll
+            for (unsigned b = 0; b < 2; ++b) // w is [out][in]: column-major as the B operand
+                wmma::load_matrix_sync(fb[b], &ws[wc + 16 * b][k], kMmaPitch);
+#pragma unroll
+            for (unsigned a = 0; a < 2; ++a)
+#pragma unroll
+                for (unsigned b = 0; b < 2; ++b)
+                    wmma::mma_sync(acc[a][b], fa[a], fb[b], acc[a][b]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (unsigned a = 0; a < 2; ++a)
+#pragma unroll
+        for (unsigned b = 0; b < 2; ++b)
+            wmma::store_matrix_sync(&tile[wr + 16 * a][wc + 16 * b], acc[a][b], kMmaTile + 4,
+                                    wmma::mem_row_major);
+    __syncthreads();
+    for (uint32_t e = threadIdx.x; e < kMmaTile * kMmaTile; e += kMmaThreads) {
+        const uint32_t i = e / kMmaTile, j = e % kMmaTile;
+        if (r0 + i < rows && c0 + j < cols)
+            out[uint64_t(r0 + i) * cols + c0 + j] =
+                tile[i][j] + (bias ? bias[col0 + c0 + j] : 0.0f);
+    }
+}
+
+bool aligned16(const void* p) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+// Whether every matrix of a launch can take the 16-byte path.
+bool vector_path(const float* x, const VectorParts& v, bool half, uint32_t in) {
+    const unsigned group = half ? kGroup<__half> : kGroup<float>;
+    bool vector = in % group == 0 && aligned16(x) && (!v.up || aligned16(v.up));
+    for (unsigned k = 0; k < v.count; ++k)
+        vector = vector && aligned16(v.part[k].w) && (uint64_t(v.part[k].col0) * in) % group == 0;
+    return vector;
+}
+
+} // namespace
+
+void linear(void* stream, const float* x, const void* w, bool half, const float* bias, float* out,
+            uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
+    const LinearPart part{w, bias, out, col0, cols};
+    linears(stream, x, &part, 1, half, rows, in);
+}
+
+void linears(void* stream, const float* x, const LinearPart* parts, unsigned count, bool half,
+             uint32_t rows, uint32_t in) {
+    const cudaStream_t s = as_stream(stream);
+    if (half && rows > kLinearRows) { // tensor cores: a launch per part
+        for (unsigned k = 0; k < count; ++k) {
+            ++launches;
+            const LinearPart& p = parts[k];
+            const dim3 grid(blocks_for(p.cols, kMmaTile), blocks_for(rows, kMmaTile));
+            linear_mma_kernel<<<grid, kMmaThreads, 0, s>>>(x, static_cast<const __half*>(p.w),
+                                                           p.bias, p.out, rows, in, p.col0, p.cols);
+        }
+        return;
+    }
+    ++launches;
+    VectorParts v;
+    v.count = count;
+    for (unsigned k = 0; k < count; ++k)
+        v.part[k] = parts[k];
+    if (half)
+        launch_vector<__half, false>(s, vector_path(x, v, half, in), x, v, rows, in);
+    else
+        launch_vector<float, false>(s, vector_path(x, v, half, in), x, v, rows, in);
+}
+
+void gated_linear(void* stream, const float* x, const void* gate, const void* up, bool half,
+                  float* out, float* up_out, uint32_t rows, uint32_t in, uint32_t cols) {
+    if (half && rows > kLinearRows) { // tensor cores, then the gate
+        linear(stream, x, gate, half, nullptr, out, rows, in, 0, cols);
+        linear(stream, x, up, half, nullptr, up_out, rows, in, 0, cols);
+        silu_mul(stream, out, up_out, uint64_t(rows) * cols);
+        return;
+    }
+    ++launches;
+    VectorParts v;
+    v.count = 1;
+    v.part[0] = {gate, nullptr, out, 0, cols};
+    v.up = up;
+    const bool vector = vector_path(x, v, half, in);
+    if (half)
+        launch_vector<__half, true>(as_stream(stream), vector, x, v, rows, in);
+    else
+        launch_vector<float, true>(as_stream(stream), vector, x, v, rows, in);
+}
+
+} // namespace tmmu::cuda::kernels
