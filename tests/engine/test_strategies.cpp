@@ -529,6 +529,12 @@ class TestStrategies : public QObject {
         QVERIFY(stages.size() >= 4);
         QCOMPARE(stages.front(), std::string("auto: slots"));
         QCOMPARE(stages.back(), std::string("auto: done"));
+        // Slots reaches the lower bound here: nothing after it can be lower, so auto stops.
+        stages.clear();
+        const OffsetSolution tie =
+            find_strategy("auto")->solve(problem({buf(0, 3, 4), buf(3, 9, 4)}), progress);
+        QCOMPARE(tie.producer, std::string("slots"));
+        QCOMPARE(stages, (std::vector<std::string>{"auto: slots", "auto: done"}));
     }
 
     void largeProblemsUseTheIndexAndStayValid() {

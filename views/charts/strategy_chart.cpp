@@ -105,11 +105,8 @@ void StrategyChart::rebuild() {
         bound->append(double(r.lower_bound) / scale.divisor);
         time->append(double(i), r.ms);
         QString name = QString::fromStdString(r.strategy);
-        // Break hyphenated names ("greedy-size") so six categories fit a narrow dock.
-        name.replace(QLatin1Char('-'), QStringLiteral("-<br>"));
         if (r.strategy == current_) name = QStringLiteral("[%1]").arg(name);
-        // Rich text: the name over its distance from the bound keeps the labels narrow.
-        categories << QStringLiteral("%1<br>%2").arg(name, overBound(r));
+        categories << QStringLiteral("%1 %2").arg(name, overBound(r));
     }
     auto* bars = new QBarSeries;
     bars->append(height);
@@ -123,6 +120,9 @@ void StrategyChart::rebuild() {
     QFont small = axisX->labelsFont();
     small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1.5));
     axisX->setLabelsFont(small);
+    // Fifteen strategies: level labels would be elided to their first letters; upright ones
+    // keep a category one text line wide.
+    axisX->setLabelsAngle(-90);
     auto* axisY = new QValueAxis;
     axisY->setRange(0, std::max(1e-9, double(top) / scale.divisor * 1.1));
     axisY->setLabelFormat(QStringLiteral("%.3g"));
