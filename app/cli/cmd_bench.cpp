@@ -30,6 +30,7 @@ Runs every offset strategy on
   2. the bundled transformer graphs (GPT-2 small training b8 s1024 and inference, TinyLlama-1.1B
      training b1 s2048), per arena, summed,
   3. random problems shaped like real graphs, from 500 up to --max-buffers (default 1000000),
+     and each strategy's planning time per buffer at each size (how its cost grows),
 then 4. measures how closely optimal keeps time budgets of 10, 100 and 1000 ms (wall time,
      seeding included, against the budget) on minimalloc's J and 20,000 random buffers.
 It prints each strategy's height, % over the lower bound (LB) and planning time; "P" marks a
@@ -192,6 +193,24 @@ nlohmann::json bench_graphs() {
 // would take 10-20x as long (n log n work plus cache effects).
 constexpr double kSkipAfterMs = 1000;
 
+// How each strategy's cost grows: planning time per buffer at each size (flat for n, growing
+// like log n for n log n work).
+void print_time_per_buffer(const std::vector<size_t>& sizes,
+                           const std::vector<std::vector<double>>& ns_per_buffer) {
+    fmt::print(tables, "time per buffer (ns):\n{:>20}", "strategy");
+    for (size_t n : sizes)
+        fmt::print(tables, " {:>10}", n);
+    fmt::print(tables, "\n");
+    for (size_t i = 0; i < all_strategies().size(); ++i) {
+        fmt::print(tables, "{:>20}", all_strategies()[i]->name());
+        for (double ns : ns_per_buffer[i])
+            fmt::print(tables, " {:>10}",
+                       ns < 0 ? std::string("skipped") : fmt::format("{:.0f}", ns));
+        fmt::print(tables, "\n");
+    }
+    fmt::print(tables, "\n");
+}
+
 nlohmann::json bench_scaling(size_t max_buffers) {
     nlohmann::json rows = nlohmann::json::array();
     fmt::print(tables,
@@ -201,8 +220,11 @@ nlohmann::json bench_scaling(size_t max_buffers) {
         fmt::print(tables, " {:>20}", s->name());
     fmt::print(tables, "\n");
     std::vector<double> last_ms(all_strategies().size(), 0.0);
+    std::vector<size_t> sizes;
+    std::vector<std::vector<double>> ns_per_buffer(all_strategies().size()); // < 0: skipped
     for (size_t n : {size_t(500), size_t(1000), size_t(10000), size_t(100000), size_t(1000000)}) {
         if (n > max_buffers) break;
+        sizes.push_back(n);
         OffsetProblem p = realistic_random_problem(1, n);
         uint64_t bound = lower_bound_bytes(p);
         fmt::print(tables, "{:>10} {:>14}", n, bound);
@@ -211,10 +233,12 @@ nlohmann::json bench_scaling(size_t max_buffers) {
             const OffsetStrategy& s = *all_strategies()[i];
             if (last_ms[i] > kSkipAfterMs) {
                 fmt::print(tables, " {:>20}", "skipped (>10 s)");
+                ns_per_buffer[i].push_back(-1);
                 continue;
             }
             Run r = run_strategy(s, p, fmt::format("random {}", n));
             last_ms[i] = r.ms;
+            ns_per_buffer[i].push_back(r.ms * 1e6 / double(n));
             fmt::print(tables, " {:>20}",
                        fmt::format("{:.2f}ms {:+.2f}%", r.ms, over_percent(r.height, bound)));
             row["strategies"][r.strategy] = {{"height", r.height}, {"ms", r.ms}};
@@ -223,6 +247,7 @@ nlohmann::json bench_scaling(size_t max_buffers) {
         std::fflush(tables); // each row as it finishes
         rows.push_back(row);
     }
+    print_time_per_buffer(sizes, ns_per_buffer);
     return rows;
 }
 

@@ -80,16 +80,23 @@ const std::vector<const OffsetStrategy*>& framework_strategies() {
     return all;
 }
 
-OffsetSolution lowest_framework_plan(const OffsetProblem& p, const Progress& progress) {
+OffsetSolution lowest_framework_plan(const OffsetProblem& p, const Progress& progress,
+                                     std::chrono::steady_clock::time_point stop_at) {
     check_offset_problem(p, "framework planners");
     placement::GapPlacer placer(p);
     OffsetSolution best;
     auto consider = [&best](OffsetSolution plan) {
         if (best.producer.empty() || plan.height < best.height) best = std::move(plan);
     };
-    for (const FrameworkPassStrategy& s : pass_strategies())
+    auto out_of_time = [&] {
+        return !best.producer.empty() && stop_at != std::chrono::steady_clock::time_point::max() &&
+               std::chrono::steady_clock::now() >= stop_at;
+    };
+    for (const FrameworkPassStrategy& s : pass_strategies()) {
+        if (out_of_time()) return best;
         consider(run_pass(p, progress, placer, s.pass()));
-    consider(executorch_greedy().solve(p, progress));
+    }
+    if (!out_of_time()) consider(executorch_greedy().solve(p, progress));
     return best;
 }
 

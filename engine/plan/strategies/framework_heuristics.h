@@ -28,6 +28,8 @@
 #include "plan/strategies/placement.h"
 #include "plan/strategy.h"
 
+#include <chrono>
+
 namespace tmmu {
 
 // One placement pass: a framework's order and gap rule.
@@ -54,7 +56,11 @@ class FrameworkPassStrategy final : public OffsetStrategy {
 const std::vector<const OffsetStrategy*>& framework_strategies();
 
 // The lowest of the framework planners' plans (ties: the earlier in framework_strategies()):
-// what `auto` and `optimal` hold themselves to. The passes share one gap placer.
-OffsetSolution lowest_framework_plan(const OffsetProblem& p, const Progress& progress);
+// what `auto` and `optimal` hold themselves to. The passes share one gap placer. No planner
+// starts after stop_at (the first always runs): how a time-budgeted "optimal" keeps its time;
+// without a deadline every planner runs.
+OffsetSolution lowest_framework_plan(
+    const OffsetProblem& p, const Progress& progress,
+    std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max());
 
 } // namespace tmmu

@@ -35,15 +35,14 @@ constexpr Candidate kCandidates[] = {
 };
 
 // Equal sizes broken by input order rather than lifetime (order_by_size's) or birth
-// (order_by_size_begin's), and the online allocator's time order under the heap rule: on graphs
-// with many equal sizes the tie-break alone can decide a few percent of the height. Placed
-// after the reordering, whatever the budget (each once; an order already tried is skipped), so
-// they only ever lower the plan the candidates above and the reordering reach.
+// (order_by_size_begin's, here with first fit too): on graphs with many equal sizes the
+// tie-break alone can decide a few percent of the height. Placed after the reordering, whatever
+// the budget (each once; an order already tried is skipped), so they only ever lower the plan
+// the candidates above and the reordering reach.
 constexpr Candidate kTieBreaks[] = {
     {placement::order_by_size_index, GapRule::First},
     {placement::order_by_size_index, GapRule::Best},
     {placement::order_by_size_begin, GapRule::First},
-    {placement::order_by_birth, GapRule::BestHeap},
 };
 
 // Squeaky-wheel schedule. Each step picks the buffers whose top reaches a threshold and moves

@@ -3,8 +3,8 @@
 // end, lifetime begin as an online allocator sees buffers, conflict count, ...) under both gap
 // rules, then a squeaky-wheel search from the lowest plan found: the buffers that reach the top
 // of the current plan move earlier in its order, the new order is placed again, and the lowest
-// plan seen is kept; last, size orders whose equal sizes go in input order or by birth, and
-// the time order under the heap rule. Every step is deterministic, and the effort is bounded
+// plan seen is kept; last, size orders whose equal sizes go in input order or by birth.
+// Every step is deterministic, and the effort is bounded
 // by a budget of placement work (spans read, counted, never timed), so the same problem always
 // gives the same offsets. Never higher than best-fit, whose runs are its first candidates.
 #include "plan/strategies/best_fit.h"

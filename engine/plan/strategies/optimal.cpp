@@ -98,7 +98,8 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     OffsetSolution start =
         solve_multi_order_runs(p, progress, timed ? deadline : Clock::time_point::max()).best;
     // From the framework planners' plan where it is lower: never above `auto`.
-    if (OffsetSolution framework = lowest_framework_plan(p, progress);
+    if (OffsetSolution framework =
+            lowest_framework_plan(p, progress, timed ? deadline : Clock::time_point::max());
         framework.height < start.height)
         start = std::move(framework);
     const placement::Seed seed = placement::seed_solution(p);
