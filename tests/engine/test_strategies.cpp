@@ -1,5 +1,6 @@
 #include "plan/random_problem.h"
 #include "plan/strategies/best_fit.h"
+#include "plan/strategies/framework_heuristics.h"
 #include "plan/strategies/multi_order.h"
 #include "plan/strategies/placement.h"
 #include "plan/strategy.h"
@@ -462,6 +463,25 @@ class TestStrategies : public QObject {
         // Buffer 2 does not fit above buffer 0 in its object: a new object after it.
         const OffsetProblem q = problem({buf(0, 4, 32), buf(0, 2, 8), buf(2, 4, 16)});
         QCOMPARE(solve("executorch-greedy", q).offsets, (std::vector<uint64_t>{0, 32, 32}));
+    }
+
+    // auto and optimal pass the orders multi-order already placed: a framework pass equal to
+    // one of them cannot win, so it is skipped. With every one-pass planner's order and rule
+    // given, only ExecuTorch's planner runs; with none given, the lowest plan wins.
+    void frameworkPassesAlreadyPlacedAreSkipped() {
+        const OffsetProblem p = gap_example();
+        std::vector<placement::PlacedOrder> placed;
+        for (const OffsetStrategy* s : framework_strategies())
+            if (const auto* pass = dynamic_cast<const FrameworkPassStrategy*>(s))
+                placed.push_back({pass->pass().order(p), pass->pass().rule});
+        QCOMPARE(placed.size(), framework_strategies().size() - 1);
+        const OffsetSolution only = lowest_framework_plan(p, Progress{}, placed);
+        QCOMPARE(only.producer, std::string("executorch-greedy"));
+        QCOMPARE(only.offsets, solve("executorch-greedy", p).offsets);
+        uint64_t lowest = UINT64_MAX;
+        for (const OffsetStrategy* s : framework_strategies())
+            lowest = std::min(lowest, solve(s->name(), p).height);
+        QCOMPARE(lowest_framework_plan(p, Progress{}).height, lowest);
     }
 
     void autoNamesItsWinner() {

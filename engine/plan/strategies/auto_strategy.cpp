@@ -36,7 +36,7 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
         consider(std::move(runs.best_fit.best));
         consider(std::move(runs.best));
         if (step(0.8, "auto: framework planners")) return;
-        consider(lowest_framework_plan(p, progress));
+        consider(lowest_framework_plan(p, progress, runs.placed));
     };
     run();
     progress.report(1.0, "auto: done");

@@ -2,6 +2,7 @@
 
 #include "plan/strategies/executorch_greedy.h"
 
+#include <algorithm>
 #include <span>
 
 namespace tmmu {
@@ -54,9 +55,10 @@ std::string stage_of(std::string_view name) {
 }
 
 OffsetSolution run_pass(const OffsetProblem& p, const Progress& progress,
-                        placement::GapPlacer& placer, const FrameworkPass& pass) {
-    std::vector<uint64_t> offsets = placer.place(placement::seed_solution(p), pass.order(p),
-                                                 progress, stage_of(pass.name), pass.rule);
+                        placement::GapPlacer& placer, const FrameworkPass& pass,
+                        const std::vector<uint32_t>& order) {
+    std::vector<uint64_t> offsets =
+        placer.place(placement::seed_solution(p), order, progress, stage_of(pass.name), pass.rule);
     return placement::finish(p, std::move(offsets), pass.name);
 }
 
@@ -66,7 +68,7 @@ OffsetSolution FrameworkPassStrategy::solve(const OffsetProblem& p,
                                             const Progress& progress) const {
     check_offset_problem(p, stage_of(pass_.name));
     placement::GapPlacer placer(p);
-    return run_pass(p, progress, placer, pass_);
+    return run_pass(p, progress, placer, pass_, pass_.order(p));
 }
 
 const std::vector<const OffsetStrategy*>& framework_strategies() {
@@ -81,6 +83,7 @@ const std::vector<const OffsetStrategy*>& framework_strategies() {
 }
 
 OffsetSolution lowest_framework_plan(const OffsetProblem& p, const Progress& progress,
+                                     std::span<const placement::PlacedOrder> placed,
                                      std::chrono::steady_clock::time_point stop_at) {
     check_offset_problem(p, "framework planners");
     placement::GapPlacer placer(p);
@@ -94,7 +97,13 @@ OffsetSolution lowest_framework_plan(const OffsetProblem& p, const Progress& pro
     };
     for (const FrameworkPassStrategy& s : pass_strategies()) {
         if (out_of_time()) return best;
-        consider(run_pass(p, progress, placer, s.pass()));
+        const FrameworkPass& pass = s.pass();
+        std::vector<uint32_t> order = pass.order(p);
+        const bool repeated = std::any_of(placed.begin(), placed.end(), [&](const auto& done) {
+            return done.rule == pass.rule && done.order == order;
+        });
+        if (repeated) continue;
+        consider(run_pass(p, progress, placer, pass, std::move(order)));
     }
     if (!out_of_time()) consider(executorch_greedy().solve(p, progress));
     return best;

@@ -29,6 +29,7 @@
 #include "plan/strategy.h"
 
 #include <chrono>
+#include <span>
 
 namespace tmmu {
 
@@ -56,11 +57,14 @@ class FrameworkPassStrategy final : public OffsetStrategy {
 const std::vector<const OffsetStrategy*>& framework_strategies();
 
 // The lowest of the framework planners' plans (ties: the earlier in framework_strategies()):
-// what `auto` and `optimal` hold themselves to. The passes share one gap placer. No planner
-// starts after stop_at (the first always runs): how a time-budgeted "optimal" keeps its time;
-// without a deadline every planner runs.
+// what `auto` and `optimal` hold themselves to. The passes share one gap placer. A one-pass
+// planner whose order and rule equal a pass in `placed` is skipped: the caller already holds a
+// plan at or below that pass's, so the skipped planner could not win. No planner starts after
+// stop_at (the first that runs always does): how a time-budgeted "optimal" keeps its time.
+// ExecuTorch's planner is never skipped, so the result always names a planner.
 OffsetSolution lowest_framework_plan(
     const OffsetProblem& p, const Progress& progress,
+    std::span<const placement::PlacedOrder> placed = {},
     std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max());
 
 } // namespace tmmu

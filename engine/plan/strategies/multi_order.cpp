@@ -84,7 +84,7 @@ class Search {
         for (std::vector<uint32_t>& order : runs.best_fit.orders)
             tried_.push_back({std::move(order), GapRule::Best});
         runs.best_fit.orders.clear();
-        best_ = {tried_[runs.best_fit.best_order].first, GapRule::Best, runs.best_fit.best.offsets,
+        best_ = {tried_[runs.best_fit.best_order].order, GapRule::Best, runs.best_fit.best.offsets,
                  runs.best_fit.best.height};
         for (const Candidate& c : kCandidates) {
             if (done()) break;
@@ -101,7 +101,7 @@ class Search {
             tried_.push_back({order, c.rule});
             consider(place(std::move(order), c.rule));
         }
-        tried_.clear();
+        runs.placed = std::move(tried_);
         runs.best = placement::finish(p_, std::move(best_.offsets), "multi-order");
         return runs;
     }
@@ -129,8 +129,9 @@ class Search {
 
     // Orders often coincide (sizes all distinct: every size-first order is the same).
     bool tried(const std::vector<uint32_t>& order, GapRule rule) const {
-        return std::any_of(tried_.begin(), tried_.end(),
-                           [&](const auto& t) { return t.second == rule && t.first == order; });
+        return std::any_of(tried_.begin(), tried_.end(), [&](const placement::PlacedOrder& t) {
+            return t.rule == rule && t.order == order;
+        });
     }
 
     // Keeps plan when strictly lower: ties go to the earlier candidate.
@@ -212,7 +213,7 @@ class Search {
     const uint64_t budget_;
     const std::chrono::steady_clock::time_point stop_at_;
     uint64_t spent_ = 0;
-    std::vector<std::pair<std::vector<uint32_t>, GapRule>> tried_; // candidates placed so far
+    std::vector<placement::PlacedOrder> tried_; // candidates placed so far
     Plan best_;
 };
 

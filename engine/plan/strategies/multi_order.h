@@ -29,6 +29,9 @@ class MultiOrderStrategy final : public OffsetStrategy {
 struct MultiOrderRuns {
     BestFitRuns best_fit;
     OffsetSolution best; // producer "multi-order"
+    // Every candidate pass placed, each once (the reordering's passes are not listed): a later
+    // pass equal to one of these cannot end below `best`, so callers may skip it.
+    std::vector<placement::PlacedOrder> placed;
 };
 // stop_at: no run starts after it (best-fit's are always made): how "optimal" keeps a time
 // budget while seeding its search.

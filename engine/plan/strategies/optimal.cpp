@@ -95,11 +95,12 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     const bool timed = options.time_budget_ms > 0;
     const auto deadline =
         started + std::chrono::milliseconds(std::min(options.time_budget_ms, kMaxTimeBudgetMs));
-    OffsetSolution start =
-        solve_multi_order_runs(p, progress, timed ? deadline : Clock::time_point::max()).best;
+    MultiOrderRuns runs =
+        solve_multi_order_runs(p, progress, timed ? deadline : Clock::time_point::max());
+    OffsetSolution start = std::move(runs.best);
     // From the framework planners' plan where it is lower: never above `auto`.
-    if (OffsetSolution framework =
-            lowest_framework_plan(p, progress, timed ? deadline : Clock::time_point::max());
+    if (OffsetSolution framework = lowest_framework_plan(
+            p, progress, runs.placed, timed ? deadline : Clock::time_point::max());
         framework.height < start.height)
         start = std::move(framework);
     const placement::Seed seed = placement::seed_solution(p);

@@ -101,6 +101,13 @@ enum class GapRule : uint8_t {
     BestHeap, // best_gap_in_heap: the smallest gap, up to the height so far (XLA, ONNX Runtime)
 };
 
+// One placement pass: a buffer order under a gap rule. On one problem and seed, the same pass
+// always gives the same plan.
+struct PlacedOrder {
+    std::vector<uint32_t> order;
+    GapRule rule;
+};
+
 // How GapPlacer finds the placed buffers that overlap a buffer in time: the OverlapIndex, or
 // a scan of all placed buffers kept in offset order (no sort per query). Both hand the gap
 // search the same spans in offset order, so they place identically. The scan reads every placed
