@@ -2,7 +2,6 @@
 
 #include "plan/strategies/executorch_greedy.h"
 
-#include <algorithm>
 #include <span>
 
 namespace tmmu {
@@ -99,10 +98,7 @@ OffsetSolution lowest_framework_plan(const OffsetProblem& p, const Progress& pro
         if (out_of_time()) return best;
         const FrameworkPass& pass = s.pass();
         std::vector<uint32_t> order = pass.order(p);
-        const bool repeated = std::any_of(placed.begin(), placed.end(), [&](const auto& done) {
-            return done.rule == pass.rule && done.order == order;
-        });
-        if (repeated) continue;
+        if (placement::already_placed(placed, order, pass.rule)) continue;
         consider(run_pass(p, progress, placer, pass, std::move(order)));
     }
     if (!out_of_time()) consider(executorch_greedy().solve(p, progress));

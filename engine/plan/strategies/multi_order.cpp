@@ -129,9 +129,7 @@ class Search {
 
     // Orders often coincide (sizes all distinct: every size-first order is the same).
     bool tried(const std::vector<uint32_t>& order, GapRule rule) const {
-        return std::any_of(tried_.begin(), tried_.end(), [&](const placement::PlacedOrder& t) {
-            return t.rule == rule && t.order == order;
-        });
+        return placement::already_placed(tried_, order, rule);
     }
 
     // Keeps plan when strictly lower: ties go to the earlier candidate.

@@ -107,6 +107,13 @@ struct PlacedOrder {
     std::vector<uint32_t> order;
     GapRule rule;
 };
+// Whether order under rule is a pass in placed (and so would repeat its plan).
+inline bool already_placed(std::span<const PlacedOrder> placed, const std::vector<uint32_t>& order,
+                           GapRule rule) {
+    for (const PlacedOrder& done : placed)
+        if (done.rule == rule && done.order == order) return true;
+    return false;
+}
 
 // How GapPlacer finds the placed buffers that overlap a buffer in time: the OverlapIndex, or
 // a scan of all placed buffers kept in offset order (no sort per query). Both hand the gap
