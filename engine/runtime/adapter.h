@@ -40,6 +40,9 @@ struct Operands {
     uint64_t state_bytes = 0;           // one slot's block as its descriptor sizes it
     const ParamBlock* params = nullptr; // checked at load for this opcode
     uint32_t half_weights = 0; // bit i: weights[i] holds f16 values (GPU backends' f16 runs)
+    // Set where a GPU backend folded the residual add after this instruction into it
+    // (runtime/gpu_fusion.h): added to the output as it is written. Null otherwise.
+    const float* output_residual = nullptr;
 };
 
 // An operand's memory as the f32 data every v1 adapter takes (host or device pointers alike).

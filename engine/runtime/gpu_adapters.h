@@ -25,6 +25,9 @@
 //   rope_store_kv(queue, q, k, v, cache, stride, slots, positions, rows, heads, kv_heads,
 //       head_dim, theta, max_seq): rope() of q and k, then store_kv()
 //
+// A kernel set with LinearPart also takes the residual runtime/gpu_fusion.h folds into an
+// instruction: LinearPart::residual, added to the output as it is written.
+//
 // `half`: the tables or the matrix hold f16 values (an f16 run, pack_weights); sums are f32.
 // Weights the CPU reads as [in, out] (GPT-2's Conv1D) are uploaded transposed to [out, in]
 // (conv1d_weights says which), so one matrix kernel serves every layout.
@@ -94,6 +97,20 @@ struct GpuAdapters {
             K::linear(ctx.queue, x, m.w, m.half, m.bias, m.out, ctx.rows, in, m.col0, m.cols);
     }
 
+    // An opcode's last product, weights[w] over x into its output, with the residual folded
+    // into it (where one was) added.
+    static void output_linear(const ExecutionContext& ctx, const Operands& o, const float* x,
+                              size_t w, const float* bias, uint32_t in, uint32_t cols) {
+        if constexpr (requires { typename K::LinearPart; }) {
+            const typename K::LinearPart part{o.weights[w],     bias, output_f32(o), 0, cols,
+                                              o.output_residual};
+            K::linears(ctx.queue, x, &part, 1, weight_is_f16(o, w), ctx.rows, in);
+        } else {
+            K::linear(ctx.queue, x, o.weights[w], weight_is_f16(o, w), bias, output_f32(o),
+                      ctx.rows, in, 0, cols);
+        }
+    }
+
     static void embedding(const ExecutionContext& ctx, const Operands& o) {
         const auto p = param_view<EmbeddingParams>(*o.params);
         K::embedding(ctx.queue, static_cast<const int32_t*>(o.inputs[0]),
@@ -125,8 +142,7 @@ struct GpuAdapters {
         K::linear(ctx.queue, input_f32(o, 0), o.weights[0], weight_is_f16(o, 0), weight_f32(o, 1),
                   h, ctx.rows, p.width, 0, p.inner);
         K::gelu_tanh(ctx.queue, h, uint64_t(ctx.rows) * p.inner);
-        K::linear(ctx.queue, h, o.weights[2], weight_is_f16(o, 2), weight_f32(o, 3), output_f32(o),
-                  ctx.rows, p.inner, 0, p.width);
+        output_linear(ctx, o, h, 2, weight_f32(o, 3), p.inner, p.width);
     }
 
     static void swiglu(const ExecutionContext& ctx, const Operands& o) {
@@ -147,8 +163,7 @@ struct GpuAdapters {
                      {o.weights[1], weight_is_f16(o, 1), nullptr, up, 0, p.inner}});
             K::silu_mul(ctx.queue, gate, up, uint64_t(ctx.rows) * p.inner);
         }
-        K::linear(ctx.queue, gate, o.weights[2], weight_is_f16(o, 2), nullptr, output_f32(o),
-                  ctx.rows, p.inner, 0, p.width);
+        output_linear(ctx, o, gate, 2, nullptr, p.inner, p.width);
     }
 
     static void lm_head(const ExecutionContext& ctx, const Operands& o) {
@@ -190,11 +205,9 @@ struct GpuAdapters {
                   ctx.position_of_row.data(), attn, ctx.rows, p.n_heads, p.n_kv_heads, p.head_dim,
                   max_seq);
         if (separate)
-            K::linear(ctx.queue, attn, o.weights[3], weight_is_f16(o, 3), nullptr, output_f32(o),
-                      ctx.rows, q_width, 0, width);
+            output_linear(ctx, o, attn, 3, nullptr, q_width, width);
         else
-            K::linear(ctx.queue, attn, o.weights[2], weight_is_f16(o, 2), weight_f32(o, 3),
-                      output_f32(o), ctx.rows, q_width, 0, width);
+            output_linear(ctx, o, attn, 2, weight_f32(o, 3), q_width, width);
     }
 
     // RoPE (where the model has it) on q and k, then k and v into the cache.

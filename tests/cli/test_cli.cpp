@@ -255,8 +255,11 @@ class TestCli : public QObject {
         QCOMPARE(refused.code, 2);
         QVERIFY2(refused.err.contains(bad), qPrintable(refused.err));
 
-        // On Vulkan (lavapipe here): the device's own copy and matrix rates, one submission
-        // per token, and the anti-regression gate: a baseline below 1/1.1 of that fails.
+        QVERIFY2(!r.out.contains("timed per instruction"), qPrintable(r.out)); // CPU: no timer
+
+        // On Vulkan (lavapipe here): the device's own copy and matrix rates, where a token's
+        // device time goes, one submission per token, and the anti-regression gate: a
+        // baseline below 1/1.1 of that fails.
         const auto devices =
             nlohmann::json::parse(run_tmmu({"devices", "--json", "-"}).out.toStdString());
         if (!devices["backends"][1]["runnable"].get<bool>()) return;
@@ -265,7 +268,8 @@ class TestCli : public QObject {
         Result vk = run_tmmu(on_vulkan);
         QCOMPARE(vk.code, 0);
         for (const char* line :
-             {"256 MiB device-to-device copy", "matrix kernel ", "launches  submit: 1 per token"})
+             {"256 MiB device-to-device copy", "matrix kernel ", "launches  submit: 1 per token",
+              "timed per instruction: ", "device ms per token: ", "swiglu "})
             QVERIFY2(vk.out.contains(line), qPrintable(vk.out));
         const QString tight = dir.filePath("tight.json");
         write(tight, R"({"vulkan": {"tiny-llama": {"submit": 0.5}}})");

@@ -3,13 +3,14 @@
 # NVIDIA GPU, over archives made here by tests/device/pack.sh (carry build-device and .gl).
 # The first LABEL's binaries run the tests; every LABEL runs the benchmarks, so two builds
 # compare on one card in one call. Logs go to $OUT; a summary is printed last.
-# Usage: tests/device/gpu_checks.sh LABEL [LABEL...]; GPU_CHECKS=tests,vulkan,bench,parity picks
-# the parts, GPU_BENCHES="MODEL:PRECISION ..." the bench-run cases.
+# Usage: tests/device/gpu_checks.sh LABEL [LABEL...]; GPU_CHECKS=tests,cli,vulkan,bench,parity
+# picks the parts (tests: the CUDA suites; cli: the command-line suites), GPU_BENCHES="MODEL:PRECISION
+# ..." the bench-run cases.
 set -uo pipefail
 out=${OUT:-/tmp/gpu-checks}
 mkdir -p "$out"
 root=$PWD
-checks=${GPU_CHECKS:-tests,vulkan,bench,parity}
+checks=${GPU_CHECKS:-tests,cli,vulkan,bench,parity}
 # The test binaries name /work/main (their build's source and CLI paths).
 [ "$root" = /work/main ] || { mkdir -p /work && ln -sfn "$root" /work/main; }
 for label in "$@"; do
@@ -47,6 +48,8 @@ print(f"torch reference: copy {2 * x.numel() / best(lambda: y.copy_(x)) / 1e9:.0
 PY
     step cuda_device 60 build/tests/engine_test_cuda_device
     step cuda_backend 240 build/tests/engine_test_cuda_backend
+fi
+if [[ $checks == *cli* ]]; then
     step exit_status 120 build/tests/cli_test_exit_status
     # Every case but the studio's: its binary (Qt's GUI libraries and plugins) is not carried.
     mapfile -t cli_cases < <(build/tests/cli_test_cli -functions | sed 's/()$//' |

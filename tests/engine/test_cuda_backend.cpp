@@ -84,22 +84,27 @@ class TestCudaBackend : public QObject {
     }
 
     // Same inputs, same bits: a second run, the planned arena against a buffer per register,
-    // and a replayed graph against kernels launched one by one. Launches per decode step are
-    // pinned (seed A8's anti-regression gate in miniature): the graph's 1, and the kernels of
-    // the two-layer models launched one by one: GPT-2 25 (embedding; per layer a layernorm,
-    // attention 4: the three projections in one launch, cache store, attend, output; add,
-    // layernorm, MLP 3, add; final layernorm, head) and Llama 23 (attention 4: projections,
-    // RoPE with the cache store, attend, output; SwiGLU 2: gate and up with SiLU, down).
+    // a replayed graph against kernels launched one by one, and residual adds folded into the
+    // matrix kernels before them (runtime/gpu_fusion.h) against each add launching its own.
+    // Launches per decode step are pinned (seed A8's anti-regression gate in miniature): the
+    // graph's 1, and the kernels of the two-layer models launched one by one, unfolded: GPT-2 25
+    // (embedding; per layer a layernorm, attention 4: the three projections in one launch, cache
+    // store, attend, output; add, layernorm, MLP 3, add; final layernorm, head) and Llama 23
+    // (attention 4: projections, RoPE with the cache store, attend, output; SwiGLU 2: gate and up
+    // with SiLU, down); folded, four fewer: the adds ride on the output projections. Prefill folds
+    // the same way.
     void deterministicPlannedAndGraphed_data() {
         QTest::addColumn<QString>("json");
         QTest::addColumn<uint64_t>("kernels");
-        QTest::newRow("gpt2") << QString(kTinyGpt2) << uint64_t(25);
-        QTest::newRow("llama") << QString(kTinyLlama) << uint64_t(23);
+        QTest::addColumn<uint64_t>("folded");
+        QTest::newRow("gpt2") << QString(kTinyGpt2) << uint64_t(25) << uint64_t(21);
+        QTest::newRow("llama") << QString(kTinyLlama) << uint64_t(23) << uint64_t(19);
     }
     void deterministicPlannedAndGraphed() {
         SKIP_WITHOUT_DEVICE();
         QFETCH(QString, json);
         QFETCH(uint64_t, kernels);
+        QFETCH(uint64_t, folded);
         const TransformerConfig c = tiny_config(json.toStdString().c_str());
         RunRequest r = tiny_request(2, 24);
         r.counters = true;
@@ -113,16 +118,31 @@ class TestCudaBackend : public QObject {
         QVERIFY(unplanned.decode_register_bytes > first.decode_register_bytes);
         const RunResult eager = cuda::generate(c, r, Progress{}, {false});
         QCOMPARE(to_hex(eager.logits_hash), to_hex(first.logits_hash));
+        const RunResult unfolded = cuda::generate(c, r, Progress{}, {true, false});
+        QCOMPARE(to_hex(unfolded.logits_hash), to_hex(first.logits_hash));
+        const RunResult unfolded_eager = cuda::generate(c, r, Progress{}, {false, false});
+        QCOMPARE(to_hex(unfolded_eager.logits_hash), to_hex(first.logits_hash));
+        RunRequest half = r;
+        half.weight_precision = WeightPrecision::F16;
+        QCOMPARE(to_hex(cuda::generate(c, half, Progress{}).logits_hash),
+                 to_hex(cuda::generate(c, half, Progress{}, {true, false}).logits_hash));
         const uint64_t steps = r.decode_tokens - 1;
         QCOMPARE(first.decode_counters.launches, steps);
-        QCOMPARE(eager.decode_counters.launches, kernels * steps);
+        QCOMPARE(unfolded.decode_counters.launches, steps);
+        QCOMPARE(eager.decode_counters.launches, folded * steps);
+        QCOMPARE(unfolded_eager.decode_counters.launches, kernels * steps);
         QCOMPARE(eager.decode_counters.total, first.decode_counters.total);
-        QCOMPARE(first.prefill_counters.launches, kernels * r.batch); // prefill runs eagerly
-        // Device time for every opcode that ran, graphed or not (events around instructions).
-        for (const RunResult* run : {&first, &eager})
+        QCOMPARE(unfolded_eager.decode_counters.total, first.decode_counters.total);
+        QCOMPARE(first.prefill_counters.launches, folded * r.batch); // prefill runs eagerly
+        QCOMPARE(unfolded.prefill_counters.launches, kernels * r.batch);
+        // Device time for every opcode that ran, graphed or not (events around instructions);
+        // a folded instruction's work, and so its time, is its neighbour's.
+        for (const RunResult* run : {&unfolded, &unfolded_eager})
             for (Opcode op : kAllOpcodes)
                 QCOMPARE(run->decode_counters.device_seconds[uint8_t(op)] > 0,
                          run->decode_counters.per_opcode[uint8_t(op)] > 0);
+        for (const RunResult* run : {&first, &eager})
+            QVERIFY(run->decode_counters.device_seconds[uint8_t(Opcode::MultiheadAttention)] > 0);
         // The device holds what the plan says: at least every planned byte, and little more
         // (cudaMalloc rounds each of the run's ~10 allocations up to 2 MiB pages).
         test::check_device_memory(first, uint64_t(32) << 20);

@@ -6,6 +6,7 @@
 #include "models/transformer_graph.h"
 #include "runtime/adapter_check.h"
 #include "runtime/gpu_adapters.h"
+#include "runtime/gpu_fusion.h"
 #include "runtime/opcode_map.h"
 #include "runtime/physical_mapping.h"
 #include "runtime/plan_compiler.h"
@@ -15,6 +16,7 @@
 #include <QObject>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -47,6 +49,23 @@ std::vector<Opcode> opcodes_of(const ExecutionPlan& p) {
     for (const Instruction& i : p.instructions)
         out.push_back(i.opcode);
     return out;
+}
+
+void record_call(const ExecutionContext&, const Operands&) {}
+
+// Every instruction of `plan` bound at `offsets` in `arena` (grown where it must be, else the
+// same buffer call after call), to record_call, with
+// weight w at the fake address 0x1000 + 16 w (never dereferenced: nothing runs).
+std::vector<BoundInstruction> bound_for_folding(const ExecutionPlan& plan,
+                                                const std::vector<uint64_t>& offsets,
+                                                std::vector<char>& arena) {
+    AdapterTable table{};
+    table.fill(record_call);
+    arena.resize(std::max(arena.size(), size_t(register_arena_bytes(plan, offsets)))); // kept
+    return bind_instructions(
+        plan, table, arena.data(), offsets,
+        [](WeightRef w) { return reinterpret_cast<const void*>(uintptr_t(0x1000 + 16 * w.index)); },
+        [](uint8_t) { return StateBinding{}; });
 }
 
 } // namespace
@@ -100,6 +119,68 @@ class TestRuntimePlan : public QObject {
                 QCOMPARE(value, first);
             }
         }
+    }
+
+    // A GPU backend folds each residual add into the instruction whose output it adds
+    // (gpu_fusion.h): the add launches nothing, the instruction before it writes the add's
+    // output with the add's other input as its residual. Not where another instruction (or
+    // the plan's caller) reads what would go unwritten, nor where the add's output only partly
+    // overlaps its other input. Norms are never folded.
+    void residualAddsFoldIntoMatrixKernels() {
+        const CompiledPlan llama =
+            compile_transformer(config("tinyllama-1.1b.json"), {PlanMode::Decode, 1, 64});
+        const ExecutionPlan& p = llama.plan;
+        const std::vector<uint64_t> offsets = register_offsets(llama, RegisterLayout::Planned);
+        std::vector<char> arena;
+        const std::vector<BoundInstruction> before = bound_for_folding(p, offsets, arena);
+        std::vector<BoundInstruction> bound = bound_for_folding(p, offsets, arena);
+        QCOMPARE(fold_residual_adds(p, offsets, bound), 44u); // 22 layers, two adds each
+        uint32_t folded = 0;
+        for (size_t i = 0; i < bound.size(); ++i) {
+            const Instruction& insn = p.instructions[i];
+            if (bound[i].fn == record_call) {
+                const bool producer = i + 1 < bound.size() && bound[i + 1].fn != record_call;
+                if (!producer) QCOMPARE(bound[i].operands.output, before[i].operands.output);
+                continue;
+            }
+            ++folded;
+            QCOMPARE(insn.opcode, Opcode::ResidualAdd);
+            const Operands& producer = bound[i - 1].operands;
+            QCOMPARE(producer.output, bound[i].operands.output);
+            const int mine = insn.inputs[0].id == p.instructions[i - 1].outputs[0].id ? 0 : 1;
+            QCOMPARE(producer.output_residual,
+                     static_cast<const float*>(bound[i].operands.inputs[1 - mine]));
+        }
+        QCOMPARE(folded, 44u);
+
+        // Read twice (here as a plan output too): the first attention's output must be written.
+        size_t add = 0;
+        while (p.instructions[add].opcode != Opcode::ResidualAdd)
+            ++add;
+        ExecutionPlan shared = p;
+        shared.plan_outputs.push_back(p.instructions[add - 1].outputs[0]);
+        bound = bound_for_folding(shared, offsets, arena);
+        QCOMPARE(fold_residual_adds(shared, offsets, bound), 43u);
+        QVERIFY(bound[add].fn == before[add].fn);
+
+        // The first add's other input moved to overlap its output, 4 bytes off.
+        std::vector<uint64_t> overlapping = offsets;
+        const Instruction& a = p.instructions[add];
+        const uint32_t other = a.inputs[0].id == p.instructions[add - 1].outputs[0].id
+                                   ? a.inputs[1].id
+                                   : a.inputs[0].id;
+        overlapping[other] = offsets[a.outputs[0].id] + 4; // the embedding's output: read by
+                                                           // the first norm and this add only
+        bound = bound_for_folding(p, overlapping, arena);
+        QCOMPARE(fold_residual_adds(p, overlapping, bound), 43u);
+        QVERIFY(bound[add].fn == before[add].fn);
+
+        // GPT-2: its adds follow attention and gelu_mlp.
+        const CompiledPlan gpt2 =
+            compile_transformer(config("gpt2-small.json"), {PlanMode::Decode, 1, 64});
+        const std::vector<uint64_t> gpt2_offsets = register_offsets(gpt2, RegisterLayout::Planned);
+        bound = bound_for_folding(gpt2.plan, gpt2_offsets, arena);
+        QCOMPARE(fold_residual_adds(gpt2.plan, gpt2_offsets, bound), 24u);
     }
 
     void opcodesKeepTheSeedValuesAndRanges() {

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tmmu::cuda::kernels {
@@ -17,6 +18,7 @@ constexpr unsigned kAttendThreads = 128;
 constexpr unsigned kAttendWarps = kAttendThreads / 32;
 constexpr unsigned kAttendLaneDims = 8; // value dimensions a lane sums at once (256 per warp)
 constexpr unsigned kElementThreads = 256;
+constexpr unsigned kRopeThreads = 64;
 
 // Sum of every thread's v: a butterfly per warp, then the warps' sums in warp order, the same
 // order on every thread and every run. `shared` holds blockDim.x / 32 doubles.
@@ -46,6 +48,7 @@ __device__ float block_max(float v, float* shared) {
 template <typename W>
 __global__ void embedding_kernel(const int32_t* tokens, const uint32_t* positions, const W* table,
                                  const W* positions_table, float* out, uint32_t width) {
+    start_after_inputs();
     const uint32_t r = blockIdx.x;
     const W* tok = table + uint64_t(tokens[r]) * width;
     const W* pos = positions_table ? positions_table + uint64_t(positions[r]) * width : nullptr;
@@ -56,6 +59,7 @@ __global__ void embedding_kernel(const int32_t* tokens, const uint32_t* position
 
 __global__ void layernorm_kernel(const float* x, const float* gamma, const float* beta, float* out,
                                  uint32_t width, float eps) {
+    start_after_inputs();
     __shared__ double shared[kNormThreads / 32];
     const float* xr = x + uint64_t(blockIdx.x) * width;
     float* o = out + uint64_t(blockIdx.x) * width;
@@ -73,6 +77,7 @@ __global__ void layernorm_kernel(const float* x, const float* gamma, const float
 
 __global__ void rmsnorm_kernel(const float* x, const float* gamma, float* out, uint32_t width,
                                float eps) {
+    start_after_inputs();
     __shared__ double shared[kNormThreads / 32];
     const float* xr = x + uint64_t(blockIdx.x) * width;
     float* o = out + uint64_t(blockIdx.x) * width;
@@ -85,11 +90,13 @@ __global__ void rmsnorm_kernel(const float* x, const float* gamma, float* out, u
 }
 
 __global__ void add_kernel(const float* a, const float* b, float* out, uint64_t n) {
+    start_after_inputs();
     const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < n) out[i] = a[i] + b[i];
 }
 
 __global__ void gelu_kernel(float* x, uint64_t n) {
+    start_after_inputs();
     const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const float v = x[i];
@@ -98,6 +105,7 @@ __global__ void gelu_kernel(float* x, uint64_t n) {
 }
 
 __global__ void silu_mul_kernel(float* gate, const float* up, uint64_t n) {
+    start_after_inputs();
     const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const float g = gate[i];
@@ -117,6 +125,7 @@ __device__ float2 rotate(const float* head, uint32_t i, uint32_t head_dim, uint3
 
 __global__ void rope_kernel(float* x, const uint32_t* positions, uint32_t rows, uint32_t heads,
                             uint32_t head_dim, float theta) {
+    start_after_inputs();
     const uint32_t half = head_dim / 2;
     const uint64_t id = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (id >= uint64_t(rows) * heads * half) return;
@@ -128,18 +137,22 @@ __global__ void rope_kernel(float* x, const uint32_t* positions, uint32_t rows, 
     h[i + half] = turned.y;
 }
 
-// rope on q (in place) and k, then store_kv, for one row per block: k's rotated pairs go
-// straight into the cache. The same arithmetic as the three kernels it replaces.
+// rope on q (in place) and k, then store_kv: k's rotated pairs go straight into the cache. The
+// same arithmetic as the three kernels it replaces. Blocks (row, y): thread t of block y takes
+// pair and value element y * blockDim.x + t of the row, so every pair's double-precision angle
+// is computed at once rather than a few at a time by one block.
 __global__ void rope_store_kv_kernel(float* q, const float* k, const float* v, char* cache,
                                      uint64_t stride, const uint32_t* slots,
                                      const uint32_t* positions, uint32_t heads, uint32_t kv_heads,
                                      uint32_t head_dim, float theta, uint32_t max_seq) {
+    start_after_inputs();
     const uint32_t r = blockIdx.x, half = head_dim / 2, position = positions[r];
     const uint64_t kv_width = uint64_t(kv_heads) * head_dim;
     float* keys = reinterpret_cast<float*>(cache + slots[r] * stride);
     float* values = keys + uint64_t(max_seq) * kv_width;
     const uint64_t at = uint64_t(position) * kv_width;
-    for (uint32_t e = threadIdx.x; e < (heads + kv_heads) * half; e += blockDim.x) {
+    const uint32_t e = blockIdx.y * blockDim.x + threadIdx.x;
+    if (e < (heads + kv_heads) * half) {
         const uint32_t h = e / half, i = e % half;
         if (h < heads) {
             float* head = q + (uint64_t(r) * heads + h) * head_dim;
@@ -153,13 +166,13 @@ __global__ void rope_store_kv_kernel(float* q, const float* k, const float* v, c
             keys[at + offset + i + half] = turned.y;
         }
     }
-    for (uint32_t e = threadIdx.x; e < kv_width; e += blockDim.x)
-        values[at + e] = v[r * kv_width + e];
+    if (e < kv_width) values[at + e] = v[r * kv_width + e];
 }
 
 __global__ void store_kv_kernel(const float* k, const float* v, char* cache, uint64_t stride,
                                 const uint32_t* slots, const uint32_t* positions, uint32_t kv_width,
                                 uint32_t max_seq) {
+    start_after_inputs();
     const uint32_t r = blockIdx.x;
     float* keys = reinterpret_cast<float*>(cache + slots[r] * stride);
     float* values = keys + uint64_t(max_seq) * kv_width;
@@ -190,6 +203,7 @@ __global__ void attend_kernel(const float* q, const char* cache, uint64_t stride
                               const uint32_t* slots, const uint32_t* positions, float* out,
                               uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
                               uint32_t max_seq) {
+    start_after_inputs();
     extern __shared__ float shared[];
     float* scores = shared;
     float* query = shared + max_seq;
@@ -272,6 +286,7 @@ __device__ const uint32_t* guard_word(const uint32_t* data, uint32_t words, uint
 __global__ void memory_check_kernel(const uint32_t* data, uint64_t* prints, uint32_t* report,
                                     uint32_t words, uint32_t reg, uint32_t instruction,
                                     uint32_t op) {
+    start_after_inputs();
     __shared__ uint64_t hashes[kCheckThreads];
     __shared__ uint32_t first_bad[kCheckThreads];
     const uint32_t t = threadIdx.x;
@@ -320,94 +335,97 @@ uint64_t attend_bytes(uint32_t max_seq, uint32_t head_dim) {
 
 thread_local uint64_t launches = 0;
 
+bool overlapped_launches() {
+    static const bool overlapped = [] {
+        int device = 0, major = 0;
+        return cudaGetDevice(&device) == cudaSuccess &&
+               cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) ==
+                   cudaSuccess &&
+               major >= 9;
+    }();
+    return overlapped;
+}
+
 uint64_t kernel_launches() {
     return launches;
 }
 
 void embedding(void* stream, const int32_t* tokens, const uint32_t* positions, const void* table,
                const void* positions_table, bool half, float* out, uint32_t rows, uint32_t width) {
-    ++launches;
     const cudaStream_t s = as_stream(stream);
     if (half)
-        embedding_kernel<<<rows, kElementThreads, 0, s>>>(
-            tokens, positions, static_cast<const __half*>(table),
-            static_cast<const __half*>(positions_table), out, width);
+        launch(embedding_kernel<__half>, rows, kElementThreads, 0, s, tokens, positions,
+               static_cast<const __half*>(table), static_cast<const __half*>(positions_table), out,
+               width);
     else
-        embedding_kernel<<<rows, kElementThreads, 0, s>>>(
-            tokens, positions, static_cast<const float*>(table),
-            static_cast<const float*>(positions_table), out, width);
+        launch(embedding_kernel<float>, rows, kElementThreads, 0, s, tokens, positions,
+               static_cast<const float*>(table), static_cast<const float*>(positions_table), out,
+               width);
 }
 
 void layernorm(void* stream, const float* x, const float* gamma, const float* beta, float* out,
                uint32_t rows, uint32_t width, float eps) {
-    ++launches;
-    layernorm_kernel<<<rows, kNormThreads, 0, as_stream(stream)>>>(x, gamma, beta, out, width, eps);
+    launch(layernorm_kernel, rows, kNormThreads, 0, as_stream(stream), x, gamma, beta, out, width,
+           eps);
 }
 
 void rmsnorm(void* stream, const float* x, const float* gamma, float* out, uint32_t rows,
              uint32_t width, float eps) {
-    ++launches;
-    rmsnorm_kernel<<<rows, kNormThreads, 0, as_stream(stream)>>>(x, gamma, out, width, eps);
+    launch(rmsnorm_kernel, rows, kNormThreads, 0, as_stream(stream), x, gamma, out, width, eps);
 }
 
 void add(void* stream, const float* a, const float* b, float* out, uint64_t n) {
-    ++launches;
-    add_kernel<<<blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream)>>>(a, b, out,
-                                                                                          n);
+    launch(add_kernel, blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream), a, b,
+           out, n);
 }
 
 void gelu_tanh(void* stream, float* x, uint64_t n) {
-    ++launches;
-    gelu_kernel<<<blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream)>>>(x, n);
+    launch(gelu_kernel, blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream), x,
+           n);
 }
 
 void silu_mul(void* stream, float* gate, const float* up, uint64_t n) {
-    ++launches;
-    silu_mul_kernel<<<blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream)>>>(
-        gate, up, n);
+    launch(silu_mul_kernel, blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream),
+           gate, up, n);
 }
 
 void rope(void* stream, float* x, const uint32_t* positions, uint32_t rows, uint32_t heads,
           uint32_t head_dim, float theta) {
-    ++launches;
     const uint64_t n = uint64_t(rows) * heads * (head_dim / 2);
-    rope_kernel<<<blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream)>>>(
-        x, positions, rows, heads, head_dim, theta);
+    launch(rope_kernel, blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream), x,
+           positions, rows, heads, head_dim, theta);
 }
 
 void store_kv(void* stream, const float* k, const float* v, void* cache, uint64_t stride,
               const uint32_t* slots, const uint32_t* positions, uint32_t rows, uint32_t kv_width,
               uint32_t max_seq) {
-    ++launches;
-    store_kv_kernel<<<rows, kElementThreads, 0, as_stream(stream)>>>(
-        k, v, static_cast<char*>(cache), stride, slots, positions, kv_width, max_seq);
+    launch(store_kv_kernel, rows, kElementThreads, 0, as_stream(stream), k, v,
+           static_cast<char*>(cache), stride, slots, positions, kv_width, max_seq);
 }
 
 void rope_store_kv(void* stream, float* q, const float* k, const float* v, void* cache,
                    uint64_t stride, const uint32_t* slots, const uint32_t* positions, uint32_t rows,
                    uint32_t heads, uint32_t kv_heads, uint32_t head_dim, float theta,
                    uint32_t max_seq) {
-    ++launches;
-    rope_store_kv_kernel<<<rows, kElementThreads, 0, as_stream(stream)>>>(
-        q, k, v, static_cast<char*>(cache), stride, slots, positions, heads, kv_heads, head_dim,
-        theta, max_seq);
+    const uint32_t pairs = (heads + kv_heads) * (head_dim / 2),
+                   n = std::max(pairs, kv_heads * head_dim);
+    launch(rope_store_kv_kernel, dim3(rows, blocks_for(n, kRopeThreads)), kRopeThreads, 0,
+           as_stream(stream), q, k, v, static_cast<char*>(cache), stride, slots, positions, heads,
+           kv_heads, head_dim, theta, max_seq);
 }
 
 void attend(void* stream, const float* q, const void* cache, uint64_t stride, const uint32_t* slots,
             const uint32_t* positions, float* out, uint32_t rows, uint32_t heads, uint32_t kv_heads,
             uint32_t head_dim, uint32_t max_seq) {
-    ++launches;
-    const dim3 grid(rows, heads);
-    attend_kernel<<<grid, kAttendThreads, attend_bytes(max_seq, head_dim), as_stream(stream)>>>(
-        q, static_cast<const char*>(cache), stride, slots, positions, out, heads, kv_heads,
-        head_dim, max_seq);
+    launch(attend_kernel, dim3(rows, heads), kAttendThreads, attend_bytes(max_seq, head_dim),
+           as_stream(stream), q, static_cast<const char*>(cache), stride, slots, positions, out,
+           heads, kv_heads, head_dim, max_seq);
 }
 
 void memory_check(void* stream, const void* data, uint64_t* prints, uint32_t* report,
                   uint32_t words, uint32_t reg, uint32_t instruction, uint32_t op) {
-    ++launches;
-    memory_check_kernel<<<1, kCheckThreads, 0, as_stream(stream)>>>(
-        static_cast<const uint32_t*>(data), prints, report, words, reg, instruction, op);
+    launch(memory_check_kernel, 1, kCheckThreads, 0, as_stream(stream),
+           static_cast<const uint32_t*>(data), prints, report, words, reg, instruction, op);
 }
 
 uint64_t attend_shared_bytes(uint32_t max_seq, uint32_t head_dim) {

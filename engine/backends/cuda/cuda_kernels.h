@@ -40,6 +40,9 @@ struct LinearPart {
     const float* bias; // may be null
     float* out;        // [rows][cols]
     uint32_t col0, cols;
+    // Added to each output as it is written (out = residual + product, the bits add() would
+    // give; residual may be out itself): null for none.
+    const float* residual = nullptr;
 };
 constexpr unsigned kMaxLinearParts = 3;
 void linears(void* stream, const float* x, const LinearPart* parts, unsigned count, bool half,

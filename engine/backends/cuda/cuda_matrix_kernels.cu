@@ -41,20 +41,23 @@ struct VectorParts {
     unsigned count = 0;
 };
 
-// One weight row's dot products with up to Rows input rows, a lane's strided share:
-// 16-byte weight loads where `Vector` (rows and weights 16-byte aligned, `in` a multiple of
-// the group), unrolled so each lane keeps several loads in flight (decode is bound by how many
-// bytes are on their way from memory at once, not by the arithmetic).
-template <typename W, bool Vector, unsigned Rows>
-__device__ void dot_rows(const float* __restrict__ x, const W* __restrict__ wr, uint32_t in,
+// Dots weight rows' dot products with up to Rows input rows, a lane's strided share: 16-byte
+// weight loads where `Vector` (rows and weights 16-byte aligned, `in` a multiple of the
+// group), unrolled so each lane keeps several loads in flight (decode is bound by how many
+// bytes are on their way from memory at once, not by the arithmetic). Each load of x serves
+// every weight row; each weight row's sums run in the same order whatever Dots is.
+template <typename W, bool Vector, unsigned Dots, unsigned Rows>
+__device__ void dot_rows(const float* __restrict__ x, const W* const (&wr)[Dots], uint32_t in,
                          uint32_t r0, uint32_t nr, uint32_t first, uint32_t step,
-                         float (&acc)[Rows]) {
+                         float (&acc)[Dots][Rows]) {
     constexpr unsigned G = kGroup<W>;
     if (Vector) {
-#pragma unroll 4
+#pragma unroll(4 / Dots)
         for (uint32_t i = first; i < in / G; i += step) {
-            float a[G];
-            load_group(wr + G * uint64_t(i), a);
+            float a[Dots][G];
+#pragma unroll
+            for (unsigned d = 0; d < Dots; ++d)
+                load_group(wr[d] + G * uint64_t(i), a[d]);
 #pragma unroll
             for (uint32_t r = 0; r < Rows; ++r)
                 if (r < nr)
@@ -62,18 +65,39 @@ __device__ void dot_rows(const float* __restrict__ x, const W* __restrict__ wr, 
                     for (unsigned g = 0; g < G / 4; ++g) {
                         const float4 b = reinterpret_cast<const float4*>(x + uint64_t(r0 + r) *
                                                                                  in)[G / 4 * i + g];
-                        acc[r] += a[4 * g] * b.x + a[4 * g + 1] * b.y + a[4 * g + 2] * b.z +
-                                  a[4 * g + 3] * b.w;
+#pragma unroll
+                        for (unsigned d = 0; d < Dots; ++d)
+                            acc[d][r] += a[d][4 * g] * b.x + a[d][4 * g + 1] * b.y +
+                                         a[d][4 * g + 2] * b.z + a[d][4 * g + 3] * b.w;
                     }
         }
     } else {
         for (uint32_t i = first; i < in; i += step) {
-            const float a = load_weight(wr + i);
+            float a[Dots];
+#pragma unroll
+            for (unsigned d = 0; d < Dots; ++d)
+                a[d] = load_weight(wr[d] + i);
 #pragma unroll
             for (uint32_t r = 0; r < Rows; ++r)
-                if (r < nr) acc[r] += a * x[uint64_t(r0 + r) * in + i];
+                if (r < nr) {
+                    const float b = x[uint64_t(r0 + r) * in + i];
+#pragma unroll
+                    for (unsigned d = 0; d < Dots; ++d)
+                        acc[d][r] += a[d] * b;
+                }
         }
     }
+}
+
+// Asks L2 for `bytes` (a multiple of 16) of weights at p (16-byte aligned) with one bulk
+// prefetch (compute capability 9.0 and later): issued before wait_for_inputs, the block's
+// weights stream in while the kernel before it is still finishing.
+__device__ void prefetch_weights(const void* p, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(__cvta_generic_to_global(p)),
+                 "r"(bytes)
+                 : "memory");
+#endif
 }
 
 // Adds a column's sums across its lanes (a butterfly) and then its Split warps (in slice
@@ -99,17 +123,27 @@ __device__ bool reduce_column(float (&acc)[Rows], float (*partial)[Rows], bool v
     return true;
 }
 
+// Weight rows a warp dots with each load of x: gate and up (Gated), or two adjacent columns
+// on the vector path over several input rows, where the loads of x cost more than the
+// weights' (16 per 16-byte weight load at 8 rows: pairing columns halves them); else one.
+template <bool Vector, bool Gated, unsigned Rows>
+constexpr unsigned kDots = Gated || (Vector && Rows > 1) ? 2 : 1;
+// Output columns a warp's Split share computes: the gated pair is one column.
+template <bool Vector, bool Gated, unsigned Rows>
+constexpr unsigned kWarpColumns = Gated ? 1 : kDots<Vector, Gated, Rows>;
+
 // Split warps per output column, Rows rows per block (1 for a single row, as batch-1 decode
 // has: a lane then holds one row's sums, and the registers that saves keep more warps, and so
 // more loads, in flight; else kLinearRows): the block's kLinearWarps warps serve
-// kLinearWarps / Split columns of its part. Split > 1 gives narrow outputs (Llama's k and
-// v projections: 256 columns) enough warps in flight to keep memory busy. `Gated` (SwiGLU):
-// one part, whose column j is silu(x . gate[j]) * (x . up[j]), as silu_mul computes it.
+// kLinearWarps / Split * kWarpColumns columns of its part. Split > 1 gives narrow outputs
+// (Llama's k and v projections: 256 columns) enough warps in flight to keep memory busy.
+// `Gated` (SwiGLU): one part, whose column j is silu(x . gate[j]) * (x . up[j]), as silu_mul
+// computes it.
 template <typename W, bool Vector, unsigned Split, bool Gated, unsigned Rows>
 __global__ void linear_kernel(const float* __restrict__ x, const VectorParts parts, uint32_t rows,
                               uint32_t in) {
-    __shared__ float partial[kLinearWarps][Rows];
-    __shared__ float partial_up[Gated ? kLinearWarps : 1][Rows];
+    constexpr unsigned Dots = kDots<Vector, Gated, Rows>;
+    __shared__ float partial[Dots][kLinearWarps][Rows];
     // Constant indices only: a run-time index into the parameters copies them to the stack.
     LinearPart part = parts.part[0];
     uint32_t block0 = 0;
@@ -120,26 +154,43 @@ __global__ void linear_kernel(const float* __restrict__ x, const VectorParts par
             block0 = parts.first_block[k];
         }
     const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const uint32_t j = (blockIdx.x - block0) * (kLinearWarps / Split) + warp / Split;
-    const bool valid = j < part.cols; // no early return: the block meets at a barrier below
+    const uint32_t j0 = ((blockIdx.x - block0) * (kLinearWarps / Split) + warp / Split) *
+                        kWarpColumns<Vector, Gated, Rows>;
+    const W* wr[Dots];
+    bool valid[Dots]; // no early return: the block meets at a barrier below
+#pragma unroll
+    for (unsigned d = 0; d < Dots; ++d) {
+        const uint32_t j = Gated ? j0 : j0 + d;
+        valid[d] = j < part.cols;
+        wr[d] = static_cast<const W*>(Gated && d == 1 ? parts.up : part.w) +
+                uint64_t(part.col0 + (valid[d] ? j : 0)) * in;
+    }
     const uint32_t r0 = blockIdx.y * Rows;
     const uint32_t nr = min(Rows, rows - r0);
-    const uint64_t row = uint64_t(part.col0 + (valid ? j : 0)) * in;
     const uint32_t first = (warp % Split) * 32 + lane, step = 32 * Split;
-    float acc[Rows] = {}, up[Rows] = {};
-    if (valid) {
-        dot_rows<W, Vector>(x, static_cast<const W*>(part.w) + row, in, r0, nr, first, step, acc);
-        if (Gated)
-            dot_rows<W, Vector>(x, static_cast<const W*>(parts.up) + row, in, r0, nr, first, step,
-                                up);
-    }
-    const bool holder = reduce_column<Split>(acc, partial, valid);
-    if (Gated) reduce_column<Split>(up, partial_up, valid);
-    if (!holder) return;
-    const float b = part.bias ? part.bias[part.col0 + j] : 0.0f;
-    for (uint32_t r = 0; r < nr; ++r) {
-        const float g = acc[r] + b;
-        part.out[uint64_t(r0 + r) * part.cols + j] = Gated ? g / (1.0f + expf(-g)) * up[r] : g;
+    // Vector rows are whole 16-byte groups at 16-byte aligned addresses (vector_path).
+    if (Vector && warp % Split == 0 && lane == 0)
+#pragma unroll
+        for (unsigned d = 0; d < Dots; ++d)
+            if (valid[d]) prefetch_weights(wr[d], in * sizeof(W));
+    start_after_inputs();
+    float acc[Dots][Rows] = {};
+    if (valid[0]) dot_rows<W, Vector>(x, wr, in, r0, nr, first, step, acc);
+    bool holder[Dots];
+#pragma unroll
+    for (unsigned d = 0; d < Dots; ++d)
+        holder[d] = reduce_column<Split>(acc[d], partial[d], valid[d]);
+#pragma unroll
+    for (unsigned d = 0; d < (Gated ? 1 : Dots); ++d) {
+        if (!holder[d]) continue;
+        const uint32_t j = j0 + d;
+        const float b = part.bias ? part.bias[part.col0 + j] : 0.0f;
+        for (uint32_t r = 0; r < nr; ++r) {
+            const float g = acc[d][r] + b;
+            const float v = Gated ? g / (1.0f + expf(-g)) * acc[1][r] : g;
+            const uint64_t at = uint64_t(r0 + r) * part.cols + j;
+            part.out[at] = part.residual ? part.residual[at] + v : v; // add()'s a + b
+        }
     }
 }
 
@@ -149,28 +200,27 @@ unsigned split_for(uint32_t cols) {
     return cols >= 4096 ? 1 : cols >= 2048 ? 2 : cols >= 1024 ? 4 : 8;
 }
 
-template <typename W, bool Gated, unsigned Split, unsigned Rows>
-void launch_vector(cudaStream_t s, bool vector, const float* x, const VectorParts& parts,
-                   uint32_t rows, uint32_t in) {
+template <typename W, bool Vector, bool Gated, unsigned Split, unsigned Rows>
+void launch_vector(cudaStream_t s, const float* x, VectorParts parts, uint32_t rows, uint32_t in) {
+    constexpr unsigned columns = kLinearWarps / Split * kWarpColumns<Vector, Gated, Rows>;
+    for (unsigned k = 0; k < parts.count; ++k)
+        parts.first_block[k + 1] = parts.first_block[k] + blocks_for(parts.part[k].cols, columns);
     const dim3 grid(parts.first_block[parts.count], blocks_for(rows, Rows));
-    if (vector)
-        linear_kernel<W, true, Split, Gated, Rows>
-            <<<grid, kLinearWarps * 32, 0, s>>>(x, parts, rows, in);
-    else
-        linear_kernel<W, false, Split, Gated, Rows>
-            <<<grid, kLinearWarps * 32, 0, s>>>(x, parts, rows, in);
+    launch(linear_kernel<W, Vector, Split, Gated, Rows>, grid, kLinearWarps * 32, 0, s, x, parts,
+           rows, in);
 }
 
 template <typename W, bool Gated, unsigned Split>
-void launch_vector(cudaStream_t s, bool vector, const float* x, VectorParts parts, uint32_t rows,
-                   uint32_t in) {
-    for (unsigned k = 0; k < parts.count; ++k)
-        parts.first_block[k + 1] =
-            parts.first_block[k] + blocks_for(parts.part[k].cols, kLinearWarps / Split);
-    if (rows == 1)
-        launch_vector<W, Gated, Split, 1>(s, vector, x, parts, rows, in);
+void launch_vector(cudaStream_t s, bool vector, const float* x, const VectorParts& parts,
+                   uint32_t rows, uint32_t in) {
+    if (vector && rows == 1)
+        launch_vector<W, true, Gated, Split, 1>(s, x, parts, rows, in);
+    else if (vector)
+        launch_vector<W, true, Gated, Split, kLinearRows>(s, x, parts, rows, in);
+    else if (rows == 1)
+        launch_vector<W, false, Gated, Split, 1>(s, x, parts, rows, in);
     else
-        launch_vector<W, Gated, Split, kLinearRows>(s, vector, x, parts, rows, in);
+        launch_vector<W, false, Gated, Split, kLinearRows>(s, x, parts, rows, in);
 }
 
 template <typename W, bool Gated>
@@ -200,9 +250,10 @@ constexpr unsigned kMmaTile = 64, kMmaStep = 32, kMmaThreads = 128;
 constexpr unsigned kMmaPitch = kMmaStep + 8; // halves per staged row: rows 16-byte aligned
 
 __global__ void linear_mma_kernel(const float* __restrict__ x, const __half* __restrict__ w,
-                                  const float* __restrict__ bias, float* __restrict__ out,
+                                  const float* __restrict__ bias, const float* residual, float* out,
                                   uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols) {
     using namespace nvcuda;
+    start_after_inputs();
     __shared__ __align__(32) __half xs[kMmaTile][kMmaPitch];
     __shared__ __align__(32) __half ws[kMmaTile][kMmaPitch];
     __shared__ __align__(32) float tile[kMmaTile][kMmaTile + 4];
@@ -254,9 +305,11 @@ __global__ void linear_mma_kernel(const float* __restrict__ x, const __half* __r
     __syncthreads();
     for (uint32_t e = threadIdx.x; e < kMmaTile * kMmaTile; e += kMmaThreads) {
         const uint32_t i = e / kMmaTile, j = e % kMmaTile;
-        if (r0 + i < rows && c0 + j < cols)
-            out[uint64_t(r0 + i) * cols + c0 + j] =
-                tile[i][j] + (bias ? bias[col0 + c0 + j] : 0.0f);
+        if (r0 + i < rows && c0 + j < cols) {
+            const uint64_t at = uint64_t(r0 + i) * cols + c0 + j;
+            const float v = tile[i][j] + (bias ? bias[col0 + c0 + j] : 0.0f);
+            out[at] = residual ? residual[at] + v : v; // add()'s a + b
+        }
     }
 }
 
@@ -286,15 +339,13 @@ void linears(void* stream, const float* x, const LinearPart* parts, unsigned cou
     const cudaStream_t s = as_stream(stream);
     if (half && rows > kLinearRows) { // tensor cores: a launch per part
         for (unsigned k = 0; k < count; ++k) {
-            ++launches;
             const LinearPart& p = parts[k];
             const dim3 grid(blocks_for(p.cols, kMmaTile), blocks_for(rows, kMmaTile));
-            linear_mma_kernel<<<grid, kMmaThreads, 0, s>>>(x, static_cast<const __half*>(p.w),
-                                                           p.bias, p.out, rows, in, p.col0, p.cols);
+            launch(linear_mma_kernel, grid, kMmaThreads, 0, s, x, static_cast<const __half*>(p.w),
+                   p.bias, p.residual, p.out, rows, in, p.col0, p.cols);
         }
         return;
     }
-    ++launches;
     VectorParts v;
     v.count = count;
     for (unsigned k = 0; k < count; ++k)
@@ -313,7 +364,6 @@ void gated_linear(void* stream, const float* x, const void* gate, const void* up
         silu_mul(stream, out, up_out, uint64_t(rows) * cols);
         return;
     }
-    ++launches;
     VectorParts v;
     v.count = 1;
     v.part[0] = {gate, nullptr, out, 0, cols};

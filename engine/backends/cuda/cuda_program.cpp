@@ -10,6 +10,7 @@
 #include "runtime/adapter_memory.h"
 #include "runtime/generate.h"
 #include "runtime/gpu_adapters.h"
+#include "runtime/gpu_fusion.h"
 #include "runtime/physical_mapping.h"
 
 #include <cstring>
@@ -264,6 +265,7 @@ CudaProgram::CudaProgram(CompiledPlan plan, CudaExecutor& executor)
             return StateBinding{executor.state(block), executor.stride(block)};
         });
     mark_half_weights(bound_, p, executor.half());
+    if (executor.options().fold && !executor.check_memory()) fold_residual_adds(p, offset_, bound_);
 }
 
 void CudaProgram::enqueue(uint32_t rows, bool capturing) {

@@ -16,6 +16,9 @@ namespace tmmu::cuda {
 
 struct CudaOptions {
     bool graphs = true; // capture and replay decode steps; false: launch every kernel each step
+    // Fold residual adds into the matrix kernels before them (runtime/gpu_fusion.h) unless the
+    // run checks memory; false: every instruction launches its own kernels (the same bits).
+    bool fold = true;
 };
 
 // The executor for device 0. DEVICE_ERROR when there is no device or no room for the run.
