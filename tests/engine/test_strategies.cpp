@@ -1,5 +1,7 @@
 #include "plan/random_problem.h"
 #include "plan/strategies/best_fit.h"
+#include "plan/strategies/executorch_greedy.h"
+#include "plan/strategies/ffd.h"
 #include "plan/strategies/framework_heuristics.h"
 #include "plan/strategies/multi_order.h"
 #include "plan/strategies/placement.h"
@@ -274,6 +276,7 @@ class TestStrategies : public QObject {
             QCOMPARE(placement::conflict_counts(p), want);
             QVERIFY(placement::conflict_bytes(p) == bytes);
             QCOMPARE(placement::overlapping_pairs(p), pairs);
+            QCOMPARE(placement::OverlapIndex(p).overlapping_pairs(), pairs);
         }
     }
 
@@ -475,13 +478,63 @@ class TestStrategies : public QObject {
             if (const auto* pass = dynamic_cast<const FrameworkPassStrategy*>(s))
                 placed.push_back({pass->pass().order(p), pass->pass().rule});
         QCOMPARE(placed.size(), framework_strategies().size() - 1);
-        const OffsetSolution only = lowest_framework_plan(p, Progress{}, placed);
-        QCOMPARE(only.producer, std::string("executorch-greedy"));
-        QCOMPARE(only.offsets, solve("executorch-greedy", p).offsets);
+        const std::optional<OffsetSolution> only = lowest_framework_plan(p, Progress{}, placed);
+        QVERIFY(only);
+        QCOMPARE(only->producer, std::string("executorch-greedy"));
+        QCOMPARE(only->offsets, solve("executorch-greedy", p).offsets);
         uint64_t lowest = UINT64_MAX;
         for (const OffsetStrategy* s : framework_strategies())
             lowest = std::min(lowest, solve(s->name(), p).height);
-        QCOMPARE(lowest_framework_plan(p, Progress{}).height, lowest);
+        QCOMPARE(lowest_framework_plan(p, Progress{})->height, lowest);
+    }
+
+    // A caller holding a plan passes its height: only a framework plan strictly below it is
+    // returned, and it is the same lowest plan (ties to the earlier planner) as without one.
+    void frameworkPlansAtOrAboveTheCallersHeightAreDropped() {
+        for (uint32_t seed = 0; seed < 40; ++seed) {
+            const OffsetProblem p = test::random_problem(seed, 30 + seed * 10, 40, 64, seed % 2);
+            const std::optional<OffsetSolution> lowest = lowest_framework_plan(p, Progress{});
+            QVERIFY(lowest);
+            QVERIFY(!lowest_framework_plan(p, Progress{}, {}, lowest->height));
+            const auto below = lowest_framework_plan(p, Progress{}, {}, lowest->height + 1);
+            QVERIFY(below);
+            QCOMPARE(below->producer, lowest->producer);
+            QCOMPARE(below->offsets, lowest->offsets);
+        }
+    }
+
+    // place_below and ExecuTorch's and ffd's solve_below give the full plan when it ends below the
+    // limit and nothing when it would reach it.
+    void passesGiveUpAtTheLimit() {
+        for (uint32_t seed = 0; seed < 30; ++seed) {
+            OffsetProblem p = test::random_problem(seed, 100 + seed * 20, 150, 1 << 12, seed % 2);
+            if (seed % 3 == 0) p.buffers[5].pinned = 1 << 13;
+            if (seed % 3 == 1) { // an empty pinned buffer sets the height: it counts
+                p.buffers[3].size = 0;
+                p.buffers[3].pinned = 1 << 20;
+            }
+            const auto seed_solution = placement::seed_solution(p);
+            const auto order = placement::order_by_length(p);
+            for (auto search : {placement::OverlapSearch::Scan, placement::OverlapSearch::Index}) {
+                placement::GapPlacer placer(p, search);
+                const auto full = placer.place(seed_solution, order, Progress{}, "t");
+                const uint64_t height = test::height_of(p, full);
+                const auto rule = placement::GapRule::Best;
+                QCOMPARE(
+                    *placer.place_below(seed_solution, order, height + 1, Progress{}, "t", rule),
+                    full);
+                QVERIFY(!placer.place_below(seed_solution, order, height, Progress{}, "t", rule));
+                QVERIFY(!placer.place_below(seed_solution, order, 1, Progress{}, "t", rule));
+            }
+            const ExecutorchGreedyStrategy executorch;
+            const OffsetSolution plan = executorch.solve(p, Progress{});
+            QCOMPARE(executorch.solve_below(p, plan.height + 1, Progress{})->offsets, plan.offsets);
+            QVERIFY(!executorch.solve_below(p, plan.height, Progress{}));
+            const FfdStrategy ffd;
+            const OffsetSolution regions = ffd.solve(p, Progress{});
+            QCOMPARE(ffd.solve_below(p, regions.height + 1, Progress{})->offsets, regions.offsets);
+            QVERIFY(!ffd.solve_below(p, regions.height, Progress{}));
+        }
     }
 
     void autoNamesItsWinner() {

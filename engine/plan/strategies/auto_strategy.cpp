@@ -12,8 +12,13 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
     // Candidates in tie-break order: slots, ffd, greedy-size, best-fit, multi-order, then the
     // framework planners, so auto is never above any of them. greedy-size's solution is
     // best-fit's spatial run (same order, same gap rule), and multi-order starts with best-fit's
-    // runs, so each order is placed once. A plan at the lower bound ends the search: no later
-    // candidate can be strictly lower, so stopping changes no result.
+    // runs, so each order is placed once. ffd and the framework planners run last, each only
+    // as far as it could still win: a plan at or above the height to beat gives up once it gets
+    // there (ffd's regions and every framework plan only grow as they are built). ffd comes
+    // before greedy-size in the tie-break order, so it wins a tie with them: it must end below
+    // slots and at most at their height. A plan at the lower bound ends the search: no later
+    // candidate can be strictly lower, so stopping changes no result (but ffd, which wins ties
+    // with the plans placed before it runs, still runs after them).
     const uint64_t bound = lower_bound_bytes(p);
     OffsetSolution best;
     auto consider = [&best](OffsetSolution s) {
@@ -28,15 +33,22 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
     auto run = [&] {
         if (step(0.0, "auto: slots")) return;
         consider(SlotsStrategy().solve(p, progress));
-        if (step(0.1, "auto: ffd")) return;
-        consider(FfdStrategy().solve(p, progress));
-        if (step(0.2, "auto: greedy-size, best-fit, multi-order")) return;
+        const uint64_t slots = best.height;
+        if (step(0.1, "auto: greedy-size, best-fit, multi-order")) return;
         MultiOrderRuns runs = solve_multi_order_runs(p, progress);
-        consider(std::move(runs.best_fit.spatial));
-        consider(std::move(runs.best_fit.best));
-        consider(std::move(runs.best));
+        OffsetSolution placed = std::move(runs.best_fit.spatial);
+        for (OffsetSolution* s : {&runs.best_fit.best, &runs.best})
+            if (s->height < placed.height) placed = std::move(*s);
+        // No early stop here: ffd wins a tie, even at the bound.
+        progress.report(0.7, "auto: ffd");
+        const uint64_t tie = std::max(placed.height, placed.height + 1); // saturates
+        if (auto ffd = FfdStrategy().solve_below(p, std::min(slots, tie), progress))
+            consider(std::move(*ffd)); // below slots, at most `placed`: it wins
+        consider(std::move(placed));
         if (step(0.8, "auto: framework planners")) return;
-        consider(lowest_framework_plan(p, progress, runs.placed));
+        // Only a framework plan strictly below the best so far could win.
+        if (auto framework = lowest_framework_plan(p, progress, runs.placed, best.height))
+            consider(std::move(*framework));
     };
     run();
     progress.report(1.0, "auto: done");

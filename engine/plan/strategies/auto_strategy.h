@@ -1,8 +1,8 @@
 #pragma once
 // "auto": runs slots, ffd, greedy-size, best-fit, multi-order and the framework planners
 // (framework_heuristics.h) and keeps the lowest height (ties go to the earlier one in that
-// list); it stops as soon as a plan reaches the lower bound. The solution's producer names the
-// winner.
+// list); it stops as soon as a plan reaches the lower bound, and ffd and the framework planners
+// give up as soon as they could no longer win. The solution's producer names the winner.
 #include "plan/strategy.h"
 
 namespace tmmu {

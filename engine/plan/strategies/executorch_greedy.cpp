@@ -50,9 +50,19 @@ void assign(SharedObject& o, const Buffer& b, uint32_t i, uint64_t offset) {
 
 OffsetSolution ExecutorchGreedyStrategy::solve(const OffsetProblem& p,
                                                const Progress& progress) const {
+    return *solve_below(p, placement::kNoLimit, progress);
+}
+
+std::optional<OffsetSolution>
+ExecutorchGreedyStrategy::solve_below(const OffsetProblem& p, uint64_t limit,
+                                      const Progress& progress) const {
     check_offset_problem(p, kStage);
     placement::Seed seed = placement::seed_solution(p);
     std::vector<SharedObject> objects;
+    // The objects' sizes above the pins: the plan's height is at least this.
+    uint64_t stacked = seed.pinned_top;
+    bool overflowed = false;
+    if (placement::reaches(stacked, limit)) return std::nullopt;
     const std::vector<uint32_t> order = placement::order_tflm(p); // size desc, reverse index
     for (size_t k = 0; k < order.size(); ++k) {
         if ((k & 1023) == 0) progress.check_cancel(kStage);
@@ -80,6 +90,9 @@ OffsetSolution ExecutorchGreedyStrategy::solve(const OffsetProblem& p,
         }
         objects.push_back(SharedObject{b.size, b.alignment, {{0, 0}}, {}, {}});
         assign(objects.back(), b, i, 0);
+        // After an overflow, go on: laying the objects out below reports it.
+        overflowed |= __builtin_add_overflow(stacked, b.size, &stacked);
+        if (!overflowed && placement::reaches(stacked, limit)) return std::nullopt;
     }
     uint64_t cursor = seed.pinned_top;
     for (const SharedObject& o : objects) {
@@ -88,7 +101,10 @@ OffsetSolution ExecutorchGreedyStrategy::solve(const OffsetProblem& p,
             seed.offsets[o.buffers[k]] = start + o.offsets[k];
         cursor = checked_add(start, o.size, "executorch-greedy object offset + size");
     }
-    return placement::finish(p, std::move(seed.offsets), name());
+    OffsetSolution plan = placement::finish(p, std::move(seed.offsets), name());
+    // The objects' aligned starts can lift the plan to the limit after all.
+    if (placement::reaches(plan.height, limit)) return std::nullopt;
+    return plan;
 }
 
 } // namespace tmmu

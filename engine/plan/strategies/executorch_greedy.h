@@ -13,6 +13,8 @@
 // original is.
 #include "plan/strategy.h"
 
+#include <optional>
+
 namespace tmmu {
 
 class ExecutorchGreedyStrategy final : public OffsetStrategy {
@@ -22,6 +24,10 @@ class ExecutorchGreedyStrategy final : public OffsetStrategy {
         return "ExecuTorch's greedy planner: size desc, the first shared object free in time";
     }
     OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
+    // The plan if it ends below limit; gives up as soon as the objects made reach limit (they
+    // are laid out end to end, so the plan could only end higher).
+    std::optional<OffsetSolution> solve_below(const OffsetProblem& p, uint64_t limit,
+                                              const Progress& progress) const;
 };
 
 } // namespace tmmu

@@ -29,6 +29,11 @@ struct Region {
 } // namespace
 
 OffsetSolution FfdStrategy::solve(const OffsetProblem& p, const Progress& progress) const {
+    return *solve_below(p, placement::kNoLimit, progress);
+}
+
+std::optional<OffsetSolution> FfdStrategy::solve_below(const OffsetProblem& p, uint64_t limit,
+                                                       const Progress& progress) const {
     check_offset_problem(p, "strategy ffd");
     progress.check_cancel("strategy ffd");
     placement::Seed seed = placement::seed_solution(p);
@@ -52,12 +57,16 @@ OffsetSolution FfdStrategy::solve(const OffsetProblem& p, const Progress& progre
         if (!home) {
             uint64_t offset = align_up(next_offset, b.alignment, "ffd region offset");
             next_offset = placement::end_of(offset, b.size, i);
+            // The plan's height is at least the top of its regions.
+            if (placement::reaches(next_offset, limit)) return std::nullopt;
             home = &regions.emplace_back(Region{offset, b.size, {}});
         }
         home->add(b.begin, b.end);
         seed.offsets[i] = home->offset;
     }
-    return placement::finish(p, std::move(seed.offsets), name());
+    OffsetSolution plan = placement::finish(p, std::move(seed.offsets), name());
+    if (placement::reaches(plan.height, limit)) return std::nullopt; // the pins may be higher
+    return plan;
 }
 
 } // namespace tmmu

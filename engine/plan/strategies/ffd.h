@@ -7,6 +7,8 @@
 // Pinned buffers keep their pins; regions start above the highest pinned byte.
 #include "plan/strategy.h"
 
+#include <optional>
+
 namespace tmmu {
 
 class FfdStrategy final : public OffsetStrategy {
@@ -16,6 +18,10 @@ class FfdStrategy final : public OffsetStrategy {
         return "first-fit decreasing: buffers share fixed regions when their lifetimes allow";
     }
     OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
+    // The plan if it ends below limit (placement::reaches); gives up as soon as its regions
+    // reach limit (they are laid out end to end, so the plan could only end higher).
+    std::optional<OffsetSolution> solve_below(const OffsetProblem& p, uint64_t limit,
+                                              const Progress& progress) const;
 };
 
 } // namespace tmmu

@@ -53,21 +53,15 @@ std::string stage_of(std::string_view name) {
     return "strategy " + std::string(name);
 }
 
-OffsetSolution run_pass(const OffsetProblem& p, const Progress& progress,
-                        placement::GapPlacer& placer, const FrameworkPass& pass,
-                        const std::vector<uint32_t>& order) {
-    std::vector<uint64_t> offsets =
-        placer.place(placement::seed_solution(p), order, progress, stage_of(pass.name), pass.rule);
-    return placement::finish(p, std::move(offsets), pass.name);
-}
-
 } // namespace
 
 OffsetSolution FrameworkPassStrategy::solve(const OffsetProblem& p,
                                             const Progress& progress) const {
     check_offset_problem(p, stage_of(pass_.name));
     placement::GapPlacer placer(p);
-    return run_pass(p, progress, placer, pass_, pass_.order(p));
+    std::vector<uint64_t> offsets = placer.place(placement::seed_solution(p), pass_.order(p),
+                                                 progress, stage_of(pass_.name), pass_.rule);
+    return placement::finish(p, std::move(offsets), pass_.name);
 }
 
 const std::vector<const OffsetStrategy*>& framework_strategies() {
@@ -81,27 +75,33 @@ const std::vector<const OffsetStrategy*>& framework_strategies() {
     return all;
 }
 
-OffsetSolution lowest_framework_plan(const OffsetProblem& p, const Progress& progress,
-                                     std::span<const placement::PlacedOrder> placed,
-                                     std::chrono::steady_clock::time_point stop_at) {
+std::optional<OffsetSolution> lowest_framework_plan(const OffsetProblem& p,
+                                                    const Progress& progress,
+                                                    std::span<const placement::PlacedOrder> placed,
+                                                    uint64_t below,
+                                                    std::chrono::steady_clock::time_point stop_at) {
     check_offset_problem(p, "framework planners");
     placement::GapPlacer placer(p);
-    OffsetSolution best;
-    auto consider = [&best](OffsetSolution plan) {
-        if (best.producer.empty() || plan.height < best.height) best = std::move(plan);
-    };
+    std::optional<OffsetSolution> best;
+    bool started = false;
     auto out_of_time = [&] {
-        return !best.producer.empty() && stop_at != std::chrono::steady_clock::time_point::max() &&
+        return started && stop_at != std::chrono::steady_clock::time_point::max() &&
                std::chrono::steady_clock::now() >= stop_at;
     };
+    // Each planner must end strictly below the lowest plan so far: ties go to the earlier.
+    auto limit = [&] { return best ? best->height : below; };
     for (const FrameworkPassStrategy& s : pass_strategies()) {
         if (out_of_time()) return best;
         const FrameworkPass& pass = s.pass();
         std::vector<uint32_t> order = pass.order(p);
         if (placement::already_placed(placed, order, pass.rule)) continue;
-        consider(run_pass(p, progress, placer, pass, std::move(order)));
+        started = true;
+        if (auto offsets = placer.place_below(placement::seed_solution(p), order, limit(), progress,
+                                              stage_of(pass.name), pass.rule))
+            best = placement::finish(p, std::move(*offsets), pass.name);
     }
-    if (!out_of_time()) consider(executorch_greedy().solve(p, progress));
+    if (out_of_time()) return best;
+    if (auto plan = executorch_greedy().solve_below(p, limit(), progress)) best = std::move(plan);
     return best;
 }
 

@@ -94,12 +94,18 @@ class Search {
             consider(place(std::move(order), c.rule));
         }
         reorder();
+        // Only a plan strictly below the best can change it, and nothing after these counts
+        // the budget: each gives up once it reaches the best height.
         for (const Candidate& c : kTieBreaks) {
             if (best_.height <= bound_ || out_of_time()) break;
             std::vector<uint32_t> order = c.order(p_);
             if (tried(order, c.rule)) continue;
             tried_.push_back({order, c.rule});
-            consider(place(std::move(order), c.rule));
+            if (auto offsets =
+                    placer_.place_below(seed_, order, best_.height, progress_, kStage, c.rule)) {
+                const uint64_t height = solution_height(p_, *offsets);
+                consider({std::move(order), c.rule, std::move(*offsets), height});
+            }
         }
         runs.placed = std::move(tried_);
         runs.best = placement::finish(p_, std::move(best_.offsets), "multi-order");

@@ -99,10 +99,9 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
         solve_multi_order_runs(p, progress, timed ? deadline : Clock::time_point::max());
     OffsetSolution start = std::move(runs.best);
     // From the framework planners' plan where it is lower: never above `auto`.
-    if (OffsetSolution framework = lowest_framework_plan(
-            p, progress, runs.placed, timed ? deadline : Clock::time_point::max());
-        framework.height < start.height)
-        start = std::move(framework);
+    if (auto framework = lowest_framework_plan(p, progress, runs.placed, start.height,
+                                               timed ? deadline : Clock::time_point::max()))
+        start = std::move(*framework);
     const placement::Seed seed = placement::seed_solution(p);
     std::vector<uint64_t> offsets = std::move(start.offsets);
     uint64_t best = start.height;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -29,24 +30,34 @@ Seed seed_solution(const OffsetProblem& p);
 OffsetSolution finish(const OffsetProblem& p, std::vector<uint64_t> offsets,
                       std::string_view producer);
 
+// A height limit for passes that give up once their plan could no longer end below it
+// (place_below and its kin); kNoLimit stands for none, so a plan of any height is finished.
+inline constexpr uint64_t kNoLimit = UINT64_MAX;
+inline bool reaches(uint64_t height, uint64_t limit) {
+    return limit != kNoLimit && height >= limit;
+}
+
 // Byte range [offset, end) of a placed buffer.
 struct Span {
     uint64_t offset;
     uint64_t end;
 };
 
-// Placed buffers indexed by lifetime over compressed time: a segment tree whose leaves are the
-// elementary intervals between consecutive distinct begin/end values. Two lifetimes S and Q
-// (as leaf ranges) overlap iff exactly one of these holds:
-//   lo_S <= lo_Q < hi_S   S covers Q's first leaf: a stabbing query. S sits in the "cover"
-//                         list of the O(log T) canonical nodes of its range, and exactly one
-//                         of them lies on the path from leaf lo_Q to the root.
-//   lo_Q < lo_S < hi_Q    S starts inside Q: a range query on start leaves. S sits in the
-//                         "start" list of every node on the path from leaf lo_S to the root,
-//                         and exactly one canonical node of [lo_Q + 1, hi_Q) holds that leaf.
-// So each overlapping buffer is reported exactly once, and nothing else is read. The lists are
-// laid out once, contiguously, by a counting pass over every buffer that may be inserted.
-// Per buffer O(log T) entries; per query O(log T + overlaps).
+// Placed buffers indexed by lifetime over compressed time (the distinct begin/end values,
+// ranked). Each buffer sits in exactly one bin: its level is the lowest whose bin width W is at
+// least its length, and its bin at that level is the one holding its first time rank lo_S. Bin
+// widths grow by a fixed factor from level to level, so there are O(log T) levels. A buffer S at
+// a level of width W overlaps a query Q iff lo_S < hi_Q and lo_Q < hi_S <= lo_S + W, so every
+// overlapping S starts in (lo_Q - W, hi_Q): a query reads, at each level, the bins covering
+// those start ranks and keeps the entries that overlap exactly. Bins are disjoint, so each
+// overlapping buffer is reported exactly once. The entries the bins read but do not keep are
+// those of the level's width that ended less than W before Q began: a constant factor of the
+// overlaps at each level, since a buffer at a level is longer than W / that factor. Each bin
+// keeps its entries in offset order (an insert moves the bin's higher entries up one), so a
+// query's answer is a few sorted runs, merged rather than sorted.
+// One entry per buffer (the segment tree this replaced kept O(log T) per buffer, and its
+// queries missed the cache at every level of a tree of a million leaves). The bins are laid
+// out once, contiguously, by a counting pass over every buffer that may be inserted.
 class OverlapIndex {
   public:
     // Every buffer of p with size > 0 may be inserted later.
@@ -57,20 +68,44 @@ class OverlapIndex {
     // Replaces out with the byte spans of the inserted buffers whose lifetimes overlap buffer's,
     // each once, in no particular order.
     void query(uint32_t buffer, std::vector<Span>& out) const;
+    // As above into out, which has room for size() + 1 spans; returns the count. out holds
+    // runs sorted by offset (one per bin read), which begin at the positions in runs.
+    size_t query(uint32_t buffer, Span* out, std::vector<uint32_t>& runs) const;
+    // Asks the cache for what a later query of buffer reads, in three stages a few queries
+    // apart: 0 its lifetime, 1 its bins' bounds (reads the lifetime), 2 its bins' first entries
+    // (reads the bounds).
+    void prefetch(uint32_t buffer, int stage) const;
+    // The number of buffers of the problem.
+    size_t size() const { return lo_.size(); }
+    // The number of unordered pairs of the problem's buffers whose lifetimes overlap
+    // (placement::overlapping_pairs), from the ranks in O(n + T).
+    uint64_t overlapping_pairs() const;
 
   private:
-    // Visits the lists buffer is stored in (the cover lists of its canonical nodes and the
-    // start lists on its start leaf's path), in a fixed order.
+    struct Entry {
+        Span bytes;
+        uint32_t lo, hi; // compressed lifetime [lo, hi)
+    };
+    struct Level {
+        int shift;      // bin width = 1 << shift time ranks
+        uint32_t first; // index of the level's bin 0 in bins_
+    };
+    // The bin a buffer of size > 0 sits in.
+    uint32_t bin_of(uint32_t buffer) const;
+    // Visits the bins a query of ranks [lo, hi) reads, level by level.
     template <typename Visit>
-    void for_each_list(uint32_t buffer, Visit&& visit) const;
-    void report(size_t list, std::vector<Span>& out) const;
+    void for_each_bin(uint32_t lo, uint32_t hi, Visit&& visit) const;
+    size_t report(uint32_t bin, uint32_t lo, uint32_t hi, Span* out) const;
 
-    std::vector<uint32_t> lo_, hi_; // per buffer: compressed [lo, hi) leaf range
-    uint64_t width_ = 1; // leaves rounded up to a power of two; leaf i is node width_ + i
-    // List 2 * node is the node's cover list, 2 * node + 1 its start list; list l occupies
-    // entries_[start_[l], start_[l] + fill_[l]).
-    std::vector<uint32_t> start_, fill_;
-    std::unique_ptr<Span[]> entries_; // left uninitialised: every read entry was stored first
+    std::vector<uint32_t> lo_, hi_; // per buffer: compressed [lo, hi)
+    std::vector<Level> levels_;     // levels with at least one buffer, narrowest first
+    std::vector<uint8_t> level_of_; // per buffer: its index in levels_
+    // Bin b occupies entries_[bins_[b].start, bins_[b].start + bins_[b].fill).
+    struct Bin {
+        uint32_t start, fill;
+    };
+    std::vector<Bin> bins_;
+    std::unique_ptr<Entry[]> entries_; // left uninitialised: every read entry was stored first
 };
 
 // Sorts spans by offset: an LSD radix sort, 8 bits a pass, over only the window of offset bits
@@ -119,9 +154,11 @@ inline bool already_placed(std::span<const PlacedOrder> placed, const std::vecto
 // a scan of all placed buffers kept in offset order (no sort per query). Both hand the gap
 // search the same spans in offset order, so they place identically. The scan reads every placed
 // buffer per query, so it is chosen automatically only where it costs less: up to kScanLimit
-// buffers, where it is several times faster than building and querying the index, and for
-// dense problems where so many pairs overlap in time that the index would report (and sort) a
-// large share of the placed buffers anyway.
+// buffers, and for dense problems where so many pairs overlap in time that the index would
+// report (and merge) a large share of the placed buffers anyway. (Measured on the random
+// problems with the binned index: the scan is faster at 200 buffers, 120 against 180 ns per
+// buffer and pass, even at 500, and slower at 1,000, 625 against 463. The limit stays: it
+// decides multi-order's work units, and so its plans, for problems up to it.)
 enum class OverlapSearch { Automatic, Index, Scan };
 inline constexpr size_t kScanLimit = 1024;
 
@@ -143,6 +180,12 @@ class GapPlacer {
                                       const std::vector<uint64_t>& previous,
                                       const Progress& progress, std::string_view stage,
                                       GapRule rule);
+    // As place, but gives up (nullopt) as soon as the buffers placed reach height limit (see
+    // reaches()): the plan would end at or above it. What a caller holding a plan of that height
+    // needs, at a fraction of the cost when the pass is worse.
+    std::optional<std::vector<uint64_t>> place_below(Seed seed, const std::vector<uint32_t>& order,
+                                                     uint64_t limit, const Progress& progress,
+                                                     std::string_view stage, GapRule rule);
     // Cost of the last run in abstract units (about a nanosecond each on a current core): a
     // deterministic count of the spans it read, for budgets that must not depend on timing.
     uint64_t last_work() const { return work_; }
@@ -150,9 +193,10 @@ class GapPlacer {
 
   private:
     template <typename Search>
-    std::vector<uint64_t> run(Search& search, Seed seed, const std::vector<uint32_t>& order,
-                              size_t kept, const std::vector<uint64_t>* previous, GapRule rule,
-                              const Progress& progress, std::string_view stage);
+    std::optional<std::vector<uint64_t>>
+    run(Search& search, Seed seed, const std::vector<uint32_t>& order, size_t kept,
+        const std::vector<uint64_t>* previous, GapRule rule, const Progress& progress,
+        std::string_view stage, uint64_t limit);
 
     const OffsetProblem& p_;
     std::unique_ptr<OverlapIndex> index_; // null when scanning
