@@ -523,8 +523,16 @@ class TestStrategies : public QObject {
                 QCOMPARE(
                     *placer.place_below(seed_solution, order, height + 1, Progress{}, "t", rule),
                     full);
+                // A whole run costs the same in any order, and a run that gives up is charged
+                // as a whole one.
+                const uint64_t whole = placer.whole_run_work(seed_solution);
+                QCOMPARE(placer.last_work(), whole);
+                placer.place(seed_solution, placement::order_by_begin(p), Progress{}, "t", rule);
+                QCOMPARE(placer.last_work(), whole);
                 QVERIFY(!placer.place_below(seed_solution, order, height, Progress{}, "t", rule));
+                QCOMPARE(placer.last_work(), whole);
                 QVERIFY(!placer.place_below(seed_solution, order, 1, Progress{}, "t", rule));
+                QCOMPARE(placer.last_work(), whole);
             }
             const ExecutorchGreedyStrategy executorch;
             const OffsetSolution plan = executorch.solve(p, Progress{});

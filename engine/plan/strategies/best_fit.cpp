@@ -12,16 +12,18 @@ BestFitRuns run_best_fit(const OffsetProblem& p, placement::GapPlacer& placer,
                          const placement::Seed& seed, const Progress& progress) {
     BestFitRuns runs;
     const auto orders = best_fit_orders();
-    for (size_t k = 0; k < orders.size(); ++k) {
+    constexpr std::string_view kStage = "strategy best-fit";
+    runs.orders.push_back(orders[0](p));
+    runs.best =
+        placement::finish(p, placer.place(seed, runs.orders[0], progress, kStage), "best-fit");
+    runs.spatial = runs.best;
+    runs.spatial.producer = "greedy-size";
+    // The later orders count only strictly below: each gives up once it reaches the best.
+    for (size_t k = 1; k < orders.size(); ++k) {
         runs.orders.push_back(orders[k](p));
-        OffsetSolution s = placement::finish(
-            p, placer.place(seed, runs.orders.back(), progress, "strategy best-fit"), "best-fit");
-        if (k == 0) {
-            runs.spatial = s;
-            runs.spatial.producer = "greedy-size";
-        }
-        if (k == 0 || s.height < runs.best.height) {
-            runs.best = std::move(s);
+        if (auto offsets = placer.place_below(seed, runs.orders.back(), runs.best.height, progress,
+                                              kStage, placement::GapRule::Best)) {
+            runs.best = placement::finish(p, std::move(*offsets), "best-fit");
             runs.best_order = k;
         }
     }

@@ -2,7 +2,8 @@
 // "best-fit": XLA-style global decreasing-size best fit. The gap placement of greedy-size (the
 // smallest fitting gap, ties lowest offset) run with three buffer orders: spatial (size desc,
 // then lifetime desc), temporal (lifetime desc, then size desc) and area (size * lifetime desc),
-// all breaking the last tie by index. Keeps the lowest height; ties go to the earlier order.
+// all breaking the last tie by index. Keeps the lowest height; ties go to the earlier order, so
+// the later orders give up as soon as they reach the lowest height so far.
 #include "plan/strategies/placement.h"
 #include "plan/strategy.h"
 

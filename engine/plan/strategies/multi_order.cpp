@@ -91,21 +91,15 @@ class Search {
             std::vector<uint32_t> order = c.order(p_);
             if (tried(order, c.rule)) continue; // same order, same rule: the same plan
             tried_.push_back({order, c.rule});
-            consider(place(std::move(order), c.rule));
+            place_if_lower(std::move(order), c.rule);
         }
         reorder();
-        // Only a plan strictly below the best can change it, and nothing after these counts
-        // the budget: each gives up once it reaches the best height.
         for (const Candidate& c : kTieBreaks) {
             if (best_.height <= bound_ || out_of_time()) break;
             std::vector<uint32_t> order = c.order(p_);
             if (tried(order, c.rule)) continue;
             tried_.push_back({order, c.rule});
-            if (auto offsets =
-                    placer_.place_below(seed_, order, best_.height, progress_, kStage, c.rule)) {
-                const uint64_t height = solution_height(p_, *offsets);
-                consider({std::move(order), c.rule, std::move(*offsets), height});
-            }
+            place_if_lower(std::move(order), c.rule);
         }
         runs.placed = std::move(tried_);
         runs.best = placement::finish(p_, std::move(best_.offsets), "multi-order");
@@ -131,6 +125,18 @@ class Search {
         plan.height = solution_height(p_, plan.offsets);
         spent_ += placer_.last_work();
         return plan;
+    }
+
+    // A candidate counts only if strictly lower than the best, so it gives up once it reaches
+    // the best height; it is charged as a whole run either way (GapPlacer::last_work), so the
+    // budget buys the same runs as if every candidate ran to its end.
+    void place_if_lower(std::vector<uint32_t> order, GapRule rule) {
+        auto offsets = placer_.place_below(seed_, order, best_.height, progress_, kStage, rule);
+        spent_ += placer_.last_work();
+        if (offsets) {
+            const uint64_t height = solution_height(p_, *offsets);
+            consider({std::move(order), rule, std::move(*offsets), height});
+        }
     }
 
     // Orders often coincide (sizes all distinct: every size-first order is the same).

@@ -122,17 +122,21 @@ OverlapIndex::OverlapIndex(const OffsetProblem& p) {
     entries_.reset(new Entry[total]);
 }
 
-uint64_t OverlapIndex::overlapping_pairs() const {
+uint64_t OverlapIndex::overlapping_pairs(const std::vector<bool>* among) const {
     // Buffer i overlaps (itself and) every j with lo_j < hi_i, except those with hi_j <= lo_i
     // (which also have lo_j < hi_i): O(n + T) with counts per rank.
     const size_t n = lo_.size();
+    auto counted = [among](size_t i) { return !among || (*among)[i]; };
     uint32_t ranks = 0;
     for (size_t i = 0; i < n; ++i)
         ranks = std::max(ranks, hi_[i] + 1);
     std::vector<uint64_t> starts_before(ranks + 1, 0), ends_by(ranks + 1, 0);
+    uint64_t members = 0;
     for (size_t i = 0; i < n; ++i) {
+        if (!counted(i)) continue;
         ++starts_before[lo_[i] + 1];
         ++ends_by[hi_[i]];
+        ++members;
     }
     for (uint32_t r = 1; r <= ranks; ++r) {
         starts_before[r] += starts_before[r - 1];
@@ -140,8 +144,8 @@ uint64_t OverlapIndex::overlapping_pairs() const {
     }
     uint64_t sum = 0;
     for (size_t i = 0; i < n; ++i)
-        sum += starts_before[hi_[i]] - ends_by[lo_[i]];
-    return (sum - n) / 2;
+        if (counted(i)) sum += starts_before[hi_[i]] - ends_by[lo_[i]];
+    return (sum - members) / 2;
 }
 
 uint32_t OverlapIndex::bin_of(uint32_t buffer) const {
@@ -321,6 +325,14 @@ uint64_t first_gap(std::span<const Span> spans, uint64_t size, uint64_t alignmen
 
 namespace {
 
+// Work units (GapPlacer::last_work) of a query: the scan's fixed part (it adds one per placed
+// buffer), the index's fixed part and its part per span reported. Gathering, merging and
+// scanning a reported span costs several times a scanned one. (Set for the segment tree the
+// binned index replaced; kept, since they decide multi-order's budget and so its plans.)
+constexpr uint64_t kScanQueryCost = 16;
+constexpr uint64_t kIndexQueryCost = 600;
+constexpr uint64_t kIndexSpanCost = 8;
+
 // The placed buffers in offset order; a query scans them all and keeps those overlapping in
 // time, which come out already sorted by offset.
 class OffsetOrderedScan {
@@ -363,7 +375,7 @@ class OffsetOrderedScan {
     }
     void prefetch(uint32_t, int) const {}
     // Work units of the last query: every placed buffer is read once.
-    uint64_t cost(std::span<const Span>) const { return placed_.size() + 16; }
+    uint64_t cost(std::span<const Span>) const { return placed_.size() + kScanQueryCost; }
 
   private:
     struct Placed {
@@ -426,10 +438,10 @@ struct SortedIndexQuery {
         const size_t n = index.query(buffer, found.data(), runs);
         return {merge_runs(found.data(), scratch.data(), n, runs), n};
     }
-    // Work units of the last query: gathering, merging and scanning each reported span costs
-    // several times a scanned one, plus a fixed cost per query. (Set for the segment tree this
-    // index replaced; kept, since they decide multi-order's budget and so its plans.)
-    uint64_t cost(std::span<const Span> reported) const { return 8 * reported.size() + 600; }
+    // Work units of the last query.
+    uint64_t cost(std::span<const Span> reported) const {
+        return kIndexSpanCost * reported.size() + kIndexQueryCost;
+    }
 };
 
 // The cheaper search by the work units of GapPlacer::last_work: the scan reads about n^2 / 2
@@ -437,7 +449,7 @@ struct SortedIndexQuery {
 // placed) and pays a fixed cost per query.
 bool prefer_scan(const OverlapIndex& index) {
     const uint64_t n = index.size();
-    return n * n / 2 <= 8 * index.overlapping_pairs() + 600 * n;
+    return n * n / 2 <= kIndexSpanCost * index.overlapping_pairs() + kIndexQueryCost * n;
 }
 
 // Queries read memory that depends only on the buffer, not on where earlier buffers went: at a
@@ -478,6 +490,26 @@ GapPlacer::place_below(Seed seed, const std::vector<uint32_t>& order, uint64_t l
     }
     OffsetOrderedScan search(p_);
     return run(search, std::move(seed), order, 0, nullptr, rule, progress, stage, limit);
+}
+
+uint64_t GapPlacer::whole_run_work(const Seed& seed) const {
+    const OffsetProblem& p = p_;
+    const size_t n = p.buffers.size();
+    // Queried: the unplaced buffers. Inserted before the queries: the placed ones of size > 0.
+    uint64_t queries = 0;
+    uint64_t inserted = 0;
+    std::vector<bool> any(n), first(n);
+    for (size_t i = 0; i < n; ++i) {
+        first[i] = seed.placed[i] && p.buffers[i].size > 0;
+        any[i] = first[i] || !seed.placed[i];
+        queries += !seed.placed[i];
+        inserted += first[i];
+    }
+    if (!index_) // query k reads the inserted buffers and the k queried before it
+        return n + queries * (inserted + kScanQueryCost) + queries * (queries - 1) / 2;
+    // Each overlapping pair with a queried buffer is reported once, by the later query.
+    const uint64_t reported = index_->overlapping_pairs(&any) - index_->overlapping_pairs(&first);
+    return n + queries * kIndexQueryCost + reported * kIndexSpanCost;
 }
 
 std::vector<uint64_t> GapPlacer::place_after(Seed seed, const std::vector<uint32_t>& order,
@@ -522,11 +554,22 @@ GapPlacer::run(Search& search, Seed seed, const std::vector<uint32_t>& order, si
     // The plan's height (pins of size 0 count: solution_height); it only grows as buffers are
     // placed, so once it reaches limit, so would the plan.
     uint64_t height = std::max(heap, seed.pinned_top);
-    if (reaches(height, limit)) return std::nullopt;
+    // A run that gives up is charged as a whole one: budgets then spend alike, and choose
+    // alike, whether or not a pass gave up.
+    auto give_up = [&] {
+        work_ = whole_run_work(seed);
+        return std::nullopt;
+    };
+    if (reaches(height, limit)) return give_up();
     for (size_t k = kept; k < order.size(); ++k) {
         uint32_t i = order[k];
         if ((k & 1023) == 0) progress.check_cancel(stage);
         prefetch(search, order, k);
+        if (k + kPrefetchDistance < order.size()) {
+            const uint32_t next = order[k + kPrefetchDistance];
+            __builtin_prefetch(&p.buffers[next]);
+            __builtin_prefetch(&seed.offsets[next]);
+        }
         if (seed.placed[i]) continue;
         const Buffer& b = p.buffers[i];
         std::span<const Span> spans = search.query_sorted(i);
@@ -548,7 +591,7 @@ GapPlacer::run(Search& search, Seed seed, const std::vector<uint32_t>& order, si
         search.insert(i, {offset, end});
         heap = std::max(heap, end);
         height = std::max(height, end);
-        if (reaches(height, limit)) return std::nullopt;
+        if (reaches(height, limit)) return give_up();
     }
     return std::move(seed.offsets);
 }

@@ -77,9 +77,9 @@ class OverlapIndex {
     void prefetch(uint32_t buffer, int stage) const;
     // The number of buffers of the problem.
     size_t size() const { return lo_.size(); }
-    // The number of unordered pairs of the problem's buffers whose lifetimes overlap
-    // (placement::overlapping_pairs), from the ranks in O(n + T).
-    uint64_t overlapping_pairs() const;
+    // The number of unordered pairs of the problem's buffers (those with among[i] set, when
+    // given) whose lifetimes overlap (placement::overlapping_pairs), from the ranks in O(n + T).
+    uint64_t overlapping_pairs(const std::vector<bool>* among = nullptr) const;
 
   private:
     struct Entry {
@@ -187,8 +187,13 @@ class GapPlacer {
                                                      uint64_t limit, const Progress& progress,
                                                      std::string_view stage, GapRule rule);
     // Cost of the last run in abstract units (about a nanosecond each on a current core): a
-    // deterministic count of the spans it read, for budgets that must not depend on timing.
+    // deterministic count of the spans it read, for budgets that must not depend on timing. A
+    // place_below that gave up counts as the whole run (whole_run_work).
     uint64_t last_work() const { return work_; }
+    // What a whole run of place() from seed costs in those units, in any order: the scan's
+    // query k reads every buffer placed before it, and the index reports each pair of
+    // overlapping buffers once, to the later of the two.
+    uint64_t whole_run_work(const Seed& seed) const;
     bool scans() const { return !index_; }
 
   private:
