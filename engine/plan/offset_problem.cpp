@@ -5,10 +5,65 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
+#include <map>
+#include <queue>
 
 namespace tmmu {
 
+namespace {
+
+// Two pinned buffers that share bytes while both live: no plan can keep both pins. A sweep over
+// the pins by begin time; the pins live at once are kept by offset, pairwise apart in bytes (a
+// pin that met one would have failed), so a new pin can only meet its neighbours there.
+void check_pins_apart(const OffsetProblem& p, std::string_view where) {
+    std::vector<size_t> pins;
+    for (size_t i = 0; i < p.buffers.size(); ++i)
+        if (p.buffers[i].pinned && p.buffers[i].size > 0) pins.push_back(i);
+    std::sort(pins.begin(), pins.end(), [&p](size_t a, size_t b) {
+        return p.buffers[a].begin != p.buffers[b].begin ? p.buffers[a].begin < p.buffers[b].begin
+                                                        : a < b;
+    });
+    auto bytes_end = [&p](size_t i) {
+        const uint64_t pin = *p.buffers[i].pinned;
+        uint64_t end;
+        // The message is formatted only on overflow: this runs for every pin.
+        if (__builtin_add_overflow(pin, p.buffers[i].size, &end))
+            checked_add(pin, p.buffers[i].size, fmt::format("buffer {} pin + size", i));
+        return end;
+    };
+    std::map<uint64_t, size_t> live; // pin -> buffer
+    // (end, pin) of the live pins, the soonest end on top.
+    using Ending = std::pair<uint64_t, uint64_t>;
+    std::priority_queue<Ending, std::vector<Ending>, std::greater<>> ending;
+    auto collide = [&](size_t a, size_t b) {
+        if (b < a) std::swap(a, b);
+        const Buffer& x = p.buffers[a];
+        const Buffer& y = p.buffers[b];
+        fail(FailureCode::AddressCollision, fmt::format("{} buffers {} and {}", where, a, b),
+             fmt::format("pinned to bytes [{}, {}) and [{}, {}), both live in [{}, {})", *x.pinned,
+                         bytes_end(a), *y.pinned, bytes_end(b), std::max(x.begin, y.begin),
+                         std::min(x.end, y.end)));
+    };
+    for (size_t i : pins) {
+        const Buffer& b = p.buffers[i];
+        while (!ending.empty() && ending.top().first <= b.begin) {
+            live.erase(ending.top().second);
+            ending.pop();
+        }
+        auto above = live.lower_bound(*b.pinned);
+        if (above != live.end() && above->first < bytes_end(i)) collide(i, above->second);
+        if (above != live.begin() && bytes_end(std::prev(above)->second) > *b.pinned)
+            collide(i, std::prev(above)->second);
+        live.emplace(*b.pinned, i);
+        ending.push({b.end, *b.pinned});
+    }
+}
+
+} // namespace
+
 void check_offset_problem(const OffsetProblem& p, std::string_view where) {
+    bool pinned = false;
     for (size_t i = 0; i < p.buffers.size(); ++i) {
         const Buffer& b = p.buffers[i];
         if (b.end <= b.begin)
@@ -17,7 +72,13 @@ void check_offset_problem(const OffsetProblem& p, std::string_view where) {
         if (!is_power_of_two(b.alignment))
             fail(FailureCode::AlignmentViolation, fmt::format("{} buffer {}.alignment", where, i),
                  fmt::format("alignment {} is not a power of two", b.alignment));
+        if (b.pinned && *b.pinned % b.alignment != 0)
+            fail(FailureCode::AlignmentViolation, fmt::format("{} buffer {}.pinned", where, i),
+                 fmt::format("pinned offset {} is not a multiple of its alignment {}", *b.pinned,
+                             b.alignment));
+        pinned |= b.pinned.has_value();
     }
+    if (pinned) check_pins_apart(p, where);
 }
 
 uint64_t lower_bound_bytes(const OffsetProblem& p) {

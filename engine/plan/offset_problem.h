@@ -38,8 +38,10 @@ inline constexpr uint64_t kMaxTimeStep = UINT32_MAX;
 uint64_t lower_bound_bytes(const OffsetProblem& p);
 // max(offset + size) over buffers; overflow-checked.
 uint64_t solution_height(const OffsetProblem& p, const std::vector<uint64_t>& offsets);
-// Throws INVALID_ARGUMENT for an empty lifetime (end <= begin) and ALIGNMENT_VIOLATION for an
-// alignment that is not a power of two, naming "<where> buffer <i>". Strategies call it first.
+// Throws INVALID_ARGUMENT for an empty lifetime (end <= begin), ALIGNMENT_VIOLATION for an
+// alignment that is not a power of two or a pin off its alignment, naming "<where> buffer <i>",
+// and ADDRESS_COLLISION for two pinned buffers that share bytes while both live (no plan could
+// keep both, and the lower bound would count both), naming both. Strategies call it first.
 void check_offset_problem(const OffsetProblem& p, std::string_view where);
 
 } // namespace tmmu

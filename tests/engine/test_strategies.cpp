@@ -579,6 +579,43 @@ class TestStrategies : public QObject {
         }
     }
 
+    // Pins no plan can keep are rejected before planning: two pinned buffers sharing bytes
+    // while both live (either may be the lower), and a pin off its alignment.
+    void rejectsPinsNoPlanCanKeep() {
+        auto pinned = [](std::vector<std::pair<Buffer, uint64_t>> pins) {
+            OffsetProblem p;
+            for (auto& [b, at] : pins) {
+                b.pinned = at;
+                p.buffers.push_back(b);
+            }
+            p.buffers.push_back(buf(0, 9, 10)); // an unpinned one in between
+            std::swap(p.buffers[1], p.buffers.back());
+            return p;
+        };
+        const OffsetProblem below = pinned({{buf(0, 4, 100), 0}, {buf(2, 6, 10), 50}});
+        const OffsetProblem above = pinned({{buf(0, 4, 10), 50}, {buf(2, 6, 100), 0}});
+        for (const OffsetProblem& p : {below, above}) {
+            auto f = test::capture_failure([&] { check_offset_problem(p, "t"); });
+            QVERIFY(f);
+            QCOMPARE(f->code(), FailureCode::AddressCollision);
+            QVERIFY2(std::string(f->what()).find("buffers 0 and 2") != std::string::npos,
+                     f->what());
+            QVERIFY2(std::string(f->what()).find("both live in [2, 4)") != std::string::npos,
+                     f->what());
+            TMMU_EXPECT_FAILURE(solve("auto", p), FailureCode::AddressCollision);
+        }
+        // Same bytes at different times, and touching bytes at the same time, are fine.
+        const OffsetProblem later = pinned({{buf(0, 4, 100), 0}, {buf(4, 6, 100), 0}});
+        const OffsetProblem touching = pinned({{buf(0, 4, 50), 0}, {buf(0, 4, 50), 50}});
+        for (const OffsetProblem& p : {later, touching}) {
+            check_offset_problem(p, "t");
+            QCOMPARE(solve("auto", p).height, 110u);
+        }
+        OffsetProblem misaligned = problem({buf(0, 4, 8, 16)});
+        misaligned.buffers[0].pinned = 8;
+        TMMU_EXPECT_FAILURE(check_offset_problem(misaligned, "t"), FailureCode::AlignmentViolation);
+    }
+
     void overflowIsReportedNotWrapped() {
         OffsetProblem p = problem({buf(0, 2, UINT64_MAX - 10), buf(0, 2, 100)});
         for (const OffsetStrategy* s : all_strategies())
