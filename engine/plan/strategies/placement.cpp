@@ -388,8 +388,6 @@ class OffsetOrderedScan {
     std::unique_ptr<Span[]> found_; // room for every buffer plus the one overwritten last
 };
 
-// Merges the sorted runs of spans[0, n) that begin at runs (ascending, the first at 0),
-// pairwise, bottom up, between spans and scratch; returns the one holding the sorted spans.
 // Merges two runs sorted by offset into out without branching on the comparison (which a
 // branch predictor could not guess).
 void merge_two(const Span* a, const Span* a_end, const Span* b, const Span* b_end, Span* out) {
@@ -403,6 +401,8 @@ void merge_two(const Span* a, const Span* a_end, const Span* b, const Span* b_en
     std::copy(b, b_end, out);
 }
 
+// Merges the sorted runs of spans[0, n) that begin at runs (ascending, the first at 0),
+// pairwise, bottom up, between spans and scratch; returns the one holding the sorted spans.
 Span* merge_runs(Span* spans, Span* scratch, size_t n, std::vector<uint32_t>& runs) {
     while (runs.size() > 1) {
         size_t kept = 0;
