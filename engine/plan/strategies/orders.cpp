@@ -225,9 +225,4 @@ std::vector<Bytes> conflict_bytes(const OffsetProblem& p) {
     return bytes;
 }
 
-uint64_t overlapping_pairs(const OffsetProblem& p) {
-    const std::vector<uint64_t> conflicts = conflict_counts(p);
-    return std::accumulate(conflicts.begin(), conflicts.end(), uint64_t(0)) / 2;
-}
-
 } // namespace tmmu::placement

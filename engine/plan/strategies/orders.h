@@ -46,7 +46,5 @@ std::vector<uint64_t> conflict_counts(const OffsetProblem& p);
 // bytes[i] = total size of the other buffers whose lifetimes overlap buffer i's. O(n log n).
 __extension__ typedef unsigned __int128 Bytes; // a sum of sizes never overflows 128 bits
 std::vector<Bytes> conflict_bytes(const OffsetProblem& p);
-// Number of unordered pairs of buffers with overlapping lifetimes. O(n log n).
-uint64_t overlapping_pairs(const OffsetProblem& p);
 
 } // namespace tmmu::placement

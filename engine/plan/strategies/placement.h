@@ -78,7 +78,7 @@ class OverlapIndex {
     // The number of buffers of the problem.
     size_t size() const { return lo_.size(); }
     // The number of unordered pairs of the problem's buffers (those with among[i] set, when
-    // given) whose lifetimes overlap (placement::overlapping_pairs), from the ranks in O(n + T).
+    // given) whose lifetimes overlap, from the ranks in O(n + T).
     uint64_t overlapping_pairs(const std::vector<bool>* among = nullptr) const;
 
   private:
@@ -90,6 +90,10 @@ class OverlapIndex {
         int shift;      // bin width = 1 << shift time ranks
         uint32_t first; // index of the level's bin 0 in bins_
     };
+    // Sets lo_, hi_ and ranks_.
+    void rank_lifetimes(const OffsetProblem& p);
+    // Sets levels_, level_of_, bins_ and entries_ (empty bins of the right sizes).
+    void lay_out_bins(const OffsetProblem& p);
     // The bin a buffer of size > 0 sits in.
     uint32_t bin_of(uint32_t buffer) const;
     // Visits the bins a query of ranks [lo, hi) reads, level by level.
@@ -98,6 +102,7 @@ class OverlapIndex {
     size_t report(uint32_t bin, uint32_t lo, uint32_t hi, Span* out) const;
 
     std::vector<uint32_t> lo_, hi_; // per buffer: compressed [lo, hi)
+    uint32_t ranks_ = 0;            // distinct begin/end values: every lo_ and hi_ is below
     std::vector<Level> levels_;     // levels with at least one buffer, narrowest first
     std::vector<uint8_t> level_of_; // per buffer: its index in levels_
     // Bin b occupies entries_[bins_[b].start, bins_[b].start + bins_[b].fill).
