@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 namespace tmmu::cli {
@@ -31,7 +32,9 @@ Runs every offset strategy on
      training b1 s2048), per arena, summed,
   3. random problems shaped like real graphs, from 500 up to --max-buffers (default 1000000),
      and each strategy's planning time per buffer at each size (how its cost grows),
-then 4. measures how closely optimal keeps time budgets of 10, 100 and 1000 ms (wall time,
+  4. dense random problems of 20000 and 100000 buffers (about 852 live at once, large ones
+     among them at every step), up to --max-buffers,
+then 5. measures how closely optimal keeps time budgets of 10, 100 and 1000 ms (wall time,
      seeding included, against the budget) on minimalloc's J and 20,000 random buffers.
 It prints each strategy's height, % over the lower bound (LB) and planning time; "P" marks a
 height that optimal proved minimal, and the instance table ends with each strategy's total time.
@@ -191,7 +194,7 @@ nlohmann::json bench_graphs() {
 
 // A strategy slower than this at one size is not run at the next, 10x larger size, where it
 // would take 10-20x as long (n log n work plus cache effects).
-constexpr double kSkipAfterMs = 1000;
+constexpr double kSkipAfterMs = 2000;
 
 // How each strategy's cost grows: planning time per buffer at each size (flat for n, growing
 // like log n for n log n work).
@@ -211,32 +214,35 @@ void print_time_per_buffer(const std::vector<size_t>& sizes,
     fmt::print(tables, "\n");
 }
 
-nlohmann::json bench_scaling(size_t max_buffers) {
+// A table of generated problems, a row per size up to max_buffers: each strategy's planning
+// time and height over the bound. ns_per_buffer receives each strategy's time per buffer at
+// each size run (< 0: skipped).
+nlohmann::json bench_sizes(std::string_view title, const std::vector<size_t>& sizes,
+                           size_t max_buffers,
+                           const std::function<OffsetProblem(size_t)>& make_problem,
+                           std::vector<std::vector<double>>& ns_per_buffer) {
     nlohmann::json rows = nlohmann::json::array();
-    fmt::print(tables,
-               "== scaling on realistic random problems (seed 1) ==  cells: planning time\n");
+    fmt::print(tables, "== {} ==  cells: planning time\n", title);
     fmt::print(tables, "{:>10} {:>14}", "buffers", "LB");
     for (const OffsetStrategy* s : all_strategies())
         fmt::print(tables, " {:>20}", s->name());
     fmt::print(tables, "\n");
     std::vector<double> last_ms(all_strategies().size(), 0.0);
-    std::vector<size_t> sizes;
-    std::vector<std::vector<double>> ns_per_buffer(all_strategies().size()); // < 0: skipped
-    for (size_t n : {size_t(500), size_t(1000), size_t(10000), size_t(100000), size_t(1000000)}) {
+    ns_per_buffer.assign(all_strategies().size(), {});
+    for (size_t n : sizes) {
         if (n > max_buffers) break;
-        sizes.push_back(n);
-        OffsetProblem p = realistic_random_problem(1, n);
+        OffsetProblem p = make_problem(n);
         uint64_t bound = lower_bound_bytes(p);
         fmt::print(tables, "{:>10} {:>14}", n, bound);
         nlohmann::json row{{"buffers", n}, {"lower_bound", bound}};
         for (size_t i = 0; i < all_strategies().size(); ++i) {
             const OffsetStrategy& s = *all_strategies()[i];
             if (last_ms[i] > kSkipAfterMs) {
-                fmt::print(tables, " {:>20}", "skipped (>10 s)");
+                fmt::print(tables, " {:>20}", "skipped (>20 s)");
                 ns_per_buffer[i].push_back(-1);
                 continue;
             }
-            Run r = run_strategy(s, p, fmt::format("random {}", n));
+            Run r = run_strategy(s, p, fmt::format("{} {}", title, n));
             last_ms[i] = r.ms;
             ns_per_buffer[i].push_back(r.ms * 1e6 / double(n));
             fmt::print(tables, " {:>20}",
@@ -247,7 +253,28 @@ nlohmann::json bench_scaling(size_t max_buffers) {
         std::fflush(tables); // each row as it finishes
         rows.push_back(row);
     }
-    print_time_per_buffer(sizes, ns_per_buffer);
+    if (rows.empty()) fmt::print(tables, "(no size up to --max-buffers)\n");
+    return rows;
+}
+
+nlohmann::json bench_scaling(size_t max_buffers) {
+    const std::vector<size_t> sizes{500, 1000, 10000, 100000, 1000000};
+    std::vector<std::vector<double>> ns_per_buffer;
+    nlohmann::json rows = bench_sizes(
+        "scaling on realistic random problems (seed 1)", sizes, max_buffers,
+        [](size_t n) { return realistic_random_problem(1, n); }, ns_per_buffer);
+    print_time_per_buffer({sizes.begin(), sizes.begin() + rows.size()}, ns_per_buffer);
+    return rows;
+}
+
+// Dense problems (about 852 buffers live at every step, large ones among them), where the
+// gaps between the large buffers decide the height.
+nlohmann::json bench_dense(size_t max_buffers) {
+    std::vector<std::vector<double>> ns_per_buffer;
+    nlohmann::json rows = bench_sizes(
+        "dense random problems (seed 7, about 852 live at once)", {20000, 100000}, max_buffers,
+        [](size_t n) { return dense_random_problem(7, n, 852); }, ns_per_buffer);
+    fmt::print(tables, "\n");
     return rows;
 }
 
@@ -314,6 +341,7 @@ int cmd_bench(Args& args) {
     report["instances"] = bench_instances(dir, optimal_budget);
     report["graphs"] = bench_graphs();
     report["scaling"] = bench_scaling(max_buffers);
+    report["dense"] = bench_dense(max_buffers);
     report["time_budgets"] = bench_time_budgets(dir);
     if (json_out) write_output(*json_out, report.dump(2) + "\n");
     return 0;

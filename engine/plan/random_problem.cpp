@@ -1,5 +1,6 @@
 #include "plan/random_problem.h"
 
+#include <algorithm>
 #include <random>
 
 namespace tmmu {
@@ -20,6 +21,23 @@ OffsetProblem realistic_random_problem(uint64_t seed, size_t n) {
         b.size = (1ull << log2) + rng() % (1ull << log2);
         b.alignment = 64;
         b.size = (b.size + 63) & ~uint64_t(63);
+        p.buffers.push_back(b);
+    }
+    return p;
+}
+
+OffsetProblem dense_random_problem(uint64_t seed, size_t n, uint64_t live) {
+    std::mt19937_64 rng(seed);
+    OffsetProblem p;
+    p.buffers.reserve(n);
+    const uint64_t lengths = 2 * std::max<uint64_t>(live, 1) - 1;
+    for (size_t i = 0; i < n; ++i) {
+        Buffer b;
+        b.begin = rng() % n;
+        b.end = b.begin + 1 + rng() % lengths;
+        const uint64_t log2 = 6 + rng() % 21;
+        b.size = ((uint64_t(1) << log2) + rng() % (uint64_t(1) << log2) + 63) & ~uint64_t(63);
+        b.alignment = 64;
         p.buffers.push_back(b);
     }
     return p;

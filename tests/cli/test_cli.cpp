@@ -512,6 +512,8 @@ class TestCli : public QObject {
         QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
         QVERIFY(r.err.contains("== scaling on realistic random problems"));
         QCOMPARE(report["scaling"].toArray().size(), 2); // 500 and 1000 buffers
+        QVERIFY(r.err.contains("== dense random problems"));
+        QCOMPARE(report["dense"].toArray().size(), 0); // 20000 and more: none
         QCOMPARE(report["graphs"].toArray().size(), 3);
         TMMU_REQUIRE_DATA(QDir(TMMU_DSA_DIR).exists(), "the DSA instances at " TMMU_DSA_DIR);
         QVERIFY(report["instances"].toArray().size() >= 12);

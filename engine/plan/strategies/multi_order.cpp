@@ -3,6 +3,7 @@
 #include "plan/strategies/placement.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 namespace tmmu {
@@ -36,9 +37,9 @@ constexpr Candidate kCandidates[] = {
 
 // Equal sizes broken by input order rather than lifetime (order_by_size's) or birth
 // (order_by_size_begin's, here with first fit too): on graphs with many equal sizes the
-// tie-break alone can decide a few percent of the height. Placed after the reordering, whatever
-// the budget (each once; an order already tried is skipped), so they only ever lower the plan
-// the candidates above and the reordering reach.
+// tie-break alone can decide a few percent of the height. Placed after the reordering and the
+// big-first stage, whatever the budget (each once; an order already tried is skipped), so they
+// only ever lower the plan those reach.
 constexpr Candidate kTieBreaks[] = {
     {placement::order_by_size_index, GapRule::First},
     {placement::order_by_size_index, GapRule::Best},
@@ -61,6 +62,18 @@ constexpr uint64_t kBudgetPerBuffer = 3'500;
 constexpr uint64_t kQuadraticBudget = 10;
 constexpr uint64_t kQuadraticBudgetCap = 24'000'000;
 
+// Big first, on problems of more than kBigFirstMin buffers: the n / share largest buffers
+// searched alone, for each share, as a problem of their own (with the pins): it is small, so its
+// own budget buys many runs and squeaky-wheel steps, which a whole problem of that size cannot
+// afford. Every other buffer is then placed around that plan, in size order with first fit.
+// The largest buffers set most of the height, and on large problems the small ones fill the
+// gaps left between them; which share gives the lowest plan varies from problem to problem,
+// hence several. Below kBigFirstMin the whole problem gets dozens of runs already. The
+// stage's work is deterministic: the shares' searches have budgets summing to about half of
+// the whole problem's, and each share adds one placement pass at most.
+constexpr size_t kBigFirstMin = 2048;
+constexpr size_t kBigFirstShares[] = {64, 48, 32, 24, 16, 12, 8, 6};
+
 // One placed order.
 struct Plan {
     std::vector<uint32_t> order;
@@ -71,11 +84,12 @@ struct Plan {
 
 class Search {
   public:
+    // big_first: whether the big-first stage may run (not within itself).
     Search(const OffsetProblem& p, const Progress& progress,
-           std::chrono::steady_clock::time_point stop_at)
+           std::chrono::steady_clock::time_point stop_at, bool big_first)
         : p_(p), progress_(progress), placer_(p), seed_(placement::seed_solution(p)),
           bound_(lower_bound_bytes(p)), budget_(multi_order_budget(p.buffers.size())),
-          stop_at_(stop_at) {}
+          stop_at_(stop_at), big_first_(big_first && p.buffers.size() > kBigFirstMin) {}
 
     MultiOrderRuns run() {
         MultiOrderRuns runs;
@@ -94,6 +108,7 @@ class Search {
             place_if_lower(std::move(order), c.rule);
         }
         reorder();
+        if (big_first_) runs.without_big_first = big_first();
         for (const Candidate& c : kTieBreaks) {
             if (best_.height <= bound_ || out_of_time()) break;
             std::vector<uint32_t> order = c.order(p_);
@@ -137,6 +152,51 @@ class Search {
             const uint64_t height = solution_height(p_, *offsets);
             consider({std::move(order), rule, std::move(*offsets), height});
         }
+    }
+
+    // The big-first stage (kBigFirstShares). Each share's plan counts only if strictly lower,
+    // so its filling gives up once it reaches the best height. Returns the best plan before
+    // it when the stage found a lower one.
+    OffsetSolution big_first() {
+        const std::vector<uint32_t> by_size = placement::order_by_size(p_);
+        Plan before = best_;
+        for (size_t share : kBigFirstShares) {
+            if (best_.height <= bound_ || out_of_time()) break;
+            placement::Seed seed = seed_;
+            const std::optional<uint64_t> top =
+                place_largest(by_size, p_.buffers.size() / share, seed);
+            if (!top || placement::reaches(*top, best_.height)) continue;
+            auto offsets = placer_.place_below(std::move(seed), by_size, best_.height, progress_,
+                                               kStage, GapRule::First);
+            if (offsets) {
+                const uint64_t height = solution_height(p_, *offsets);
+                consider({{}, GapRule::First, std::move(*offsets), height});
+            }
+        }
+        if (best_.height == before.height) return {};
+        return placement::finish(p_, std::move(before.offsets), "multi-order");
+    }
+
+    // Searches the `count` largest unplaced buffers of by_size as a problem of their own (with
+    // every pin) and marks them placed in seed at the offsets found; returns that plan's height,
+    // nothing when there are no such buffers.
+    std::optional<uint64_t> place_largest(const std::vector<uint32_t>& by_size, size_t count,
+                                          placement::Seed& seed) const {
+        OffsetProblem largest;
+        std::vector<uint32_t> chosen;
+        for (size_t k = 0; k < by_size.size() && chosen.size() < count; ++k)
+            if (!seed.placed[by_size[k]]) chosen.push_back(by_size[k]);
+        if (chosen.empty()) return std::nullopt;
+        for (uint32_t i : chosen)
+            largest.buffers.push_back(p_.buffers[i]);
+        for (const Buffer& b : p_.buffers)
+            if (b.pinned && b.size > 0) largest.buffers.push_back(b);
+        const OffsetSolution plan = Search(largest, progress_, stop_at_, false).run().best;
+        for (size_t k = 0; k < chosen.size(); ++k) {
+            seed.offsets[chosen[k]] = plan.offsets[k];
+            seed.placed[chosen[k]] = true;
+        }
+        return plan.height;
     }
 
     // Orders often coincide (sizes all distinct: every size-first order is the same).
@@ -222,6 +282,7 @@ class Search {
     const uint64_t bound_;
     const uint64_t budget_;
     const std::chrono::steady_clock::time_point stop_at_;
+    const bool big_first_;
     uint64_t spent_ = 0;
     std::vector<placement::PlacedOrder> tried_; // candidates placed so far
     Plan best_;
@@ -240,7 +301,7 @@ uint64_t multi_order_budget(size_t n) {
 MultiOrderRuns solve_multi_order_runs(const OffsetProblem& p, const Progress& progress,
                                       std::chrono::steady_clock::time_point stop_at) {
     check_offset_problem(p, "strategy multi-order");
-    return Search(p, progress, stop_at).run();
+    return Search(p, progress, stop_at, true).run();
 }
 
 OffsetSolution MultiOrderStrategy::solve(const OffsetProblem& p, const Progress& progress) const {

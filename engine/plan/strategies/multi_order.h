@@ -3,10 +3,12 @@
 // end, lifetime begin as an online allocator sees buffers, conflict count, ...) under both gap
 // rules, then a squeaky-wheel search from the lowest plan found: the buffers that reach the top
 // of the current plan move earlier in its order, the new order is placed again, and the lowest
-// plan seen is kept; last, size orders whose equal sizes go in input order or by birth.
-// Every step is deterministic, and the effort is bounded
-// by a budget of placement work (spans read, counted, never timed), so the same problem always
-// gives the same offsets. Never higher than best-fit, whose runs are its first candidates.
+// plan seen is kept; on problems of more than 2,048 buffers, "big first": the largest few
+// percent of the buffers searched alone in the same way, the others placed around them; last,
+// size orders whose equal sizes go in input order or by birth. Every step is deterministic, and
+// the effort is bounded by budgets of placement work (spans read, counted, never timed), so
+// the same problem always gives the same offsets. Never higher than best-fit, whose runs are
+// its first candidates.
 #include "plan/strategies/best_fit.h"
 #include "plan/strategy.h"
 
@@ -19,7 +21,8 @@ class MultiOrderStrategy final : public OffsetStrategy {
   public:
     std::string_view name() const override { return "multi-order"; }
     std::string_view description() const override {
-        return "many buffer orders and both gap rules, then peak-driven reordering";
+        return "many buffer orders and both gap rules, peak-driven reordering, largest buffers "
+               "first";
     }
     OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
 };
@@ -32,6 +35,9 @@ struct MultiOrderRuns {
     // Every candidate pass placed, each once (the reordering's passes are not listed): a later
     // pass equal to one of these cannot end below `best`, so callers may skip it.
     std::vector<placement::PlacedOrder> placed;
+    // When the big-first stage gave `best`: the lowest plan of the other stages, a different
+    // start for a search that improves on it (empty offsets otherwise).
+    OffsetSolution without_big_first;
 };
 // stop_at: no run starts after it (best-fit's are always made): how "optimal" keeps a time
 // budget while seeding its search.

@@ -8,7 +8,8 @@
 // that double every round. Time-disjoint groups of buffers are searched apart; groups of more
 // than 2,000 buffers are too large for it and get a windowed improvement search first instead
 // (optimal_improve.h: the peak's buffers re-solved exactly around the others, 100,000 nodes of
-// its own, so the default budget also helps them).
+// its own, so the default budget also helps them), from multi-order's plan and, where its
+// big-first stage gave that plan, also from the plan of its other stages.
 //
 // The effort is a node budget by default, so the same problem and budget give the same
 // offsets; a time budget (time_budget_ms) is offered too and is not reproducible. Never higher

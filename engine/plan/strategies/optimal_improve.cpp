@@ -134,8 +134,9 @@ uint64_t improve_group(const OffsetProblem& p, const std::vector<uint32_t>& memb
     uint64_t top = top_of(p, members, offsets);
     uint64_t step = std::max<uint64_t>(1, top / kFirstStep);
     const uint64_t last = std::max<uint64_t>(1, top / kLastStep);
-    for (size_t windows = 0; windows < kMaxWindows && top > floor && step >= last &&
-                             budget.spent < budget.limit && !budget.stopped;
+    for (size_t windows = 0;
+         windows < kMaxWindows && top > floor && step >= last && budget.spent < budget.limit &&
+         budget.work < budget.work_limit && !budget.stopped;
          ++windows) {
         // A window's set-up scans the whole problem without counting nodes: poll here too, so
         // a time budget or a cancel also stops a run of cheap windows.

@@ -6,8 +6,9 @@
 // times (kWindowItems / 2 of them, then kWindowItems when that fails); every other buffer alive
 // then stays where it is, as a pin, and the exact decision search (optimal_search.h) re-places
 // the window under the target. A found placement is kept (the group's top drops); a failed one
-// halves the step, down to top / 4096. Deterministic for a
-// node budget; the result is valid by construction (window items avoid the pins and each other).
+// halves the step, down to top / 4096. It stops when the budget's nodes or its work
+// (NodeBudget::work_limit) run out: deterministic for a node budget; the result is valid by
+// construction (window items avoid the pins and each other).
 #include "plan/offset_problem.h"
 #include "plan/strategies/optimal_search.h"
 
@@ -19,8 +20,8 @@ namespace tmmu::optimal {
 inline constexpr size_t kWindowItems = 400;
 
 // Lowers max(offset + size) over members (indices of unpinned buffers of p forming one
-// time-connected group) while it stays above floor, spending nodes of budget (its limit is
-// honoured). Only members' offsets change. Returns the group's new top.
+// time-connected group) while it stays above floor, spending nodes and work of budget (both
+// limits are honoured). Only members' offsets change. Returns the group's new top.
 uint64_t improve_group(const OffsetProblem& p, const std::vector<uint32_t>& members, uint64_t floor,
                        NodeBudget& budget, std::vector<uint64_t>& offsets);
 
