@@ -215,10 +215,11 @@ void print_time_per_buffer(const std::vector<size_t>& sizes,
 }
 
 // A table of generated problems, a row per size up to max_buffers: each strategy's planning
-// time and height over the bound. ns_per_buffer receives each strategy's time per buffer at
-// each size run (< 0: skipped).
+// time and height over the bound. skip: whether a strategy slower than kSkipAfterMs at one size
+// sits out the next (for sizes 10x apart). ns_per_buffer receives each strategy's time per
+// buffer at each size run (< 0: skipped).
 nlohmann::json bench_sizes(std::string_view title, const std::vector<size_t>& sizes,
-                           size_t max_buffers,
+                           size_t max_buffers, bool skip,
                            const std::function<OffsetProblem(size_t)>& make_problem,
                            std::vector<std::vector<double>>& ns_per_buffer) {
     nlohmann::json rows = nlohmann::json::array();
@@ -237,7 +238,7 @@ nlohmann::json bench_sizes(std::string_view title, const std::vector<size_t>& si
         nlohmann::json row{{"buffers", n}, {"lower_bound", bound}};
         for (size_t i = 0; i < all_strategies().size(); ++i) {
             const OffsetStrategy& s = *all_strategies()[i];
-            if (last_ms[i] > kSkipAfterMs) {
+            if (skip && last_ms[i] > kSkipAfterMs) {
                 fmt::print(tables, " {:>20}", "skipped (>20 s)");
                 ns_per_buffer[i].push_back(-1);
                 continue;
@@ -253,29 +254,33 @@ nlohmann::json bench_sizes(std::string_view title, const std::vector<size_t>& si
         std::fflush(tables); // each row as it finishes
         rows.push_back(row);
     }
-    if (rows.empty()) fmt::print(tables, "(no size up to --max-buffers)\n");
+    if (rows.empty()) fmt::print(tables, "(no size up to --max-buffers)\n\n");
+    return rows;
+}
+
+// bench_sizes, then each strategy's time per buffer at each size.
+nlohmann::json bench_growth(std::string_view title, const std::vector<size_t>& sizes,
+                            size_t max_buffers, bool skip,
+                            const std::function<OffsetProblem(size_t)>& make_problem) {
+    std::vector<std::vector<double>> ns_per_buffer;
+    nlohmann::json rows = bench_sizes(title, sizes, max_buffers, skip, make_problem, ns_per_buffer);
+    if (!rows.empty())
+        print_time_per_buffer({sizes.begin(), sizes.begin() + rows.size()}, ns_per_buffer);
     return rows;
 }
 
 nlohmann::json bench_scaling(size_t max_buffers) {
-    const std::vector<size_t> sizes{500, 1000, 10000, 100000, 1000000};
-    std::vector<std::vector<double>> ns_per_buffer;
-    nlohmann::json rows = bench_sizes(
-        "scaling on realistic random problems (seed 1)", sizes, max_buffers,
-        [](size_t n) { return realistic_random_problem(1, n); }, ns_per_buffer);
-    print_time_per_buffer({sizes.begin(), sizes.begin() + rows.size()}, ns_per_buffer);
-    return rows;
+    return bench_growth("scaling on realistic random problems (seed 1)",
+                        {500, 1000, 10000, 100000, 1000000}, max_buffers, true,
+                        [](size_t n) { return realistic_random_problem(1, n); });
 }
 
 // Dense problems (about 852 buffers live at every step, large ones among them), where the
-// gaps between the large buffers decide the height.
+// gaps between the large buffers decide the height. Sizes 5x apart: nothing is skipped.
 nlohmann::json bench_dense(size_t max_buffers) {
-    std::vector<std::vector<double>> ns_per_buffer;
-    nlohmann::json rows = bench_sizes(
-        "dense random problems (seed 7, about 852 live at once)", {20000, 100000}, max_buffers,
-        [](size_t n) { return dense_random_problem(7, n, 852); }, ns_per_buffer);
-    fmt::print(tables, "\n");
-    return rows;
+    return bench_growth("dense random problems (seed 7, about 852 live at once)", {20000, 100000},
+                        max_buffers, false,
+                        [](size_t n) { return dense_random_problem(7, n, 852); });
 }
 
 // How closely "optimal" keeps a time budget (--budget Nms): the wall time of the whole
