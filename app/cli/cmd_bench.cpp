@@ -215,13 +215,12 @@ void print_time_per_buffer(const std::vector<size_t>& sizes,
 }
 
 // A table of generated problems, a row per size up to max_buffers: each strategy's planning
-// time and height over the bound. skip: whether a strategy slower than kSkipAfterMs at one size
-// sits out the next (for sizes 10x apart). ns_per_buffer receives each strategy's time per
-// buffer at each size run (< 0: skipped).
+// time and height over the bound, then each strategy's time per buffer at each size. skip:
+// whether a strategy slower than kSkipAfterMs at one size sits out the next (for sizes 10x
+// apart).
 nlohmann::json bench_sizes(std::string_view title, const std::vector<size_t>& sizes,
                            size_t max_buffers, bool skip,
-                           const std::function<OffsetProblem(size_t)>& make_problem,
-                           std::vector<std::vector<double>>& ns_per_buffer) {
+                           const std::function<OffsetProblem(size_t)>& make_problem) {
     nlohmann::json rows = nlohmann::json::array();
     fmt::print(tables, "== {} ==  cells: planning time\n", title);
     fmt::print(tables, "{:>10} {:>14}", "buffers", "LB");
@@ -229,7 +228,7 @@ nlohmann::json bench_sizes(std::string_view title, const std::vector<size_t>& si
         fmt::print(tables, " {:>20}", s->name());
     fmt::print(tables, "\n");
     std::vector<double> last_ms(all_strategies().size(), 0.0);
-    ns_per_buffer.assign(all_strategies().size(), {});
+    std::vector<std::vector<double>> ns_per_buffer(all_strategies().size()); // < 0: skipped
     for (size_t n : sizes) {
         if (n > max_buffers) break;
         OffsetProblem p = make_problem(n);
@@ -254,33 +253,25 @@ nlohmann::json bench_sizes(std::string_view title, const std::vector<size_t>& si
         std::fflush(tables); // each row as it finishes
         rows.push_back(row);
     }
-    if (rows.empty()) fmt::print(tables, "(no size up to --max-buffers)\n\n");
-    return rows;
-}
-
-// bench_sizes, then each strategy's time per buffer at each size.
-nlohmann::json bench_growth(std::string_view title, const std::vector<size_t>& sizes,
-                            size_t max_buffers, bool skip,
-                            const std::function<OffsetProblem(size_t)>& make_problem) {
-    std::vector<std::vector<double>> ns_per_buffer;
-    nlohmann::json rows = bench_sizes(title, sizes, max_buffers, skip, make_problem, ns_per_buffer);
-    if (!rows.empty())
+    if (rows.empty())
+        fmt::print(tables, "(no size up to --max-buffers)\n\n");
+    else
         print_time_per_buffer({sizes.begin(), sizes.begin() + rows.size()}, ns_per_buffer);
     return rows;
 }
 
 nlohmann::json bench_scaling(size_t max_buffers) {
-    return bench_growth("scaling on realistic random problems (seed 1)",
-                        {500, 1000, 10000, 100000, 1000000}, max_buffers, true,
-                        [](size_t n) { return realistic_random_problem(1, n); });
+    return bench_sizes("scaling on realistic random problems (seed 1)",
+                       {500, 1000, 10000, 100000, 1000000}, max_buffers, true,
+                       [](size_t n) { return realistic_random_problem(1, n); });
 }
 
 // Dense problems (about 852 buffers live at every step, large ones among them), where the
 // gaps between the large buffers decide the height. Sizes 5x apart: nothing is skipped.
 nlohmann::json bench_dense(size_t max_buffers) {
-    return bench_growth("dense random problems (seed 7, about 852 live at once)", {20000, 100000},
-                        max_buffers, false,
-                        [](size_t n) { return dense_random_problem(7, n, 852); });
+    return bench_sizes("dense random problems (seed 7, about 852 live at once)", {20000, 100000},
+                       max_buffers, false,
+                       [](size_t n) { return dense_random_problem(7, n, 852); });
 }
 
 // How closely "optimal" keeps a time budget (--budget Nms): the wall time of the whole

@@ -5,6 +5,17 @@
 
 namespace tmmu {
 
+namespace {
+
+// Log-uniform from 64 B to 128 MiB, rounded up to a multiple of 64.
+uint64_t log_uniform_size(std::mt19937_64& rng) {
+    const uint64_t log2 = 6 + rng() % 21;
+    const uint64_t size = (uint64_t(1) << log2) + rng() % (uint64_t(1) << log2);
+    return (size + 63) & ~uint64_t(63);
+}
+
+} // namespace
+
 OffsetProblem realistic_random_problem(uint64_t seed, size_t n) {
     std::mt19937_64 rng(seed);
     OffsetProblem p;
@@ -17,10 +28,8 @@ OffsetProblem realistic_random_problem(uint64_t seed, size_t n) {
         uint64_t r = rng() % 100;
         uint64_t length = r < 80 ? 1 + rng() % 8 : r < 97 ? 1 + rng() % 64 : 1 + rng() % 512;
         b.end = b.begin + length;
-        uint64_t log2 = 6 + rng() % 21; // 64 B .. 64 MiB
-        b.size = (1ull << log2) + rng() % (1ull << log2);
+        b.size = log_uniform_size(rng);
         b.alignment = 64;
-        b.size = (b.size + 63) & ~uint64_t(63);
         p.buffers.push_back(b);
     }
     return p;
@@ -35,8 +44,7 @@ OffsetProblem dense_random_problem(uint64_t seed, size_t n, uint64_t live) {
         Buffer b;
         b.begin = rng() % n;
         b.end = b.begin + 1 + rng() % lengths;
-        const uint64_t log2 = 6 + rng() % 21;
-        b.size = ((uint64_t(1) << log2) + rng() % (uint64_t(1) << log2) + 63) & ~uint64_t(63);
+        b.size = log_uniform_size(rng);
         b.alignment = 64;
         p.buffers.push_back(b);
     }

@@ -174,7 +174,8 @@ class Search {
     // it when the stage found a lower one.
     OffsetSolution big_first() {
         const std::vector<uint32_t> by_size = placement::order_by_size(p_);
-        Plan before = best_;
+        const uint64_t before_height = best_.height;
+        std::vector<uint64_t> before = best_.offsets;
         for (size_t share : kBigFirstShares) {
             if (best_.height <= bound_ || out_of_time()) break;
             placement::Seed seed = seed_;
@@ -188,8 +189,8 @@ class Search {
                 consider({{}, GapRule::First, std::move(*offsets), height});
             }
         }
-        if (best_.height == before.height) return {};
-        return placement::finish(p_, std::move(before.offsets), "multi-order");
+        if (best_.height == before_height) return {};
+        return placement::finish(p_, std::move(before), "multi-order");
     }
 
     // Searches the `count` largest unplaced buffers of by_size as a problem of their own (with
