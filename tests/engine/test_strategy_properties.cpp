@@ -1,6 +1,7 @@
 #include "io/dsa_csv.h"
 #include "plan/random_problem.h"
 #include "plan/strategies/optimal.h"
+#include "plan/strategies/orders.h"
 #include "plan/strategy.h"
 #include "plan/validator.h"
 #include "test_support.h"
@@ -8,7 +9,10 @@
 #include <QDir>
 #include <QObject>
 
+#include <algorithm>
+#include <functional>
 #include <map>
+#include <numeric>
 #include <random>
 
 using namespace tmmu;
@@ -121,6 +125,103 @@ class TestStrategyProperties : public QObject {
             QVERIFY2(height_of("multi-order") <= height_of("best-fit") &&
                          height_of("best-fit") <= height_of("greedy-size"),
                      std::to_string(seed).c_str());
+        }
+    }
+
+    // Each buffer order is the stable comparison sort its comment documents (a radix sort on
+    // keys computes it): sizes that differ only in high bits, huge and equal ones, ties left to
+    // the index, whole-life buffers, conflict counts and 128-bit keys.
+    void ordersAreTheStableSortsTheyDocument() {
+        using Less = std::function<bool(uint32_t, uint32_t)>;
+        for (uint32_t seed = 0; seed < 400; ++seed) {
+            OffsetProblem p = varied_problem(seed);
+            std::mt19937_64 rng(seed);
+            if (seed % 3 == 0)
+                for (Buffer& b : p.buffers)
+                    b.size = (rng() % 3) << (rng() % 2 ? 62 : 7);
+            const auto& b = p.buffers;
+            const auto conflicts = placement::conflict_counts(p);
+            const auto bytes = placement::conflict_bytes(p);
+            auto length = [&](uint32_t i) { return b[i].end - b[i].begin; };
+            auto area = [&](uint32_t i) { return placement::Bytes(b[i].size) * length(i); };
+            uint64_t first = UINT64_MAX, last = 0;
+            for (const Buffer& x : b) {
+                first = std::min(first, x.begin);
+                last = std::max(last, x.end);
+            }
+            auto whole = [&](uint32_t i) { return b[i].begin == first && b[i].end == last; };
+            // Larger first on x, then on y; equal on both: false (the index decides).
+            auto larger = [](auto x1, auto y1, auto x2, auto y2) {
+                return x1 != y1 ? x1 > y1 : x2 > y2;
+            };
+            const std::pair<std::vector<uint32_t> (*)(const OffsetProblem&), Less> cases[] = {
+                {placement::order_by_size,
+                 [&](uint32_t x, uint32_t y) {
+                     return larger(b[x].size, b[y].size, length(x), length(y));
+                 }},
+                {placement::order_tflm,
+                 [&](uint32_t x, uint32_t y) { return larger(b[x].size, b[y].size, x, y); }},
+                {placement::order_tflite_arena,
+                 [&](uint32_t x, uint32_t y) {
+                     if (whole(x) || whole(y)) return whole(x) && !whole(y);
+                     return b[x].size != b[y].size ? b[x].size > b[y].size
+                                                   : b[x].begin < b[y].begin;
+                 }},
+                {placement::order_tvm_size,
+                 [&](uint32_t x, uint32_t y) {
+                     return b[x].size != b[y].size ? b[x].size > b[y].size
+                                                   : larger(conflicts[x], conflicts[y], x, y);
+                 }},
+                {placement::order_tvm_conflicts,
+                 [&](uint32_t x, uint32_t y) {
+                     return conflicts[x] != conflicts[y] ? conflicts[x] > conflicts[y]
+                                                         : larger(b[x].size, b[y].size, x, y);
+                 }},
+                {placement::order_by_size_index,
+                 [&](uint32_t x, uint32_t y) { return b[x].size > b[y].size; }},
+                {placement::order_by_birth,
+                 [&](uint32_t x, uint32_t y) { return b[x].begin < b[y].begin; }},
+                {placement::order_by_length,
+                 [&](uint32_t x, uint32_t y) {
+                     return larger(length(x), length(y), b[x].size, b[y].size);
+                 }},
+                {placement::order_by_area,
+                 [&](uint32_t x, uint32_t y) { return area(x) > area(y); }},
+                {placement::order_by_begin,
+                 [&](uint32_t x, uint32_t y) {
+                     return b[x].begin != b[y].begin ? b[x].begin < b[y].begin
+                                                     : b[x].size > b[y].size;
+                 }},
+                {placement::order_by_size_begin,
+                 [&](uint32_t x, uint32_t y) {
+                     return b[x].size != b[y].size ? b[x].size > b[y].size
+                                                   : b[x].begin < b[y].begin;
+                 }},
+                {placement::order_by_size_end,
+                 [&](uint32_t x, uint32_t y) {
+                     return larger(b[x].size, b[y].size, b[x].end, b[y].end);
+                 }},
+                {placement::order_by_begin_end,
+                 [&](uint32_t x, uint32_t y) {
+                     return b[x].begin != b[y].begin ? b[x].begin < b[y].begin
+                                                     : b[x].end < b[y].end;
+                 }},
+                {placement::order_by_conflicts,
+                 [&](uint32_t x, uint32_t y) {
+                     return larger(conflicts[x], conflicts[y], b[x].size, b[y].size);
+                 }},
+                {placement::order_by_conflict_bytes,
+                 [&](uint32_t x, uint32_t y) {
+                     return larger(bytes[x], bytes[y], b[x].size, b[y].size);
+                 }},
+            };
+            for (size_t k = 0; k < std::size(cases); ++k) {
+                std::vector<uint32_t> want(b.size());
+                std::iota(want.begin(), want.end(), 0u);
+                std::stable_sort(want.begin(), want.end(), cases[k].second);
+                QVERIFY2(cases[k].first(p) == want,
+                         ("order " + std::to_string(k) + " seed " + std::to_string(seed)).c_str());
+            }
         }
     }
 

@@ -1,7 +1,9 @@
 #include "plan/strategies/orders.h"
 
+#include "core/radix_sort.h"
+
 #include <algorithm>
-#include <numeric>
+#include <array>
 
 namespace tmmu::placement {
 
@@ -11,46 +13,54 @@ uint64_t length(const Buffer& b) {
 
 namespace {
 
-template <typename Before>
-std::vector<uint32_t> sorted_indices(const OffsetProblem& p, Before before) {
-    std::vector<uint32_t> order(p.buffers.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        int c = before(a, b);
-        return c != 0 ? c < 0 : a < b;
-    });
+// Keys of one buffer, most significant first, each in ascending order: a key wanted in
+// descending order is complemented (~x).
+template <size_t K>
+using Keys = std::array<uint64_t, K>;
+
+// The buffer indices sorted by keys_of(i), ties by index: stable radix sorts from the least
+// significant key up, on (key, index) pairs gathered in the current order, so that the passes
+// read memory in sequence; a comparison sort reads two buffers at random per comparison
+// (measured at a million buffers: three to five times slower).
+template <size_t K, typename KeysOf>
+std::vector<uint32_t> sorted_by_keys(const OffsetProblem& p, KeysOf keys_of) {
+    struct Keyed {
+        uint64_t key;
+        uint32_t index;
+    };
+    const size_t n = p.buffers.size();
+    std::vector<Keyed> keyed(n), scratch;
+    for (uint32_t i = 0; i < n; ++i)
+        keyed[i].index = i;
+    for (size_t k = K; k-- > 0;) {
+        for (Keyed& x : keyed)
+            x.key = keys_of(x.index)[k];
+        radix_sort(keyed, scratch, [](const Keyed& x) { return x.key; });
+    }
+    std::vector<uint32_t> order(n);
+    for (size_t j = 0; j < n; ++j)
+        order[j] = keyed[j].index;
     return order;
 }
 
-// -1 when x goes first because its key is larger, +1 when y does, 0 on a tie.
-template <typename T>
-int descending(const T& x, const T& y) {
-    return x > y ? -1 : (x < y ? 1 : 0);
-}
-
-template <typename T>
-int ascending(const T& x, const T& y) {
-    return descending(y, x);
-}
-
 __extension__ typedef unsigned __int128 Area; // size * length never overflows 128 bits
+
+// The two halves of a 128-bit value, complemented: sorted ascending, they put the value in
+// descending order.
+Keys<2> descending_128(Area v) {
+    return {~uint64_t(v >> 64), ~uint64_t(v)};
+}
 
 } // namespace
 
 std::vector<uint32_t> order_by_size(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(p, [&b](uint32_t x, uint32_t y) {
-        int c = descending(b[x].size, b[y].size);
-        return c != 0 ? c : descending(length(b[x]), length(b[y]));
-    });
+    return sorted_by_keys<2>(p, [&b](uint32_t i) { return Keys<2>{~b[i].size, ~length(b[i])}; });
 }
 
 std::vector<uint32_t> order_tflm(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(p, [&b](uint32_t x, uint32_t y) {
-        int c = descending(b[x].size, b[y].size);
-        return c != 0 ? c : descending(x, y);
-    });
+    return sorted_by_keys<2>(p, [&b](uint32_t i) { return Keys<2>{~b[i].size, ~uint64_t(i)}; });
 }
 
 std::vector<uint32_t> order_tflite_arena(const OffsetProblem& p) {
@@ -60,108 +70,82 @@ std::vector<uint32_t> order_tflite_arena(const OffsetProblem& p) {
         first = std::min(first, buffer.begin);
         last = std::max(last, buffer.end);
     }
-    const auto whole = [&](uint32_t i) { return b[i].begin == first && b[i].end == last; };
-    return sorted_indices(p, [&](uint32_t x, uint32_t y) {
-        if (whole(x) || whole(y)) return whole(x) == whole(y) ? 0 : (whole(x) ? -1 : 1);
-        int c = descending(b[x].size, b[y].size);
-        return c != 0 ? c : ascending(b[x].begin, b[y].begin);
+    // Whole-life buffers first, in index order; then the others by size desc, begin asc.
+    return sorted_by_keys<3>(p, [&](uint32_t i) {
+        if (b[i].begin == first && b[i].end == last) return Keys<3>{0, 0, 0};
+        return Keys<3>{1, ~b[i].size, b[i].begin};
     });
 }
 
 std::vector<uint32_t> order_tvm_size(const OffsetProblem& p) {
     const std::vector<uint64_t> conflicts = conflict_counts(p);
     const auto& b = p.buffers;
-    return sorted_indices(p, [&](uint32_t x, uint32_t y) {
-        int c = descending(b[x].size, b[y].size);
-        c = c != 0 ? c : descending(conflicts[x], conflicts[y]);
-        return c != 0 ? c : descending(x, y);
+    return sorted_by_keys<3>(p, [&](uint32_t i) {
+        return Keys<3>{~b[i].size, ~conflicts[i], ~uint64_t(i)};
     });
 }
 
 std::vector<uint32_t> order_tvm_conflicts(const OffsetProblem& p) {
     const std::vector<uint64_t> conflicts = conflict_counts(p);
     const auto& b = p.buffers;
-    return sorted_indices(p, [&](uint32_t x, uint32_t y) {
-        int c = descending(conflicts[x], conflicts[y]);
-        c = c != 0 ? c : descending(b[x].size, b[y].size);
-        return c != 0 ? c : descending(x, y);
+    return sorted_by_keys<3>(p, [&](uint32_t i) {
+        return Keys<3>{~conflicts[i], ~b[i].size, ~uint64_t(i)};
     });
 }
 
 std::vector<uint32_t> order_by_size_index(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(
-        p, [&b](uint32_t x, uint32_t y) { return descending(b[x].size, b[y].size); });
+    return sorted_by_keys<1>(p, [&b](uint32_t i) { return Keys<1>{~b[i].size}; });
 }
 
 std::vector<uint32_t> order_by_birth(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(
-        p, [&b](uint32_t x, uint32_t y) { return ascending(b[x].begin, b[y].begin); });
+    return sorted_by_keys<1>(p, [&b](uint32_t i) { return Keys<1>{b[i].begin}; });
 }
 
 std::vector<uint32_t> order_by_length(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(p, [&b](uint32_t x, uint32_t y) {
-        int c = descending(length(b[x]), length(b[y]));
-        return c != 0 ? c : descending(b[x].size, b[y].size);
-    });
+    return sorted_by_keys<2>(p, [&b](uint32_t i) { return Keys<2>{~length(b[i]), ~b[i].size}; });
 }
 
 std::vector<uint32_t> order_by_area(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(p, [&b](uint32_t x, uint32_t y) {
-        return descending(Area(b[x].size) * length(b[x]), Area(b[y].size) * length(b[y]));
-    });
+    return sorted_by_keys<2>(
+        p, [&b](uint32_t i) { return descending_128(Area(b[i].size) * length(b[i])); });
 }
 
 std::vector<uint32_t> order_by_begin(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(p, [&b](uint32_t x, uint32_t y) {
-        int c = ascending(b[x].begin, b[y].begin);
-        return c != 0 ? c : descending(b[x].size, b[y].size);
-    });
+    return sorted_by_keys<2>(p, [&b](uint32_t i) { return Keys<2>{b[i].begin, ~b[i].size}; });
 }
 
 std::vector<uint32_t> order_by_size_begin(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(p, [&b](uint32_t x, uint32_t y) {
-        int c = descending(b[x].size, b[y].size);
-        return c != 0 ? c : ascending(b[x].begin, b[y].begin);
-    });
+    return sorted_by_keys<2>(p, [&b](uint32_t i) { return Keys<2>{~b[i].size, b[i].begin}; });
 }
 
 std::vector<uint32_t> order_by_size_end(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(p, [&b](uint32_t x, uint32_t y) {
-        int c = descending(b[x].size, b[y].size);
-        return c != 0 ? c : descending(b[x].end, b[y].end);
-    });
+    return sorted_by_keys<2>(p, [&b](uint32_t i) { return Keys<2>{~b[i].size, ~b[i].end}; });
 }
 
 std::vector<uint32_t> order_by_begin_end(const OffsetProblem& p) {
     const auto& b = p.buffers;
-    return sorted_indices(p, [&b](uint32_t x, uint32_t y) {
-        int c = ascending(b[x].begin, b[y].begin);
-        return c != 0 ? c : ascending(b[x].end, b[y].end);
-    });
+    return sorted_by_keys<2>(p, [&b](uint32_t i) { return Keys<2>{b[i].begin, b[i].end}; });
 }
 
 std::vector<uint32_t> order_by_conflicts(const OffsetProblem& p) {
     const std::vector<uint64_t> conflicts = conflict_counts(p);
     const auto& b = p.buffers;
-    return sorted_indices(p, [&](uint32_t x, uint32_t y) {
-        int c = descending(conflicts[x], conflicts[y]);
-        return c != 0 ? c : descending(b[x].size, b[y].size);
-    });
+    return sorted_by_keys<2>(p, [&](uint32_t i) { return Keys<2>{~conflicts[i], ~b[i].size}; });
 }
 
 std::vector<uint32_t> order_by_conflict_bytes(const OffsetProblem& p) {
     const std::vector<Bytes> bytes = conflict_bytes(p);
     const auto& b = p.buffers;
-    return sorted_indices(p, [&](uint32_t x, uint32_t y) {
-        int c = descending(bytes[x], bytes[y]);
-        return c != 0 ? c : descending(b[x].size, b[y].size);
+    return sorted_by_keys<3>(p, [&](uint32_t i) {
+        const Keys<2> high = descending_128(bytes[i]);
+        return Keys<3>{high[0], high[1], ~b[i].size};
     });
 }
 
@@ -170,40 +154,29 @@ namespace {
 // Sums over every buffer i of weight(j) over the buffers j that overlap i in time, i included.
 // j overlaps i iff begin_j < end_i and not end_j <= begin_i; the second set lies inside the
 // first (end_j <= begin_i < end_i implies begin_j < end_i), and i is in the first set only.
-// Prefix sums over buffers sorted by begin and by end answer each in O(log n).
+// Two merge walks: the buffers in end order against the begins in order, then the buffers in
+// begin order against the ends in order, each adding up the weights it passes.
 template <typename T, typename Weight>
 std::vector<T> overlap_sums(const OffsetProblem& p, Weight weight) {
-    const size_t n = p.buffers.size();
-    std::vector<std::pair<uint64_t, T>> begins, ends;
-    begins.reserve(n);
-    ends.reserve(n);
-    for (const Buffer& b : p.buffers) {
-        begins.emplace_back(b.begin, weight(b));
-        ends.emplace_back(b.end, weight(b));
-    }
-    auto prefix = [](std::vector<std::pair<uint64_t, T>>& v) {
-        std::sort(v.begin(), v.end(),
-                  [](const auto& x, const auto& y) { return x.first < y.first; });
-        T sum = 0;
-        for (auto& e : v)
-            sum = e.second += sum; // e.second becomes the sum up to and including e
-    };
-    prefix(begins);
-    prefix(ends);
-    // The sum over the first k entries of v.
-    auto sum_before = [](const std::vector<std::pair<uint64_t, T>>& v, size_t k) {
-        return k == 0 ? T(0) : v[k - 1].second;
-    };
+    const auto& b = p.buffers;
+    const size_t n = b.size();
+    const std::vector<uint32_t> by_begin = order_by_birth(p);
+    const std::vector<uint32_t> by_end =
+        sorted_by_keys<1>(p, [&b](uint32_t i) { return Keys<1>{b[i].end}; });
     std::vector<T> sums(n);
-    for (size_t i = 0; i < n; ++i) {
-        const Buffer& b = p.buffers[i];
-        size_t started = std::lower_bound(begins.begin(), begins.end(), b.end,
-                                          [](const auto& e, uint64_t t) { return e.first < t; }) -
-                         begins.begin();
-        size_t ended = std::upper_bound(ends.begin(), ends.end(), b.begin,
-                                        [](uint64_t t, const auto& e) { return t < e.first; }) -
-                       ends.begin();
-        sums[i] = sum_before(begins, started) - sum_before(ends, ended);
+    T passed = 0;
+    size_t k = 0;
+    for (uint32_t i : by_end) {
+        for (; k < n && b[by_begin[k]].begin < b[i].end; ++k)
+            passed += weight(b[by_begin[k]]);
+        sums[i] = passed; // begin_j < end_i
+    }
+    passed = 0;
+    k = 0;
+    for (uint32_t i : by_begin) {
+        for (; k < n && b[by_end[k]].end <= b[i].begin; ++k)
+            passed += weight(b[by_end[k]]);
+        sums[i] -= passed; // end_j <= begin_i
     }
     return sums;
 }

@@ -3,9 +3,9 @@
 #include "core/assert.h"
 #include "core/checked.h"
 #include "core/failure.h"
+#include "core/radix_sort.h"
 
 #include <algorithm>
-#include <bit>
 #include <fmt/format.h>
 #include <optional>
 #include <utility>
@@ -239,40 +239,7 @@ void OverlapIndex::query(uint32_t buffer, std::vector<Span>& out) const {
 }
 
 void sort_by_offset(std::vector<Span>& spans, std::vector<Span>& scratch) {
-    const size_t n = spans.size();
-    if (n <= 32) { // insertion sort: cheaper than radix passes on a few elements
-        for (size_t i = 1; i < n; ++i) {
-            Span v = spans[i];
-            size_t j = i;
-            for (; j > 0 && spans[j - 1].offset > v.offset; --j)
-                spans[j] = spans[j - 1];
-            spans[j] = v;
-        }
-        return;
-    }
-    uint64_t any = 0;
-    uint64_t all = ~uint64_t(0);
-    for (const Span& s : spans) {
-        any |= s.offset;
-        all &= s.offset;
-    }
-    // Bits where all offsets agree need no pass: sort only the window of varying bits.
-    const uint64_t varying = any ^ all;
-    if (varying == 0) return;
-    const int low = std::countr_zero(varying);
-    const int high = 63 - std::countl_zero(varying);
-    scratch.resize(n);
-    for (int shift = low; shift <= high; shift += 8) {
-        uint32_t position[256] = {};
-        for (const Span& s : spans)
-            ++position[(s.offset >> shift) & 0xff];
-        uint32_t sum = 0;
-        for (uint32_t& c : position)
-            sum += std::exchange(c, sum); // counts become positions
-        for (const Span& s : spans)
-            scratch[position[(s.offset >> shift) & 0xff]++] = s;
-        spans.swap(scratch);
-    }
+    radix_sort(spans, scratch, [](const Span& s) { return s.offset; });
 }
 
 namespace {
@@ -519,10 +486,13 @@ uint64_t GapPlacer::whole_run_work(const Seed& seed) const {
     }
     if (!index_) // query k reads the inserted buffers and the k queried before it
         return n + queries * (inserted + kScanQueryCost) + queries * (queries - 1) / 2;
-    // Each overlapping pair with a queried buffer is reported once, by the later query.
-    const uint64_t reported =
-        index_->overlapping_pairs(&indexed) - index_->overlapping_pairs(&seeded);
-    return n + queries * kIndexQueryCost + reported * kIndexSpanCost;
+    // Each overlapping pair with a queried buffer is reported once, by the later query. Passes
+    // that give up mostly share one seed: its count is kept (O(n + T) to count again).
+    if (seed.placed != reported_for_) {
+        reported_for_ = seed.placed;
+        reported_ = index_->overlapping_pairs(&indexed) - index_->overlapping_pairs(&seeded);
+    }
+    return n + queries * kIndexQueryCost + reported_ * kIndexSpanCost;
 }
 
 std::vector<uint64_t> GapPlacer::place_after(Seed seed, const std::vector<uint32_t>& order,

@@ -113,9 +113,8 @@ class OverlapIndex {
     std::unique_ptr<Entry[]> entries_; // left uninitialised: every read entry was stored first
 };
 
-// Sorts spans by offset: an LSD radix sort, 8 bits a pass, over only the window of offset bits
-// that differ between spans (stable); insertion sort for a few spans. scratch is working memory
-// kept across calls.
+// Sorts spans by offset, stably (core/radix_sort.h). scratch is working memory kept across
+// calls.
 void sort_by_offset(std::vector<Span>& spans, std::vector<Span>& scratch);
 
 // The lowest-offset smallest gap between spans sorted by offset (from 0) that holds size bytes
@@ -211,6 +210,9 @@ class GapPlacer {
     const OffsetProblem& p_;
     std::unique_ptr<OverlapIndex> index_; // null when scanning
     uint64_t work_ = 0;
+    // whole_run_work's pairs reported with the index, for the seed whose placed flags these are.
+    mutable std::vector<bool> reported_for_;
+    mutable uint64_t reported_ = 0;
 };
 
 } // namespace tmmu::placement
