@@ -1,6 +1,7 @@
 #include "replay.h"
 
 #include "core/failure.h"
+#include "core/units.h"
 #include "io/dsa_csv.h"
 #include "ir/ir_json.h"
 
@@ -15,13 +16,14 @@ LoadedModel load_input(const SessionInput& input) {
     if (input.is_problem) {
         m.kind = ModelKind::DsaCsv;
         m.problem = parse_dsa_csv(input.model_text, origin);
-        m.description = fmt::format("offset-assignment problem, {} buffers (stored)",
-                                    m.problem->problem.buffers.size());
+        m.description = fmt::format("offset-assignment problem, {} (stored)",
+                                    count_of(m.problem->problem.buffers.size(), "buffer"));
     } else {
         m.kind = ModelKind::IrJson;
         m.graph = load_ir_string(input.model_text, origin);
-        m.description = fmt::format("IR '{}', {} tensors, {} nodes (stored)", m.graph->name,
-                                    m.graph->tensors.size(), m.graph->nodes.size());
+        m.description = fmt::format("IR '{}', {}, {} (stored)", m.graph->name,
+                                    count_of(m.graph->tensors.size(), "tensor"),
+                                    count_of(m.graph->nodes.size(), "node"));
     }
     return m;
 }

@@ -66,6 +66,17 @@ std::vector<TensorMove> tensor_moves(const Plan& a, const Plan& b) {
     return out;
 }
 
+std::string different_models(const Plan& before, const Plan& after) {
+    if (before.ir_hash == after.ir_hash) return "";
+    auto ir = [](const Plan& p) { return to_hex(p.ir_hash).substr(0, 12); };
+    if (before.source == after.source)
+        return fmt::format("the model differs: {} had IR {} and then IR {} (another batch, "
+                           "sequence or file content)",
+                           before.source, ir(before), ir(after));
+    return fmt::format("different models: {} (IR {}) and {} (IR {})", before.source, ir(before),
+                       after.source, ir(after));
+}
+
 } // namespace
 
 PlanComparison compare_plans(const Plan& before, const Plan& after) {
@@ -73,6 +84,7 @@ PlanComparison compare_plans(const Plan& before, const Plan& after) {
     c.hash_before = to_hex(before.plan_hash);
     c.hash_after = to_hex(after.plan_hash);
     c.identical = before.plan_hash == after.plan_hash;
+    c.different_models = different_models(before, after);
     c.arenas = arena_deltas(before, after);
     c.moved = tensor_moves(before, after);
     return c;
@@ -87,7 +99,10 @@ PlanComparison diff_sessions(const Session& a, const Session& b) {
 }
 
 std::string format_comparison(const PlanComparison& c, size_t max_moves) {
-    std::string out = fmt::format("plan hash  {}\n        -> {}\n", c.hash_before, c.hash_after);
+    std::string out;
+    if (!c.different_models.empty())
+        out += c.different_models + "; the deltas compare plans of different inputs\n";
+    out += fmt::format("plan hash  {}\n        -> {}\n", c.hash_before, c.hash_after);
     if (c.identical) return out + "identical\n";
     out += fmt::format("\n{:<14} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n", "arena",
                        "peak before", "peak after", "delta", "LB before", "LB after", "delta");
@@ -103,7 +118,7 @@ std::string format_comparison(const PlanComparison& c, size_t max_moves) {
                         peak(d.before), peak(d.after), format_byte_delta(d.peak_delta()),
                         bound(d.before), bound(d.after), format_byte_delta(d.lower_bound_delta()));
     }
-    out += fmt::format("\n{} tensor(s) moved\n", c.moved.size());
+    out += fmt::format("\n{} moved\n", count_of(c.moved.size(), "tensor"));
     for (size_t k = 0; k < c.moved.size() && k < max_moves; ++k) {
         const TensorMove& m = c.moved[k];
         if (m.arena_after.empty())

@@ -28,6 +28,9 @@ struct TensorMove {
 struct PlanComparison {
     bool identical = false; // plan hashes equal
     std::string hash_before, hash_after;
+    // Empty when both plans are of the same model (IR hash); else says which models, so that a
+    // reader takes the deltas below as between different inputs.
+    std::string different_models;
     std::vector<ArenaDelta> arenas; // first plan's arena order, then arenas only in the second
     std::vector<TensorMove> moved;  // ascending id; includes tensors present on one side only
 };

@@ -550,12 +550,27 @@ int SessionStore::schema_version() const {
     return pragma_int(db_, path_, "PRAGMA user_version");
 }
 
+void check_tags(const std::vector<std::string>& tags) {
+    for (const std::string& tag : tags) {
+        if (tag.find_first_not_of(" \t\r\n") == std::string::npos)
+            fail(FailureCode::InvalidArgument, "tag", "a tag cannot be empty or blank");
+        if (tag.find(',') != std::string::npos)
+            fail(FailureCode::InvalidArgument, fmt::format("tag '{}'", tag),
+                 "a tag cannot contain a comma (give each tag on its own, --tag a --tag b)");
+    }
+}
+
+std::optional<Mode> planned_mode(const SessionInput& in) {
+    if (in.is_problem) return std::nullopt;
+    return in.request.mode;
+}
+
 SessionSummary run_summary(const SessionInput& in, const Plan& plan, const std::string& title) {
     const PlanTotals totals = plan_totals(plan);
     SessionSummary s;
     s.title = title;
     s.source_path = in.source_path;
-    s.mode = in.is_problem ? "none" : std::string(mode_name(in.request.mode));
+    s.mode = mode_name(planned_mode(in));
     s.strategy = in.options.strategy;
     s.plan_hash = to_hex(plan.plan_hash);
     s.peak_bytes = totals.peak_bytes;
@@ -578,6 +593,7 @@ Session session_from_run(NewSession n) {
 }
 
 int64_t SessionStore::record(const NewSession& n) {
+    check_tags(n.tags);
     Session row = session_from_run(n);
     row.summary.created = utc_now_iso8601();
     row.checkpoint = encode_checkpoint(n.plan);
@@ -653,6 +669,7 @@ Session SessionStore::load(int64_t id) const {
 }
 
 void SessionStore::edit(int64_t id, const SessionEdit& e) {
+    if (e.tags) check_tags(*e.tags);
     std::string where = fmt::format("{}: session {}", path_, id);
     Transaction tx(db_, where);
     Stmt s(db_, where,

@@ -37,6 +37,14 @@ struct SessionInput {
     bool onnx = false;
 };
 
+// A tag is a word people search for exactly (session list --search): throws InvalidArgument
+// naming the tag when one is empty or blank, or holds a comma (lists print a session's tags
+// joined by commas, where "a,b" would read as two).
+void check_tags(const std::vector<std::string>& tags);
+
+// The mode the run planned: none for an offset problem.
+std::optional<Mode> planned_mode(const SessionInput& in);
+
 // Whether batch and seq shaped the model (a transformer config), so reports should show them.
 // Sessions recorded before they were zeroed for other models store the defaults (8, 1024) for
 // every model; a config's generated IR names its shape ("gpt2-small training b8 s1024 f32"),
@@ -126,12 +134,14 @@ class SessionStore {
     SessionStore(const SessionStore&) = delete;
     SessionStore& operator=(const SessionStore&) = delete;
 
+    // Throws InvalidArgument for a tag check_tags refuses.
     int64_t record(const NewSession& s);
     std::vector<SessionSummary> list(const ListQuery& q = {}) const;
     // Throws InvalidArgument when no session has this id. Integrity is checked, not thrown:
     // see Session::altered.
     Session load(int64_t id) const;
-    // Throws InvalidArgument when no session has this id. The plan and inputs are never edited.
+    // Throws InvalidArgument when no session has this id or check_tags refuses a tag. The plan
+    // and inputs are never edited.
     void edit(int64_t id, const SessionEdit& e);
     bool remove(int64_t id); // false when absent
     size_t count() const;

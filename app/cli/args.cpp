@@ -50,14 +50,31 @@ bool Args::flag(std::string_view name) {
     return false;
 }
 
+namespace {
+
+uint64_t parse_unsigned(std::string_view name, const std::string& text) {
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size())
+        fail(FailureCode::InvalidArgument, std::string(name),
+             fmt::format("expects an unsigned integer, got '{}'", text));
+    return n;
+}
+
+} // namespace
+
 uint64_t Args::number(std::string_view name, uint64_t fallback) {
     auto v = value(name);
-    if (!v) return fallback;
-    uint64_t n = 0;
-    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-    if (ec != std::errc() || end != v->data() + v->size())
+    return v ? parse_unsigned(name, *v) : fallback;
+}
+
+std::optional<uint64_t> Args::count(std::string_view name) {
+    auto v = value(name);
+    if (!v) return std::nullopt;
+    const uint64_t n = parse_unsigned(name, *v);
+    if (n == 0)
         fail(FailureCode::InvalidArgument, std::string(name),
-             fmt::format("expects an unsigned integer, got '{}'", *v));
+             "expects a count of at least 1, got 0 (leave it out for no limit)");
     return n;
 }
 

@@ -17,6 +17,8 @@ class Args {
     std::vector<std::string> values(std::string_view name); // repeated option
     bool flag(std::string_view name);
     uint64_t number(std::string_view name, uint64_t fallback);
+    // A count that must be at least 1 when given (0 is refused, not read as "no limit").
+    std::optional<uint64_t> count(std::string_view name);
     // The remaining positionals; throws INVALID_ARGUMENT for any option not consumed and for a
     // count outside [min, max].
     std::vector<std::string> positionals(size_t min, size_t max);

@@ -77,9 +77,11 @@ void print_summary(const CompiledPlan& c, const RegisterMemory& m) {
     for (const StateDescriptor& s : p.states)
         state_bytes += s.size_bytes;
     fmt::print("plan       {}\n", p.name);
-    fmt::print("program    {} instructions, {} registers, at most {} live at once\n",
-               p.instructions.size(), p.registers.size(), c.peak_registers);
-    fmt::print("weights    {} tensors, {}\n", p.weights.size(), format_bytes(weight_bytes));
+    fmt::print("program    {}, {}, at most {} live at once\n",
+               count_of(p.instructions.size(), "instruction"),
+               count_of(p.registers.size(), "register"), c.peak_registers);
+    fmt::print("weights    {}, {}\n", count_of(p.weights.size(), "tensor"),
+               format_bytes(weight_bytes));
     fmt::print("state      {} KV-cache blocks, {} per slot\n", p.states.size(),
                format_bytes(state_bytes));
     std::map<std::string_view, size_t> per_opcode;

@@ -90,7 +90,7 @@ LazyOptions lazy_options_from(Args& args) {
     o.sessions = args.value("--sessions");
     o.eager = args.flag("--eager");
     o.record = args.flag("--record");
-    o.limit = size_t(args.number("--limit", 0));
+    o.limit = size_t(args.count("--limit").value_or(0)); // 0: no limit
     return o;
 }
 

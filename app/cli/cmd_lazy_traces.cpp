@@ -5,6 +5,7 @@
 #include "lazy_store.h"
 
 #include "core/failure.h"
+#include "core/units.h"
 #include "io/file_io.h"
 
 #include <cstdio>
@@ -22,7 +23,7 @@ stopped the run. A row changed behind tmmu's back (every field is sealed when re
 marked "ALTERED: why".
 
 options:
-  --limit N         the newest N only
+  --limit N         the newest N only (N >= 1; all without --limit)
   --json OUT|-      write the listing as JSON (resources/docs/outputs.md) to OUT or stdout
   --sessions PATH   sessions database (default $XDG_DATA_HOME/tmmu/sessions.db, else
                     ~/.local/share/tmmu/sessions.db)
@@ -82,14 +83,14 @@ void print_traces(const std::vector<LazyTraceSummary>& traces) {
         altered += !t.altered_reason.empty();
     }
     if (altered)
-        fmt::print(stderr,
-                   "tmmu: warning: {} lazy trace(s) marked ALTERED: changed after recording\n",
-                   altered);
+        fmt::print(stderr, "tmmu: warning: {} marked ALTERED: changed after recording\n",
+                   count_of(altered, "lazy trace"));
 }
 
 // "trace_hash 3f5c... (412 events, 5 plans, 3 steps)"
 std::string trace_line(const std::string& hash, uint64_t events, uint64_t plans, uint64_t steps) {
-    return fmt::format("trace_hash {} ({} events, {} plans, {} steps)", hash, events, plans, steps);
+    return fmt::format("trace_hash {} ({}, {}, {})", hash, count_of(events, "event"),
+                       count_of(plans, "plan"), count_of(steps, "step"));
 }
 
 // What differs between the recorded and the replayed run, or "identical ...".

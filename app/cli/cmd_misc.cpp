@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "core/failure.h"
+#include "core/units.h"
 #include "encoding/sha256.h"
 #include "io/checkpoint.h"
 #include "io/file_io.h"
@@ -11,8 +12,8 @@
 #include "models/transformer_graph.h"
 #include "plan/strategy.h"
 
-#include <algorithm>
 #include "runtime/plan_json.h"
+#include <algorithm>
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -66,9 +67,9 @@ int cmd_validate(Args& args) {
                  "an execution plan is compiled already; --mode, --batch and --seq apply to "
                  "models");
         const runtime::CompiledPlan plan = runtime::load_plan_json(text, path);
-        fmt::print("valid execution plan: {}, {} instructions, {} registers, at most {} live\n",
-                   plan.plan.name, plan.plan.instructions.size(), plan.plan.registers.size(),
-                   plan.peak_registers);
+        fmt::print("valid execution plan: {}, {}, {}, at most {} live\n", plan.plan.name,
+                   count_of(plan.plan.instructions.size(), "instruction"),
+                   count_of(plan.plan.registers.size(), "register"), plan.peak_registers);
         for (const runtime::PlanDiagnostic& d : plan.diagnostics)
             fmt::print("warning: {}\n", d.message);
         return 0;
@@ -79,16 +80,17 @@ int cmd_validate(Args& args) {
             fail(FailureCode::InvalidArgument, given,
                  "a checkpoint holds a finished plan; --mode, --batch and --seq apply to models");
         Plan plan = read_checkpoint_file(path);
-        fmt::print("valid checkpoint: {} tensors in {} arenas, plan hash {}\n", plan.tensors.size(),
-                   plan.arenas.size(), to_hex(plan.plan_hash));
+        fmt::print("valid checkpoint: {} in {}, plan hash {}\n",
+                   count_of(plan.tensors.size(), "tensor"), count_of(plan.arenas.size(), "arena"),
+                   to_hex(plan.plan_hash));
         return 0;
     }
     LoadedModel model = load_model(path, request);
     check_request_applies(request_choice, model.kind);
     if (model.graph) {
         Liveness lv = analyze_liveness(*model.graph, request.mode);
-        fmt::print("valid model: {}\n{} mode: {} steps, {} storages\n", model.description,
-                   mode_name(request.mode), lv.steps(), lv.storages.size());
+        fmt::print("valid model: {}\n{} mode: {}, {}\n", model.description, mode_name(request.mode),
+                   count_of(lv.steps(), "step"), count_of(lv.storages.size(), "storage"));
         for (const std::string& note : lv.notes)
             fmt::print("note: {}\n", note);
     } else {

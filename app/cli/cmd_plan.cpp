@@ -63,9 +63,13 @@ options:
 
 void print_summary(const LoadedModel& model, const Plan& plan) {
     fmt::print("model      {}\n           {}\n", model.path, model.description);
-    fmt::print("mode       {}   strategy {}   steps {}   tensors {}\n",
-               plan.mode ? mode_name(*plan.mode) : "n/a", plan.strategy,
-               plan.execution_order.size(), plan.tensors.size());
+    // A problem has no schedule: its buffers' times are the file's own.
+    if (plan.mode)
+        fmt::print("mode       {}   strategy {}   steps {}   tensors {}\n", mode_name(*plan.mode),
+                   plan.strategy, plan.execution_order.size(), plan.tensors.size());
+    else
+        fmt::print("mode       {}   strategy {}   buffers {}\n", mode_name(plan.mode),
+                   plan.strategy, plan.tensors.size());
     fmt::print("\n{:<12} {:<16} {:>14} {:>14} {:>9} {:>7} {:>8} {:>8} {:>7} {:>9}\n", "arena",
                "strategy", "peak", "lower bound", "over LB", "slots", "max live", "buffers",
                "reuse", "plan ms");

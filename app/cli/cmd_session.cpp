@@ -26,7 +26,8 @@ Recorded planning runs (sessions) and model runs. `tmmu plan MODEL --record [--t
 [--tag X]` adds a session, `tmmu run CONFIG --record [--title T]` a model run.
 
 commands:
-  list [--search TEXT] [--limit N]   sessions, newest first; TEXT matches a title substring
+  list [--search TEXT] [--limit N]   sessions, newest first (the newest N only, N >= 1;
+                                     all without --limit); TEXT matches a title substring
                                      or a tag exactly
   show ID                            inputs, metrics and integrity of a session
   replay ID                          plan the stored inputs again and compare with the stored
@@ -39,7 +40,7 @@ commands:
   diff A B                           metric deltas per arena and tensors placed differently
 
 Recorded model runs (`tmmu run --record`) have their own ids:
-  runs [--limit N]                   recorded runs, newest first
+  runs [--limit N]                   recorded runs, newest first (N >= 1, as for list)
   run ID                             what a run asked for and gave, and its integrity
   replay-run ID                      run it again (same config, weights, prompts, settings)
                                      and compare every step's logits: "identical", or the
@@ -81,9 +82,9 @@ int list(const ListQuery& q, const std::string& path) {
     }
     if (altered)
         fmt::print(stderr,
-                   "tmmu: warning: {} session(s) marked ALTERED: their listed fields changed "
-                   "after recording (tmmu session show ID says more)\n",
-                   altered);
+                   "tmmu: warning: {} marked ALTERED: their listed fields changed after "
+                   "recording (tmmu session show ID says more)\n",
+                   count_of(altered, "session"));
     return 0;
 }
 
@@ -205,6 +206,7 @@ RecordOptions record_options_from(Args& args) {
     r.title = args.value("--title").value_or("");
     r.notes = args.value("--notes").value_or("");
     r.tags = args.values("--tag");
+    sessions::check_tags(r.tags); // before planning, which may take long
     r.sessions = args.value("--sessions");
     if (!r.record && (!r.title.empty() || !r.notes.empty() || !r.tags.empty() || r.sessions))
         fail(FailureCode::InvalidArgument, "--record",
@@ -230,14 +232,14 @@ int cmd_session(Args& args) {
     ListQuery q;
     auto search = args.value("--search");
     q.search = search.value_or("");
-    q.limit = size_t(args.number("--limit", 0));
+    q.limit = size_t(args.count("--limit").value_or(0)); // 0: no limit
     EditOptions edits = edit_options_from(args);
     auto pos = args.positionals(1, 3);
     const std::string& sub = pos[0];
     size_t want = sub == "list" || sub == "runs" ? 1 : sub == "diff" ? 3 : 2;
     if (pos.size() != want)
         fail(FailureCode::InvalidArgument, "session " + sub,
-             fmt::format("expects {} argument(s) (see tmmu session --help)", want - 1));
+             fmt::format("expects {} (see tmmu session --help)", count_of(want - 1, "argument")));
     if (sub == "list") return list(q, path);
     if (sub == "runs" && !search) return list_recorded_runs(path, q.limit);
     if (search || q.limit)

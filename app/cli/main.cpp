@@ -22,7 +22,8 @@ commands:
   gen gpt2|llama CONFIG --out FILE   expand a transformer config into native IR JSON
   bench              benchmark every strategy on the shared instances and random problems
   strategies         list the offset strategies
-  session list|show|replay|delete|diff   recorded planning runs (plan --record)
+  session list|show|replay|edit|delete|diff   recorded planning runs (plan --record);
+                     session runs|run|replay-run   recorded model runs (run --record)
   export ID --format html|pdf|csv|json|chrome-trace   a recorded session as a report or data
   compile [CONFIG]   a transformer config as the runtime's execution plan (instructions,
                      registers, liveness); validate reads the plan back
@@ -35,6 +36,7 @@ commands:
   lazy run PROGRAM   run a lazy program (JSON statements over tensors) on the token/effect
                      engine: reads, trace events, plans, steps and memory
   lazy traces|replay ID   lazy traces recorded by lazy run --record; replay compares hashes
+  --version          the version; help (or --help) this list
 
 Exit status: 0 success; 1 the plans or traces differ (session replay, diff, lazy replay); 2 usage error;
 3 internal error (a bug in tmmu: please report it); 10 + failure code otherwise (see README).

@@ -2,6 +2,7 @@
 
 #include "context/plan_context.h"
 #include "core/failure.h"
+#include "core/units.h"
 #include "job_runner.h"
 #include "main_window.h"
 #include "panels/session_compare_panel.h"
@@ -242,11 +243,12 @@ void SessionActions::showReplay(ReplayedSession& replayed) {
                              std::make_shared<const Plan>(std::move(replayed.result->replayed))};
     compare_->setComparison(r.comparison, std::move(before), std::move(after));
     raiseCompare();
-    QString text = r.comparison.identical
-                       ? tr("Replay of session %1: identical").arg(id)
-                       : tr("Replay of session %1: the plan differs (%n tensor(s) moved)", nullptr,
-                            int(r.comparison.moved.size()))
-                             .arg(id);
+    QString text =
+        r.comparison.identical
+            ? tr("Replay of session %1: identical").arg(id)
+            : tr("Replay of session %1: the plan differs (%2 moved)")
+                  .arg(id)
+                  .arg(QString::fromStdString(count_of(r.comparison.moved.size(), "tensor")));
     // Sessions recorded with the file's hash also say whether the file still is what was planned.
     if (r.source.state != sessions::SourceCheck::State::NotRecorded)
         text += QStringLiteral("; ") + qs(r.source.line);
@@ -349,7 +351,7 @@ bool SessionActions::deleteSessions(const QList<qint64>& ids) {
     }
     panel_->setCurrentSession(current_);
     panel_->refresh();
-    report(tr("Deleted %n session(s)", nullptr, removed));
+    report(tr("Deleted %1").arg(QString::fromStdString(count_of(uint64_t(removed), "session"))));
     return removed == int(ids.size());
 }
 

@@ -80,4 +80,8 @@ std::string format_byte_delta(int64_t delta) {
     return (delta > 0 ? "+" : "-") + format_bytes(magnitude);
 }
 
+std::string count_of(uint64_t n, std::string_view noun) {
+    return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 } // namespace tmmu

@@ -10,6 +10,9 @@ namespace tmmu {
 uint64_t parse_byte_size(std::string_view text, std::string_view what);
 // "474.70 MiB"; exact bytes below 1 KiB ("96 B").
 std::string format_bytes(uint64_t bytes);
+// A count with its noun, singular for 1: "1 buffer", "0 buffers", "154 buffers" (English nouns
+// whose plural adds "s": buffer, tensor, arena, session, ...).
+std::string count_of(uint64_t n, std::string_view noun);
 // A change in bytes, signed: "+1.50 GiB", "-96 B", "0" (every int64_t, INT64_MIN included).
 std::string format_byte_delta(int64_t delta);
 

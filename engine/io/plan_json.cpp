@@ -36,10 +36,14 @@ ordered_json tensor_json(const Plan& plan, const PlannedTensor& t) {
 
 } // namespace
 
+ordered_json capacity_json(uint64_t capacity) {
+    return capacity == UINT64_MAX ? ordered_json() : ordered_json(capacity);
+}
+
 ordered_json arena_metrics_json(const ArenaPlan& a) {
     const ArenaMetrics& m = a.metrics;
     ordered_json j;
-    j["capacity"] = a.config.capacity;
+    j["capacity"] = capacity_json(a.config.capacity);
     j["alignment"] = a.config.alignment;
     j["strategy"] = a.strategy;
     j["peak_bytes"] = m.peak_bytes;
@@ -101,7 +105,7 @@ std::string plan_to_json(const Plan& plan, bool include_tensors) {
     ordered_json j;
     j["tmmu_version"] = TMMU_VERSION;
     j["source"] = plan.source;
-    j["mode"] = plan.mode ? ordered_json(std::string(mode_name(*plan.mode))) : ordered_json();
+    j["mode"] = mode_name(plan.mode);
     j["strategy"] = plan.strategy;
     j["ir_hash"] = to_hex(plan.ir_hash);
     j["plan_hash"] = to_hex(plan.plan_hash);

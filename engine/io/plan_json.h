@@ -17,6 +17,9 @@ std::string plan_to_json(const Plan& plan, bool include_tensors);
 // The pieces every JSON that carries a plan is built from (tmmu plan --json, the session export
 // and the sessions store), each defined once here.
 //
+// An arena's capacity: null when unbounded (UINT64_MAX), a number JSON readers that hold
+// numbers as doubles would round to 2^64.
+nlohmann::ordered_json capacity_json(uint64_t capacity);
 // One arena's configuration and metrics: capacity, alignment, strategy, peak_bytes,
 // lower_bound, peak_over_bound, slots, max_live, buffers, tensors, reuse_ratio,
 // internal_fragmentation (no name and no timing: callers key it).

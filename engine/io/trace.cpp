@@ -3,6 +3,7 @@
 #include "core/failure.h"
 #include "encoding/sha256.h"
 #include "io/file_io.h"
+#include "io/plan_json.h"
 #include "plan/plan_summary.h"
 
 #include <nlohmann/json.hpp>
@@ -61,12 +62,12 @@ ordered_json header(const Plan& plan) {
     ordered_json arenas = ordered_json::array();
     for (const ArenaPlan& a : plan.arenas)
         arenas.push_back({{"name", a.config.name},
-                          {"capacity", a.config.capacity},
+                          {"capacity", capacity_json(a.config.capacity)},
                           {"alignment", a.config.alignment}});
     ordered_json j;
     j["record"] = "allocation_header";
     j["ir_hash"] = to_hex(plan.ir_hash);
-    j["mode"] = plan.mode ? std::string(mode_name(*plan.mode)) : std::string("none");
+    j["mode"] = mode_name(plan.mode);
     j["replay_token_prefix"] = to_hex(plan.replay_token).substr(0, 8);
     j["strategy"] = plan.strategy;
     j["arenas"] = std::move(arenas);

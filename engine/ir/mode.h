@@ -16,6 +16,9 @@ namespace tmmu {
 enum class Mode : uint8_t { Inference, Forward, Training };
 
 std::string_view mode_name(Mode m);
+// "none" where there is no mode (offset-assignment problems): the one spelling of "no mode" in
+// every output, text and JSON alike (the CBOR checkpoint, read back by tmmu, keeps null).
+std::string_view mode_name(const std::optional<Mode>& m);
 std::optional<Mode> parse_mode(std::string_view s); // also accepts "backward" for training
 
 } // namespace tmmu

@@ -188,7 +188,7 @@ std::vector<uint8_t> plan_hash_preimage(const Plan& plan) {
     w.text("tmmu_plan_v1");
     w.array(9);
     w.bytes(plan.ir_hash.data(), plan.ir_hash.size());
-    w.text(plan.mode ? mode_name(*plan.mode) : std::string_view("none"));
+    w.text(mode_name(plan.mode));
     w.bytes(arena_hash.data(), arena_hash.size());
     w.bytes(order_hash.data(), order_hash.size());
     w.uint64(0); // rank

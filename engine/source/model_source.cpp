@@ -1,6 +1,7 @@
 #include "source/model_source.h"
 
 #include "core/failure.h"
+#include "core/units.h"
 #include "io/file_io.h"
 #include "ir/ir_json.h"
 #include "models/transformer_config.h"
@@ -40,9 +41,10 @@ LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request
     LoadedModel m;
     m.kind = ModelKind::Onnx;
     m.path = path;
-    m.description = fmt::format("ONNX '{}' (opset {}, from {}), {} tensors, {} nodes", o.graph.name,
-                                o.opset, o.producer.empty() ? "?" : o.producer,
-                                o.graph.tensors.size(), o.graph.nodes.size());
+    m.description = fmt::format("ONNX '{}' (opset {}, from {}), {}, {}", o.graph.name, o.opset,
+                                o.producer.empty() ? "?" : o.producer,
+                                count_of(o.graph.tensors.size(), "tensor"),
+                                count_of(o.graph.nodes.size(), "node"));
     m.graph = std::move(o.graph);
     m.annotations = std::move(o.annotations);
     return m;
@@ -72,8 +74,9 @@ LoadedModel load_model(const std::string& path, const ModelRequest& request) {
     if (looks_like_ir_json(text)) {
         m.kind = ModelKind::IrJson;
         m.graph = load_ir_string(text, path);
-        m.description = fmt::format("IR '{}', {} tensors, {} nodes", m.graph->name,
-                                    m.graph->tensors.size(), m.graph->nodes.size());
+        m.description = fmt::format("IR '{}', {}, {}", m.graph->name,
+                                    count_of(m.graph->tensors.size(), "tensor"),
+                                    count_of(m.graph->nodes.size(), "node"));
     } else if (looks_like_transformer_config(text)) {
         m.kind = ModelKind::TransformerConfig;
         TransformerConfig cfg = parse_transformer_config(text, path);
@@ -87,7 +90,7 @@ LoadedModel load_model(const std::string& path, const ModelRequest& request) {
         m.kind = ModelKind::DsaCsv;
         m.problem = parse_dsa_csv(text, path);
         m.description =
-            fmt::format("offset-assignment problem, {} buffers", m.problem->problem.buffers.size());
+            "offset-assignment problem, " + count_of(m.problem->problem.buffers.size(), "buffer");
     } else {
         fail(FailureCode::InvalidIrShapes, path,
              "not a model this tool reads: expected native IR JSON (\"format\": \"tmmu-ir\"), a "

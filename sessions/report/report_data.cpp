@@ -106,7 +106,7 @@ const Plan& checked_plan(const Session& s) {
 }
 
 std::string mode_text(const Session& s) {
-    return s.input.is_problem ? "none" : std::string(mode_name(s.input.request.mode));
+    return std::string(mode_name(planned_mode(s.input)));
 }
 
 ReportData report_data(const Session& s, size_t max_tensor_rows) {

@@ -55,7 +55,9 @@ ojson inputs_json(const Session& s) {
     const bool shaped = request_shapes_model(in);
     ojson arenas = ojson::array();
     for (const ArenaConfig& a : in.options.policy.arenas)
-        arenas.push_back({{"name", a.name}, {"capacity", a.capacity}, {"alignment", a.alignment}});
+        arenas.push_back({{"name", a.name},
+                          {"capacity", capacity_json(a.capacity)},
+                          {"alignment", a.alignment}});
     ojson routes = ojson::object();
     for (size_t r = 0; r < in.options.policy.arena_of_role.size(); ++r)
         routes[std::string(role_name(Role(r)))] = in.options.policy.arena_of_role[r];

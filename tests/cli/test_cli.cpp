@@ -429,15 +429,25 @@ class TestCli : public QObject {
         QVERIFY(twice.err.contains("more than once"));
     }
     void everyCommandHasHelp() {
-        for (const char* cmd :
-             {"plan", "validate", "gen", "bench", "strategies", "session", "devices"}) {
-            Result r = run_tmmu({cmd, "--help"});
-            QCOMPARE(r.code, 0);
-            QVERIFY2(r.out.startsWith(QString("usage: tmmu ") + cmd), cmd);
-        }
+        const char* const commands[] = {"plan",       "validate",  "gen",     "bench",
+                                        "strategies", "session",   "export",  "compile",
+                                        "run",        "bench-run", "devices", "lazy"};
         Result top = run_tmmu({"--help"});
         QCOMPARE(top.code, 0);
         QVERIFY(top.out.contains("commands:"));
+        for (const char* cmd : commands) {
+            Result r = run_tmmu({cmd, "--help"});
+            QCOMPARE(r.code, 0);
+            QVERIFY2(r.out.startsWith(QString("usage: tmmu ") + cmd), cmd);
+            // The top-level usage lists every command (each at the start of a line).
+            QVERIFY2(top.out.contains(QString("\n  ") + cmd + " "), cmd);
+        }
+        for (const char* sub :
+             {"list", "show", "replay", "edit", "delete", "diff", "runs", "run", "replay-run"})
+            QVERIFY2(top.out.contains(QString("|") + sub) ||
+                         top.out.contains(QString(" ") + sub + "|"),
+                     sub);
+        QVERIFY(top.out.contains("--version"));
         QCOMPARE(run_tmmu({}).code, 2);
     }
     // `tmmu devices` is an inventory: exit 0 whatever it finds; cpu always runs; a GPU backend

@@ -77,7 +77,8 @@ class TestSessionCli : public QObject {
         QVERIFY2(r.out.contains("identical"), qPrintable(r.out));
         r = run_tmmu({"session", "diff", "1", "2", "--sessions", db});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.out.contains("tensor(s) moved") && r.out.contains("parameters @"),
+        QVERIFY2(r.out.contains("tensors moved") && r.out.contains("parameters @") &&
+                     !r.out.contains("different models"),
                  qPrintable(r.out));
         QCOMPARE(run_tmmu({"session", "delete", "2", "--sessions", db}).code, 0);
         QCOMPARE(run_tmmu({"session", "show", "2", "--sessions", db}).code, 2);
@@ -139,7 +140,11 @@ class TestSessionCli : public QObject {
             {{"plan", kModel, "--strategy", "slots", "--budget", "5ms"}, "--budget"},
             // Past 24 hours the deadline once overflowed into the past.
             {{"plan", kModel, "--strategy", "optimal", "--budget", "18446744073709551615ms"},
-             "--budget"}};
+             "--budget"},
+            // A limit of 0 is refused, not read as "no limit".
+            {{"session", "list", "--limit", "0", "--sessions", dir.path() + "/none.db"}, "--limit"},
+            {{"session", "runs", "--limit", "0", "--sessions", dir.path() + "/none.db"}, "--limit"},
+            {{"lazy", "traces", "--limit", "0", "--sessions", dir.path() + "/none.db"}, "--limit"}};
         for (const auto& [args, option] : refused) {
             Result r = run_tmmu(args);
             QVERIFY2(r.code == 2, qPrintable(args.join(' ') + " -> " + r.err));
@@ -150,9 +155,41 @@ class TestSessionCli : public QObject {
         QCOMPARE(run_tmmu({"plan", csv, "--record", "--quiet", "--sessions", db}).code, 0);
         Result show = run_tmmu({"session", "show", "1", "--sessions", db});
         QVERIFY2(show.out.contains("batch and seq n/a"), qPrintable(show.out));
+        QVERIFY2(show.out.contains("mode       none"), qPrintable(show.out));
         Session s = SessionStore(db.toStdString()).load(1);
         QCOMPARE(s.input.options.policy.arenas.size(), size_t(1));
         QCOMPARE(s.input.request.batch, uint64_t(0));
+    }
+
+    // Tags are single words (no comma, not blank), refused before anything is planned or
+    // written; a diff of two different models says so before its deltas.
+    void tagsAndDiffsSayWhatTheyMean() {
+        QTemporaryDir dir;
+        const QString db = dir.path() + "/s.db";
+        for (const QString& tag : {QString(""), QString("  "), QString("a,b")}) {
+            Result r = run_tmmu({"plan", kModel, "--record", "--tag", tag, "--sessions", db});
+            QVERIFY2(r.code == 2 && r.err.contains("INVALID_ARGUMENT at tag"), qPrintable(r.err));
+        }
+        QVERIFY(!QFile::exists(db)); // refused before planning: no database was created
+        QCOMPARE(run_tmmu({"plan", kModel, "--record", "--quiet", "--sessions", db}).code, 0);
+        Result r = run_tmmu({"session", "edit", "1", "--tag", "x,y", "--sessions", db});
+        QVERIFY2(r.code == 2 && r.err.contains("cannot contain a comma"), qPrintable(r.err));
+        QVERIFY(SessionStore(db.toStdString()).load(1).summary.tags.empty()); // unchanged
+        const QString csv = dir.path() + "/p.csv";
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("id,lower,upper,size\nb1,0,3,40\n");
+        f.close();
+        Result plan = run_tmmu({"plan", csv, "--record", "--sessions", db});
+        QVERIFY2(plan.out.contains("offset-assignment problem, 1 buffer\n") &&
+                     plan.out.contains("mode       none   strategy auto   buffers 1\n"),
+                 qPrintable(plan.out));
+        r = run_tmmu({"session", "diff", "1", "2", "--sessions", db});
+        QCOMPARE(r.code, 1);
+        const QStringList lines = r.out.split('\n');
+        QVERIFY2(lines.size() > 2 && lines[1].startsWith("different models: ") &&
+                     lines[1].contains("residual_blocks.json") && lines[1].contains("p.csv"),
+                 qPrintable(r.out));
     }
 
     void readingCommandsOnAMissingDatabaseCreateNothing() {

@@ -287,6 +287,38 @@ class TestSessions : public QObject {
         QCOMPARE(compare->chart()->series().size(), 4);
     }
 
+    // Two plans of different inputs (the same config at two sequence lengths): the compare
+    // view says so above its deltas; plans of the same model do not get the note.
+    void compareSaysWhenTheModelsDiffer() {
+        MainWindow w;
+        w.resize(1280, 800);
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        const int64_t a = planAndRecord(w, "slots");
+        PlanSettings longer = smallSettings("slots");
+        longer.seq = 128;
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), longer, false); }));
+        waitIdle(w);
+        const int64_t b = w.sessions()->currentSession();
+        const int64_t c = planAndRecord(w, "greedy-size");
+        QVERIFY(a > 0 && b > a && c > b);
+        w.show();
+        auto headline = [&](int64_t x, int64_t y) {
+            runAndWait(w, &SessionActions::compareFinished,
+                       [&] { w.sessions()->compareSessions(x, y); });
+            return w.sessions()->comparePanel()->headline();
+        };
+        const QString differ = headline(a, b);
+        QVERIFY2(differ.contains("the model differs") && differ.contains("gpt2-small.json"),
+                 qPrintable(differ));
+        QString dir = qEnvironmentVariable("TMMU_SHOT_DIR", dir_.path());
+        QTest::qWait(100);
+        QVERIFY(w.dock("sessionCompareDock")->grab().save(dir + "/session-compare-models.png"));
+        const QString same = headline(a, c);
+        QVERIFY2(!same.contains("model differs") && !same.contains("different models") &&
+                     same.contains("placed differently"),
+                 qPrintable(same));
+    }
+
     // Offscreen grabs of the Sessions dock and the compare view (written to $TMMU_SHOT_DIR when
     // set, for people to look at): both plans' curves are drawn in the palette's colours.
     void sessionsAndCompareViewsAreDrawn() {

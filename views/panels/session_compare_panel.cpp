@@ -185,15 +185,17 @@ void SessionComparePanel::setComparison(const sessions::PlanComparison& comparis
         changed += d.changed() ? 1 : 0;
     QString text = tr("<b>A</b> = %1 &nbsp; <b>B</b> = %2<br>")
                        .arg(before_.label.toHtmlEscaped(), after_.label.toHtmlEscaped());
+    if (!comparison_.different_models.empty())
+        text += tr("<b>Note</b>: %1.<br>").arg(qs(comparison_.different_models).toHtmlEscaped());
     if (comparison_.identical)
         text += tr("<b>Identical</b>: both plans hash to %1.")
                     .arg(qs(comparison_.hash_before.substr(0, 16)));
     else
-        text += tr("<b>Different</b> (plan hash %1 → %2): %n arena(s) with changed metrics, ",
-                   nullptr, int(changed))
+        text += tr("<b>Different</b> (plan hash %1 → %2): %3 with changed metrics, %4 placed "
+                   "differently.")
                     .arg(qs(comparison_.hash_before.substr(0, 12)),
-                         qs(comparison_.hash_after.substr(0, 12))) +
-                tr("%n tensor(s) placed differently.", nullptr, int(comparison_.moved.size()));
+                         qs(comparison_.hash_after.substr(0, 12)), qs(count_of(changed, "arena")),
+                         qs(count_of(comparison_.moved.size(), "tensor")));
     headline_->setText(text);
     fillArenas();
 

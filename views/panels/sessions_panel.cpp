@@ -1,6 +1,7 @@
 #include "panels/sessions_panel.h"
 
 #include "core/failure.h"
+#include "core/units.h"
 #include "models/session_list_model.h"
 #include "session_store.h"
 
@@ -231,7 +232,7 @@ void SessionsPanel::updateStatus() {
     else if (model_->rowCount() == 0)
         text = tr("No session matches '%1'.").arg(search_->text().trimmed());
     else
-        text = tr("%n session(s)", nullptr, model_->rowCount());
+        text = QString::fromStdString(count_of(uint64_t(model_->rowCount()), "session"));
     status_->setText(text);
 }
 
@@ -325,7 +326,7 @@ void SessionsPanel::deleteSelected() {
                              ? tr("session %1 (%2)")
                                    .arg(ids[0])
                                    .arg(qs(model_->summary(model_->rowOf(ids[0])).title))
-                             : tr("%n sessions", nullptr, int(ids.size()));
+                             : QString::fromStdString(count_of(ids.size(), "session"));
     auto* box = new QMessageBox(QMessageBox::Question, tr("Delete sessions"),
                                 tr("Delete %1? This cannot be undone.").arg(what),
                                 QMessageBox::Yes | QMessageBox::Cancel, this);
