@@ -10,4 +10,4 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6sql6-sqlite \
   libfmt-dev nlohmann-json3-dev libssl-dev libsqlite3-dev \
   libvulkan-dev mesa-vulkan-drivers glslc vulkan-tools xvfb poppler-utils clang-tidy \
-  libonnx-dev libprotobuf-dev libonnx-testdata >/dev/null
+  libonnx-dev libprotobuf-dev libonnx-testdata desktop-file-utils appstream >/dev/null

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 
 namespace tmmu::app {
 namespace {
@@ -171,8 +172,24 @@ std::pair<std::string, std::vector<int64_t>> parse_input_shape(std::string_view 
     return {name, std::move(shape)};
 }
 
+namespace {
+
+// An installed tmmu keeps its resources at <prefix>/share/tmmu beside <prefix>/bin: found from
+// the running binary, so an unpacked package or a moved prefix needs no TMMU_RESOURCES.
+std::optional<std::string> resources_beside_binary() {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return std::nullopt;
+    const std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "tmmu";
+    if (!std::filesystem::is_directory(dir / "models", ec)) return std::nullopt;
+    return dir.string();
+}
+
+} // namespace
+
 std::string resource_dir() {
     if (const char* env = std::getenv("TMMU_RESOURCES")) return env;
+    if (auto installed = resources_beside_binary()) return *installed;
     if (std::filesystem::exists(TMMU_SOURCE_RESOURCES)) return TMMU_SOURCE_RESOURCES;
     return TMMU_INSTALL_RESOURCES;
 }

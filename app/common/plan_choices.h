@@ -50,8 +50,9 @@ std::pair<std::string, int64_t> parse_dim_binding(std::string_view text, std::st
 std::pair<std::string, std::vector<int64_t>> parse_input_shape(std::string_view text,
                                                                std::string_view where);
 
-// Bundled resources: $TMMU_RESOURCES, else the source tree's resources/, else the installed
-// share/tmmu.
+// Bundled resources: $TMMU_RESOURCES, else share/tmmu beside the running binary's bin/ (an
+// install or an unpacked package), else the source tree's resources/, else the configured
+// install prefix's share/tmmu.
 std::string resource_dir();
 // The bundled default model: the GPT-2 small config.
 std::string default_model_path();

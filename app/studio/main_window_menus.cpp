@@ -1,6 +1,7 @@
 // Menus, shortcuts, files (open dialog, recent files, drag and drop) and message boxes.
 #include "main_window.h"
 
+#include "about_text.h"
 #include "context/plan_context.h"
 #include "job_runner.h"
 #include "panels/tensor_table_panel.h"
@@ -201,13 +202,9 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::showAbout() {
-    auto* box = new QMessageBox(QMessageBox::Information, tr("About TMMU Studio"),
-                                tr("<h3>TMMU Studio</h3><p>A debugger for how machine-learning "
-                                   "models use memory: liveness, slot colouring and arena "
-                                   "offsets of every tensor, checked by an independent "
-                                   "validator.</p><p>Qt %1, libtmmu</p>")
-                                    .arg(QString::fromLatin1(qVersion())),
+    auto* box = new QMessageBox(QMessageBox::Information, tr("About TMMU Studio"), aboutText(),
                                 QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("aboutBox"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }

@@ -1,6 +1,8 @@
 // The studio's main window driven headless: default plan, re-planning, failures that keep the
 // previous plan, cancellation (status bar, supersede, closing), step keys, drag and drop,
 // settings round trip.
+#include "about_text.h"
+#include "build_info.h"
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "encoding/sha256.h"
@@ -55,6 +57,36 @@ class TestMainWindow : public QObject {
   private slots:
     void initTestCase() { isolateSettings(settingsDir_.path()); }
     void init() { QSettings().clear(); }
+
+    // Help > About names the version, every optional part of the build (built, or why not) and
+    // the devices each built backend found; the box is drawn for people to look at.
+    void aboutNamesTheBuildAndItsDevices() {
+        const QString text = aboutText();
+        QVERIFY2(text.contains(QStringLiteral("TMMU Studio " TMMU_VERSION)), qPrintable(text));
+        for (const app::BuildOption& o : app::build_options()) {
+            const QString line = QString::fromStdString(o.name) +
+                                 (o.built ? QStringLiteral(": built")
+                                          : QStringLiteral(": not built (") +
+                                                QString::fromStdString(o.why_not).toHtmlEscaped());
+            QVERIFY2(text.contains(line), qPrintable(line + " in " + text));
+        }
+        QVERIFY2(text.contains(QStringLiteral("GUI: built")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("<b>CPU")) &&
+                     text.contains(QStringLiteral("1 device")),
+                 qPrintable(text)); // the host always runs the CPU backend
+        MainWindow w;
+        QAction* about = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == QStringLiteral("&About TMMU Studio")) about = a;
+        QVERIFY(about);
+        about->trigger();
+        auto* box = w.findChild<QMessageBox*>(QStringLiteral("aboutBox"));
+        QVERIFY(box);
+        QCOMPARE(box->text(), text);
+        QTest::qWait(50);
+        QVERIFY(box->grab().save(qEnvironmentVariable("TMMU_SHOT_DIR", QDir::tempPath()) +
+                                 QStringLiteral("/about.png")));
+    }
 
     void startsWithTheBundledDefaultPlan() {
         MainWindow w;
