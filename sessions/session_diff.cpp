@@ -51,14 +51,15 @@ std::vector<TensorMove> tensor_moves(const Plan& a, const Plan& b) {
         const PlannedTensor* x = i < a.tensors.size() ? &a.tensors[i] : nullptr;
         const PlannedTensor* y = j < b.tensors.size() ? &b.tensors[j] : nullptr;
         if (x && (!y || x->id < y->id)) {
-            out.push_back({x->id, arena_name(a, *x), "", x->offset, 0});
+            out.push_back({x->id, arena_name(a, *x), "", x->offset, 0, x->name});
             ++i;
         } else if (y && (!x || y->id < x->id)) {
-            out.push_back({y->id, "", arena_name(b, *y), 0, y->offset});
+            out.push_back({y->id, "", arena_name(b, *y), 0, y->offset, y->name});
             ++j;
         } else {
             if (x->offset != y->offset || arena_name(a, *x) != arena_name(b, *y))
-                out.push_back({x->id, arena_name(a, *x), arena_name(b, *y), x->offset, y->offset});
+                out.push_back(
+                    {x->id, arena_name(a, *x), arena_name(b, *y), x->offset, y->offset, x->name});
             ++i;
             ++j;
         }

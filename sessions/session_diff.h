@@ -23,6 +23,7 @@ struct TensorMove {
     std::string id;
     std::string arena_before, arena_after; // "" when the tensor is absent on that side
     uint64_t offset_before = 0, offset_after = 0;
+    std::string name; // the tensor's name in the first plan that has it (what people read)
 };
 
 struct PlanComparison {

@@ -330,7 +330,10 @@ void MainWindow::showStoredOutcome(const PlanOutcome& outcome) {
     lastFailure_.clear();
     controls_->setSettings(outcome.settings);
     onPlanned(outcome);
-    strategies_->showMessage(tr("Stored session: re-plan (Ctrl+R) to compare strategies"));
+    // The stored plan is shown as it was; the other strategies are planned again beside it
+    // (the comparison is never stored).
+    strategies_->showMessage(tr("Comparing strategies…"));
+    compareStrategies(outcome);
 }
 
 void MainWindow::startJob(PlanJob job, bool remember) {

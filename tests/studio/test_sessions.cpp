@@ -10,6 +10,7 @@
 #include "models/session_list_model.h"
 #include "panels/session_compare_panel.h"
 #include "panels/sessions_panel.h"
+#include "plan/strategy.h"
 #include "planning_controls.h"
 #include "session_actions.h"
 #include "session_store.h"
@@ -130,11 +131,15 @@ class TestSessions : public QObject {
         const QString png = dir_.path() + "/session.png";
         QSignalSpy started(w.jobs(), &JobRunner::jobStarted);
         QCOMPARE(render_session_screenshot(w, id, png), QString());
-        QCOMPARE(started.count(), 1);
+        // The open, then the strategy comparison beside the stored plan (issue 17: opening a
+        // session fills it); the shown plan stays the stored one.
+        QCOMPARE(started.count(), 2);
         QCOMPARE(started.at(0).at(0).toString(), QStringLiteral("Opening session %1").arg(id));
+        QCOMPARE(started.at(1).at(0).toString(), QStringLiteral("Comparing strategies"));
         QCOMPARE(to_hex(w.context()->plan()->plan_hash), hash);
         QCOMPARE(QImage(png).size(), QSize(1600, 1000));
-        QCOMPARE(w.jobs()->busy(), false); // shown as stored, nothing planned
+        QCOMPARE(w.jobs()->busy(), false); // the screenshot waited for both
+        QCOMPARE(w.strategyChart()->results().size(), all_strategies().size());
         const QString missing = dir_.path() + "/missing.png";
         QString error = render_session_screenshot(w, id + 10, missing);
         QVERIFY2(error.contains("no such session"), qPrintable(error));
@@ -184,8 +189,11 @@ class TestSessions : public QObject {
         qInfo("opening a recorded GPT-2 session: %lld ms", t.elapsed());
         QCOMPARE(opened, (QList<QVariant>{qint64(first), true}));
         QVERIFY(waitIdle(w));
-        QCOMPARE(started.count(), 1); // the open itself; no planning job
+        // The open itself, then the strategy comparison; the shown plan is not planned again.
+        QCOMPARE(started.count(), 2);
         QCOMPARE(started.at(0).at(0).toString(), QStringLiteral("Opening session %1").arg(first));
+        QCOMPARE(started.at(1).at(0).toString(), QStringLiteral("Comparing strategies"));
+        QVERIFY(!w.strategyChart()->results().empty());
         QCOMPARE(to_hex(w.context()->plan()->plan_hash), firstHash);
         QCOMPARE(w.studioStatusBar()->field("hash")->text(),
                  QString::fromStdString(firstHash).left(
@@ -278,6 +286,17 @@ class TestSessions : public QObject {
         QVERIFY(!c.moved.empty());
         QCOMPARE(compare->arenaTable()->rowCount(), int(c.arenas.size()));
         QCOMPARE(compare->movedTable()->model()->rowCount(), int(c.moved.size()));
+        // Moved tensors by name (GPT-2's names, e.g. h0.attn.probs), their ids in the tooltip.
+        const QAbstractItemModel* moves = compare->movedTable()->model();
+        for (int row = 0; row < moves->rowCount(); ++row) {
+            const QString name = moves->index(row, 0).data().toString();
+            QCOMPARE(name, QString::fromStdString(c.moved[size_t(row)].name));
+            QVERIFY2(!name.isEmpty() && !name.startsWith(QStringLiteral("t0")), qPrintable(name));
+            QVERIFY(moves->index(row, 0)
+                        .data(Qt::ToolTipRole)
+                        .toString()
+                        .contains(QString::fromStdString(c.moved[size_t(row)].id)));
+        }
         QVERIFY(compare->headline().contains(QStringLiteral("session %1").arg(a)));
         QVERIFY(compare->headline().contains(QStringLiteral("session %1").arg(b)));
         // The overlay: live bytes and high-water of both plans.

@@ -194,6 +194,32 @@ class TestModels : public QObject {
         QVERIFY(expected.front() != expected.back());
     }
 
+    // Text columns sort in natural order: an offset CSV's numeric ids as numbers (9, 10, 109,
+    // 110; a plain string sort gives 10, 109, 11), names with numbers by their numbers.
+    void textSortsNumbersAsNumbers() {
+        PlanContext ctx;
+        ctx.setPlan(csv_.plan, csv_.model);
+        TensorTableModel model(&ctx);
+        TensorFilterModel proxy;
+        proxy.setSourceModel(&model);
+        for (int column : {int(TM::IdColumn), int(TM::NameColumn)}) {
+            proxy.sort(column, Qt::AscendingOrder);
+            QVERIFY(proxy.rowCount() > 100);
+            for (int r = 0; r < proxy.rowCount(); ++r) {
+                bool ok = false;
+                QCOMPARE(proxy.index(r, column).data().toString().toInt(&ok), r);
+                QVERIFY(ok);
+            }
+        }
+        // Words with numbers in them, and case.
+        QStringList names{"h10.out", "H9.out", "h100.out", "h9.attn", "x", "h009.b"};
+        QStringList sorted = names;
+        std::sort(sorted.begin(), sorted.end(), [](const QString& a, const QString& b) {
+            return TensorFilterModel::naturalLess(a, b);
+        });
+        QCOMPARE(sorted, (QStringList{"h9.attn", "H9.out", "h009.b", "h10.out", "h100.out", "x"}));
+    }
+
     void filterTerms_data() {
         QTest::addColumn<QString>("filter");
         QTest::addColumn<int>("expected");

@@ -172,6 +172,36 @@ Parsed parseFilter(const QString& text) {
     return parsed;
 }
 
+// Natural order, case-insensitive: runs of digits compare as numbers ("9" < "11" < "109"), so
+// the numeric ids of offset CSVs and numbered layer names sort as people count. Leading zeros
+// do not matter ("007" equals "7" as a number; the longer run goes second on a tie).
+int natural_compare(QStringView a, QStringView b) {
+    qsizetype i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (a[i].isDigit() && b[j].isDigit()) {
+            const qsizetype si = i, sj = j;
+            while (i < a.size() && a[i] == u'0')
+                ++i;
+            while (j < b.size() && b[j] == u'0')
+                ++j;
+            const qsizetype di = i, dj = j;
+            while (i < a.size() && a[i].isDigit())
+                ++i;
+            while (j < b.size() && b[j].isDigit())
+                ++j;
+            if (i - di != j - dj) return i - di < j - dj ? -1 : 1; // fewer digits: smaller
+            if (const int c = a.sliced(di, i - di).compare(b.sliced(dj, j - dj)); c != 0) return c;
+            if (i - si != j - sj) return i - si < j - sj ? -1 : 1;
+            continue;
+        }
+        const QChar x = a[i].toCaseFolded(), y = b[j].toCaseFolded();
+        if (x != y) return x < y ? -1 : 1;
+        ++i;
+        ++j;
+    }
+    return (i < a.size()) - (j < b.size());
+}
+
 } // namespace
 
 TensorFilterModel::TensorFilterModel(QObject* parent) : QSortFilterProxyModel(parent) {
@@ -253,8 +283,11 @@ bool TensorFilterModel::lessThan(const QModelIndex& left, const QModelIndex& rig
         return QSortFilterProxyModel::lessThan(left, right);
     if (TensorTableModel::isNumeric(column))
         return table_->number(left.row(), column) < table_->number(right.row(), column);
-    return table_->text(left.row(), column)
-               .compare(table_->text(right.row(), column), sortCaseSensitivity()) < 0;
+    return naturalLess(table_->text(left.row(), column), table_->text(right.row(), column));
+}
+
+bool TensorFilterModel::naturalLess(QStringView a, QStringView b) {
+    return natural_compare(a, b) < 0;
 }
 
 bool TensorFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {

@@ -40,6 +40,8 @@ class TensorFilterModel : public QSortFilterProxyModel {
     bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
   public:
+    // The text columns' order: natural ("h9" < "h10" < "h100", "9" < "109"), case-insensitive.
+    static bool naturalLess(QStringView a, QStringView b);
     // Parsed term; public only so the parser in the .cpp can build them.
     struct Term {
         enum class Kind { Words, Text, Number, Live } kind = Kind::Words;

@@ -50,7 +50,7 @@ int arenaIndex(const Plan* plan, const QString& name) {
 // 100k-tensor plan under another strategy can move every tensor).
 class TensorMoveModel : public QAbstractTableModel {
   public:
-    enum Column { Id, ArenaBefore, ArenaAfter, OffsetBefore, OffsetAfter, ColumnCount };
+    enum Column { Name, ArenaBefore, ArenaAfter, OffsetBefore, OffsetAfter, ColumnCount };
     using QAbstractTableModel::QAbstractTableModel;
 
     void setMoves(const std::vector<sessions::TensorMove>* moves) {
@@ -72,8 +72,9 @@ class TensorMoveModel : public QAbstractTableModel {
             return int(Qt::AlignRight | Qt::AlignVCenter);
         if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
         switch (index.column()) {
-        case Id:
-            return qs(m.id);
+        case Name: // the name people read; the id (the key plans are matched by) in the tooltip
+            if (role == Qt::ToolTipRole) return tr("%1 (id %2)").arg(qs(m.name), qs(m.id));
+            return qs(m.name.empty() ? m.id : m.name);
         case ArenaBefore:
             return absentBefore ? QStringLiteral("(absent)") : qs(m.arena_before);
         case ArenaAfter:

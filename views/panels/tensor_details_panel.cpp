@@ -196,8 +196,10 @@ QString TensorDetailsPanel::html(int planned) const {
     size_t sharing = 0;
     for (const PlannedTensor& other : plan.tensors)
         sharing += other.arena == t.arena && other.slot == t.slot;
-    h += row(tr("Slot"), swatch(colours.slot(t.slot)) +
-                             tr("%1 (%2 tensors share it)").arg(t.slot).arg(sharing));
+    h += row(tr("Slot"),
+             swatch(colours.slot(t.slot)) +
+                 (sharing == 1 ? tr("%1 (this tensor alone)").arg(t.slot)
+                               : tr("%1 (%2 tensors share it)").arg(t.slot).arg(sharing)));
     h += row(tr("Offset"),
              QStringLiteral("0x%1 = %2 &nbsp;<span style='color:%3'>bytes [%2, %4)</span>")
                  .arg(QString::number(t.offset, 16), grouped(t.offset), label,
