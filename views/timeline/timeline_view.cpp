@@ -414,36 +414,76 @@ void TimelineView::paintTimeAxis(QPainter& p, const QRect& plot) {
     }
 }
 
+namespace {
+
+constexpr int kStripRow = 22; // height of one row of the top strip
+
+} // namespace
+
+QString TimelineView::slotNote() {
+    return tr("colour: slot (%1 colours, cycling)").arg(report::kSlotColors);
+}
+
+int TimelineView::legendWidth(const QFontMetrics& fm) const {
+    if (ctx_->colorMode() == ColorMode::Slot) return fm.horizontalAdvance(slotNote());
+    int w = 0;
+    for (int r = 0; r <= int(Role::Workspace); ++r)
+        if (legendRoles() & (1u << unsigned(r))) w += fm.horizontalAdvance(roleLabel(Role(r))) + 22;
+    return w;
+}
+
+QString TimelineView::roleLabel(Role r) {
+    auto name = role_name(r);
+    return QString::fromUtf8(name.data(), qsizetype(name.size()));
+}
+
+bool TimelineView::legendOwnRow() const {
+    const QFontMetrics fm(font());
+    return 12 + headerIndent() + fm.horizontalAdvance(headerText()) + 20 + legendWidth(fm) >
+           width();
+}
+
+int TimelineView::topStripHeight() const {
+    return legendOwnRow() ? 2 * kStripRow : kStripRow;
+}
+
 void TimelineView::paintHeader(QPainter& p) {
     QRect strip(0, 0, width(), topStripHeight());
     p.fillRect(strip, palette_.background());
     QFontMetrics fm(font());
-    QRect textArea = strip.adjusted(6 + headerIndent(), 0, -6, 0);
+    // Two rows: the header above, the legend below it. Subclasses with their own strip height
+    // (the arena layout's selector) keep one row.
+    const bool twoRows = strip.height() >= 2 * kStripRow && legendOwnRow();
+    const QRect headerRow = twoRows ? QRect(0, 0, width(), kStripRow) : strip;
+    const QRect legendRow = twoRows ? QRect(0, kStripRow, width(), kStripRow) : strip;
+    QRect textArea = headerRow.adjusted(6 + headerIndent(), 0, -6, 0);
+    const int legendLeft = twoRows ? 6 : textArea.left() + fm.horizontalAdvance(headerText()) + 20;
     // Legend from the right: swatch + name for each role present (or the slot note).
-    int x = textArea.right();
+    int x = legendRow.right() - 6;
     p.setPen(palette_.text());
     if (ctx_->colorMode() == ColorMode::Slot) {
-        QString note = tr("colour: slot (%1 colours, cycling)").arg(report::kSlotColors);
+        const QString note = slotNote();
         x -= fm.horizontalAdvance(note);
-        p.drawText(QRect(x, strip.top(), fm.horizontalAdvance(note) + 2, strip.height()),
+        p.drawText(QRect(x, legendRow.top(), fm.horizontalAdvance(note) + 2, legendRow.height()),
                    Qt::AlignVCenter, note);
     } else {
         for (int r = int(Role::Workspace); r >= 0; --r) {
             if (!(legendRoles() & (1u << unsigned(r)))) continue;
-            auto name = role_name(Role(r));
-            QString label = QString::fromUtf8(name.data(), qsizetype(name.size()));
+            const QString label = roleLabel(Role(r));
             int w = fm.horizontalAdvance(label) + 14;
-            if (x - w < textArea.left() + fm.horizontalAdvance(headerText()) + 20) break;
+            if (x - w < legendLeft) break;
             x -= w;
-            p.fillRect(QRect(x, strip.center().y() - 4, 9, 9), palette_.role(Role(r)));
+            p.fillRect(QRect(x, legendRow.center().y() - 4, 9, 9), palette_.role(Role(r)));
             p.setPen(palette_.text());
-            p.drawText(QRect(x + 12, strip.top(), w, strip.height()), Qt::AlignVCenter, label);
+            p.drawText(QRect(x + 12, legendRow.top(), w, legendRow.height()), Qt::AlignVCenter,
+                       label);
             x -= 8;
         }
     }
     p.setPen(palette_.text());
+    const int headerRight = twoRows ? textArea.right() : x - 8;
     QString header =
-        fm.elidedText(headerText(), Qt::ElideRight, std::max(0, x - textArea.left() - 8));
+        fm.elidedText(headerText(), Qt::ElideRight, std::max(0, headerRight - textArea.left()));
     p.drawText(textArea, Qt::AlignVCenter | Qt::AlignLeft, header);
 }
 

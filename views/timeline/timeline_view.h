@@ -97,7 +97,11 @@ class TimelineView : public QWidget {
     virtual void paintOverlay(QPainter&, const QRect& /*plot*/) {}
     virtual void paintGutter(QPainter& p, const QRect& gutter) = 0;
     virtual int gutterWidth() const { return 120; }
-    virtual int topStripHeight() const { return 22; }
+    // One row (header and legend), or two when the legend would not fit beside the header:
+    // the legend explains every colour drawn, so it never gives way to the header.
+    virtual int topStripHeight() const;
+    // Whether the legend needs a row of its own at the present width.
+    bool legendOwnRow() const;
     // Left part of the top strip ("Live ranges · 1,234 tensors").
     virtual QString headerText() const = 0;
     virtual int headerIndent() const { return 0; }
@@ -171,6 +175,9 @@ class TimelineView : public QWidget {
     bool event(QEvent*) override;
 
   private:
+    static QString slotNote();        // the legend in slot colouring
+    static QString roleLabel(Role r); // a role's name in the legend
+    int legendWidth(const QFontMetrics& fm) const;
     struct Cache {
         bool valid = false;
         FetchWindow window;
