@@ -105,10 +105,11 @@ int run_studio(const QStringList& args) {
         window.sessions()->setRecording(false);
         if (!options.sessions.isEmpty() || options.session)
             window.sessions()->openStore(sessionsPath);
-        QString error =
-            options.session
-                ? render_session_screenshot(window, options.session, options.screenshot)
-                : render_screenshot(window, model, options.settings, options.screenshot);
+        QString error = options.session
+                            ? render_session_screenshot(window, options.session, options.screenshot,
+                                                        options.screenshotSize)
+                            : render_screenshot(window, model, options.settings, options.screenshot,
+                                                options.screenshotSize);
         if (!error.isEmpty()) {
             std::fprintf(stderr, "tmmu-studio: %s\n", qPrintable(error));
             return 1;

@@ -44,6 +44,10 @@ struct Parser {
         QStringLiteral("Render the main window to a PNG and exit (records nothing; with "
                        "--sessions it lists that database)."),
         QStringLiteral("FILE")};
+    QCommandLineOption screenshotSize{
+        QStringLiteral("screenshot-size"),
+        QStringLiteral("The window's size for --screenshot (default 1600x1000)."),
+        QStringLiteral("WxH")};
     QCommandLineOption sessions{
         QStringLiteral("sessions"),
         QStringLiteral("The sessions database planning runs are recorded in (default "
@@ -69,7 +73,7 @@ struct Parser {
         parser.setApplicationDescription(
             QStringLiteral("TMMU Studio: see how a model uses memory."));
         parser.addOptions({mode, batch, seq, strategy, dim, inputShape, noAliasing, screenshot,
-                           sessions, openSession, help, version});
+                           screenshotSize, sessions, openSession, help, version});
         parser.addPositionalArgument(
             QStringLiteral("MODEL"),
             QStringLiteral("Native IR JSON, an ONNX model, a GPT-2/Llama config.json or an "
@@ -135,6 +139,19 @@ StudioOptions parse_studio_options(const QStringList& args) {
     o.version = q.isSet(p.version);
     readSettings(p, o.settings);
     o.screenshot = q.value(p.screenshot);
+    if (q.isSet(p.screenshotSize)) {
+        if (o.screenshot.isEmpty())
+            fail(FailureCode::InvalidArgument, "--screenshot-size", "applies to --screenshot");
+        const QStringList wh = q.value(p.screenshotSize).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        const int w = wh.size() == 2 ? wh[0].toInt(&okW) : 0;
+        const int h = wh.size() == 2 ? wh[1].toInt(&okH) : 0;
+        if (!okW || !okH || w < 320 || h < 240 || w > 7680 || h > 4320)
+            fail(FailureCode::InvalidArgument, "--screenshot-size",
+                 "expects WIDTHxHEIGHT from 320x240 to 7680x4320, got '" +
+                     text(q.value(p.screenshotSize)) + "'");
+        o.screenshotSize = QSize(w, h);
+    }
     o.sessions = q.value(p.sessions);
     if (q.isSet(p.openSession))
         o.session = qint64(app::parse_positive(text(q.value(p.openSession)), "--open-session"));

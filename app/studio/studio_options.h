@@ -3,6 +3,7 @@
 // functions as `tmmu`'s flags) and where its bundled resources live.
 #include "planning.h"
 
+#include <QSize>
 #include <QString>
 #include <QStringList>
 
@@ -14,6 +15,7 @@ struct StudioOptions {
     QString model; // empty: the bundled default model
     PlanSettings settings;
     QString screenshot; // non-empty: render the main window to this PNG and exit
+    QSize screenshotSize{1600, 1000};
     QString sessions;   // sessions database; empty: sessions::default_sessions_path()
     qint64 session = 0; // non-zero: show this recorded session instead of planning a model
     bool help = false;
@@ -22,7 +24,7 @@ struct StudioOptions {
 
 // Parses arguments after the program name:
 //   [MODEL] [--mode M] [--batch N] [--seq N] [--strategy S] [--dim NAME=VALUE]...
-//   [--input-shape INPUT=AxB]... [--no-aliasing] [--screenshot FILE]
+//   [--input-shape INPUT=AxB]... [--no-aliasing] [--screenshot FILE [--screenshot-size WxH]]
 //   [--sessions PATH] [--open-session ID] [--help] [--version]
 // Throws Failure(InvalidArgument) naming the bad option. Needs no QCoreApplication.
 StudioOptions parse_studio_options(const QStringList& args);

@@ -251,6 +251,16 @@ class TestCharts : public QObject {
         TMMU_EXPECT_FAILURE(parse_studio_options({"--strategy", "magic"}),
                             FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(parse_studio_options({"--screenshot"}), FailureCode::InvalidArgument);
+        QCOMPARE(d.screenshotSize, QSize(1600, 1000));
+        QCOMPARE(parse_studio_options({"--screenshot", "s.png", "--screenshot-size", "1280x800"})
+                     .screenshotSize,
+                 QSize(1280, 800));
+        for (const char* bad : {"1280", "1280x", "x800", "100x100", "99999x800", "axb"})
+            TMMU_EXPECT_FAILURE(
+                parse_studio_options({"--screenshot", "s.png", "--screenshot-size", bad}),
+                FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--screenshot-size", "1280x800"}),
+                            FailureCode::InvalidArgument); // without --screenshot
         TMMU_EXPECT_FAILURE(parse_studio_options({"--frobnicate"}), FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(parse_studio_options({"a.json", "b.json"}),
                             FailureCode::InvalidArgument);

@@ -177,6 +177,31 @@ class TestTimelineViews : public QObject {
         QVERIFY(coloured > plot.width() * plot.height() / 50);
     }
 
+    // The header's legend shows a swatch for every role drawn, at any width: when it does not
+    // fit beside the header it takes rows of its own (the plot starts lower) instead of
+    // dropping roles.
+    void legendShowsEveryRoleAtAnyWidth() {
+        ViewPalette palette = ViewPalette::fromApplication();
+        for (const QString& kind : {QStringLiteral("live"), QStringLiteral("slots")}) {
+            auto view = makeView(kind, &ctx_);
+            int lastTop = 0;
+            for (int width : {1400, 600, 300}) {
+                view->resize(width, 500);
+                QImage image = render(*view);
+                const QRect strip(0, 0, width, view->plotRect().top());
+                for (Role role : rolesShown(*view, *ctx_.plan()))
+                    QVERIFY2(countColour(image, strip, palette.role(role)) >= 20,
+                             qPrintable(QStringLiteral("%1 at %2 px: no legend swatch for role %3")
+                                            .arg(kind)
+                                            .arg(width)
+                                            .arg(int(role))));
+                QVERIFY(view->plotRect().top() >= lastTop); // narrower: never fewer rows
+                lastTop = view->plotRect().top();
+            }
+            QVERIFY(lastTop > 22); // at 300 px the legend has rows of its own
+        }
+    }
+
     void selectionIsAnOverlay_data() { addKinds(); }
     void selectionIsAnOverlay() {
         QFETCH(QString, kind);

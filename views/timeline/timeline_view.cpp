@@ -443,19 +443,36 @@ bool TimelineView::legendOwnRow() const {
            width();
 }
 
+int TimelineView::legendRows(const QFontMetrics& fm, int available) const {
+    if (ctx_->colorMode() == ColorMode::Slot) return 1;
+    int rows = 1, x = available;
+    for (int r = int(Role::Workspace); r >= 0; --r) {
+        if (!(legendRoles() & (1u << unsigned(r)))) continue;
+        // As paintHeader lays them out: swatch and label, then a gap of 8.
+        const int w = fm.horizontalAdvance(roleLabel(Role(r))) + 14;
+        if (x - w < 0 && x != available) {
+            ++rows;
+            x = available;
+        }
+        x -= w + 8;
+    }
+    return rows;
+}
+
 int TimelineView::topStripHeight() const {
-    return legendOwnRow() ? 2 * kStripRow : kStripRow;
+    if (!legendOwnRow()) return kStripRow;
+    return kStripRow * (1 + legendRows(QFontMetrics(font()), width() - 12));
 }
 
 void TimelineView::paintHeader(QPainter& p) {
     QRect strip(0, 0, width(), topStripHeight());
     p.fillRect(strip, palette_.background());
     QFontMetrics fm(font());
-    // Two rows: the header above, the legend below it. Subclasses with their own strip height
-    // (the arena layout's selector) keep one row.
+    // Own rows: the header above, the legend below it, wrapped into as many rows as it needs.
+    // Subclasses with their own strip height (the arena layout's selector) keep one row.
     const bool twoRows = strip.height() >= 2 * kStripRow && legendOwnRow();
     const QRect headerRow = twoRows ? QRect(0, 0, width(), kStripRow) : strip;
-    const QRect legendRow = twoRows ? QRect(0, kStripRow, width(), kStripRow) : strip;
+    QRect legendRow = twoRows ? QRect(0, kStripRow, width(), kStripRow) : strip;
     QRect textArea = headerRow.adjusted(6 + headerIndent(), 0, -6, 0);
     const int legendLeft = twoRows ? 6 : textArea.left() + fm.horizontalAdvance(headerText()) + 20;
     // Legend from the right: swatch + name for each role present (or the slot note).
@@ -471,7 +488,11 @@ void TimelineView::paintHeader(QPainter& p) {
             if (!(legendRoles() & (1u << unsigned(r)))) continue;
             const QString label = roleLabel(Role(r));
             int w = fm.horizontalAdvance(label) + 14;
-            if (x - w < legendLeft) break;
+            if (x - w < legendLeft) {
+                if (!twoRows || x == legendRow.right() - 6) break; // no room left at all
+                legendRow.translate(0, kStripRow);                 // the next row
+                x = legendRow.right() - 6;
+            }
             x -= w;
             p.fillRect(QRect(x, legendRow.center().y() - 4, 9, 9), palette_.role(Role(r)));
             p.setPen(palette_.text());
@@ -514,14 +535,14 @@ int TimelineView::paintBandNames(QPainter& p, const QRect& gutter,
         p.fillRect(QRectF(strip.left(), y0, strip.width(), y1 - y0), fill);
         const ArenaPlan& arena = plan_->arenas[bands[i].arena];
         QString name = QString::fromStdString(arena.config.name);
-        double h = y1 - y0;
-        if (h < 6 * fm.averageCharWidth() + 6) continue; // no text under six characters
-        QString text = fm.elidedText(name, Qt::ElideRight, int(h) - 6);
+        // The whole name or none: a cut name ("param…") says less than the band's row label
+        // beside it, which names the arena too.
+        if (fm.horizontalAdvance(name) > int(y1 - y0) - 6) continue;
         p.save();
         p.translate(strip.left() + (strip.width() + fm.ascent() - fm.descent()) / 2.0, y1 - 3);
         p.rotate(-90);
         p.setPen(palette_.text());
-        p.drawText(QPointF(0, 0), text);
+        p.drawText(QPointF(0, 0), name);
         p.restore();
     }
     return strip.width();

@@ -178,6 +178,8 @@ class TimelineView : public QWidget {
     static QString slotNote();        // the legend in slot colouring
     static QString roleLabel(Role r); // a role's name in the legend
     int legendWidth(const QFontMetrics& fm) const;
+    // Rows the role legend takes, wrapped at `available` pixels.
+    int legendRows(const QFontMetrics& fm, int available) const;
     struct Cache {
         bool valid = false;
         FetchWindow window;
