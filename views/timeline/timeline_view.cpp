@@ -62,6 +62,7 @@ double TimelineView::cursorX() const {
 
 void TimelineView::onPlanChanged() {
     plan_ = ctx_->planPtr();
+    strip_ = {}; // a new plan may come at the old one's address
     hovered_ = -1;
     textCache_.clear();
     rolesPresent_ = 0;
@@ -460,8 +461,15 @@ int TimelineView::legendRows(const QFontMetrics& fm, int available) const {
 }
 
 int TimelineView::topStripHeight() const {
-    if (!legendOwnRow()) return kStripRow;
-    return kStripRow * (1 + legendRows(QFontMetrics(font()), width() - 12));
+    const StripHeight key{width(), ctx_->colorMode(), legendRoles(), plan_.get(), 0};
+    if (key.width != strip_.width || key.mode != strip_.mode || key.roles != strip_.roles ||
+        key.plan != strip_.plan) {
+        strip_ = key;
+        strip_.height = legendOwnRow()
+                            ? kStripRow * (1 + legendRows(QFontMetrics(font()), width() - 12))
+                            : kStripRow;
+    }
+    return strip_.height;
 }
 
 void TimelineView::paintHeader(QPainter& p) {
@@ -718,6 +726,7 @@ void TimelineView::changeEvent(QEvent* e) {
         e->type() == QEvent::StyleChange || e->type() == QEvent::FontChange) {
         palette_ = ViewPalette::fromApplication();
         textCache_.clear();
+        strip_ = {}; // text sizes changed: measure again
         update();
     }
     QWidget::changeEvent(e);

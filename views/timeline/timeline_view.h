@@ -215,6 +215,16 @@ class TimelineView : public QWidget {
     int builds_ = 0;
     int hovered_ = -1;
     uint32_t rolesPresent_ = 0; // bit per Role
+    // topStripHeight for the width, colour mode, legend and plan it was measured at: plotRect()
+    // reads it for every coordinate, and measuring means formatting and measuring text.
+    struct StripHeight {
+        int width = -1;
+        ColorMode mode = ColorMode::Role;
+        uint32_t roles = 0;
+        const Plan* plan = nullptr;
+        int height = 0;
+    };
+    mutable StripHeight strip_;
     std::vector<uint8_t> colourKeys_;
     mutable QHash<quint64, QStaticText> textCache_;
     bool dragging_ = false;
