@@ -128,10 +128,22 @@ void MainWindow::buildDocks() {
     rangesDock->raise();
     compare->raise();
 
-    resizeDocks({tableDock, memory}, {430, 540}, Qt::Horizontal);
-    resizeDocks({tableDock, details}, {520, 340}, Qt::Vertical);
-    resizeDocks({memory, compare, slotDock}, {330, 250, 280}, Qt::Vertical);
-    resizeDocks({dock(QStringLiteral("liveRangesDock"))}, {380}, Qt::Vertical);
+    fitDocks(QSize(1600, 1000));
+}
+
+void MainWindow::fitDocks(QSize window) {
+    // Shares of the window, so the central arena layout and the bottom tabs ("Live ranges",
+    // "Session comparison", ...) keep room for their text at 1280x800 as at 1920x1080.
+    const int w = window.width(), h = window.height();
+    const auto share = [](int total, double f) { return int(total * f); };
+    QDockWidget* table = dock(QStringLiteral("tensorTableDock"));
+    QDockWidget* memory = dock(QStringLiteral("memoryDock"));
+    resizeDocks({table, memory}, {share(w, 0.26), share(w, 0.38)}, Qt::Horizontal);
+    resizeDocks({table, dock(QStringLiteral("tensorDetailsDock"))}, {share(h, 0.5), share(h, 0.33)},
+                Qt::Vertical);
+    resizeDocks({memory, dock(QStringLiteral("strategyDock")), dock(QStringLiteral("slotsDock"))},
+                {share(h, 0.31), share(h, 0.26), share(h, 0.28)}, Qt::Vertical);
+    resizeDocks({dock(QStringLiteral("liveRangesDock"))}, {share(h, 0.38)}, Qt::Vertical);
 }
 
 void MainWindow::buildRunDocks(QDockWidget* besideSessions, QDockWidget* besideCompare,
@@ -254,6 +266,20 @@ QDockWidget* MainWindow::dock(const QString& objectName) const {
     return findChild<QDockWidget*>(objectName, Qt::FindDirectChildrenOnly);
 }
 
+QWidget* MainWindow::panel(const QString& name) {
+    if (name == QStringLiteral("window")) return this;
+    if (name == QStringLiteral("arena-layout")) return centralWidget();
+    // "live-ranges" is the dock "liveRangesDock".
+    QString objectName;
+    for (const QString& word : name.split(QLatin1Char('-')))
+        objectName += objectName.isEmpty() ? word : word.left(1).toUpper() + word.mid(1);
+    QDockWidget* d = dock(objectName + QStringLiteral("Dock"));
+    if (!d) return nullptr;
+    d->show();
+    d->raise();
+    return d;
+}
+
 QList<QDockWidget*> MainWindow::docks() const {
     return findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly);
 }
@@ -264,6 +290,7 @@ void MainWindow::resetLayout() {
         d->show();
     }
     restoreState(defaultState_, kStateVersion);
+    fitDocks(size());
 }
 
 void MainWindow::connectJobs() {
@@ -418,9 +445,13 @@ void MainWindow::onCompared(const std::vector<views::StrategyResult>& results) {
 }
 
 void MainWindow::showMiddleOfPlan() {
+    showStep(ctx_->eventCount() / 2);
+}
+
+void MainWindow::showStep(uint64_t step) {
     const Plan* plan = ctx_->plan();
     if (!plan) return;
-    ctx_->setCurrentEvent(ctx_->eventCount() / 2);
+    ctx_->setCurrentEvent(std::min(step, std::max<uint64_t>(ctx_->eventCount(), 1) - 1));
     int best = -1;
     for (int i : ctx_->liveAt(ctx_->currentTime())) {
         const PlannedTensor& t = plan->tensors[size_t(i)];
@@ -435,11 +466,16 @@ void MainWindow::showMiddleOfPlan() {
 void MainWindow::restoreSettings() {
     QSettings s;
     restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
+    // No saved layout (a first run, or one saved by an older version): the default one, sized
+    // for this window.
+    if (!restoreState(s.value(QStringLiteral("window/state")).toByteArray(), kStateVersion))
+        fitDocks(size());
     int mode = s.value(QStringLiteral("view/colorMode"), int(views::ColorMode::Role)).toInt();
     ctx_->setColorMode(mode == int(views::ColorMode::Slot) ? views::ColorMode::Slot
                                                            : views::ColorMode::Role);
     sessions_->setRecording(s.value(QStringLiteral("sessions/record"), true).toBool());
+    setTheme(
+        theme_from_name(s.value(QStringLiteral("view/theme")).toString()).value_or(Theme::System));
     rebuildRecentMenu();
 }
 

@@ -4,6 +4,7 @@
 // JobRunner whose worker loads and plans models (and opens, replays and exports sessions) off the
 // UI thread. Panels never compute plans.
 #include "planning.h"
+#include "theme.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -84,6 +85,15 @@ class MainWindow : public QMainWindow {
 
     // Screenshot state: the step in the middle and a large tensor live there selected.
     void showMiddleOfPlan();
+    // The same at `step` (clamped to the plan's last step).
+    void showStep(uint64_t step);
+    // A panel by its --screenshot-panel name (studio_options.h: panel_names()), its dock
+    // raised when tabbed behind another; the whole window for "window"; null for an unknown name.
+    QWidget* panel(const QString& name);
+    // View > Theme: applies theme; chosen from the menu it is also saved (restoreSettings
+    // applies the saved one).
+    void setTheme(Theme theme);
+    Theme theme() const { return theme_; }
 
     void restoreSettings();
     void saveSettings() const;
@@ -111,6 +121,8 @@ class MainWindow : public QMainWindow {
     QString lastFailure() const { return lastFailure_; }
     QStringList recentFiles() const;
     void resetLayout();
+    // Sizes the default layout's docks as shares of a window of this size.
+    void fitDocks(QSize window);
 
   signals:
     void planShown();
@@ -164,6 +176,8 @@ class MainWindow : public QMainWindow {
     views::StepControl* step_ = nullptr;
     views::MemoryChart* memory_ = nullptr;
     views::StrategyChart* strategies_ = nullptr;
+    Theme theme_ = Theme::System;
+    QActionGroup* themes_ = nullptr; // View > Theme
     views::TensorTablePanel* table_ = nullptr;
     RunPanel* runPanel_ = nullptr;
     views::DispatchChart* dispatch_ = nullptr;

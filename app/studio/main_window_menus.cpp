@@ -8,6 +8,7 @@
 #include "planning_controls.h"
 #include "session_actions.h"
 #include "studio_options.h"
+#include "user_guide.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -102,15 +103,39 @@ void MainWindow::buildMenus() {
         for (QAction* a : colorModes_->actions())
             a->setChecked(a->data().toInt() == int(ctx_->colorMode()));
     });
+    QMenu* themeMenu = view->addMenu(tr("&Theme"));
+    themes_ = new QActionGroup(this);
+    for (auto [theme, text] :
+         {std::pair(Theme::System, tr("&System")), std::pair(Theme::Light, tr("&Light")),
+          std::pair(Theme::Dark, tr("&Dark"))}) {
+        QAction* a = themeMenu->addAction(text);
+        a->setCheckable(true);
+        a->setData(int(theme));
+        a->setChecked(theme == theme_);
+        themes_->addAction(a);
+        connect(a, &QAction::triggered, this, [this, theme] {
+            setTheme(theme);
+            if (persist_) QSettings().setValue(QStringLiteral("view/theme"), theme_name(theme));
+        });
+    }
     view->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
 
     buildStepShortcuts(menuBar()->addMenu(tr("&Go")));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User guide"), this, [this] { show_user_guide(this); });
+    guide->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts);
     QAction* about = help->addAction(tr("&About TMMU Studio"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
     rebuildRecentMenu();
+}
+
+void MainWindow::setTheme(Theme theme) {
+    theme_ = theme;
+    apply_theme(theme);
+    for (QAction* a : themes_->actions())
+        a->setChecked(a->data().toInt() == int(theme));
 }
 
 void MainWindow::buildStepShortcuts(QMenu* menu) {
@@ -219,6 +244,8 @@ void MainWindow::showShortcuts() {
         {QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText), tr("find tensor")},
         {QKeySequence(Qt::CTRL | Qt::Key_R).toString(QKeySequence::NativeText), tr("re-plan")},
         {QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText), tr("open model")},
+        {QKeySequence(QKeySequence::HelpContents).toString(QKeySequence::NativeText),
+         tr("user guide")},
     };
     QString html = QStringLiteral("<table cellpadding=3>");
     for (const auto& [keys, what] : rows)

@@ -84,6 +84,8 @@ RunPanel::RunPanel(JobRunner* jobs, std::function<QString()> sessionsPath, QWidg
     // Comparing needs another backend than the CPU's: the box follows the picker.
     compare_->setToolTip(tr("Runs the CPU backend too, then this backend on the CPU's tokens, and "
                             "compares every step (the CPU parity chart)"));
+    precision_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    recorded_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     precision_->addItem(tr("f32"), QStringLiteral("f32"));
     precision_->addItem(tr("f16 matrices and tables (GPU backends)"), QStringLiteral("f16"));
     precision_->setToolTip(tr("How a GPU backend stores the weights: f16 halves the bytes a "
@@ -154,22 +156,15 @@ QWidget* RunPanel::buildSettings() {
     model->addWidget(choose);
     form->addRow(tr("Model"), model);
     form->addRow(tr("Backend"), backend_);
-    auto* sizes = new QHBoxLayout;
-    for (auto [label, spin] : {std::pair{tr("batch"), batch_}, std::pair{tr("prompt"), prompt_},
-                               std::pair{tr("decode"), decode_}}) {
-        sizes->addWidget(new QLabel(label, box));
-        sizes->addWidget(spin);
-    }
-    sizes->addStretch(1);
-    form->addRow(tr("Tokens"), sizes);
+    // A row each, so the panel (and the dock column it shares) stays narrow.
+    form->addRow(tr("Batch"), batch_);
+    form->addRow(tr("Prompt tokens"), prompt_);
+    form->addRow(tr("Decode tokens"), decode_);
     form->addRow(tr("Seed"), seed_);
     form->addRow(tr("Weights"), precision_);
-    auto* checks = new QVBoxLayout;
-    checks->addWidget(counters_);
-    checks->addWidget(checkMemory_);
-    checks->addWidget(record_);
-    checks->addWidget(compare_);
-    form->addRow(tr("Options"), checks);
+    // Across both columns: the boxes' texts are the widest things in the panel.
+    for (QCheckBox* check : {counters_, checkMemory_, record_, compare_})
+        form->addRow(check);
     return box;
 }
 

@@ -15,6 +15,7 @@
 #include <QThread>
 
 #include <cstdio>
+#include <memory>
 
 namespace tmmu::studio {
 namespace {
@@ -47,15 +48,32 @@ void apply_application_identity() {
 
 namespace {
 
-QString save_window_png(MainWindow& window, const QString& file) {
-    window.showMiddleOfPlan();
+QString save_png(MainWindow& window, const Screenshot& shot) {
+    if (shot.step)
+        window.showStep(*shot.step);
+    else
+        window.showMiddleOfPlan();
     window.show();
+    window.fitDocks(shot.size);
+    QWidget* panel = window.panel(shot.panel);
+    if (!panel)
+        return QStringLiteral("INVALID_ARGUMENT at --screenshot-panel: no panel '%1'")
+            .arg(shot.panel);
     settle();
-    QImage image = window.grab().toImage();
+    QImage image = panel->grab().toImage();
     if (image.isNull()) return QStringLiteral("the window could not be rendered");
-    if (!image.save(file, "PNG"))
-        return QStringLiteral("IO_ERROR at %1: cannot write the PNG").arg(file);
+    if (!image.save(shot.file, "PNG"))
+        return QStringLiteral("IO_ERROR at %1: cannot write the PNG").arg(shot.file);
     return {};
+}
+
+QString model_path(const StudioOptions& options) {
+    return options.model.isEmpty() ? default_model_path() : options.model;
+}
+
+QString sessions_path(const StudioOptions& options) {
+    return options.sessions.isEmpty() ? QString::fromStdString(sessions::default_sessions_path())
+                                      : options.sessions;
 }
 
 // Shows a recorded session, opened on the worker, and waits for it; returns why it cannot be
@@ -76,40 +94,40 @@ QString show_session(MainWindow& window, qint64 session) {
 } // namespace
 
 QString render_screenshot(MainWindow& window, const QString& model, const PlanSettings& settings,
-                          const QString& file, QSize size) {
+                          const Screenshot& shot) {
     window.setPersistSettings(false);
-    window.resize(size);
+    window.resize(shot.size);
     if (!window.openModelSync(model, settings)) return window.lastFailure();
-    return save_window_png(window, file);
+    return save_png(window, shot);
 }
 
-QString render_session_screenshot(MainWindow& window, qint64 session, const QString& file,
-                                  QSize size) {
+QString render_session_screenshot(MainWindow& window, qint64 session, const Screenshot& shot) {
     window.setPersistSettings(false);
-    window.resize(size);
+    window.resize(shot.size);
     QString error = show_session(window, session);
-    return error.isEmpty() ? save_window_png(window, file) : error;
+    return error.isEmpty() ? save_png(window, shot) : error;
+}
+
+QString render_requested_screenshot(MainWindow& window, const StudioOptions& options) {
+    // Screenshots never record; they list a database only when one is named or shown.
+    window.sessions()->setRecording(false);
+    if (!options.sessions.isEmpty() || options.session)
+        window.sessions()->openStore(sessions_path(options));
+    window.setTheme(options.theme.value_or(Theme::System));
+    Screenshot shot{options.screenshot, options.screenshotSize, QStringLiteral("window"),
+                    options.step};
+    if (!options.screenshotPanel.isEmpty()) shot.panel = options.screenshotPanel;
+    return options.session ? render_session_screenshot(window, options.session, shot)
+                           : render_screenshot(window, model_path(options), options.settings, shot);
 }
 
 int run_studio(const QStringList& args) {
     apply_application_identity();
     StudioOptions options;
     if (auto code = answer_command_line(args, options, false)) return *code;
-    const QString model = options.model.isEmpty() ? default_model_path() : options.model;
-    const QString sessionsPath = options.sessions.isEmpty()
-                                     ? QString::fromStdString(sessions::default_sessions_path())
-                                     : options.sessions;
     MainWindow window;
     if (!options.screenshot.isEmpty()) {
-        // Screenshots never record; they list a database only when one is named or shown.
-        window.sessions()->setRecording(false);
-        if (!options.sessions.isEmpty() || options.session)
-            window.sessions()->openStore(sessionsPath);
-        QString error = options.session
-                            ? render_session_screenshot(window, options.session, options.screenshot,
-                                                        options.screenshotSize)
-                            : render_screenshot(window, model, options.settings, options.screenshot,
-                                                options.screenshotSize);
+        QString error = render_requested_screenshot(window, options);
         if (!error.isEmpty()) {
             std::fprintf(stderr, "tmmu-studio: %s\n", qPrintable(error));
             return 1;
@@ -117,11 +135,21 @@ int run_studio(const QStringList& args) {
         return 0;
     }
     window.restoreSettings();
-    window.sessions()->openStore(sessionsPath);
+    if (options.theme) window.setTheme(*options.theme); // this run only: not saved
+    if (options.step) {
+        // The first plan shown opens at the step asked for.
+        auto once = std::make_shared<QMetaObject::Connection>();
+        *once = QObject::connect(&window, &MainWindow::planShown, &window,
+                                 [&window, once, step = *options.step] {
+                                     QObject::disconnect(*once);
+                                     window.showStep(step);
+                                 });
+    }
+    window.sessions()->openStore(sessions_path(options));
     window.controls()->setSettings(options.settings);
     // A session that cannot be shown says why in the status bar; the default model opens.
     if (!options.session || !show_session(window, options.session).isEmpty())
-        window.openModel(model, options.settings, !options.model.isEmpty());
+        window.openModel(model_path(options), options.settings, !options.model.isEmpty());
     window.show();
     return QApplication::exec();
 }

@@ -48,6 +48,18 @@ struct Parser {
         QStringLiteral("screenshot-size"),
         QStringLiteral("The window's size for --screenshot (default 1600x1000)."),
         QStringLiteral("WxH")};
+    QCommandLineOption screenshotPanel{QStringLiteral("screenshot-panel"),
+                                       QString(), // panel_names(), set in the constructor
+                                       QStringLiteral("NAME")};
+    QCommandLineOption step{
+        QStringLiteral("step"),
+        QStringLiteral("The step shown first (default: the middle of the plan)."),
+        QStringLiteral("N")};
+    QCommandLineOption theme{
+        QStringLiteral("theme"),
+        QStringLiteral("Colours for this run: system, light or dark (default: the one chosen "
+                       "in View > Theme)."),
+        QStringLiteral("T")};
     QCommandLineOption sessions{
         QStringLiteral("sessions"),
         QStringLiteral("The sessions database planning runs are recorded in (default "
@@ -72,8 +84,12 @@ struct Parser {
                                     .arg(names.join(QStringLiteral(", "))));
         parser.setApplicationDescription(
             QStringLiteral("TMMU Studio: see how a model uses memory."));
-        parser.addOptions({mode, batch, seq, strategy, dim, inputShape, noAliasing, screenshot,
-                           screenshotSize, sessions, openSession, help, version});
+        screenshotPanel.setDescription(
+            QStringLiteral("Render only this panel for --screenshot: %1 (default window).")
+                .arg(panel_names().join(QStringLiteral(", "))));
+        parser.addOptions({mode, batch, seq, strategy, dim, inputShape, noAliasing, step, theme,
+                           screenshot, screenshotSize, screenshotPanel, sessions, openSession, help,
+                           version});
         parser.addPositionalArgument(
             QStringLiteral("MODEL"),
             QStringLiteral("Native IR JSON, an ONNX model, a GPT-2/Llama config.json or an "
@@ -152,6 +168,28 @@ StudioOptions parse_studio_options(const QStringList& args) {
                      text(q.value(p.screenshotSize)) + "'");
         o.screenshotSize = QSize(w, h);
     }
+    if (q.isSet(p.screenshotPanel)) {
+        if (o.screenshot.isEmpty())
+            fail(FailureCode::InvalidArgument, "--screenshot-panel", "applies to --screenshot");
+        o.screenshotPanel = q.value(p.screenshotPanel);
+        if (!panel_names().contains(o.screenshotPanel))
+            fail(FailureCode::InvalidArgument, "--screenshot-panel",
+                 "expects one of " + text(panel_names().join(QStringLiteral(", "))) + ", got '" +
+                     text(o.screenshotPanel) + "'");
+    }
+    if (q.isSet(p.step)) {
+        bool ok = false;
+        o.step = q.value(p.step).toULongLong(&ok);
+        if (!ok)
+            fail(FailureCode::InvalidArgument, "--step",
+                 "'" + text(q.value(p.step)) + "' is not a step number (0, 1, ...)");
+    }
+    if (q.isSet(p.theme)) {
+        o.theme = theme_from_name(q.value(p.theme));
+        if (!o.theme)
+            fail(FailureCode::InvalidArgument, "--theme",
+                 "expects system, light or dark, got '" + text(q.value(p.theme)) + "'");
+    }
     o.sessions = q.value(p.sessions);
     if (q.isSet(p.openSession))
         o.session = qint64(app::parse_positive(text(q.value(p.openSession)), "--open-session"));
@@ -185,6 +223,13 @@ std::optional<int> answer_command_line(const QStringList& args, StudioOptions& o
         return 0;
     }
     return std::nullopt;
+}
+
+QStringList panel_names() {
+    return QStringLiteral("window arena-layout tensor-table tensor-details memory strategy slots "
+                          "live-ranges sessions session-compare run dispatch parity instructions "
+                          "token-graph lazy-state")
+        .split(QLatin1Char(' '));
 }
 
 QString resource_dir() {

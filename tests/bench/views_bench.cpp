@@ -11,6 +11,7 @@
 #include "context/plan_context.h"
 #include "lazy/engine.h"
 #include "models/session_list_model.h"
+#include "panels/tensor_table_panel.h"
 #include "plan/memory_series.h"
 #include "plan/plan_summary.h"
 #include "plan/planner.h"
@@ -229,6 +230,17 @@ void runPanels(const std::shared_ptr<const Plan>& plan) {
         t.start();
         ctx.setPlan(plan, nullptr);
         printTarget("memory chart, first build", ms(t), 1000);
+    }
+    {
+        // The tensor table as the studio opens it: sorted by id (natural order).
+        PlanContext ctx;
+        TensorTablePanel table(&ctx);
+        table.resize(500, 800);
+        t.start();
+        ctx.setPlan(plan, nullptr);
+        printTarget("tensor table: show " + std::to_string(plan->tensors.size()) +
+                        " tensors sorted by id",
+                    ms(t), 1000);
     }
     const MemorySeries& s = plan->series;
     if (!s.live_bytes.empty()) {

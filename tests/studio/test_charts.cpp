@@ -114,7 +114,7 @@ class TestCharts : public QObject {
         QCOMPARE(chart.cursorX(), 0.5);
         ctx.setCurrentEvent(7);
         QCOMPARE(chart.cursorX(), 7.5);
-        QVERIFY(seriesNamed(chart.chart(), "sum of lower bounds"));
+        QVERIFY(seriesNamed(chart.chart(), "Σ lower bounds"));
         const Plan& plan = *ctx.plan();
         // One stacked area per arena, lower bound line at the sum of the arenas' bounds.
         int areas = 0;
@@ -140,7 +140,7 @@ class TestCharts : public QObject {
         QVERIFY(QTest::qWaitForWindowExposed(&chart));
         auto* view = chart.findChild<QChartView*>("memoryChartView");
         QVERIFY(view);
-        QLineSeries* bound = seriesNamed(chart.chart(), "sum of lower bounds");
+        QLineSeries* bound = seriesNamed(chart.chart(), "Σ lower bounds");
         const uint64_t target = ctx.eventCount() / 3;
         QPointF inChart = chart.chart()->mapToPosition(
             QPointF(double(target) + 0.5, bound->at(0).y() / 2), bound);
@@ -261,6 +261,22 @@ class TestCharts : public QObject {
                 FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(parse_studio_options({"--screenshot-size", "1280x800"}),
                             FailureCode::InvalidArgument); // without --screenshot
+        // A panel, a step and a theme (what the user guide's screenshots are made with).
+        const StudioOptions shot =
+            parse_studio_options({"--screenshot", "s.png", "--screenshot-panel", "live-ranges",
+                                  "--step", "0", "--theme", "dark"});
+        QCOMPARE(shot.screenshotPanel, QString("live-ranges"));
+        QCOMPARE(shot.step, std::optional<uint64_t>(0));
+        QCOMPARE(shot.theme, std::optional<Theme>(Theme::Dark));
+        QVERIFY(!d.step && !d.theme && d.screenshotPanel.isEmpty());
+        QCOMPARE(parse_studio_options({"--theme", "system"}).theme,
+                 std::optional<Theme>(Theme::System));
+        for (const QStringList& bad :
+             {QStringList{"--screenshot-panel", "memory"}, // without --screenshot
+              QStringList{"--screenshot", "s.png", "--screenshot-panel", "nowhere"},
+              QStringList{"--step", "-1"}, QStringList{"--step", "ten"},
+              QStringList{"--theme", "sepia"}})
+            TMMU_EXPECT_FAILURE(parse_studio_options(bad), FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(parse_studio_options({"--frobnicate"}), FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(parse_studio_options({"a.json", "b.json"}),
                             FailureCode::InvalidArgument);

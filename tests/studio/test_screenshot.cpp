@@ -8,6 +8,7 @@
 #include "studio_options.h"
 #include "style/palette.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QChartView>
 #include <QDockWidget>
@@ -70,7 +71,7 @@ class TestScreenshot : public QObject {
     void defaultPlanIsDrawnInEveryPanel() {
         MainWindow w;
         const QString file = dir_.filePath("studio.png");
-        QString error = render_screenshot(w, default_model_path(), PlanSettings{}, file);
+        QString error = render_screenshot(w, default_model_path(), PlanSettings{}, {.file = file});
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QImage image(file);
         QVERIFY(!image.isNull());
@@ -134,7 +135,8 @@ class TestScreenshot : public QObject {
         {
             MainWindow w;
             const QString file = dir_.filePath("studio-dark.png");
-            QString error = render_screenshot(w, default_model_path(), PlanSettings{}, file);
+            QString error =
+                render_screenshot(w, default_model_path(), PlanSettings{}, {.file = file});
             QVERIFY2(error.isEmpty(), qPrintable(error));
             QImage image = QImage(file).convertToFormat(QImage::Format_RGB32);
             ViewPalette palette = ViewPalette::fromApplication();
@@ -151,10 +153,44 @@ class TestScreenshot : public QObject {
         QApplication::setPalette(saved);
     }
 
+    // --theme dark --screenshot-panel live-ranges --step 5, as the user guide's pictures are
+    // made: the dock alone, dark, at that step; View > Theme shows the theme; System restores
+    // the desktop's palette.
+    void themesAndPanelsRender() {
+        const QColor desktopWindow = QApplication::palette().color(QPalette::Window);
+        MainWindow w;
+        w.setTheme(Theme::Dark);
+        QVERIFY(ViewPalette::fromApplication().dark());
+        QAction* darkAction = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == "&Dark") darkAction = a;
+        QVERIFY(darkAction && darkAction->isCheckable() && darkAction->isChecked());
+        const QString file = dir_.filePath("live-ranges-dark.png");
+        QString error = render_screenshot(
+            w, default_model_path(), PlanSettings{},
+            {.file = file, .size = QSize(1280, 800), .panel = "live-ranges", .step = 5});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QImage image = QImage(file).convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(w.size(), QSize(1280, 800));
+        QCOMPARE(image.size(), w.dock("liveRangesDock")->size());
+        QCOMPARE(w.context()->currentEvent(), uint64_t(5));
+        const ViewPalette dark(true);
+        QVERIFY(countNear(image, image.rect(), dark.background(), 2) >
+                image.width() * image.height() / 10);
+        QVERIFY(countNear(image, image.rect(), dark.role(Role::Activation)) > 200);
+        error = render_screenshot(w, default_model_path(), PlanSettings{},
+                                  {.file = dir_.filePath("none.png"), .panel = "nowhere"});
+        QVERIFY2(error.contains("nowhere"), qPrintable(error));
+        w.setTheme(Theme::System);
+        QCOMPARE(QApplication::palette().color(QPalette::Window), desktopWindow);
+        QVERIFY(!ViewPalette::fromApplication().dark());
+        QVERIFY(!darkAction->isChecked());
+    }
+
     void failingScreenshotReportsTheFailure() {
         MainWindow w;
-        QString error =
-            render_screenshot(w, "/nonexistent.json", PlanSettings{}, dir_.filePath("never.png"));
+        QString error = render_screenshot(w, "/nonexistent.json", PlanSettings{},
+                                          {.file = dir_.filePath("never.png")});
         QVERIFY(error.startsWith("IO_ERROR"));
         QVERIFY(!QFile::exists(dir_.filePath("never.png")));
     }

@@ -130,7 +130,7 @@ class TestSessions : public QObject {
         QVERIFY(w.sessions()->openStore(db));
         const QString png = dir_.path() + "/session.png";
         QSignalSpy started(w.jobs(), &JobRunner::jobStarted);
-        QCOMPARE(render_session_screenshot(w, id, png), QString());
+        QCOMPARE(render_session_screenshot(w, id, {.file = png}), QString());
         // The open, then the strategy comparison beside the stored plan (issue 17: opening a
         // session fills it); the shown plan stays the stored one.
         QCOMPARE(started.count(), 2);
@@ -141,7 +141,7 @@ class TestSessions : public QObject {
         QCOMPARE(w.jobs()->busy(), false); // the screenshot waited for both
         QCOMPARE(w.strategyChart()->results().size(), all_strategies().size());
         const QString missing = dir_.path() + "/missing.png";
-        QString error = render_session_screenshot(w, id + 10, missing);
+        QString error = render_session_screenshot(w, id + 10, {.file = missing});
         QVERIFY2(error.contains("no such session"), qPrintable(error));
         QVERIFY(!QFile::exists(missing));
         QCOMPARE(w.sessions()->store()->count(), size_t(1)); // nothing recorded

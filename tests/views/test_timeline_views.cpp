@@ -182,7 +182,8 @@ class TestTimelineViews : public QObject {
     // dropping roles.
     void legendShowsEveryRoleAtAnyWidth() {
         ViewPalette palette = ViewPalette::fromApplication();
-        for (const QString& kind : {QStringLiteral("live"), QStringLiteral("slots")}) {
+        for (const QString& kind :
+             {QStringLiteral("live"), QStringLiteral("slots"), QStringLiteral("layout")}) {
             auto view = makeView(kind, &ctx_);
             int lastTop = 0;
             for (int width : {1400, 600, 300}) {
@@ -200,6 +201,30 @@ class TestTimelineViews : public QObject {
             }
             QVERIFY(lastTop > 22); // at 300 px the legend has rows of its own
         }
+    }
+
+    // The header's parts stay whole: they flow into rows of their own rather than being cut.
+    void headerPartsFlowWhole() {
+        const QFontMetrics fm(QApplication::font());
+        const QString header = QStringLiteral("peak 10.58 GiB (+0.0 %) · step 296: 5.57 GiB free "
+                                              "in 6 gaps · 1,483 tensors");
+        const QStringList parts = header.split(QStringLiteral(" · "));
+        const int widest = std::max({fm.horizontalAdvance(parts[0]), fm.horizontalAdvance(parts[1]),
+                                     fm.horizontalAdvance(parts[2])});
+        // Room for everything: one line.
+        QCOMPARE(TimelineView::flowHeader(fm, header, 2000, 2000, 0), QStringList{header});
+        // Room for one part per row: each whole, on a row of its own.
+        QCOMPARE(TimelineView::flowHeader(fm, header, widest + 1, widest + 1, 0), parts);
+        // The first row (beside a selector) too narrow for any part: it stays empty.
+        QCOMPARE(TimelineView::flowHeader(fm, header, 10, widest + 1, 0),
+                 QStringList{QString()} + parts);
+        // Slack keeps room for numbers that grow: a part that fits exactly moves on.
+        QCOMPARE(TimelineView::flowHeader(fm, parts[0], fm.horizontalAdvance(parts[0]), 2000, 4),
+                 (QStringList{QString(), parts[0]}));
+        // At most maxLines: the rest joins the last line (elided when drawn).
+        const QStringList two = TimelineView::flowHeader(fm, header, widest + 1, widest + 1, 0, 2);
+        QCOMPARE(two.size(), 2);
+        QCOMPARE(two.join(QStringLiteral(" · ")), header);
     }
 
     void selectionIsAnOverlay_data() { addKinds(); }

@@ -4,10 +4,12 @@
 #include "plan/memory_series.h"
 #include "plan/plan_summary.h"
 #include "style/palette.h"
+#include "style/text_format.h"
 #include "timeline/time_axis.h"
 
 #include <QAreaSeries>
 #include <QBoxLayout>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -53,6 +55,21 @@ ByteScale byteScaleFor(uint64_t maxBytes) {
     for (size_t u = 1; u < units.size() && double(maxBytes) >= std::ldexp(1.0, int(10 * u)); ++u)
         s = ByteScale{std::ldexp(1.0, int(10 * u)), QString::fromLatin1(units[u])};
     return s;
+}
+
+void labelTimeAxis(QCategoryAxis& axis, double lo, double hi, int maxTicks) {
+    for (const QString& label : axis.categoriesLabels())
+        axis.remove(label);
+    axis.setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    const double step = std::max(1.0, niceTickStep(hi - lo, maxTicks, 1));
+    axis.setStartValue(lo);
+    for (double v = std::ceil(lo / step) * step; v <= hi; v += step)
+        axis.append(tickLabel(v, step), v);
+    axis.setRange(lo, hi);
+}
+
+double tickStep(const QValueAxis& axis) {
+    return (axis.max() - axis.min()) / std::max(1, axis.tickCount() - 1);
 }
 
 void clearChart(QChart* chart) {
@@ -186,7 +203,7 @@ void MemoryChart::rebuild() {
     cursor_ = nullptr;
     series_.clear();
     sampled_ = {};
-    axisX_ = new QValueAxis;
+    axisX_ = new QCategoryAxis;
     axisY_ = new QValueAxis;
     chart_->addAxis(axisX_, Qt::AlignBottom);
     chart_->addAxis(axisY_, Qt::AlignLeft);
@@ -206,16 +223,12 @@ void MemoryChart::rebuild() {
         buildArena(size_t(arena_), scale.divisor);
 
     const bool graph = plan->mode.has_value();
-    // Ticks on round steps (0, 100, 200, ...) while the range stays exactly the time window.
-    axisX_->setTickType(QValueAxis::TicksDynamic);
-    axisX_->setTickAnchor(0);
     showTimeWindow();
-    axisX_->setLabelFormat(QStringLiteral("%d"));
     axisX_->setTitleText(graph ? tr("step") : tr("time"));
     axisY_->setRange(0, yMax_);
     axisY_->applyNiceNumbers();
     yMax_ = axisY_->max();
-    axisY_->setLabelFormat(QStringLiteral("%.3g"));
+    axisY_->setLabelFormat(axisLabelFormat(tickStep(*axisY_)));
     axisY_->setTitleText(scale.unit);
 
     cursor_ = new QLineSeries;
@@ -252,8 +265,8 @@ void MemoryChart::buildStacked(double divisor) {
         below = upper;
     }
     const PlanTotals totals = plan_totals(plan);
-    addHorizontal(tr("sum of lower bounds"), double(totals.lower_bound) / divisor,
-                  palette.lowerBound(), Qt::DashLine);
+    addHorizontal(tr("Σ lower bounds"), double(totals.lower_bound) / divisor, palette.lowerBound(),
+                  Qt::DashLine);
     if (totals.peak_bytes != totals.lower_bound)
         addHorizontal(tr("total height"), double(totals.peak_bytes) / divisor, palette.peak(),
                       Qt::DotLine);
@@ -312,11 +325,13 @@ void MemoryChart::showTimeWindow() {
     const Plan* plan = ctx_->plan();
     if (!plan || plan->series.times.empty()) return; // nothing drawn, axes left empty
     TimeWindow w = ctx_->timeWindow();
-    axisX_->setRange(w.lo, w.hi());
-    // The timelines' tick rule (time_axis.h), so the chart's ticks fall on theirs: at most six.
-    axisX_->setTickInterval(std::max(1.0, niceTickStep(w.span, 6, 1)));
+    labelTimes(w);
     bool covered = w.lo >= sampled_.lo && w.hi() <= sampled_.hi && 2 * w.span >= sampled_.forSpan;
     if (!covered) resample(w.lo, w.span);
+}
+
+void MemoryChart::labelTimes(const TimeWindow& w) {
+    labelTimeAxis(*axisX_, w.lo, w.hi(), 6);
 }
 
 void MemoryChart::resample(double lo, double span) {

@@ -18,6 +18,7 @@ QT_BEGIN_NAMESPACE
 class QChart;
 class QComboBox;
 class QLineSeries;
+class QCategoryAxis;
 class QValueAxis;
 QT_END_NAMESPACE
 
@@ -25,6 +26,7 @@ namespace tmmu::views {
 
 class PlanContext;
 class ViewPalette;
+struct TimeWindow;
 
 // The engine's downsample_max (plan/memory_series.h) as chart points: at most 2 * buckets
 // points, each bucket carrying the maximum of every sample overlapping it.
@@ -42,6 +44,12 @@ struct ByteScale {
     QString unit = QStringLiteral("B");
 };
 ByteScale byteScaleFor(uint64_t maxBytes);
+
+// A time axis over [lo, hi] with the timelines' ticks and labels (time_axis.h: at most maxTicks
+// on round steps; tickLabel: "5,000", "150k"), so every chart reads times as they do.
+void labelTimeAxis(QCategoryAxis& axis, double lo, double hi, int maxTicks);
+// The distance between a value axis' ticks (after applyNiceNumbers: a round number).
+double tickStep(const QValueAxis& axis);
 
 // Removes every series and axis, before a chart is filled again.
 void clearChart(QChart* chart);
@@ -92,6 +100,7 @@ class MemoryChart : public QWidget {
     void addHorizontal(const QString& name, double y, const QColor& color, Qt::PenStyle style);
     QLineSeries* sampledSeries(std::vector<uint64_t> values, QObject* parent);
     void showTimeWindow();
+    void labelTimes(const TimeWindow& w);
     void resample(double lo, double span);
     void updateCursor();
     void eventFromChart(const QPointF& chartPos);
@@ -99,7 +108,7 @@ class MemoryChart : public QWidget {
     PlanContext* ctx_;
     QComboBox* arenaBox_;
     QChart* chart_;
-    QValueAxis* axisX_ = nullptr;
+    QCategoryAxis* axisX_ = nullptr;
     QValueAxis* axisY_ = nullptr;
     QLineSeries* cursor_ = nullptr;
     double yMax_ = 1.0;

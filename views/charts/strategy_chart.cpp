@@ -2,6 +2,7 @@
 
 #include "charts/memory_chart.h"
 #include "style/palette.h"
+#include "style/text_format.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -125,13 +126,15 @@ void StrategyChart::rebuild() {
     axisX->setLabelsAngle(-90);
     auto* axisY = new QValueAxis;
     axisY->setRange(0, std::max(1e-9, double(top) / scale.divisor * 1.1));
-    axisY->setLabelFormat(QStringLiteral("%.3g"));
+    axisY->setTickCount(3);
     axisY->applyNiceNumbers();
+    axisY->setLabelFormat(axisLabelFormat(tickStep(*axisY)));
     axisY->setTitleText(scale.unit);
     auto* axisMs = new QValueAxis;
     axisMs->setRange(0, std::max(0.001, slowest * 1.2));
-    axisMs->setLabelFormat(QStringLiteral("%.3g"));
+    axisMs->setTickCount(3); // a short dock fits three labels without eliding them
     axisMs->applyNiceNumbers();
+    axisMs->setLabelFormat(axisLabelFormat(tickStep(*axisMs)));
     axisMs->setTitleText(tr("ms"));
     chart_->addAxis(axisX, Qt::AlignBottom);
     chart_->addAxis(axisY, Qt::AlignLeft);

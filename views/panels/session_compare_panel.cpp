@@ -10,6 +10,7 @@
 
 #include <QAbstractTableModel>
 #include <QBoxLayout>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -303,20 +304,16 @@ void SessionComparePanel::rebuildChart() {
         for (uint64_t v : arenaSeries(*plan, index, true))
             top = std::max(top, v);
     }
-    auto* axisX = new QValueAxis;
+    auto* axisX = new QCategoryAxis;
     auto* axisY = new QValueAxis;
     chart_->addAxis(axisX, Qt::AlignBottom);
     chart_->addAxis(axisY, Qt::AlignLeft);
     ByteScale scale = byteScaleFor(top);
-    axisX->setRange(0, double(end));
-    axisX->setTickType(QValueAxis::TicksDynamic);
-    axisX->setTickAnchor(0);
-    axisX->setTickInterval(std::max(1.0, niceTickStep(double(end), 5, 1))); // at most five
-    axisX->setLabelFormat(QStringLiteral("%d"));
+    labelTimeAxis(*axisX, 0, double(end), 5);
     axisX->setTitleText((a && a->mode) || (b && b->mode) ? tr("step") : tr("time"));
     axisY->setRange(0, double(top) / scale.divisor * 1.08);
     axisY->applyNiceNumbers();
-    axisY->setLabelFormat(QStringLiteral("%.3g"));
+    axisY->setLabelFormat(axisLabelFormat(tickStep(*axisY)));
     axisY->setTitleText(scale.unit);
     // Okabe-Ito: A solid (live blue, high-water orange), B dashed in the paired lighter or
     // stronger hue (live sky blue, high-water vermillion) so the legend tells them apart too.

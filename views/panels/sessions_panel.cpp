@@ -23,7 +23,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTimer>
-#include <QToolButton>
+#include <QToolBar>
 
 #include <algorithm>
 
@@ -91,22 +91,19 @@ SessionsPanel::SessionsPanel(QWidget* parent)
     status_->setWordWrap(true);
 
     buildActions();
-    auto* buttons = new QHBoxLayout;
-    buttons->setContentsMargins(0, 0, 0, 0);
-    buttons->setSpacing(2);
-    for (QAction* a : actions_) {
-        auto* b = new QToolButton(this);
-        b->setDefaultAction(a);
-        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
-        buttons->addWidget(b);
-    }
-    buttons->addStretch(1);
+    // A tool bar: the actions that do not fit a narrow dock go behind its » button instead of
+    // making the dock (and the column it shares) wider.
+    auto* buttons = new QToolBar(this);
+    buttons->setObjectName(QStringLiteral("sessionActions"));
+    buttons->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    buttons->setIconSize(QSize(1, 1));
+    buttons->addActions(actions_);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(4);
     layout->addWidget(search_);
-    layout->addLayout(buttons);
+    layout->addWidget(buttons);
     layout->addWidget(table_, 1);
     layout->addWidget(status_);
 

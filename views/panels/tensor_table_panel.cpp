@@ -124,9 +124,10 @@ void TensorTablePanel::buildTable() {
     });
     connect(model_, &QAbstractItemModel::modelReset, this, &TensorTablePanel::fitColumns);
     fitColumns();
-    // Natural order (the plan's, ascending id) until the user clicks a header.
-    columns->setSortIndicator(-1, Qt::AscendingOrder);
+    // By id until the user clicks a header: the plan's order, but with numeric ids (offset
+    // CSVs) as numbers (9, 10, 11), where the plan keeps them as strings (10, 11, 9).
     table_->setSortingEnabled(true);
+    table_->sortByColumn(TensorTableModel::IdColumn, Qt::AscendingOrder);
 }
 
 void TensorTablePanel::fitColumns() {

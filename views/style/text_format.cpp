@@ -32,6 +32,12 @@ QString tickLabel(double v, double step) {
     return groupedNumber(uint64_t(std::llround(std::max(v, 0.0))));
 }
 
+QString axisLabelFormat(double step) {
+    const int decimals =
+        step > 0 && step < 1 ? std::min(6, int(std::ceil(-std::log10(step) - 1e-9))) : 0;
+    return QStringLiteral("%.%1f").arg(decimals);
+}
+
 QString byteTickLabel(uint64_t v, uint64_t step, uint64_t top) {
     static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     int u = 0;

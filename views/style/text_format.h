@@ -19,6 +19,9 @@ QString tickLabel(double v, double step);
 // two decimals show the step exactly ("10.5 GiB" on a 512 MiB grid), else in a smaller unit
 // ("1088 MiB" on a 64 MiB grid), so neighbouring ticks never read alike.
 QString byteTickLabel(uint64_t v, uint64_t step, uint64_t top);
+// printf format for a QValueAxis with ticks `step` apart: as many decimals as the step needs
+// ("%.0f" for 250, "%.1f" for 0.5), never an exponent ("1e+03").
+QString axisLabelFormat(double step);
 // "100,000".
 QString groupedNumber(uint64_t v);
 // "2×3×224×224", "scalar" for no dims. With the symbolic name each dim was bound from (an ONNX

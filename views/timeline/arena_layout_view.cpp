@@ -54,8 +54,9 @@ void ArenaLayoutView::fillSelector() {
 
 void ArenaLayoutView::placeSelector() {
     QSize hint = combo_->sizeHint();
-    int w = std::min(hint.width(), std::max(120, width() / 2));
-    combo_->setGeometry(4, (topStripHeight() - hint.height()) / 2, w, hint.height());
+    // As wide as its text where the view allows: the header flows onto rows below it.
+    int w = std::min(hint.width(), std::max(120, width() - 8));
+    combo_->setGeometry(4, (stripRowHeight() - hint.height()) / 2, w, hint.height());
 }
 
 void ArenaLayoutView::resizeEvent(QResizeEvent* e) {
@@ -63,7 +64,7 @@ void ArenaLayoutView::resizeEvent(QResizeEvent* e) {
     TimelineView::resizeEvent(e);
 }
 
-int ArenaLayoutView::topStripHeight() const {
+int ArenaLayoutView::stripRowHeight() const {
     return std::max(24, combo_->sizeHint().height() + 4);
 }
 int ArenaLayoutView::headerIndent() const {
@@ -262,16 +263,17 @@ void ArenaLayoutView::paintGutter(QPainter& p, const QRect& gutter) {
 }
 
 void ArenaLayoutView::paintLine(QPainter& p, const QRect& plot, uint64_t bytes,
-                                const QColor& colour, const QString& label, bool below) const {
+                                const QColor& colour, const QString& label, bool dashed,
+                                int labelTop) const {
     double y = yOfValue(double(bytes));
     if (y < plot.top() - 1 || y > plot.bottom() + 1) return;
-    p.setPen(QPen(colour, 2, below ? Qt::DashLine : Qt::SolidLine));
+    p.setPen(QPen(colour, 2, dashed ? Qt::DashLine : Qt::SolidLine));
     int yi = int(std::lround(y));
     p.drawLine(plot.left(), yi, plot.right(), yi);
     QFontMetrics fm(font());
     QString text = label + QStringLiteral(" ") + humanBytes(bytes);
     int w = fm.horizontalAdvance(text) + 8;
-    QRect box(plot.right() - w - 4, below ? yi + 3 : yi - fm.height() - 3, w, fm.height());
+    QRect box(plot.right() - w - 4, labelTop, w, fm.height());
     QColor back = viewPalette().background();
     back.setAlpha(225);
     p.fillRect(box, back);
@@ -299,11 +301,18 @@ void ArenaLayoutView::paintGaps(QPainter& p, const QRect& plot) const {
 void ArenaLayoutView::paintOverlay(QPainter& p, const QRect& plot) {
     paintGaps(p, plot);
     uint64_t lb = lowerBound(), pk = peak();
-    QFontMetrics fm(font());
-    // The lower-bound label goes under its line when the two labels would overlap.
-    bool close = std::fabs(yOfValue(double(lb)) - yOfValue(double(pk))) < fm.height() + 6;
-    paintLine(p, plot, lb, viewPalette().lowerBound(), tr("lower bound"), close);
-    paintLine(p, plot, pk, viewPalette().peak(), tr("peak"), false);
+    const int h = QFontMetrics(font()).height();
+    const int yPeak = int(std::lround(yOfValue(double(pk))));
+    const int yBound = int(std::lround(yOfValue(double(lb)))); // at or below yPeak: lb <= peak
+    // Labels sit above their lines, or below where the plot has no room above (a short view).
+    // The lower bound's goes under its line, past the peak's, when the two would overlap.
+    auto above = [&](int y) { return y - h - 3 >= plot.top() ? y - h - 3 : y + 3; };
+    const int peakTop = above(yPeak);
+    int boundTop = above(yBound);
+    const bool close = std::abs(boundTop - peakTop) < h + 2;
+    if (close) boundTop = std::max(yBound + 3, peakTop + h + 2);
+    paintLine(p, plot, lb, viewPalette().lowerBound(), tr("lower bound"), close, boundTop);
+    paintLine(p, plot, pk, viewPalette().peak(), tr("peak"), false, peakTop);
 }
 
 QString ArenaLayoutView::headerText() const {

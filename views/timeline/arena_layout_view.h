@@ -42,7 +42,7 @@ class ArenaLayoutView : public TimelineView {
     void paintOverlay(QPainter& p, const QRect& plot) override;
     void paintGutter(QPainter& p, const QRect& gutter) override;
     int gutterWidth() const override { return 78; }
-    int topStripHeight() const override;
+    int stripRowHeight() const override;
     int headerIndent() const override;
     uint32_t legendRoles() const override { return arenaRoles_; }
     QString headerText() const override;
@@ -64,8 +64,9 @@ class ArenaLayoutView : public TimelineView {
     void fillSelector();
     void placeSelector();
     QRectF blockRect(uint64_t offset, uint64_t size, uint32_t begin, uint32_t end) const;
+    // A marker line at `bytes` (dashed: drawn over another), its label's box at labelTop.
     void paintLine(QPainter& p, const QRect& plot, uint64_t bytes, const QColor& colour,
-                   const QString& label, bool below) const;
+                   const QString& label, bool dashed, int labelTop) const;
     void paintGaps(QPainter& p, const QRect& plot) const;
     uint64_t peak() const;
     uint64_t lowerBound() const;

@@ -417,7 +417,7 @@ void TimelineView::paintTimeAxis(QPainter& p, const QRect& plot) {
 
 namespace {
 
-constexpr int kStripRow = 22; // height of one row of the top strip
+constexpr int kStripRow = 22; // height of one row of the top strip (stripRowHeight)
 
 } // namespace
 
@@ -436,6 +436,33 @@ int TimelineView::legendWidth(const QFontMetrics& fm) const {
 QString TimelineView::roleLabel(Role r) {
     auto name = role_name(r);
     return QString::fromUtf8(name.data(), qsizetype(name.size()));
+}
+
+namespace {
+
+const QString kPartSeparator = QStringLiteral(" · ");
+
+} // namespace
+
+QStringList TimelineView::flowHeader(const QFontMetrics& fm, const QString& header, int first,
+                                     int rest, int slack, int maxLines) {
+    QStringList lines;
+    QString line;
+    int available = first;
+    for (const QString& part : header.split(kPartSeparator)) {
+        const QString joined = line.isEmpty() ? part : line + kPartSeparator + part;
+        const bool fits = fm.horizontalAdvance(joined) + slack <= available;
+        if (fits || int(lines.size()) + 1 >= maxLines ||
+            (line.isEmpty() && available == rest)) { // too long for any row: elided there
+            line = joined;
+            continue;
+        }
+        lines << line; // empty when the first part did not fit beside the indent
+        line = part;
+        available = rest;
+    }
+    lines << line;
+    return lines;
 }
 
 bool TimelineView::legendOwnRow() const {
@@ -460,29 +487,51 @@ int TimelineView::legendRows(const QFontMetrics& fm, int available) const {
     return rows;
 }
 
+int TimelineView::stripRowHeight() const {
+    return kStripRow;
+}
+
+int TimelineView::headerLines() const {
+    topStripHeight(); // measures when the key changed
+    return strip_.headerLines;
+}
+
 int TimelineView::topStripHeight() const {
-    const StripHeight key{width(), ctx_->colorMode(), legendRoles(), plan_.get(), 0};
+    const StripHeight key{width(), ctx_->colorMode(), legendRoles(), plan_.get(), 0, 1};
     if (key.width != strip_.width || key.mode != strip_.mode || key.roles != strip_.roles ||
         key.plan != strip_.plan) {
         strip_ = key;
-        strip_.height = legendOwnRow()
-                            ? kStripRow * (1 + legendRows(QFontMetrics(font()), width() - 12))
-                            : kStripRow;
+        if (legendOwnRow()) {
+            const QFontMetrics fm(font());
+            const int rest = width() - 12;
+            strip_.headerLines = int(flowHeader(fm, headerText(), rest - headerIndent(), rest,
+                                                fm.horizontalAdvance(QStringLiteral("0000")))
+                                         .size());
+            strip_.height = stripRowHeight() * (strip_.headerLines + legendRows(fm, rest));
+        } else {
+            strip_.height = stripRowHeight();
+        }
     }
     return strip_.height;
 }
 
 void TimelineView::paintHeader(QPainter& p) {
-    QRect strip(0, 0, width(), topStripHeight());
+    const QRect strip(0, 0, width(), topStripHeight());
     p.fillRect(strip, palette_.background());
-    QFontMetrics fm(font());
-    // Own rows: the header above, the legend below it, wrapped into as many rows as it needs.
-    // Subclasses with their own strip height (the arena layout's selector) keep one row.
-    const bool twoRows = strip.height() >= 2 * kStripRow && legendOwnRow();
-    const QRect headerRow = twoRows ? QRect(0, 0, width(), kStripRow) : strip;
-    QRect legendRow = twoRows ? QRect(0, kStripRow, width(), kStripRow) : strip;
-    QRect textArea = headerRow.adjusted(6 + headerIndent(), 0, -6, 0);
-    const int legendLeft = twoRows ? 6 : textArea.left() + fm.horizontalAdvance(headerText()) + 20;
+    const QFontMetrics fm(font());
+    const int row = stripRowHeight();
+    // One row: the header on the left, the legend on the right. Else the header flows into rows
+    // of its own (as many as it was measured to need) and the legend below it, wrapped into as
+    // many rows as it needs, so that it explains every colour drawn.
+    const bool ownRows = strip.height() > row;
+    const QString header = headerText();
+    const int rest = width() - 12;
+    const QStringList lines =
+        ownRows ? flowHeader(fm, header, rest - headerIndent(), rest, 0, headerLines())
+                : QStringList{header};
+    QRect legendRow = ownRows ? QRect(0, row * int(lines.size()), width(), row) : strip;
+    const int headerLeft = 6 + headerIndent();
+    const int legendLeft = ownRows ? 6 : headerLeft + fm.horizontalAdvance(header) + 20;
     // Legend from the right: swatch + name for each role present (or the slot note).
     int x = legendRow.right() - 6;
     p.setPen(palette_.text());
@@ -497,8 +546,8 @@ void TimelineView::paintHeader(QPainter& p) {
             const QString label = roleLabel(Role(r));
             int w = fm.horizontalAdvance(label) + 14;
             if (x - w < legendLeft) {
-                if (!twoRows || x == legendRow.right() - 6) break; // no room left at all
-                legendRow.translate(0, kStripRow);                 // the next row
+                if (!ownRows || x == legendRow.right() - 6) break; // no room left at all
+                legendRow.translate(0, row);                       // the next row
                 x = legendRow.right() - 6;
             }
             x -= w;
@@ -510,10 +559,13 @@ void TimelineView::paintHeader(QPainter& p) {
         }
     }
     p.setPen(palette_.text());
-    const int headerRight = twoRows ? textArea.right() : x - 8;
-    QString header =
-        fm.elidedText(headerText(), Qt::ElideRight, std::max(0, headerRight - textArea.left()));
-    p.drawText(textArea, Qt::AlignVCenter | Qt::AlignLeft, header);
+    for (int i = 0; i < int(lines.size()); ++i) {
+        const int left = i == 0 ? headerLeft : 6;
+        const int right = ownRows ? width() - 6 : x - 8;
+        const QRect area(left, i * row, std::max(0, right - left), row);
+        p.drawText(area, Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(lines[i], Qt::ElideRight, area.width()));
+    }
 }
 
 void TimelineView::paintBandTints(QPainter& p, const QRect& plot,
@@ -594,15 +646,21 @@ void TimelineView::paintBandedGutter(QPainter& p, const QRect& gutter,
         paintRowLabels(p, area, rows, rowLabel);
         return;
     }
-    // Rows too thin to name: a sticky summary at the top of each visible band.
+    // Rows too thin to name: a sticky summary at the top of each visible band, on two lines,
+    // or on one (the summary dropped if need be) where the band is one line high.
     p.setPen(viewPalette().text());
     for (const ArenaBand& b : bands) {
         double y0 = std::max(yOfValue(b.first), double(gutter.top()));
         double y1 = std::min(yOfValue(b.first + b.count), double(gutter.bottom()));
-        if (y1 - y0 < 2 * fm.height() + 4) continue;
-        QRectF box(area.left() + 4, y0 + 2, area.width() - 8, y1 - y0 - 4);
-        QString text =
-            QString::fromStdString(plan()->arenas[b.arena].config.name) + '\n' + bandSummary(b);
+        if (y1 - y0 < fm.height() + 2) continue;
+        QRectF box(area.left() + 4, y0 + 1, area.width() - 8, y1 - y0 - 2);
+        const QString name = QString::fromStdString(plan()->arenas[b.arena].config.name);
+        QString text = name + '\n' + bandSummary(b);
+        if (y1 - y0 < 2 * fm.height() + 4) {
+            text = name + QStringLiteral(" · ") + bandSummary(b);
+            if (fm.horizontalAdvance(text) > box.width()) text = name;
+            if (fm.horizontalAdvance(text) > box.width()) continue; // whole or not at all
+        }
         p.drawText(box, Qt::AlignTop | Qt::AlignLeft, text);
     }
 }

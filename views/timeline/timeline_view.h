@@ -20,6 +20,8 @@
 #include <QStaticText>
 #include <QWidget>
 
+#include <climits>
+
 #include <functional>
 #include <memory>
 #include <vector>
@@ -67,6 +69,14 @@ class TimelineView : public QWidget {
     size_t cachedRectCount() const { return cache_.batches.rectCount(); }
 
     static QString navigationHelp();
+    // The top strip's header lines: the header's " · "-separated parts flowed into rows, the
+    // first row `first` pixels wide and the others `rest`, each part kept whole with `slack`
+    // pixels to spare (the header's numbers change with the step while the strip keeps its
+    // height). The first line is empty when not even the first part fits beside the indent; a
+    // part too long for any row is left to be elided there. At most maxLines: what is left
+    // joins the last line.
+    static QStringList flowHeader(const QFontMetrics& fm, const QString& header, int first,
+                                  int rest, int slack, int maxLines = INT_MAX);
 
     QSize sizeHint() const override { return {640, 320}; }
     QSize minimumSizeHint() const override { return {200, 120}; }
@@ -97,9 +107,13 @@ class TimelineView : public QWidget {
     virtual void paintOverlay(QPainter&, const QRect& /*plot*/) {}
     virtual void paintGutter(QPainter& p, const QRect& gutter) = 0;
     virtual int gutterWidth() const { return 120; }
-    // One row (header and legend), or two when the legend would not fit beside the header:
-    // the legend explains every colour drawn, so it never gives way to the header.
-    virtual int topStripHeight() const;
+    // One row (header and legend), or, when the legend would not fit beside the header, rows for
+    // the header (its " · "-separated parts flowed, whole) and rows for the legend: the legend
+    // explains every colour drawn, so it never gives way to the header.
+    int topStripHeight() const;
+    virtual int stripRowHeight() const;
+    // Rows the header takes in the top strip (1 when header and legend share one row).
+    int headerLines() const;
     // Whether the legend needs a row of its own at the present width.
     bool legendOwnRow() const;
     // Left part of the top strip ("Live ranges · 1,234 tensors").
@@ -223,6 +237,7 @@ class TimelineView : public QWidget {
         uint32_t roles = 0;
         const Plan* plan = nullptr;
         int height = 0;
+        int headerLines = 1;
     };
     mutable StripHeight strip_;
     std::vector<uint8_t> colourKeys_;

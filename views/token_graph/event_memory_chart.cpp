@@ -25,8 +25,37 @@ void EventMemoryChart::setTrace(const lazy::Trace* trace) {
     update();
 }
 
+namespace {
+
+constexpr double kLegendRow = 16;
+
+} // namespace
+
+QStringList EventMemoryChart::legendNames() {
+    return {tr("live"), tr("pending release"), tr("acquirable")};
+}
+
+// The legend's items flow into rows; an item is measured with the widest value it can show, so
+// the plot keeps its place while the values change from event to event.
+std::vector<QPointF> EventMemoryChart::legendPositions() const {
+    const QFontMetrics fm = fontMetrics();
+    const int widestValue = fm.horizontalAdvance(QStringLiteral(" 1023.99 MiB"));
+    std::vector<QPointF> at;
+    double x = 8, y = 23;
+    for (const QString& name : legendNames()) {
+        const double w = 14 + fm.horizontalAdvance(name) + widestValue;
+        if (x > 8 && x + w > width() - 8) {
+            x = 8;
+            y += kLegendRow;
+        }
+        at.emplace_back(x, y);
+        x += w + 12;
+    }
+    return at;
+}
+
 QRectF EventMemoryChart::plotRect() const {
-    return QRectF(rect()).adjusted(8, 40, -8, -6);
+    return QRectF(rect()).adjusted(8, legendPositions().back().y() + 17, -8, -6);
 }
 
 void EventMemoryChart::paintEvent(QPaintEvent*) {
@@ -48,13 +77,12 @@ void EventMemoryChart::paintEvent(QPaintEvent*) {
                tr("Pool at event %1: %2 held")
                    .arg(at)
                    .arg(humanBytes(parts_at[0] + parts_at[1] + parts_at[2])));
-    const QString names[3] = {tr("live"), tr("pending release"), tr("acquirable")};
-    double x = 8;
+    const QStringList names = legendNames();
+    const std::vector<QPointF> legend = legendPositions();
     for (int k = 0; k < 3; ++k) {
-        p.fillRect(QRectF(x, 23, 10, 10), colours[k]);
-        const QString label = QStringLiteral("%1 %2").arg(names[k], humanBytes(parts_at[k]));
-        p.drawText(QPointF(x + 14, 32), label);
-        x += 14 + fontMetrics().horizontalAdvance(label) + 12;
+        p.fillRect(QRectF(legend[k], QSizeF(10, 10)), colours[k]);
+        p.drawText(legend[k] + QPointF(14, 9),
+                   QStringLiteral("%1 %2").arg(names[k], humanBytes(parts_at[k])));
     }
     const int columns = std::max(1, int(plot.width()));
     for (int c = 0; c < columns; ++c) {

@@ -4,7 +4,11 @@
 // are merged to one per pixel (the largest value in each), so 10k+ events draw at once.
 #include "lazy/trace_state.h"
 
+#include <QPointF>
+#include <QStringList>
 #include <QWidget>
+
+#include <vector>
 
 namespace tmmu::views {
 
@@ -23,6 +27,8 @@ class EventMemoryChart : public QWidget {
     void mousePressEvent(QMouseEvent* event) override;
 
   private:
+    static QStringList legendNames();
+    std::vector<QPointF> legendPositions() const; // the swatches' top left corners
     QRectF plotRect() const;
     PlanContext* ctx_;
     lazy::MemorySeries series_;
