@@ -13,9 +13,6 @@
 #include "test_support.h"
 
 #include <QApplication>
-#include <QBarCategoryAxis>
-#include <QBarSeries>
-#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QLabel>
@@ -180,7 +177,9 @@ class TestCharts : public QObject {
         showPlan(ctx, example("linear_chain.json", Mode::Inference), Mode::Inference);
         strategies.setResults({{"auto", 100, 90, 0.5, {}}}, "auto");
         QCOMPARE(memory.chart()->backgroundBrush().color(), ViewPalette(true).background());
-        QCOMPARE(strategies.chart()->backgroundBrush().color(), ViewPalette(true).background());
+        strategies.resize(400, 300);
+        QCOMPARE(strategies.bars()->grab().toImage().pixelColor(2, 2),
+                 ViewPalette(true).background());
         QApplication::setPalette(saved);
         QCoreApplication::processEvents();
         QCOMPARE(memory.chart()->backgroundBrush().color(), ViewPalette(false).background());
@@ -192,22 +191,33 @@ class TestCharts : public QObject {
                                             {"ffd", 1000, 1000, 0.5, {}},
                                             {"best-fit", 0, 0, 0.0, "ARENA_TOO_SMALL at arena"}};
         chart.setResults(results, "ffd");
-        QBarSeries* bars = nullptr;
-        for (QAbstractSeries* s : chart.chart()->series())
-            if (auto* b = qobject_cast<QBarSeries*>(s)) bars = b;
-        QVERIFY(bars);
-        QCOMPARE(bars->count(), 2);
-        QCOMPARE(bars->barSets()[0]->at(0), 1200.0 / 1024.0); // KiB
-        QCOMPARE(bars->barSets()[1]->at(1), 1000.0 / 1024.0);
-        auto* axis = qobject_cast<QBarCategoryAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
-        QVERIFY(axis);
-        QStringList categories = axis->categories();
-        QCOMPARE(categories.size(), 3);
-        QVERIFY2(categories[0].contains("+20.0%"), qPrintable(categories[0]));
-        QVERIFY(categories[1].startsWith("[ffd]"));
-        QVERIFY(categories[2].contains("failed"));
-        QLineSeries* time = lineSeriesOf(chart.chart()).at(0);
-        QCOMPARE(time->at(0).y(), 1.5);
+        chart.resize(500, 300);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        const QStringList labels = chart.labels();
+        QCOMPARE(labels.size(), 3);
+        QVERIFY2(labels[0].contains("+20.0%"), qPrintable(labels[0]));
+        QVERIFY(labels[1].startsWith("[ffd]"));
+        QVERIFY(labels[2].contains("failed"));
+        // Bars scale to the tallest height, time bars to the slowest strategy; a failure has
+        // neither.
+        const QRectF tallest = chart.heightBar(0), ffd = chart.heightBar(1);
+        QVERIFY(tallest.width() > 50);
+        QCOMPARE(ffd.width() / tallest.width(), 1000.0 / 1200.0);
+        QCOMPARE(chart.timeBar(1).width() / chart.timeBar(0).width(), 0.5 / 1.5);
+        QVERIFY(chart.heightBar(2).isEmpty() && chart.timeBar(2).isEmpty());
+        // Rows do not overlap, and the names column leaves the bars room.
+        QVERIFY(tallest.bottom() <= ffd.top());
+        const QImage image = chart.bars()->grab().toImage();
+        const ViewPalette palette = ViewPalette::fromApplication();
+        QCOMPARE(image.pixelColor(tallest.center().toPoint()), palette.role(Role::Parameter));
+        // The lower bound crosses the bar that is above it: 1000 of 1200.
+        const int boundX = int(tallest.left() + tallest.width() * 1000.0 / 1200.0);
+        bool marked = false;
+        for (int dx = -2; dx <= 2; ++dx)
+            marked |=
+                image.pixelColor(boundX + dx, int(tallest.center().y())) == palette.lowerBound();
+        QVERIFY(marked);
     }
 
     void stepControlShowsStepAndNode() {

@@ -1,7 +1,11 @@
 #pragma once
-// Strategy comparison: for one model, each strategy's total height against the lower bound
-// (bars) and its planning time (line on a second axis). The chart only draws what it is given;
-// the studio's planning worker computes the results.
+// Strategy comparison: for one model, a row per strategy with its name and distance from the
+// lower bound, a bar for its total height with the lower bound marked across it, and its
+// planning time (a thin bar under it, and in figures). Rows of text beside horizontal bars read
+// whole at any dock width, where upright labels under vertical bars were cut to a few letters;
+// a dock too short for every row scrolls. The chart only draws what it is given; the studio's
+// planning worker computes the results.
+#include <QStringList>
 #include <QWidget>
 
 #include <cstdint>
@@ -9,9 +13,8 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
-class QChart;
-class QChartView;
 class QLabel;
+class QScrollArea;
 QT_END_NAMESPACE
 
 namespace tmmu::views {
@@ -24,28 +27,35 @@ struct StrategyResult {
     std::string error;        // non-empty: the strategy failed (e.g. "ARENA_TOO_SMALL at ...")
 };
 
+class StrategyBars;
+class StrategyLegend;
+
 class StrategyChart : public QWidget {
     Q_OBJECT
   public:
     explicit StrategyChart(QWidget* parent = nullptr);
 
-    // current names the strategy of the plan on screen; its category is marked.
+    // current names the strategy of the plan on screen; its row is marked ("[auto]", bold).
     void setResults(std::vector<StrategyResult> results, const std::string& current);
     // Shows a one-line message instead of the chart ("Comparing strategies...").
     void showMessage(const QString& message);
     const std::vector<StrategyResult>& results() const { return results_; }
-    QChart* chart() const { return chart_; }
-
-  protected:
-    void changeEvent(QEvent* event) override;
+    // Each row's label: "[auto] +0.00%", "slots +77.5%", "best-fit failed".
+    QStringList labels() const;
+    // The drawing (in its own coordinates): for tests and screenshots.
+    QWidget* bars() const;
+    // Row i's height bar and planning-time bar, in bars()' coordinates (empty for a failure).
+    QRectF heightBar(size_t i) const;
+    QRectF timeBar(size_t i) const;
 
   private:
-    void rebuild();
+    friend class StrategyBars;
+    friend class StrategyLegend;
 
     std::vector<StrategyResult> results_;
     std::string current_;
-    QChart* chart_;
-    QChartView* view_;
+    StrategyBars* bars_;
+    QScrollArea* scroll_;
     QLabel* message_;
 };
 
