@@ -75,11 +75,13 @@ StudioStatusBar::StudioStatusBar(QWidget* parent)
         cancel_->show();
     });
     connect(cancel_, &QToolButton::clicked, this, &StudioStatusBar::cancelRequested);
+    connect(this, &QStatusBar::messageChanged, this, &StudioStatusBar::fitMessage);
 }
 
 QLabel* StudioStatusBar::addField(const char* name, int minChars) {
+    QFrame* rule = nullptr;
     if (field("model")) { // a thin rule between fields
-        auto* rule = new QFrame(this);
+        rule = new QFrame(this);
         rule->setFrameShape(QFrame::VLine);
         rule->setFrameShadow(QFrame::Sunken);
         addPermanentWidget(rule);
@@ -89,7 +91,40 @@ QLabel* StudioStatusBar::addField(const char* name, int minChars) {
     label->setObjectName(QString::fromLatin1("status_%1").arg(QLatin1String(name)));
     label->setMinimumWidth(label->fontMetrics().averageCharWidth() * minChars);
     addPermanentWidget(label);
+    fields_.push_back({label, rule});
     return label;
+}
+
+void StudioStatusBar::fitMessage() {
+    const QString message = currentMessage();
+    setToolTip(message); // the whole message, even where fields had to stay
+    for (const Field& f : fields_) {
+        f.label->show();
+        if (f.rule) f.rule->show();
+    }
+    if (message.isEmpty()) return;
+    // The message takes what the fields leave; fields give way, least telling first, until the
+    // message fits (the plan's height and distance from the bound stay longest).
+    auto widthOf = [](const QWidget* w) {
+        return w ? std::max(w->sizeHint().width(), w->minimumWidth()) + 6 : 0;
+    };
+    int left = width() - fontMetrics().horizontalAdvance(message) - 24;
+    for (const Field& f : fields_)
+        left -= widthOf(f.label) + widthOf(f.rule);
+    for (const char* name : {"hash", "mode", "model", "strategy", "over"}) {
+        if (left >= 0) break;
+        for (const Field& f : fields_)
+            if (f.label == field(name)) {
+                left += widthOf(f.label) + widthOf(f.rule);
+                f.label->hide();
+                if (f.rule) f.rule->hide();
+            }
+    }
+}
+
+void StudioStatusBar::resizeEvent(QResizeEvent* event) {
+    QStatusBar::resizeEvent(event);
+    fitMessage();
 }
 
 QLabel* StudioStatusBar::field(const char* name) const {

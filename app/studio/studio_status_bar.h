@@ -2,8 +2,11 @@
 // The main window's status bar: a summary of the plan on screen (model, mode, strategy, height,
 // % over the lower bound, plan hash prefix) as permanent fields, plus a progress bar with a
 // Cancel button for the worker's running job. They appear only when the worker stays busy longer
-// than kProgressDelayMs, so quick jobs do not flicker, and stay up across back-to-back jobs.
+// than kProgressDelayMs, so quick jobs do not flicker, and stay up across back-to-back jobs. A
+// message too long for the room the fields leave hides fields until it fits.
 #include <QStatusBar>
+
+#include <vector>
 
 QT_BEGIN_NAMESPACE
 class QLabel;
@@ -43,9 +46,20 @@ class StudioStatusBar : public QStatusBar {
   signals:
     void cancelRequested(); // cancel the running job
 
-  private:
-    QLabel* addField(const char* name, int minChars);
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
 
+  private:
+    // A summary field and the rule before it (none before the first).
+    struct Field {
+        QLabel* label;
+        QWidget* rule;
+    };
+    QLabel* addField(const char* name, int minChars);
+    // Hides summary fields while the message needs their room; shows them all again after.
+    void fitMessage();
+
+    std::vector<Field> fields_;
     QProgressBar* bar_;
     QToolButton* cancel_;
     QTimer* delay_;

@@ -332,6 +332,41 @@ class TestMainWindow : public QObject {
         QVERIFY(!bar.progressVisible());
     }
 
+    // A message longer than the room the plan's fields leave is not cut: the fields give way
+    // (the hash first, the height and distance from the bound last) and come back after it.
+    void longMessagesTakeTheFieldsRoom() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        QVERIFY(w.openModelSync(default_model_path(), PlanSettings{}));
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        StudioStatusBar* bar = w.studioStatusBar();
+        const QString brief = "Session 3 shown";
+        bar->showMessage(brief);
+        for (const char* name : {"model", "mode", "strategy", "height", "over", "hash"})
+            QVERIFY2(bar->field(name)->isVisible(), name);
+        const QString altered =
+            "Session 12 shown — ALTERED: the stored plan's hash 44fb7a89 does not match the plan "
+            "decoded from the checkpoint (e0c1d2f3); its summary and metrics are as recorded";
+        bar->showMessage(altered);
+        QCoreApplication::processEvents(); // the bar lays the fields out again
+        QVERIFY(!bar->field("hash")->isVisible());
+        QVERIFY(bar->field("height")->isVisible());
+        int fieldsRight = bar->width();
+        for (const char* name : {"model", "mode", "strategy", "height", "over", "hash"})
+            if (bar->field(name)->isVisible())
+                fieldsRight = std::min(fieldsRight, bar->field(name)->geometry().left());
+        QVERIFY2(bar->fontMetrics().horizontalAdvance(altered) < fieldsRight,
+                 qPrintable(QStringLiteral("message %1 px, fields from %2 px")
+                                .arg(bar->fontMetrics().horizontalAdvance(altered))
+                                .arg(fieldsRight)));
+        QCOMPARE(bar->toolTip(), altered);
+        bar->clearMessage();
+        for (const char* name : {"model", "mode", "strategy", "height", "over", "hash"})
+            QVERIFY2(bar->field(name)->isVisible(), name);
+    }
+
     // Whatever job runs, the status bar shows its title and progress, and Cancel stops it.
     void statusBarCancelsTheRunningJob() {
         MainWindow w;
