@@ -17,6 +17,7 @@
 #include "planning_controls.h"
 #include "run_panel.h"
 #include "session_actions.h"
+#include "session_jobs.h"
 #include "studio_options.h"
 #include "studio_status_bar.h"
 #include "style/text_format.h"
@@ -197,6 +198,31 @@ void MainWindow::openLazyProgram(const QString& path, bool remember) {
         [this](const JobFailure& f) { onFailed(f); });
 }
 
+void MainWindow::openSessionExport(const QString& path, bool remember) {
+    lastFailure_.clear();
+    pendingPath_ = path;
+    jobs_->submit(
+        {tr("Opening %1").arg(QFileInfo(path).fileName()), kShownPlanKey, this},
+        [file = path.toStdString()](const Progress&) { return read_session_export(file); },
+        [this, remember](const ExportedShown& shown) {
+            pendingRemember_ = remember;
+            controls_->setSettings(shown.outcome.settings);
+            onPlanned(shown.outcome);
+            // No model in the file: nothing to plan the other strategies with.
+            strategies_->showMessage(
+                tr("An exported session holds its plan, not its model: open the model to "
+                   "compare strategies"));
+            const QString title = QString::fromStdString(shown.title);
+            status_->showMessage(
+                shown.altered_reason.empty()
+                    ? tr("Session %1 (%2) as exported").arg(shown.id).arg(title)
+                    : tr("Session %1 (%2) as exported — ALTERED: %3")
+                          .arg(shown.id)
+                          .arg(title, QString::fromStdString(shown.altered_reason)));
+        },
+        [this](const JobFailure& f) { onFailed(f); });
+}
+
 void MainWindow::onLazyShown(const LazyShown& shown) {
     if (shown.buffers.plan) {
         onPlanned(shown.buffers);
@@ -305,6 +331,10 @@ void MainWindow::connectJobs() {
 void MainWindow::openModel(const QString& path, const PlanSettings& settings, bool remember) {
     if (looks_like_lazy_program_file(path.toStdString())) {
         openLazyProgram(path, remember);
+        return;
+    }
+    if (looks_like_session_export_file(path.toStdString())) {
+        openSessionExport(path, remember);
         return;
     }
     PlanJob job;

@@ -68,6 +68,10 @@ class MainWindow : public QMainWindow {
     // token graph and engine state docks, its pool buffers as the plan on screen, one event per
     // step. openModel comes here for files that look like one.
     void openLazyProgram(const QString& path, bool remember = true);
+    // Shows a session exported as JSON (tmmu export --format json) as its plan, off the UI
+    // thread; openModel comes here for files that look like one. There is no model in it to
+    // re-plan or compare strategies with.
+    void openSessionExport(const QString& path, bool remember = true);
     // The same, waiting (in a local event loop) until every job is done, strategy comparison
     // included. Returns false on failure. For screenshot mode.
     bool openModelSync(const QString& path, const PlanSettings& settings);

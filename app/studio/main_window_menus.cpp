@@ -175,7 +175,7 @@ void MainWindow::openFileDialog() {
         this, tr("Open model"), dir,
         tr("Models and programs (*.json *.csv *.onnx);;Native IR JSON (*.json);;Transformer "
            "config (*.json);;ONNX model (*.onnx);;Offset-assignment CSV (*.csv);;Lazy program "
-           "(*.json);;All files (*)"));
+           "(*.json);;Exported session (*.json);;All files (*)"));
     if (!path.isEmpty()) openModel(path);
 }
 

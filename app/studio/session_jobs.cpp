@@ -1,6 +1,10 @@
 #include "session_jobs.h"
 
 #include "core/failure.h"
+#include "io/file_io.h"
+#include "report/session_json_read.h"
+
+#include <fmt/format.h>
 
 #include <chrono>
 #include <filesystem>
@@ -61,6 +65,29 @@ PlanSettings settings_of(const sessions::SessionInput& in) {
     for (const ArenaConfig& a : in.options.policy.arenas)
         if (a.capacity != UINT64_MAX) s.capacities.emplace_back(a.name, a.capacity);
     return s;
+}
+
+bool looks_like_session_export_file(const std::string& path) {
+    return sessions::report::looks_like_session_json(read_file_head(path, 4096));
+}
+
+ExportedShown read_session_export(const std::string& path) {
+    sessions::report::ExportedSession exported =
+        sessions::report::read_session_json(read_text_file(path), path);
+    ExportedShown shown;
+    shown.id = exported.id;
+    shown.title = exported.title;
+    if (exported.altered) shown.altered_reason = exported.altered_reason;
+    auto model = std::make_shared<LoadedModel>();
+    model->kind = ModelKind::DsaCsv; // no graph: the views show tensors without producers
+    model->path = path;
+    model->description =
+        fmt::format("session {} exported as JSON: its plan, not its model", exported.id);
+    shown.outcome.settings.mode = exported.plan.mode.value_or(Mode::Training);
+    shown.outcome.settings.strategy = exported.plan.strategy;
+    shown.outcome.plan = std::make_shared<const Plan>(std::move(exported.plan));
+    shown.outcome.model = std::move(model);
+    return shown;
 }
 
 OpenedSession open_stored(const StoreRef& store, int64_t id) {

@@ -38,6 +38,18 @@ RecordedRun record_run(const StoreRef& store, const PlanOutcome& run, const std:
 // The toolbar settings a stored run was planned with (what the controls should show).
 PlanSettings settings_of(const sessions::SessionInput& in);
 
+// A session exported as JSON (`tmmu export ID --format json`, File > Export), read back to be
+// shown: its plan, and a model that names the file but holds nothing to plan again (re-planning
+// it says so). Throws what report::read_session_json throws.
+struct ExportedShown {
+    PlanOutcome outcome;
+    int64_t id = 0;
+    std::string title;
+    std::string altered_reason; // non-empty: exported from an altered session
+};
+bool looks_like_session_export_file(const std::string& path);
+ExportedShown read_session_export(const std::string& path);
+
 // A stored session ready to show: outcome holds its decoded plan and model, or is null when the
 // plan does not decode (session.altered says why; session.plan was moved into outcome).
 struct OpenedSession {

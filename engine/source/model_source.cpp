@@ -108,6 +108,10 @@ Plan plan_model(const LoadedModel& model, Mode mode, const PlanOptions& options,
                           model.annotations.notes.end());
         return plan;
     }
+    if (!model.problem)
+        fail(FailureCode::InvalidArgument, model.path,
+             "holds a plan, not a model (an exported session): there is nothing to plan again; "
+             "open the model it was planned from");
     return plan_problem(model.problem->problem, model.problem->ids, options, progress, model.path);
 }
 

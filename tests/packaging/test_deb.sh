@@ -25,7 +25,8 @@ for f in bin/tmmu bin/tmmu-studio share/applications/tmmu-studio.desktop \
          share/icons/hicolor/scalable/apps/tmmu-studio.svg share/man/man1/tmmu.1 \
          share/man/man1/tmmu-studio.1 share/bash-completion/completions/tmmu \
          share/bash-completion/completions/tmmu-studio share/tmmu/models/gpt2-small.json \
-         share/tmmu/docs/outputs.md; do
+         share/tmmu/docs/outputs.md share/tmmu/docs/user-guide.md \
+         share/tmmu/docs/guide/window.png; do
     [ -e "$usr/$f" ] || fail "the package lacks /usr/$f"
 done
 for size in 16 24 32 48 64 128 256; do
@@ -43,12 +44,22 @@ summary=$("$usr/bin/tmmu" plan --mode inference --batch 1 --seq 64)
 echo "$summary" | grep -q "^model      $usr/share/tmmu/models/gpt2-small.json" ||
     fail "the installed tmmu did not plan its own bundled model: $summary"
 
+# A session exported as JSON opens in the installed studio (what a file manager runs for it).
+"$usr/bin/tmmu" plan --mode inference --batch 1 --seq 64 --record --sessions "$work/s.db" \
+    > /dev/null
+"$usr/bin/tmmu" export 1 --format json --sessions "$work/s.db" --out "$work/session.json"
+QT_QPA_PLATFORM=offscreen "$usr/bin/tmmu-studio" "$work/session.json" \
+    --screenshot "$work/session.png" 2> "$work/studio.log" ||
+    { cat "$work/studio.log"; fail "the installed studio did not open an exported session"; }
+[ -s "$work/session.png" ] || fail "no screenshot of the exported session"
+
 # Desktop integration files validate.
 appstreamcli validate --no-net "$usr/share/metainfo/tmmu-studio.metainfo.xml" > /dev/null ||
     fail "appstreamcli validate"
 desktop-file-validate "$usr/share/applications/tmmu-studio.desktop" || fail "desktop file"
 update-mime-database "$usr/share/mime" > /dev/null
-for type in application/x-tmmu-ir+json text/x-tmmu-offsets+csv application/x-onnx; do
+for type in application/x-tmmu-ir+json text/x-tmmu-offsets+csv application/x-tmmu-session+json \
+            application/x-onnx; do
     grep -qx "$type" "$usr/share/mime/types" || fail "MIME type $type not registered"
     grep -q "$type" "$usr/share/applications/tmmu-studio.desktop" || fail "desktop file lacks $type"
 done

@@ -2,6 +2,7 @@
 // parses as XML, the PDF renders, the CSV and JSON match the plan, the Chrome trace carries
 // the Trace Event Format's fields. Plus determinism, altered sessions and the CLI.
 #include "report/export.h"
+#include "report/session_json_read.h"
 #include "session_store.h"
 #include "test_support.h"
 
@@ -243,6 +244,80 @@ class TestExport : public QObject {
     // Batch and seq appear only where they shaped the model. Sessions recorded before they
     // were zeroed for other models stored the defaults 8 / 1024 for an IR or CSV too, and
     // reports printed those as if they meant something.
+    // An exported JSON reads back into the plan it was made from: every tensor, every arena's
+    // buffers where the plan put them (views inside their bases), metrics, series, hashes.
+    void jsonReadsBackIntoThePlan() {
+        for (const Session* s : {&graph_, &problem_, &views_}) {
+            const Plan& original = *s->plan;
+            const std::string text = export_session(*s, ExportFormat::Json);
+            QVERIFY(report::looks_like_session_json(text.substr(0, 4096)));
+            const report::ExportedSession read = report::read_session_json(text, "s.json");
+            const Plan& p = read.plan;
+            QCOMPARE(read.id, s->summary.id);
+            QCOMPARE(read.title, s->summary.title);
+            QCOMPARE(p.plan_hash, original.plan_hash);
+            QCOMPARE(p.mode, original.mode);
+            QCOMPARE(p.tensors.size(), original.tensors.size());
+            for (size_t i = 0; i < p.tensors.size(); ++i) {
+                const PlannedTensor &a = p.tensors[i], &b = original.tensors[i];
+                QVERIFY(a.id == b.id && a.name == b.name && a.role == b.role &&
+                        a.arena == b.arena && a.buffer == b.buffer && a.slot == b.slot &&
+                        a.offset == b.offset && a.size == b.size && a.life.begin == b.life.begin &&
+                        a.life.end == b.life.end);
+            }
+            QCOMPARE(p.arenas.size(), original.arenas.size());
+            for (size_t a = 0; a < p.arenas.size(); ++a) {
+                const ArenaPlan &x = p.arenas[a], &y = original.arenas[a];
+                QCOMPARE(x.config.name, y.config.name);
+                QCOMPARE(x.solution.offsets, y.solution.offsets);
+                QCOMPARE(x.solution.height, y.metrics.peak_bytes);
+                QCOMPARE(x.problem.buffers.size(), y.problem.buffers.size());
+                for (size_t b = 0; b < x.problem.buffers.size(); ++b)
+                    QVERIFY(x.problem.buffers[b].size <= y.problem.buffers[b].size);
+                QCOMPARE(x.metrics.lower_bound, y.metrics.lower_bound);
+                QCOMPARE(x.slot_of_buffer, y.slot_of_buffer);
+            }
+            QCOMPARE(p.series.times, original.series.times);
+            QCOMPARE(p.series.live_bytes, original.series.live_bytes);
+        }
+        QVERIFY(!report::looks_like_session_json("{\"format\": \"tmmu-lazy-program\"}"));
+    }
+
+    // A damaged export says what is wrong and where; a placement no plan could have is refused
+    // by the validator.
+    void badJsonExportsAreRefused() {
+        const nlohmann::json good =
+            nlohmann::json::parse(export_session(problem_, ExportFormat::Json));
+        auto read = [](const nlohmann::json& j) {
+            return report::read_session_json(j.dump(), "bad.json");
+        };
+        TMMU_EXPECT_FAILURE(report::read_session_json("{\"format\": ", "bad.json"),
+                            FailureCode::IoError);
+        nlohmann::json other = good;
+        other["format"] = "tmmu-plan";
+        TMMU_EXPECT_FAILURE(read(other), FailureCode::IoError);
+        nlohmann::json missing = good;
+        missing["tensors"][0].erase("offset");
+        TMMU_EXPECT_FAILURE(read(missing), FailureCode::IoError);
+        nlohmann::json stranger = good;
+        stranger["tensors"][0]["arena"] = "nowhere";
+        TMMU_EXPECT_FAILURE(read(stranger), FailureCode::IoError);
+        // Two tensors alive together moved onto the same bytes.
+        nlohmann::json collide = good;
+        auto& ts = collide["tensors"];
+        bool moved = false;
+        for (size_t i = 0; i < ts.size() && !moved; ++i)
+            for (size_t k = i + 1; k < ts.size() && !moved; ++k)
+                if (ts[i]["begin"].get<uint64_t>() < ts[k]["end"].get<uint64_t>() &&
+                    ts[k]["begin"].get<uint64_t>() < ts[i]["end"].get<uint64_t>() &&
+                    ts[i]["buffer"] != ts[k]["buffer"]) {
+                    ts[k]["offset"] = ts[i]["offset"];
+                    moved = true;
+                }
+        QVERIFY(moved);
+        TMMU_EXPECT_FAILURE(read(collide), FailureCode::AddressCollision);
+    }
+
     void batchAndSeqOnlyForConfigs() {
         ModelRequest req{Mode::Inference, 2, 64};
         LoadedModel m = load_model(TMMU_SOURCE_DIR "/resources/models/gpt2-small.json", req);

@@ -432,6 +432,34 @@ class TestSessions : public QObject {
                  qPrintable(w.sessions()->lastMessage()));
     }
 
+    // A session exported as JSON opens as its plan (what a file manager does with the file):
+    // the same tensors and hash, no strategies planned beside it, and Re-plan says why it
+    // cannot plan it again instead of failing on the missing model.
+    void exportedSessionOpensAsItsPlan() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        planAndRecord(w, "auto");
+        const std::shared_ptr<const Plan> recorded = w.context()->planPtr();
+        const QString json = dir_.path() + QStringLiteral("/exported.json");
+        QVERIFY2(exportAndWait(w, json, sessions::ExportFormat::Json),
+                 qPrintable(w.sessions()->lastMessage()));
+        MainWindow viewer; // settings isolated (initTestCase): Open Recent may remember it
+        QVERIFY(waitForPlan(viewer, [&] { viewer.openModel(json); }));
+        const Plan& shown = *viewer.context()->plan();
+        QCOMPARE(shown.plan_hash, recorded->plan_hash);
+        QCOMPARE(shown.tensors.size(), recorded->tensors.size());
+        QCOMPARE(shown.arenas.size(), recorded->arenas.size());
+        QVERIFY(viewer.studioStatusBar()->currentMessage().contains("as exported"));
+        QVERIFY(viewer.strategyChart()->results().empty());
+        QVERIFY(viewer.recentFiles().contains(QFileInfo(json).absoluteFilePath()));
+        viewer.replan();
+        waitIdle(viewer);
+        QVERIFY2(viewer.lastFailure().contains("holds a plan, not a model"),
+                 qPrintable(viewer.lastFailure()));
+        QCOMPARE(viewer.context()->plan()->plan_hash, recorded->plan_hash); // still shown
+    }
+
     // Every store read (open, replay, compare, a recorded export) happens on the worker: the
     // probe records the thread of each connection the jobs open.
     void sessionJobsReadTheStoreOnTheWorker() {

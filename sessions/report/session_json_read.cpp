@@ -1,0 +1,197 @@
+#include "report/session_json_read.h"
+
+#include "core/digest.h"
+#include "core/failure.h"
+#include "ir/mode.h"
+#include "plan/validator.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace tmmu::sessions::report {
+namespace {
+
+using json = nlohmann::json;
+
+// Reads field `key` of `j` as T, naming "<where>: <path>" when it is missing or mistyped.
+struct Reader {
+    std::string_view where;
+
+    [[noreturn]] void bad(std::string_view path, std::string_view what) const {
+        fail(FailureCode::IoError, std::string(where), fmt::format("{}: {}", path, what));
+    }
+    const json& at(const json& j, std::string_view key, std::string_view path) const {
+        if (!j.is_object() || !j.contains(key)) bad(path, fmt::format("no \"{}\"", key));
+        return j.at(std::string(key));
+    }
+    template <typename T>
+    T get(const json& j, std::string_view key, std::string_view path) const {
+        const json& v = at(j, key, path);
+        try {
+            return v.get<T>();
+        } catch (const json::exception&) {
+            bad(path, fmt::format("\"{}\" is {}, not what it should be", key, v.type_name()));
+        }
+    }
+};
+
+uint32_t arena_index(const Reader& r, const Plan& plan, const std::string& name,
+                     std::string_view path) {
+    for (size_t i = 0; i < plan.arenas.size(); ++i)
+        if (plan.arenas[i].config.name == name) return uint32_t(i);
+    r.bad(path, fmt::format("arena '{}' is not among the metrics' arenas", name));
+}
+
+// The plan's arenas (those it placed tensors in) with their configuration and metrics.
+void read_arenas(const Reader& r, const json& list, Plan& plan) {
+    if (!list.is_array() || list.empty()) r.bad("metrics", "no arenas");
+    for (const json& m : list) {
+        ArenaPlan a;
+        ArenaConfig& c = a.config;
+        c.name = r.get<std::string>(m, "arena", "metrics");
+        c.capacity = r.at(m, "capacity", c.name).is_null() ? UINT64_MAX
+                                                           : r.get<uint64_t>(m, "capacity", c.name);
+        c.alignment = r.get<uint64_t>(m, "alignment", c.name);
+        a.strategy = r.get<std::string>(m, "strategy", c.name);
+        ArenaMetrics& out = a.metrics;
+        out.peak_bytes = r.get<uint64_t>(m, "peak_bytes", c.name);
+        out.lower_bound = r.get<uint64_t>(m, "lower_bound", c.name);
+        out.slot_count = r.get<uint32_t>(m, "slots", c.name);
+        out.max_live = r.get<uint32_t>(m, "max_live", c.name);
+        out.buffers = r.get<uint32_t>(m, "buffers", c.name);
+        out.tensors = r.get<uint32_t>(m, "tensors", c.name);
+        out.derive_ratios();
+        plan.arenas.push_back(std::move(a));
+    }
+}
+
+void read_tensors(const Reader& r, const json& list, Plan& plan) {
+    if (!list.is_array()) r.bad("tensors", "not a list");
+    for (const json& t : list) {
+        PlannedTensor p;
+        p.id = r.get<std::string>(t, "id", "tensors");
+        const std::string path = "tensor '" + p.id + "'";
+        p.name = r.get<std::string>(t, "name", path);
+        const auto role = parse_role(r.get<std::string>(t, "role", path));
+        if (!role) r.bad(path, "unknown role");
+        p.role = *role;
+        p.arena = arena_index(r, plan, r.get<std::string>(t, "arena", path), path);
+        p.buffer = r.get<uint32_t>(t, "buffer", path);
+        p.slot = r.get<uint32_t>(t, "slot", path);
+        p.offset = r.get<uint64_t>(t, "offset", path);
+        p.size = r.get<uint64_t>(t, "size", path);
+        p.alignment = r.get<uint64_t>(t, "alignment", path);
+        p.life.begin = r.get<uint32_t>(t, "begin", path);
+        p.life.end = r.get<uint32_t>(t, "end", path);
+        if (p.life.end <= p.life.begin) r.bad(path, "its lifetime [begin, end) is empty");
+        if (p.offset > UINT64_MAX - p.size) r.bad(path, "offset + size overflows");
+        plan.tensors.push_back(std::move(p));
+    }
+}
+
+// Each arena's buffers from the tensors that use them: a buffer spans its tensors' bytes (its
+// offset is their lowest: the root tensor's; views sit above it) and their lifetimes, and
+// takes their slot. The placement is then checked like any plan's.
+void place_buffers(const Reader& r, Plan& plan) {
+    for (uint32_t a = 0; a < plan.arenas.size(); ++a) {
+        ArenaPlan& arena = plan.arenas[a];
+        std::vector<bool> used;
+        std::vector<uint64_t> top;
+        for (const PlannedTensor& t : plan.tensors) {
+            if (t.arena != a) continue;
+            if (t.buffer >= used.size()) {
+                used.resize(t.buffer + 1, false);
+                top.resize(t.buffer + 1, 0);
+                arena.problem.buffers.resize(t.buffer + 1);
+                arena.solution.offsets.resize(t.buffer + 1, 0);
+                arena.buffer_names.resize(t.buffer + 1);
+                arena.slot_of_buffer.resize(t.buffer + 1, 0);
+            }
+            Buffer& b = arena.problem.buffers[t.buffer];
+            uint64_t& offset = arena.solution.offsets[t.buffer];
+            if (!used[t.buffer] || t.offset < offset) arena.buffer_names[t.buffer] = t.id;
+            offset = used[t.buffer] ? std::min(offset, t.offset) : t.offset;
+            top[t.buffer] = std::max(top[t.buffer], t.offset + t.size);
+            b.begin = used[t.buffer] ? std::min<uint64_t>(b.begin, t.life.begin) : t.life.begin;
+            b.end = std::max<uint64_t>(b.end, t.life.end);
+            b.alignment = std::max<uint64_t>(b.alignment, t.alignment ? t.alignment : 1);
+            arena.slot_of_buffer[t.buffer] = t.slot;
+            used[t.buffer] = true;
+        }
+        for (size_t i = 0; i < used.size(); ++i) {
+            if (!used[i]) r.bad(arena.config.name, fmt::format("buffer {} holds no tensor", i));
+            arena.problem.buffers[i].size = top[i] - arena.solution.offsets[i];
+        }
+        arena.problem.capacity = arena.config.capacity;
+        arena.solution.producer = arena.strategy;
+        arena.solution.height = solution_height(arena.problem, arena.solution.offsets);
+        validate_solution(arena.problem, arena.solution.offsets, arena.config.name,
+                          [&](size_t i) { return arena.buffer_names[i]; });
+        if (arena.solution.height != arena.metrics.peak_bytes)
+            r.bad(arena.config.name, fmt::format("peak_bytes is {} but the tensors reach {}",
+                                                 arena.metrics.peak_bytes, arena.solution.height));
+    }
+}
+
+void read_series(const Reader& r, const json& s, Plan& plan) {
+    plan.series.times = r.get<std::vector<uint64_t>>(s, "times", "series");
+    const json& arenas = r.at(s, "arenas", "series");
+    plan.series.live_bytes.assign(plan.arenas.size(), {});
+    plan.series.high_water.assign(plan.arenas.size(), {});
+    for (size_t a = 0; a < plan.arenas.size(); ++a) {
+        const std::string& name = plan.arenas[a].config.name;
+        if (!arenas.contains(name)) continue; // an arena without buffers
+        const json& one = arenas.at(name);
+        plan.series.live_bytes[a] = r.get<std::vector<uint64_t>>(one, "live_bytes", name);
+        plan.series.high_water[a] = r.get<std::vector<uint64_t>>(one, "high_water", name);
+        if (plan.series.live_bytes[a].size() != plan.series.times.size() ||
+            plan.series.high_water[a].size() != plan.series.times.size())
+            r.bad("series." + name, "not one value per time point");
+    }
+}
+
+} // namespace
+
+bool looks_like_session_json(std::string_view head) {
+    if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+    const size_t first = head.find_first_not_of(" \t\r\n");
+    return first != std::string_view::npos && head[first] == '{' &&
+           head.find("\"tmmu-session\"") != std::string_view::npos;
+}
+
+ExportedSession read_session_json(std::string_view text, std::string_view where) {
+    const Reader r{where};
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        fail(FailureCode::IoError, std::string(where), fmt::format("not JSON: {}", e.what()));
+    }
+    if (!j.is_object() || j.value("format", "") != "tmmu-session")
+        r.bad("format", "not a session exported by tmmu export --format json");
+    if (r.get<int>(j, "version", "version") != 1)
+        r.bad("version", "this tmmu reads version 1 of the session format");
+    ExportedSession out;
+    const json& session = r.at(j, "session", "session");
+    out.id = r.get<int64_t>(session, "id", "session");
+    out.title = r.get<std::string>(session, "title", "session");
+    out.altered = r.get<bool>(session, "altered", "session");
+    out.altered_reason = r.get<std::string>(session, "altered_reason", "session");
+    Plan& plan = out.plan;
+    const json& inputs = r.at(j, "inputs", "inputs");
+    plan.source = r.get<std::string>(inputs, "source_path", "inputs");
+    plan.mode = parse_mode(r.get<std::string>(inputs, "mode", "inputs")); // "none": no mode
+    plan.strategy = r.get<std::string>(inputs, "strategy", "inputs");
+    plan.ir_hash = digest_from_hex(r.get<std::string>(j, "ir_hash", "ir_hash"), "ir_hash");
+    plan.plan_hash = digest_from_hex(r.get<std::string>(j, "plan_hash", "plan_hash"), "plan_hash");
+    read_arenas(r, r.at(j, "metrics", "metrics"), plan);
+    read_tensors(r, r.at(j, "tensors", "tensors"), plan);
+    place_buffers(r, plan);
+    read_series(r, r.at(j, "series", "series"), plan);
+    plan.notes = r.get<std::vector<std::string>>(j, "notes", "notes");
+    return out;
+}
+
+} // namespace tmmu::sessions::report
