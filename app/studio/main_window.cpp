@@ -139,7 +139,10 @@ void MainWindow::fitDocks(QSize window) {
     const auto share = [](int total, double f) { return int(total * f); };
     QDockWidget* table = dock(QStringLiteral("tensorTableDock"));
     QDockWidget* memory = dock(QStringLiteral("memoryDock"));
-    resizeDocks({table, memory}, {share(w, 0.26), share(w, 0.38)}, Qt::Horizontal);
+    // The side columns take shares of a small window and stop growing on a large one, where the
+    // arena layout has the use for the room.
+    resizeDocks({table, memory}, {std::min(share(w, 0.26), 450), std::min(share(w, 0.38), 620)},
+                Qt::Horizontal);
     resizeDocks({table, dock(QStringLiteral("tensorDetailsDock"))}, {share(h, 0.5), share(h, 0.33)},
                 Qt::Vertical);
     resizeDocks({memory, dock(QStringLiteral("strategyDock")), dock(QStringLiteral("slotsDock"))},
