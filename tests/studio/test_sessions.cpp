@@ -359,6 +359,12 @@ class TestSessions : public QObject {
         QVERIFY(panel.save(dir + "/sessions-dock.png"));
         QVERIFY(compare.save(dir + "/session-compare.png"));
         QVERIFY(w.dock("sessionCompareDock")->isVisible());
+        // The key wraps with the dock instead of cutting names ("A hig…").
+        auto* key = w.findChild<QLabel*>("compareLegend");
+        QVERIFY(key && key->isVisible() && key->wordWrap());
+        for (const char* series :
+             {"A&nbsp;live", "A&nbsp;high&#8209;water", "B&nbsp;live", "B&nbsp;high&#8209;water"})
+            QVERIFY2(key->text().contains(series), series);
         auto count = [](const QImage& image, QColor c) {
             int n = 0;
             for (int y = 0; y < image.height(); ++y)

@@ -109,7 +109,7 @@ std::vector<uint64_t> arenaSeries(const Plan& plan, int arena, bool highWater) {
 SessionComparePanel::SessionComparePanel(QWidget* parent)
     : QWidget(parent), headline_(new QLabel(this)), arenas_(new QTableWidget(this)),
       moved_(new QTableView(this)), moveModel_(new TensorMoveModel(this)),
-      arenaBox_(new QComboBox(this)), chart_(new QChart) {
+      arenaBox_(new QComboBox(this)), chart_(new QChart), legend_(new QLabel(this)) {
     headline_->setObjectName(QStringLiteral("compareHeadline"));
     headline_->setWordWrap(true);
     headline_->setTextFormat(Qt::RichText);
@@ -145,13 +145,20 @@ SessionComparePanel::SessionComparePanel(QWidget* parent)
     auto* chartBox = new QWidget(this);
     auto* top = new QHBoxLayout;
     top->setContentsMargins(4, 2, 4, 0);
-    top->addWidget(new QLabel(tr("Memory over time, arena:"), chartBox));
+    top->addWidget(new QLabel(tr("Arena:"), chartBox)); // as in the memory chart
     top->addWidget(arenaBox_, 1);
     auto* chartLayout = new QVBoxLayout(chartBox);
     chartLayout->setContentsMargins(0, 0, 0, 0);
     chartLayout->setSpacing(0);
     chartLayout->addLayout(top);
     chartLayout->addWidget(view, 1);
+    // The series' key as text that wraps: the chart's own legend cut "A high-water" to
+    // "A hig…" in a half-width dock.
+    chart_->legend()->hide();
+    legend_->setObjectName(QStringLiteral("compareLegend"));
+    legend_->setWordWrap(true);
+    legend_->setContentsMargins(6, 0, 6, 4);
+    chartLayout->addWidget(legend_);
     arenaBox_->setObjectName(QStringLiteral("compareArenaBox"));
     connect(arenaBox_, &QComboBox::activated, this, [this] { rebuildChart(); });
 
@@ -165,6 +172,8 @@ SessionComparePanel::SessionComparePanel(QWidget* parent)
     split->addWidget(chartBox);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
+    // Room for "Arena: All arenas (summed)" and a readable chart beside the tables.
+    chartBox->setMinimumWidth(34 * fontMetrics().averageCharWidth());
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -319,14 +328,26 @@ void SessionComparePanel::rebuildChart() {
     // stronger hue (live sky blue, high-water vermillion) so the legend tells them apart too.
     const QColor live = palette.slot(4), high = palette.slot(0);
     const QColor liveB = palette.slot(1), highB = palette.slot(5);
+    QStringList key;
+    auto keyed = [&key](const QColor& colour, const QString& name) {
+        key << QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2")
+                   .arg(colour.name(), name.toHtmlEscaped()
+                                           .replace(' ', QStringLiteral("&nbsp;"))
+                                           .replace('-', QStringLiteral("&#8209;")));
+    };
     if (a && (name.isEmpty() || ia >= 0)) {
         addSeries(*a, ia, false, tr("A live"), live, Qt::SolidLine, scale.divisor, end);
         addSeries(*a, ia, true, tr("A high-water"), high, Qt::SolidLine, scale.divisor, end);
+        keyed(live, tr("A live"));
+        keyed(high, tr("A high-water"));
     }
     if (b && (name.isEmpty() || ib >= 0)) {
         addSeries(*b, ib, false, tr("B live"), liveB, Qt::DashLine, scale.divisor, end);
         addSeries(*b, ib, true, tr("B high-water"), highB, Qt::DashLine, scale.divisor, end);
+        keyed(liveB, tr("B live (dashed)"));
+        keyed(highB, tr("B high-water (dashed)"));
     }
+    legend_->setText(key.join(QStringLiteral(" &nbsp; ")));
     applyChartPalette(chart_, palette);
 }
 

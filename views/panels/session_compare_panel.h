@@ -79,6 +79,7 @@ class SessionComparePanel : public QWidget {
     TensorMoveModel* moveModel_;
     QComboBox* arenaBox_;
     QChart* chart_;
+    QLabel* legend_; // the series' colours, wrapped to the dock's width
 };
 
 } // namespace tmmu::views
