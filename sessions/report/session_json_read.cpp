@@ -26,14 +26,47 @@ struct Reader {
         if (!j.is_object() || !j.contains(key)) bad(path, fmt::format("no \"{}\"", key));
         return j.at(std::string(key));
     }
+    // Text, a flag or a list of them.
     template <typename T>
     T get(const json& j, std::string_view key, std::string_view path) const {
         const json& v = at(j, key, path);
         try {
             return v.get<T>();
         } catch (const json::exception&) {
-            bad(path, fmt::format("\"{}\" is {}, not what it should be", key, v.type_name()));
+            bad(path, fmt::format("\"{}\" is {}, not {}", key, v.type_name(), expected<T>()));
         }
+    }
+    // A whole number in [0, max]: json would wrap a negative or too large one silently.
+    uint64_t count(const json& j, std::string_view key, std::string_view path,
+                   uint64_t max = UINT64_MAX) const {
+        const json& v = at(j, key, path);
+        if (!v.is_number_unsigned() || v.get<uint64_t>() > max)
+            bad(path,
+                fmt::format("\"{}\" is {}, not a whole number from 0 to {}", key, v.dump(), max));
+        return v.get<uint64_t>();
+    }
+    std::vector<uint64_t> counts(const json& j, std::string_view key, std::string_view path) const {
+        const json& v = at(j, key, path);
+        if (!v.is_array()) bad(path, fmt::format("\"{}\" is not a list", key));
+        std::vector<uint64_t> out;
+        out.reserve(v.size());
+        for (const json& x : v) {
+            if (!x.is_number_unsigned())
+                bad(path, fmt::format("\"{}\" holds {}, not a whole number", key, x.dump()));
+            out.push_back(x.get<uint64_t>());
+        }
+        return out;
+    }
+
+  private:
+    template <typename T>
+    static const char* expected() {
+        if constexpr (std::is_same_v<T, bool>)
+            return "true or false";
+        else if constexpr (std::is_same_v<T, std::string>)
+            return "a string";
+        else
+            return "a list of strings";
     }
 };
 
@@ -51,17 +84,17 @@ void read_arenas(const Reader& r, const json& list, Plan& plan) {
         ArenaPlan a;
         ArenaConfig& c = a.config;
         c.name = r.get<std::string>(m, "arena", "metrics");
-        c.capacity = r.at(m, "capacity", c.name).is_null() ? UINT64_MAX
-                                                           : r.get<uint64_t>(m, "capacity", c.name);
-        c.alignment = r.get<uint64_t>(m, "alignment", c.name);
+        c.capacity =
+            r.at(m, "capacity", c.name).is_null() ? UINT64_MAX : r.count(m, "capacity", c.name);
+        c.alignment = r.count(m, "alignment", c.name);
         a.strategy = r.get<std::string>(m, "strategy", c.name);
         ArenaMetrics& out = a.metrics;
-        out.peak_bytes = r.get<uint64_t>(m, "peak_bytes", c.name);
-        out.lower_bound = r.get<uint64_t>(m, "lower_bound", c.name);
-        out.slot_count = r.get<uint32_t>(m, "slots", c.name);
-        out.max_live = r.get<uint32_t>(m, "max_live", c.name);
-        out.buffers = r.get<uint32_t>(m, "buffers", c.name);
-        out.tensors = r.get<uint32_t>(m, "tensors", c.name);
+        out.peak_bytes = r.count(m, "peak_bytes", c.name);
+        out.lower_bound = r.count(m, "lower_bound", c.name);
+        out.slot_count = r.count(m, "slots", c.name, UINT32_MAX);
+        out.max_live = r.count(m, "max_live", c.name, UINT32_MAX);
+        out.buffers = r.count(m, "buffers", c.name, UINT32_MAX);
+        out.tensors = r.count(m, "tensors", c.name, UINT32_MAX);
         out.derive_ratios();
         plan.arenas.push_back(std::move(a));
     }
@@ -78,13 +111,13 @@ void read_tensors(const Reader& r, const json& list, Plan& plan) {
         if (!role) r.bad(path, "unknown role");
         p.role = *role;
         p.arena = arena_index(r, plan, r.get<std::string>(t, "arena", path), path);
-        p.buffer = r.get<uint32_t>(t, "buffer", path);
-        p.slot = r.get<uint32_t>(t, "slot", path);
-        p.offset = r.get<uint64_t>(t, "offset", path);
-        p.size = r.get<uint64_t>(t, "size", path);
-        p.alignment = r.get<uint64_t>(t, "alignment", path);
-        p.life.begin = r.get<uint32_t>(t, "begin", path);
-        p.life.end = r.get<uint32_t>(t, "end", path);
+        p.buffer = r.count(t, "buffer", path, list.size() - 1); // a buffer holds a tensor
+        p.slot = r.count(t, "slot", path, UINT32_MAX);
+        p.offset = r.count(t, "offset", path);
+        p.size = r.count(t, "size", path);
+        p.alignment = r.count(t, "alignment", path);
+        p.life.begin = r.count(t, "begin", path, UINT32_MAX);
+        p.life.end = r.count(t, "end", path, UINT32_MAX);
         if (p.life.end <= p.life.begin) r.bad(path, "its lifetime [begin, end) is empty");
         if (p.offset > UINT64_MAX - p.size) r.bad(path, "offset + size overflows");
         plan.tensors.push_back(std::move(p));
@@ -136,7 +169,7 @@ void place_buffers(const Reader& r, Plan& plan) {
 }
 
 void read_series(const Reader& r, const json& s, Plan& plan) {
-    plan.series.times = r.get<std::vector<uint64_t>>(s, "times", "series");
+    plan.series.times = r.counts(s, "times", "series");
     const json& arenas = r.at(s, "arenas", "series");
     plan.series.live_bytes.assign(plan.arenas.size(), {});
     plan.series.high_water.assign(plan.arenas.size(), {});
@@ -144,8 +177,8 @@ void read_series(const Reader& r, const json& s, Plan& plan) {
         const std::string& name = plan.arenas[a].config.name;
         if (!arenas.contains(name)) continue; // an arena without buffers
         const json& one = arenas.at(name);
-        plan.series.live_bytes[a] = r.get<std::vector<uint64_t>>(one, "live_bytes", name);
-        plan.series.high_water[a] = r.get<std::vector<uint64_t>>(one, "high_water", name);
+        plan.series.live_bytes[a] = r.counts(one, "live_bytes", name);
+        plan.series.high_water[a] = r.counts(one, "high_water", name);
         if (plan.series.live_bytes[a].size() != plan.series.times.size() ||
             plan.series.high_water[a].size() != plan.series.times.size())
             r.bad("series." + name, "not one value per time point");
@@ -171,11 +204,11 @@ ExportedSession read_session_json(std::string_view text, std::string_view where)
     }
     if (!j.is_object() || j.value("format", "") != "tmmu-session")
         r.bad("format", "not a session exported by tmmu export --format json");
-    if (r.get<int>(j, "version", "version") != 1)
+    if (r.count(j, "version", "version") != 1)
         r.bad("version", "this tmmu reads version 1 of the session format");
     ExportedSession out;
     const json& session = r.at(j, "session", "session");
-    out.id = r.get<int64_t>(session, "id", "session");
+    out.id = int64_t(r.count(session, "id", "session", INT64_MAX));
     out.title = r.get<std::string>(session, "title", "session");
     out.altered = r.get<bool>(session, "altered", "session");
     out.altered_reason = r.get<std::string>(session, "altered_reason", "session");

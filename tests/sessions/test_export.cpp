@@ -299,6 +299,15 @@ class TestExport : public QObject {
         nlohmann::json missing = good;
         missing["tensors"][0].erase("offset");
         TMMU_EXPECT_FAILURE(read(missing), FailureCode::IoError);
+        // Numbers json would wrap (a negative offset, a buffer index past every tensor) are
+        // refused, not turned into huge values.
+        for (auto [field, value] : {std::pair{"offset", nlohmann::json(-64)},
+                                    std::pair{"buffer", nlohmann::json(uint64_t(5'000'000'000))},
+                                    std::pair{"size", nlohmann::json("64")}}) {
+            nlohmann::json wrong = good;
+            wrong["tensors"][0][field] = value;
+            TMMU_EXPECT_FAILURE(read(wrong), FailureCode::IoError);
+        }
         nlohmann::json stranger = good;
         stranger["tensors"][0]["arena"] = "nowhere";
         TMMU_EXPECT_FAILURE(read(stranger), FailureCode::IoError);
