@@ -50,6 +50,17 @@ std::string shapeOf(const Tensor& t) {
     return s;
 }
 
+// A plan's tensor table behind the filter proxy, as the tensor panel stacks them.
+struct FilteredTable {
+    PlanContext ctx;
+    TensorTableModel model{&ctx};
+    TensorFilterModel proxy;
+    explicit FilteredTable(const Loaded& loaded) {
+        ctx.setPlan(loaded.plan, loaded.model);
+        proxy.setSourceModel(&model);
+    }
+};
+
 } // namespace
 
 class TestModels : public QObject {
@@ -197,11 +208,8 @@ class TestModels : public QObject {
     // Text columns sort in natural order: an offset CSV's numeric ids as numbers (9, 10, 109,
     // 110; a plain string sort gives 10, 109, 11), names with numbers by their numbers.
     void textSortsNumbersAsNumbers() {
-        PlanContext ctx;
-        ctx.setPlan(csv_.plan, csv_.model);
-        TensorTableModel model(&ctx);
-        TensorFilterModel proxy;
-        proxy.setSourceModel(&model);
+        FilteredTable table(csv_);
+        TensorFilterModel& proxy = table.proxy;
         for (int column : {int(TM::IdColumn), int(TM::NameColumn)}) {
             proxy.sort(column, Qt::AscendingOrder);
             QVERIFY(proxy.rowCount() > 100);
@@ -277,11 +285,8 @@ class TestModels : public QObject {
     }
 
     void filterTermsOnCsvPlan() {
-        PlanContext ctx;
-        ctx.setPlan(csv_.plan, csv_.model);
-        TensorTableModel model(&ctx);
-        TensorFilterModel proxy;
-        proxy.setSourceModel(&model);
+        FilteredTable table(csv_);
+        TensorFilterModel& proxy = table.proxy;
         const auto& ts = csv_.plan->tensors;
         proxy.setFilterText("size>4KiB live:100");
         int expected = int(std::count_if(ts.begin(), ts.end(), [](const PlannedTensor& t) {
