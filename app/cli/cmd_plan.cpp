@@ -59,6 +59,11 @@ options:
   --title T --tag X    title and tags (repeatable) of the recorded session
   --notes TEXT         free-form notes of the recorded session
   --sessions PATH      sessions database (default $XDG_DATA_HOME/tmmu/sessions.db)
+
+environment:
+  TMMU_PLAN_THREADS=N  threads of multi-order's big-first stage (also within auto and optimal)
+                       on problems of more than 2,048 buffers (default: the processors', at
+                       most 4); the plan is the same for any N
 )";
 
 void print_summary(const LoadedModel& model, const Plan& plan) {

@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <random>
+#include <thread>
 
 using namespace tmmu;
 
@@ -364,6 +366,28 @@ class TestStrategies : public QObject {
         QCOMPARE(mo.offsets, solve("best-fit", gap_example()).offsets);
     }
 
+    // On the realistic random problem of 500 buffers every size order and every framework
+    // planner ends 1.59% over the lower bound (measured); placing the buffers live at the peak
+    // first reaches it, and that one pass ends multi-order's search (and so auto's).
+    void peakFirstProbeEndsTheSearchAtTheBound() {
+        const OffsetProblem p = realistic_random_problem(1, 500);
+        const uint64_t bound = lower_bound_bytes(p);
+        for (const char* name :
+             {"greedy-size", "best-fit", "tflm-greedy", "tflite-arena", "xla-spatial",
+              "xla-temporal", "tvm-size", "tvm-conflicts", "ort-online", "executorch-greedy"})
+            QVERIFY2(solve(name, p).height > bound, name);
+        placement::GapPlacer placer(p);
+        const std::vector<uint64_t> probe =
+            placer.place(placement::seed_solution(p), placement::order_peak_first(p), Progress{},
+                         "test", placement::GapRule::First);
+        QCOMPARE(solution_height(p, probe), bound);
+        const OffsetSolution mo = solve("multi-order", p);
+        QCOMPARE(mo.offsets, probe);
+        const OffsetSolution chosen = solve("auto", p);
+        QCOMPARE(chosen.offsets, probe);
+        QCOMPARE(chosen.producer, std::string("multi-order"));
+    }
+
     // Past 2,048 buffers multi-order also searches the largest buffers alone (a few percent of
     // them: many runs of them fit its budget) and places the others around them. On the
     // realistic random problem of 10,000 buffers that reaches the lower bound, against 3.89%
@@ -393,6 +417,48 @@ class TestStrategies : public QObject {
         for (uint32_t k = 1; k <= 4; ++k)
             QCOMPARE(first.offsets[k * 997], uint64_t(k) << 31);
         QVERIFY(first.height <= solve("best-fit", p).height);
+    }
+
+    // The big-first stage's shares run on threads; the plan is the same for any count of them
+    // (TMMU_PLAN_THREADS), and a count that is not one is refused by name.
+    void bigFirstPlansDoNotDependOnThreads() {
+        const OffsetProblem problems[] = {realistic_random_problem(2, 3000),
+                                          dense_random_problem(7, 4000, 300)};
+        for (const OffsetProblem& p : problems) {
+            std::vector<std::vector<uint64_t>> plans;
+            for (const char* threads : {"1", "2", "3", "4"}) {
+                qputenv("TMMU_PLAN_THREADS", threads);
+                plans.push_back(solve("multi-order", p).offsets);
+                QCOMPARE(plans.back(), plans.front());
+            }
+            qunsetenv("TMMU_PLAN_THREADS");
+            QCOMPARE(solve("multi-order", p).offsets, plans.front());
+        }
+        for (const char* bad : {"0", "two", "-1", "3x"}) {
+            qputenv("TMMU_PLAN_THREADS", bad);
+            TMMU_EXPECT_FAILURE(solve("multi-order", gap_example()), FailureCode::InvalidArgument);
+        }
+        qunsetenv("TMMU_PLAN_THREADS");
+    }
+
+    // Cancelling while the shares run on threads stops them all and reports the cancellation
+    // (not a crash, not a hang): at whatever moment the flag is set.
+    void cancellingStopsTheSharesThreads() {
+        const OffsetProblem p = realistic_random_problem(1, 60000);
+        qputenv("TMMU_PLAN_THREADS", "3");
+        for (int delay_ms : {5, 60, 150}) {
+            std::atomic<bool> cancel{false};
+            Progress progress;
+            progress.cancel_flag = &cancel;
+            std::thread canceller([&] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+                cancel = true;
+            });
+            TMMU_EXPECT_FAILURE(find_strategy("multi-order")->solve(p, progress),
+                                FailureCode::Cancelled);
+            canceller.join();
+        }
+        qunsetenv("TMMU_PLAN_THREADS");
     }
 
     void multiOrderBudgetGrowsLinearly() {

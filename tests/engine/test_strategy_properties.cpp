@@ -142,6 +142,7 @@ class TestStrategyProperties : public QObject {
             const auto& b = p.buffers;
             const auto conflicts = placement::conflict_counts(p);
             const auto bytes = placement::conflict_bytes(p);
+            const std::vector<bool> peak = placement::live_at_peak(p);
             auto length = [&](uint32_t i) { return b[i].end - b[i].begin; };
             auto area = [&](uint32_t i) { return placement::Bytes(b[i].size) * length(i); };
             uint64_t first = UINT64_MAX, last = 0;
@@ -181,6 +182,13 @@ class TestStrategyProperties : public QObject {
                  [&](uint32_t x, uint32_t y) { return b[x].size > b[y].size; }},
                 {placement::order_by_birth,
                  [&](uint32_t x, uint32_t y) { return b[x].begin < b[y].begin; }},
+                {placement::order_by_death,
+                 [&](uint32_t x, uint32_t y) { return b[x].end < b[y].end; }},
+                {placement::order_peak_first,
+                 [&](uint32_t x, uint32_t y) {
+                     if (peak[x] != peak[y]) return bool(peak[x]);
+                     return larger(b[x].size, b[y].size, length(x), length(y));
+                 }},
                 {placement::order_by_length,
                  [&](uint32_t x, uint32_t y) {
                      return larger(length(x), length(y), b[x].size, b[y].size);
@@ -223,6 +231,42 @@ class TestStrategyProperties : public QObject {
                          ("order " + std::to_string(k) + " seed " + std::to_string(seed)).c_str());
             }
         }
+    }
+
+    // Checked against the definition: the live bytes at every time a buffer begins (ends at
+    // that time no longer count), the maximum, and the buffers live at a time that reaches it.
+    void liveAtPeakMarksTheBuffersOfEveryPeak() {
+        size_t marked = 0, problems_with_two_peaks = 0;
+        for (uint32_t seed = 0; seed < 300; ++seed) {
+            const OffsetProblem p = varied_problem(seed);
+            const auto& b = p.buffers;
+            auto live_at = [&](uint64_t t) {
+                placement::Bytes live = 0;
+                for (const Buffer& x : b)
+                    if (x.begin <= t && t < x.end) live += x.size;
+                return live;
+            };
+            placement::Bytes top = 0;
+            for (const Buffer& x : b)
+                top = std::max(top, live_at(x.begin));
+            std::vector<uint64_t> peaks;
+            for (const Buffer& x : b)
+                if (live_at(x.begin) == top) peaks.push_back(x.begin);
+            std::sort(peaks.begin(), peaks.end());
+            problems_with_two_peaks += std::unique(peaks.begin(), peaks.end()) - peaks.begin() > 1;
+            const std::vector<bool> got = placement::live_at_peak(p);
+            QCOMPARE(got.size(), b.size());
+            for (size_t i = 0; i < b.size(); ++i) {
+                const bool want = std::any_of(peaks.begin(), peaks.end(), [&](uint64_t t) {
+                    return b[i].begin <= t && t < b[i].end;
+                });
+                QVERIFY2(got[i] == want,
+                         ("seed " + std::to_string(seed) + " buffer " + std::to_string(i)).c_str());
+                marked += got[i];
+            }
+        }
+        QVERIFY(marked > 0);
+        QVERIFY(problems_with_two_peaks > 0); // the data covers peaks at several times
     }
 
     void publishedInstancesPlanValidly() {

@@ -1,9 +1,19 @@
 #include "plan/strategies/multi_order.h"
 
+#include "core/failure.h"
 #include "plan/strategies/placement.h"
 
 #include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fmt/format.h>
+#include <future>
 #include <optional>
+#include <thread>
 #include <utility>
 
 namespace tmmu {
@@ -76,6 +86,45 @@ constexpr uint64_t kQuadraticBudgetCap = 24'000'000;
 // buffers, a third longer at a million.
 constexpr size_t kBigFirstMin = 2048;
 constexpr size_t kBigFirstShares[] = {64, 48, 32, 24, 16, 12, 8, 6};
+
+// Orders that often reach the lower bound where every size order and framework planner misses it:
+// the buffers live at a peak of the live bytes first (orders.h). Measured on the random problems
+// shaped like real graphs, 40 seeds each: the first reaches the bound on 14 of 40 at 500 buffers
+// (the size order with first fit on 11), the three together on 19; at 2,000 buffers 18 and 22
+// (size order: 8). Where they miss, they are far worse than the size order, so they only probe.
+// A probe that misses gives up once above the bound, which the first does early: 4-6 ms on the
+// dense problems of 20,000 and 100,000 buffers, 64 ms at a million; the other two place long
+// buffers first and get further (65-85 ms dense, 150-280 ms at a million), so they run only on
+// problems of up to kBigFirstMin buffers, where the search's dozens of runs dwarf them.
+struct Probe {
+    OrderFn order;
+    GapRule rule;
+    size_t max_buffers;
+};
+constexpr Probe kProbes[] = {
+    {placement::order_peak_first, GapRule::First, SIZE_MAX},
+    {placement::order_peak_first_by_length, GapRule::First, kBigFirstMin},
+    {placement::order_peak_first_by_length, GapRule::Best, kBigFirstMin},
+};
+
+// The shares run on up to this many threads: the hardware's, fewer when it has fewer, or
+// TMMU_PLAN_THREADS (a count from 1; the plans are the same whatever it is). Each helper holds a
+// placer of the whole problem (about 50 bytes a buffer).
+constexpr unsigned kMaxStageThreads = 4;
+
+unsigned stage_threads() {
+    if (const char* text = std::getenv("TMMU_PLAN_THREADS")) {
+        unsigned count = 0;
+        const char* end = text + std::strlen(text);
+        const auto [at, error] = std::from_chars(text, end, count);
+        if (error != std::errc() || at != end || count == 0)
+            fail(FailureCode::InvalidArgument, "TMMU_PLAN_THREADS",
+                 fmt::format("expects a thread count of at least 1, got '{}'", text));
+        return count;
+    }
+    return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxStageThreads);
+}
+
 // Each share's search gets three times multi-order's budget for its size, but at most
 // kBigFirstExtraCap units more: the extra runs lower the random problems shaped like real
 // graphs, at 10,000 to 100,000 buffers, by a further 0.7-1.4% of the bound (to the bound at
@@ -103,8 +152,9 @@ class Search {
     Search(const OffsetProblem& p, const Progress& progress,
            std::chrono::steady_clock::time_point stop_at, uint64_t budget, bool big_first)
         : p_(p), progress_(progress), placer_(p), seed_(placement::seed_solution(p)),
-          bound_(lower_bound_bytes(p)), budget_(budget), stop_at_(stop_at),
-          big_first_(big_first && p.buffers.size() > kBigFirstMin) {}
+          bound_(lower_bound_bytes(p)), budget_(budget), stop_at_(stop_at), top_level_(big_first),
+          big_first_(big_first && p.buffers.size() > kBigFirstMin),
+          threads_(top_level_ ? stage_threads() : 1) {}
 
     MultiOrderRuns run() {
         MultiOrderRuns runs;
@@ -115,6 +165,7 @@ class Search {
         runs.best_fit.orders.clear();
         best_ = {tried_[runs.best_fit.best_order].order, GapRule::Best, runs.best_fit.best.offsets,
                  runs.best_fit.best.height};
+        if (top_level_) probe_peak_first(); // in the big-first stage it lowers nothing measured
         for (const Candidate& c : kCandidates) {
             if (done()) break;
             std::vector<uint32_t> order = c.order(p_);
@@ -169,28 +220,104 @@ class Search {
         }
     }
 
-    // The big-first stage (kBigFirstShares). Each share's plan counts only if strictly lower,
-    // so its filling gives up once it reaches the best height. Returns the best plan before
-    // it when the stage found a lower one.
+    // The peak-first probes (kProbes): passes outside the budget that end the search when one
+    // reaches the lower bound and give up as soon as their plan rises above it, so that
+    // otherwise the search goes on as it would without them.
+    void probe_peak_first() {
+        for (const Probe& c : kProbes) {
+            if (best_.height <= bound_ || out_of_time()) return;
+            if (p_.buffers.size() > c.max_buffers) continue;
+            std::vector<uint32_t> order = c.order(p_);
+            auto offsets = placer_.place_below(seed_, order, bound_ + 1, progress_, kStage,
+                                               c.rule); // bound_ < best_.height: no overflow
+            if (!offsets) continue;
+            const uint64_t height = solution_height(p_, *offsets);
+            consider({std::move(order), c.rule, std::move(*offsets), height});
+        }
+    }
+
+    // The big-first stage (kBigFirstShares). Returns the best plan before it when the stage
+    // found a lower one. The shares run side by side (share_plans); their plans are then taken
+    // in share order, each only if strictly lower than the best so far: what running them one
+    // after another, each giving up at the best height so far, would keep.
     OffsetSolution big_first() {
-        const std::vector<uint32_t> by_size = placement::order_by_size(p_);
+        if (best_.height <= bound_ || out_of_time()) return {};
         const uint64_t before_height = best_.height;
         std::vector<uint64_t> before = best_.offsets;
-        for (size_t share : kBigFirstShares) {
-            if (best_.height <= bound_ || out_of_time()) break;
-            placement::Seed seed = seed_;
-            const std::optional<uint64_t> top =
-                place_largest(by_size, p_.buffers.size() / share, seed);
-            if (!top || placement::reaches(*top, best_.height)) continue;
-            auto offsets = placer_.place_below(std::move(seed), by_size, best_.height, progress_,
-                                               kStage, GapRule::First);
-            if (offsets) {
-                const uint64_t height = solution_height(p_, *offsets);
-                consider({{}, GapRule::First, std::move(*offsets), height});
-            }
+        for (std::optional<std::vector<uint64_t>>& offsets : share_plans()) {
+            if (best_.height <= bound_) break;
+            if (!offsets) continue;
+            const uint64_t height = solution_height(p_, *offsets);
+            consider({{}, GapRule::First, std::move(*offsets), height});
         }
         if (best_.height == before_height) return {};
         return placement::finish(p_, std::move(before), "multi-order");
+    }
+
+    // Each share's plan (the share's largest buffers searched alone, the others placed around
+    // them in size order with first fit), or nothing where it ends at or above the best height
+    // before the stage or above a plan another share found (a tie may still win: it would if
+    // its share came first). A pass gives the same plan whatever height it would give up at, so
+    // what big_first keeps of these does not depend on the number of threads or on which
+    // finishes first; only the work done does. A share is skipped once an earlier one reached
+    // the lower bound (it could not win a tie with it). Threads: up to kMaxStageThreads, each
+    // with a placer of its own (this thread uses placer_); a failure in any (cancelled,
+    // overflow) is rethrown.
+    std::vector<std::optional<std::vector<uint64_t>>> share_plans() {
+        const std::vector<uint32_t> by_size = placement::order_by_size(p_);
+        std::atomic<uint64_t> limit{best_.height}; // lowers as shares find plans
+        constexpr size_t kShares = std::size(kBigFirstShares);
+        std::vector<std::optional<std::vector<uint64_t>>> plans(kShares);
+        std::atomic<size_t> next{0}, first_at_bound{kShares};
+        std::atomic<bool> failed{false};
+        auto work = [&](placement::GapPlacer& placer) {
+            for (size_t k; !failed && (k = next++) < kShares;) {
+                if (k > first_at_bound || out_of_time()) continue;
+                placement::Seed seed = seed_;
+                const std::optional<uint64_t> top =
+                    place_largest(by_size, p_.buffers.size() / kBigFirstShares[k], seed);
+                const uint64_t below = limit;
+                if (!top || placement::reaches(*top, below)) continue;
+                plans[k] = placer.place_below(std::move(seed), by_size, below, progress_, kStage,
+                                              GapRule::First);
+                if (!plans[k]) continue;
+                const uint64_t height = solution_height(p_, *plans[k]); // < below
+                for (uint64_t at = limit; height + 1 < at;)
+                    limit.compare_exchange_weak(at, height + 1);
+                if (height <= bound_)
+                    for (size_t at = first_at_bound; k < at;)
+                        first_at_bound.compare_exchange_weak(at, k);
+            }
+        };
+        auto guarded = [&](placement::GapPlacer& placer) {
+            try {
+                work(placer);
+            } catch (...) {
+                failed = true; // the others stop at their next share
+                throw;
+            }
+        };
+        std::vector<std::future<void>> helpers;
+        for (unsigned t = 1; t < threads_; ++t)
+            helpers.push_back(std::async(std::launch::async, [&] {
+                placement::GapPlacer placer(p_);
+                guarded(placer);
+            }));
+        std::exception_ptr failure;
+        try {
+            guarded(placer_);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        for (std::future<void>& helper : helpers) {
+            try {
+                helper.get();
+            } catch (...) {
+                if (!failure) failure = std::current_exception();
+            }
+        }
+        if (failure) std::rethrow_exception(failure);
+        return plans;
     }
 
     // Searches the `count` largest unplaced buffers of by_size as a problem of their own (with
@@ -299,7 +426,9 @@ class Search {
     const uint64_t bound_;
     const uint64_t budget_;
     const std::chrono::steady_clock::time_point stop_at_;
+    const bool top_level_; // not a search of the big-first stage
     const bool big_first_;
+    const unsigned threads_; // for the big-first stage's shares
     uint64_t spent_ = 0;
     std::vector<placement::PlacedOrder> tried_; // candidates placed so far
     Plan best_;

@@ -1,14 +1,15 @@
 #pragma once
-// "multi-order": best-fit's three runs, then more buffer orders (size with first fit, size then
-// end, lifetime begin as an online allocator sees buffers, conflict count, ...) under both gap
-// rules, then a squeaky-wheel search from the lowest plan found: the buffers that reach the top
-// of the current plan move earlier in its order, the new order is placed again, and the lowest
-// plan seen is kept; on problems of more than 2,048 buffers, "big first": the largest few
-// percent of the buffers searched alone in the same way, the others placed around them; last,
-// size orders whose equal sizes go in input order or by birth. Every step is deterministic, and
-// the effort is bounded by budgets of placement work (spans read, counted, never timed), so
-// the same problem always gives the same offsets. Never higher than best-fit, whose runs are
-// its first candidates.
+// "multi-order": best-fit's three runs; then probes that place the buffers live at the peak of
+// the live bytes first and end the search when one reaches the lower bound; then more buffer
+// orders (size with first fit, size then end, lifetime begin as an online allocator sees
+// buffers, conflict count, ...) under both gap rules, then a squeaky-wheel search from the
+// lowest plan found: the buffers that reach the top of the current plan move earlier in its
+// order, the new order is placed again, and the lowest plan seen is kept; on problems of more
+// than 2,048 buffers, "big first": the largest few percent of the buffers searched alone in the
+// same way, the others placed around them; last, size orders whose equal sizes go in input
+// order or by birth. Every step is deterministic, and the effort is bounded by budgets of
+// placement work (spans read, counted, never timed), so the same problem always gives the same
+// offsets. Never higher than best-fit, whose runs are its first candidates.
 #include "plan/strategies/best_fit.h"
 #include "plan/strategy.h"
 
@@ -21,8 +22,8 @@ class MultiOrderStrategy final : public OffsetStrategy {
   public:
     std::string_view name() const override { return "multi-order"; }
     std::string_view description() const override {
-        return "many buffer orders and both gap rules, peak-driven reordering, largest buffers "
-               "first";
+        return "peak-first probes, many buffer orders and both gap rules, peak-driven "
+               "reordering, largest buffers first";
     }
     OffsetSolution solve(const OffsetProblem& p, const Progress& progress) const override;
 };

@@ -103,6 +103,11 @@ std::vector<uint32_t> order_by_birth(const OffsetProblem& p) {
     return sorted_by_keys<1>(p, [&b](uint32_t i) { return Keys<1>{b[i].begin}; });
 }
 
+std::vector<uint32_t> order_by_death(const OffsetProblem& p) {
+    const auto& b = p.buffers;
+    return sorted_by_keys<1>(p, [&b](uint32_t i) { return Keys<1>{b[i].end}; });
+}
+
 std::vector<uint32_t> order_by_length(const OffsetProblem& p) {
     const auto& b = p.buffers;
     return sorted_by_keys<2>(p, [&b](uint32_t i) { return Keys<2>{~length(b[i]), ~b[i].size}; });
@@ -134,6 +139,22 @@ std::vector<uint32_t> order_by_begin_end(const OffsetProblem& p) {
     return sorted_by_keys<2>(p, [&b](uint32_t i) { return Keys<2>{b[i].begin, b[i].end}; });
 }
 
+std::vector<uint32_t> order_peak_first(const OffsetProblem& p) {
+    const std::vector<bool> peak = live_at_peak(p);
+    const auto& b = p.buffers;
+    return sorted_by_keys<3>(p, [&](uint32_t i) {
+        return Keys<3>{peak[i] ? 0u : 1u, ~b[i].size, ~length(b[i])};
+    });
+}
+
+std::vector<uint32_t> order_peak_first_by_length(const OffsetProblem& p) {
+    const std::vector<bool> peak = live_at_peak(p);
+    const auto& b = p.buffers;
+    return sorted_by_keys<3>(p, [&](uint32_t i) {
+        return Keys<3>{peak[i] ? 0u : 1u, ~length(b[i]), ~b[i].size};
+    });
+}
+
 std::vector<uint32_t> order_by_conflicts(const OffsetProblem& p) {
     const std::vector<uint64_t> conflicts = conflict_counts(p);
     const auto& b = p.buffers;
@@ -161,8 +182,7 @@ std::vector<T> overlap_sums(const OffsetProblem& p, Weight weight) {
     const auto& b = p.buffers;
     const size_t n = b.size();
     const std::vector<uint32_t> by_begin = order_by_birth(p);
-    const std::vector<uint32_t> by_end =
-        sorted_by_keys<1>(p, [&b](uint32_t i) { return Keys<1>{b[i].end}; });
+    const std::vector<uint32_t> by_end = order_by_death(p);
     std::vector<T> sums(n);
     T passed = 0;
     size_t k = 0;
@@ -182,6 +202,38 @@ std::vector<T> overlap_sums(const OffsetProblem& p, Weight weight) {
 }
 
 } // namespace
+
+std::vector<bool> live_at_peak(const OffsetProblem& p) {
+    const auto& b = p.buffers;
+    const size_t n = b.size();
+    const std::vector<uint32_t> by_begin = order_by_birth(p);
+    const std::vector<uint32_t> by_end = order_by_death(p);
+    // The live bytes only rise at a begin; ends at the same time come first (half-open
+    // lifetimes). One walk records the live bytes after each time's begins, a second keeps
+    // the times where they are at their maximum.
+    std::vector<std::pair<uint64_t, Bytes>> after_begins;
+    Bytes live = 0;
+    size_t e = 0;
+    for (size_t k = 0; k < n; ++k) {
+        const uint64_t t = b[by_begin[k]].begin;
+        for (; e < n && b[by_end[e]].end <= t; ++e)
+            live -= b[by_end[e]].size;
+        live += b[by_begin[k]].size;
+        if (k + 1 == n || b[by_begin[k + 1]].begin != t) after_begins.emplace_back(t, live);
+    }
+    Bytes top = 0;
+    for (const auto& [t, bytes] : after_begins)
+        top = std::max(top, bytes);
+    std::vector<uint64_t> peaks; // ascending
+    for (const auto& [t, bytes] : after_begins)
+        if (bytes == top) peaks.push_back(t);
+    std::vector<bool> peak(n);
+    for (size_t i = 0; i < n; ++i) {
+        const auto at = std::lower_bound(peaks.begin(), peaks.end(), b[i].begin);
+        peak[i] = at != peaks.end() && *at < b[i].end;
+    }
+    return peak;
+}
 
 std::vector<uint64_t> conflict_counts(const OffsetProblem& p) {
     std::vector<uint64_t> counts = overlap_sums<uint64_t>(p, [](const Buffer&) { return 1; });

@@ -23,6 +23,18 @@ std::vector<uint32_t> order_by_size_index(const OffsetProblem& p);
 // Lifetime begin asc, equal begins in input order: the order an online allocator meets the
 // buffers when each step allocates its outputs in turn (ONNX Runtime's pattern planner).
 std::vector<uint32_t> order_by_birth(const OffsetProblem& p);
+// Lifetime end asc, equal ends in input order.
+std::vector<uint32_t> order_by_death(const OffsetProblem& p);
+// The buffers live at a peak of the live bytes (a time when they reach lower_bound_bytes) first,
+// then the others; each group by size desc, length desc. A plan at the lower bound stacks the
+// buffers of a peak without a gap between them, so they go in before anything that could split
+// their space; on random problems shaped like real graphs this reaches the bound more often
+// than the size order alone (and is worse where it does not).
+std::vector<uint32_t> order_peak_first(const OffsetProblem& p);
+// As order_peak_first, each group by length desc, size desc.
+std::vector<uint32_t> order_peak_first_by_length(const OffsetProblem& p);
+// peak[i] = whether buffer i is live at a peak of the live bytes (see order_peak_first).
+std::vector<bool> live_at_peak(const OffsetProblem& p);
 // Number of time-overlapping buffers desc, then size desc.
 std::vector<uint32_t> order_by_conflicts(const OffsetProblem& p);
 // Total size of the time-overlapping buffers desc, then size desc.
