@@ -61,9 +61,9 @@ options:
   --sessions PATH      sessions database (default $XDG_DATA_HOME/tmmu/sessions.db)
 
 environment:
-  TMMU_PLAN_THREADS=N  threads of multi-order's big-first stage (also within auto and optimal)
-                       on problems of more than 2,048 buffers (default: the processors', at
-                       most 4); the plan is the same for any N
+  TMMU_PLAN_THREADS=N  threads for the passes that best-fit, multi-order, auto and optimal
+                       run side by side on problems of more than 2,048 buffers (default: the
+                       processors', at most 4); the plan is the same for any N
 )";
 
 void print_summary(const LoadedModel& model, const Plan& plan) {

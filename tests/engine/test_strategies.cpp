@@ -419,20 +419,24 @@ class TestStrategies : public QObject {
         QVERIFY(first.height <= solve("best-fit", p).height);
     }
 
-    // The big-first stage's shares run on threads; the plan is the same for any count of them
+    // Above 2,048 buffers best-fit's runs, the big-first stage's shares and the framework
+    // planners run side by side; the plans are the same for any count of threads
     // (TMMU_PLAN_THREADS), and a count that is not one is refused by name.
-    void bigFirstPlansDoNotDependOnThreads() {
+    void plansDoNotDependOnThreads() {
         const OffsetProblem problems[] = {realistic_random_problem(2, 3000),
                                           dense_random_problem(7, 4000, 300)};
         for (const OffsetProblem& p : problems) {
-            std::vector<std::vector<uint64_t>> plans;
-            for (const char* threads : {"1", "2", "3", "4"}) {
-                qputenv("TMMU_PLAN_THREADS", threads);
-                plans.push_back(solve("multi-order", p).offsets);
-                QCOMPARE(plans.back(), plans.front());
+            for (const char* strategy : {"best-fit", "multi-order", "auto"}) {
+                std::vector<OffsetSolution> plans;
+                for (const char* threads : {"1", "2", "3", "4"}) {
+                    qputenv("TMMU_PLAN_THREADS", threads);
+                    plans.push_back(solve(strategy, p));
+                    QCOMPARE(plans.back().offsets, plans.front().offsets);
+                    QCOMPARE(plans.back().producer, plans.front().producer);
+                }
+                qunsetenv("TMMU_PLAN_THREADS");
+                QCOMPARE(solve(strategy, p).offsets, plans.front().offsets);
             }
-            qunsetenv("TMMU_PLAN_THREADS");
-            QCOMPARE(solve("multi-order", p).offsets, plans.front());
         }
         for (const char* bad : {"0", "two", "-1", "3x"}) {
             qputenv("TMMU_PLAN_THREADS", bad);

@@ -31,9 +31,10 @@ struct BestFitRuns {
 };
 BestFitRuns solve_best_fit_runs(const OffsetProblem& p, const Progress& progress);
 // The same runs on a caller's placer and seed (seed_solution(p)), so that a caller that goes on
-// placing (multi-order) builds the overlap index once. Checks nothing: the caller has.
+// placing (multi-order) builds the overlap index once, on up to `threads` threads (the same
+// answer for any count: parallel_passes.h). Checks nothing: the caller has.
 BestFitRuns run_best_fit(const OffsetProblem& p, placement::GapPlacer& placer,
-                         const placement::Seed& seed, const Progress& progress);
+                         const placement::Seed& seed, const Progress& progress, unsigned threads);
 
 // best-fit's orders, in tie-break order: spatial, temporal, area.
 using OrderFn = std::vector<uint32_t> (*)(const OffsetProblem&);

@@ -1,7 +1,9 @@
 #include "plan/strategies/framework_heuristics.h"
 
 #include "plan/strategies/executorch_greedy.h"
+#include "plan/strategies/parallel_passes.h"
 
+#include <atomic>
 #include <span>
 
 namespace tmmu {
@@ -81,27 +83,38 @@ std::optional<OffsetSolution> lowest_framework_plan(const OffsetProblem& p,
                                                     uint64_t below,
                                                     std::chrono::steady_clock::time_point stop_at) {
     check_offset_problem(p, "framework planners");
-    placement::GapPlacer placer(p);
-    std::optional<OffsetSolution> best;
-    bool started = false;
+    const unsigned threads = placement::planner_threads_for(p);
+    const std::span<const FrameworkPassStrategy> passes = pass_strategies();
+    std::vector<std::optional<OffsetSolution>> plans(passes.size() + 1); // executorch last
+    std::atomic<bool> started{false};
     auto out_of_time = [&] {
         return started && stop_at != std::chrono::steady_clock::time_point::max() &&
                std::chrono::steady_clock::now() >= stop_at;
     };
-    // Each planner must end strictly below the lowest plan so far: ties go to the earlier.
-    auto limit = [&] { return best ? best->height : below; };
-    for (const FrameworkPassStrategy& s : pass_strategies()) {
-        if (out_of_time()) return best;
-        const FrameworkPass& pass = s.pass();
-        std::vector<uint32_t> order = pass.order(p);
-        if (placement::already_placed(placed, order, pass.rule)) continue;
-        started = true;
-        if (auto offsets = placer.place_below(placement::seed_solution(p), order, limit(), progress,
-                                              stage_of(pass.name), pass.rule))
-            best = placement::finish(p, std::move(*offsets), pass.name);
-    }
-    if (out_of_time()) return best;
-    if (auto plan = executorch_greedy().solve_below(p, limit(), progress)) best = std::move(plan);
+    // Each planner must end strictly below `below` and, in the end, below every earlier one's
+    // plan: ties go to the earlier (parallel_passes.h).
+    auto planner = [&](size_t k, auto& placer, uint64_t limit) -> std::optional<uint64_t> {
+        if (k == passes.size()) {
+            if (out_of_time()) return std::nullopt;
+            plans[k] = executorch_greedy().solve_below(p, limit, progress);
+        } else {
+            const FrameworkPass& pass = passes[k].pass();
+            std::vector<uint32_t> order = pass.order(p);
+            if (placement::already_placed(placed, order, pass.rule) || out_of_time())
+                return std::nullopt;
+            started = true;
+            if (auto offsets = placer().place_below(placement::seed_solution(p), order, limit,
+                                                    progress, stage_of(pass.name), pass.rule))
+                plans[k] = placement::finish(p, std::move(*offsets), pass.name);
+        }
+        if (!plans[k]) return std::nullopt;
+        return plans[k]->height;
+    };
+    placement::GapPlacer placer(p);
+    placement::run_passes_in_order(p, placer, plans.size(), below, 0, threads, planner);
+    std::optional<OffsetSolution> best;
+    for (std::optional<OffsetSolution>& plan : plans)
+        if (plan && (!best || plan->height < best->height)) best = std::move(plan);
     return best;
 }
 

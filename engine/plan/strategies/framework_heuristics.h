@@ -60,11 +60,12 @@ const std::vector<const OffsetStrategy*>& framework_strategies();
 // The lowest of the framework planners' plans (ties: the earlier in framework_strategies())
 // if it ends below `below`: what `auto` and `optimal` hold themselves to, passing the height of
 // the plan they hold. Each planner gives up as soon as its plan reaches the lowest height so
-// far (it could no longer win), so planners that lose cost a fraction of a run. The passes
-// share one gap placer. A one-pass planner whose order and rule equal a pass in `placed` is
-// skipped: the caller already holds a plan at or below that pass's, so the skipped planner
-// could not win. No planner starts after stop_at (the first that runs always does): how a
-// time-budgeted "optimal" keeps its time.
+// far (it could no longer win), so planners that lose cost a fraction of a run. On problems of
+// more than placement::kParallelMinBuffers buffers the planners run side by side
+// (parallel_passes.h: the same answer for any number of threads). A one-pass planner whose order
+// and rule equal a pass in `placed` is skipped: the caller already holds a plan at or below that
+// pass's, so the skipped planner could not win. No planner starts after stop_at (the first that
+// runs always does): how a time-budgeted "optimal" keeps its time.
 std::optional<OffsetSolution> lowest_framework_plan(
     const OffsetProblem& p, const Progress& progress,
     std::span<const placement::PlacedOrder> placed = {}, uint64_t below = placement::kNoLimit,

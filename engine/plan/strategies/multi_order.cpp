@@ -1,19 +1,11 @@
 #include "plan/strategies/multi_order.h"
 
-#include "core/failure.h"
+#include "plan/strategies/parallel_passes.h"
 #include "plan/strategies/placement.h"
 
 #include <algorithm>
-#include <atomic>
-#include <charconv>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <exception>
-#include <fmt/format.h>
-#include <future>
 #include <optional>
-#include <thread>
 #include <utility>
 
 namespace tmmu {
@@ -107,24 +99,6 @@ constexpr Probe kProbes[] = {
     {placement::order_peak_first_by_length, GapRule::Best, kBigFirstMin},
 };
 
-// The shares run on up to this many threads: the hardware's, fewer when it has fewer, or
-// TMMU_PLAN_THREADS (a count from 1; the plans are the same whatever it is). Each helper holds a
-// placer of the whole problem (about 50 bytes a buffer).
-constexpr unsigned kMaxStageThreads = 4;
-
-unsigned stage_threads() {
-    if (const char* text = std::getenv("TMMU_PLAN_THREADS")) {
-        unsigned count = 0;
-        const char* end = text + std::strlen(text);
-        const auto [at, error] = std::from_chars(text, end, count);
-        if (error != std::errc() || at != end || count == 0)
-            fail(FailureCode::InvalidArgument, "TMMU_PLAN_THREADS",
-                 fmt::format("expects a thread count of at least 1, got '{}'", text));
-        return count;
-    }
-    return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxStageThreads);
-}
-
 // Each share's search gets three times multi-order's budget for its size, but at most
 // kBigFirstExtraCap units more: the extra runs lower the random problems shaped like real
 // graphs, at 10,000 to 100,000 buffers, by a further 0.7-1.4% of the bound (to the bound at
@@ -154,12 +128,14 @@ class Search {
         : p_(p), progress_(progress), placer_(p), seed_(placement::seed_solution(p)),
           bound_(lower_bound_bytes(p)), budget_(budget), stop_at_(stop_at), top_level_(big_first),
           big_first_(big_first && p.buffers.size() > kBigFirstMin),
-          threads_(top_level_ ? stage_threads() : 1) {}
+          threads_(top_level_ ? placement::planner_threads_for(p) : 1) {}
 
     MultiOrderRuns run() {
         MultiOrderRuns runs;
-        runs.best_fit = run_best_fit(p_, placer_, seed_, progress_);
-        spent_ = 3 * placer_.last_work(); // about: the three runs cost alike
+        runs.best_fit = run_best_fit(p_, placer_, seed_, progress_, threads_);
+        // Each run is charged as a whole one, whichever thread placed it; placer_ placed one
+        // of them at least (run_passes_in_order), so its last_work() is a whole run's too.
+        spent_ = 3 * placer_.whole_run_work(seed_);
         for (std::vector<uint32_t>& order : runs.best_fit.orders)
             tried_.push_back({std::move(order), GapRule::Best});
         runs.best_fit.orders.clear();
@@ -255,68 +231,25 @@ class Search {
     }
 
     // Each share's plan (the share's largest buffers searched alone, the others placed around
-    // them in size order with first fit), or nothing where it ends at or above the best height
-    // before the stage or above a plan another share found (a tie may still win: it would if
-    // its share came first). A pass gives the same plan whatever height it would give up at, so
-    // what big_first keeps of these does not depend on the number of threads or on which
-    // finishes first; only the work done does. A share is skipped once an earlier one reached
-    // the lower bound (it could not win a tie with it). Threads: up to kMaxStageThreads, each
-    // with a placer of its own (this thread uses placer_); a failure in any (cancelled,
-    // overflow) is rethrown.
+    // them in size order with first fit), or nothing where it gives up: the shares run side by
+    // side (run_passes_in_order), so what big_first keeps of these does not depend on the
+    // number of threads.
     std::vector<std::optional<std::vector<uint64_t>>> share_plans() {
         const std::vector<uint32_t> by_size = placement::order_by_size(p_);
-        std::atomic<uint64_t> limit{best_.height}; // lowers as shares find plans
-        constexpr size_t kShares = std::size(kBigFirstShares);
-        std::vector<std::optional<std::vector<uint64_t>>> plans(kShares);
-        std::atomic<size_t> next{0}, first_at_bound{kShares};
-        std::atomic<bool> failed{false};
-        auto work = [&](placement::GapPlacer& placer) {
-            for (size_t k; !failed && (k = next++) < kShares;) {
-                if (k > first_at_bound || out_of_time()) continue;
-                placement::Seed seed = seed_;
-                const std::optional<uint64_t> top =
-                    place_largest(by_size, p_.buffers.size() / kBigFirstShares[k], seed);
-                const uint64_t below = limit;
-                if (!top || placement::reaches(*top, below)) continue;
-                plans[k] = placer.place_below(std::move(seed), by_size, below, progress_, kStage,
-                                              GapRule::First);
-                if (!plans[k]) continue;
-                const uint64_t height = solution_height(p_, *plans[k]); // < below
-                for (uint64_t at = limit; height + 1 < at;)
-                    limit.compare_exchange_weak(at, height + 1);
-                if (height <= bound_)
-                    for (size_t at = first_at_bound; k < at;)
-                        first_at_bound.compare_exchange_weak(at, k);
-            }
+        std::vector<std::optional<std::vector<uint64_t>>> plans(std::size(kBigFirstShares));
+        auto share = [&](size_t k, auto& placer, uint64_t limit) -> std::optional<uint64_t> {
+            if (out_of_time()) return std::nullopt;
+            placement::Seed seed = seed_;
+            const std::optional<uint64_t> top =
+                place_largest(by_size, p_.buffers.size() / kBigFirstShares[k], seed);
+            if (!top || placement::reaches(*top, limit)) return std::nullopt;
+            plans[k] = placer().place_below(std::move(seed), by_size, limit, progress_, kStage,
+                                            GapRule::First);
+            if (!plans[k]) return std::nullopt;
+            return solution_height(p_, *plans[k]);
         };
-        auto guarded = [&](placement::GapPlacer& placer) {
-            try {
-                work(placer);
-            } catch (...) {
-                failed = true; // the others stop at their next share
-                throw;
-            }
-        };
-        std::vector<std::future<void>> helpers;
-        for (unsigned t = 1; t < threads_; ++t)
-            helpers.push_back(std::async(std::launch::async, [&] {
-                placement::GapPlacer placer(p_);
-                guarded(placer);
-            }));
-        std::exception_ptr failure;
-        try {
-            guarded(placer_);
-        } catch (...) {
-            failure = std::current_exception();
-        }
-        for (std::future<void>& helper : helpers) {
-            try {
-                helper.get();
-            } catch (...) {
-                if (!failure) failure = std::current_exception();
-            }
-        }
-        if (failure) std::rethrow_exception(failure);
+        placement::run_passes_in_order(p_, placer_, plans.size(), best_.height, bound_, threads_,
+                                       share);
         return plans;
     }
 
