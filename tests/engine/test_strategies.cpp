@@ -193,10 +193,15 @@ class TestStrategies : public QObject {
         }
     }
 
+    // The last problems have long lifetimes (up to thousands of time ranks each), whose index
+    // starts with wider bins (up to the widest).
     void overlapIndexReportsEachOverlapOnce() {
         std::mt19937_64 rng(11);
-        for (uint32_t seed = 0; seed < 60; ++seed) {
-            OffsetProblem p = test::random_problem(seed, 1 + seed * 7, 1 + seed * 13, 100, false);
+        for (uint32_t seed = 0; seed < 66; ++seed) {
+            OffsetProblem p =
+                seed < 60 ? test::random_problem(seed, 1 + seed * 7, 1 + seed * 13, 100, false)
+                          : dense_random_problem(seed, 500 * (seed - 58),
+                                                 100 * (seed - 58) * (seed - 58));
             placement::OverlapIndex index(p);
             std::vector<bool> inserted(p.buffers.size(), false);
             std::vector<placement::Span> found;
