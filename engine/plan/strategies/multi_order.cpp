@@ -162,13 +162,7 @@ class Search {
         }
         reorder();
         if (big_first_) runs.without_big_first = big_first();
-        for (const Candidate& c : kTieBreaks) {
-            if (best_.height <= bound_ || out_of_time()) break;
-            std::vector<uint32_t> order = c.order(p_);
-            if (tried(order, c.rule)) continue;
-            tried_.push_back({order, c.rule});
-            place_if_lower(std::move(order), c.rule);
-        }
+        place_tie_breaks();
         runs.placed = std::move(tried_);
         runs.best = placement::finish(p_, std::move(best_.offsets), "multi-order");
         return runs;
@@ -204,6 +198,33 @@ class Search {
         if (offsets) {
             const uint64_t height = solution_height(p_, *offsets);
             consider({std::move(order), rule, std::move(*offsets), height});
+        }
+    }
+
+    // kTieBreaks, each order not tried before, side by side (parallel_passes.h: the plan is
+    // the one placing them one after another, each only if strictly lower, would keep).
+    void place_tie_breaks() {
+        if (best_.height <= bound_ || out_of_time()) return;
+        const size_t first = tried_.size();
+        for (const Candidate& c : kTieBreaks) {
+            std::vector<uint32_t> order = c.order(p_);
+            if (!tried(order, c.rule)) tried_.push_back({std::move(order), c.rule});
+        }
+        std::vector<std::optional<std::vector<uint64_t>>> plans(tried_.size() - first);
+        auto pass = [&](size_t k, auto& placer, uint64_t limit) -> std::optional<uint64_t> {
+            if (out_of_time()) return std::nullopt;
+            const placement::PlacedOrder& run = tried_[first + k];
+            plans[k] = placer().place_below(seed_, run.order, limit, progress_, kStage, run.rule);
+            if (!plans[k]) return std::nullopt;
+            return solution_height(p_, *plans[k]);
+        };
+        placement::run_passes_in_order(p_, placer_, plans.size(), best_.height, bound_, threads_,
+                                       pass);
+        for (size_t k = 0; k < plans.size() && best_.height > bound_; ++k) {
+            if (!plans[k]) continue;
+            const uint64_t height = solution_height(p_, *plans[k]);
+            const placement::PlacedOrder& run = tried_[first + k];
+            consider({run.order, run.rule, std::move(*plans[k]), height});
         }
     }
 

@@ -9,7 +9,9 @@
 // same way, the others placed around them; last, size orders whose equal sizes go in input
 // order or by birth. Every step is deterministic, and the effort is bounded by budgets of
 // placement work (spans read, counted, never timed), so the same problem always gives the same
-// offsets. Never higher than best-fit, whose runs are its first candidates.
+// offsets. Above 2,048 buffers, passes that compete run side by side (best-fit's runs, the
+// big-first shares, the tie-breaks; parallel_passes.h), with the same offsets for any number
+// of threads. Never higher than best-fit, whose runs are its first candidates.
 #include "plan/strategies/best_fit.h"
 #include "plan/strategy.h"
 
