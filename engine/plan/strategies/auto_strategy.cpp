@@ -3,7 +3,12 @@
 #include "plan/strategies/ffd.h"
 #include "plan/strategies/framework_heuristics.h"
 #include "plan/strategies/multi_order.h"
+#include "plan/strategies/parallel_passes.h"
 #include "plan/strategies/slots.h"
+
+#include <exception>
+#include <future>
+#include <optional>
 
 namespace tmmu {
 
@@ -32,10 +37,29 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
     };
     auto run = [&] {
         if (step(0.0, "auto: slots")) return;
-        consider(SlotsStrategy().solve(p, progress));
+        // Above placement::kParallelMinBuffers, with more than one thread, slots (a scan on one
+        // thread: 0.3 s at a million buffers) runs on a helper beside multi-order. Its plan
+        // still comes first, and so does its failure when both fail: the result is the one of
+        // running slots first (multi-order's work is wasted only where slots is at the bound).
+        const bool aside = placement::planner_threads_for(p) > 1;
+        std::future<OffsetSolution> slots_plan =
+            std::async(aside ? std::launch::async : std::launch::deferred,
+                       [&] { return SlotsStrategy().solve(p, progress); });
+        std::optional<MultiOrderRuns> beside;
+        std::exception_ptr failure;
+        if (aside) {
+            progress.report(0.1, "auto: slots, greedy-size, best-fit, multi-order");
+            try {
+                beside = solve_multi_order_runs(p, progress);
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        }
+        consider(slots_plan.get());
         const uint64_t slots = best.height;
         if (step(0.1, "auto: greedy-size, best-fit, multi-order")) return;
-        MultiOrderRuns runs = solve_multi_order_runs(p, progress);
+        if (failure) std::rethrow_exception(failure);
+        MultiOrderRuns runs = beside ? std::move(*beside) : solve_multi_order_runs(p, progress);
         OffsetSolution placed = std::move(runs.best_fit.spatial);
         for (OffsetSolution* s : {&runs.best_fit.best, &runs.best})
             if (s->height < placed.height) placed = std::move(*s);
