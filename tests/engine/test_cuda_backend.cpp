@@ -32,6 +32,23 @@ using test::kTinyLlama;
 using test::tiny_config;
 using test::tiny_request;
 
+// A small multiple of 1/16 (-1/2 to 1/2), exact in f16, different for each i and salt: sums of
+// their products are exact in f32, so a kernel's output can be checked bit for bit.
+float sixteenths(uint64_t i, uint64_t salt) {
+    return float(int64_t((i * 2654435761u + salt) % 17) - 8) / 16.0f;
+}
+
+// Uploads floats into a new device buffer named `name`.
+cuda::DeviceBuffer device_floats(const std::vector<float>& values, const char* name) {
+    cuda::DeviceBuffer b(values.size() * 4, name);
+    cuda::upload(b, values.data());
+    return b;
+}
+
+float* floats(const cuda::DeviceBuffer& b) {
+    return static_cast<float*>(b.get());
+}
+
 #define SKIP_WITHOUT_DEVICE()                                                                      \
     do {                                                                                           \
         const std::string why = cuda::cuda_unavailable_reason();                                   \
@@ -175,10 +192,11 @@ class TestCudaBackend : public QObject {
     }
 
     // The matrix kernels on shapes with partial tiles and a column offset into the matrix:
-    // the decode kernel (scalar and 16-byte paths) and, past 8 rows with f16 weights, the
-    // tensor-core one. Every value is a small multiple of 1/16, exact in f16, so every
-    // product and sum is exact and the output must equal the host's sum bit for bit; the
-    // output is poisoned first, so an element left unwritten fails too.
+    // the decode kernel (scalar and 16-byte paths, one row), with f16 weights over 2 to 8 rows
+    // the batch tensor-core kernel (several chunks per warp, a partial last round and a partial
+    // group of 16 columns) and past 8 rows the prefill one. Every value is a small multiple of
+    // 1/16, exact in f16, so every product and sum is exact and the output must equal the host's
+    // sum bit for bit; the output is poisoned first, so an element left unwritten fails too.
     void linearKernelsMatchTheHostExactly_data() {
         QTest::addColumn<bool>("half");
         QTest::addColumn<uint32_t>("rows");
@@ -189,6 +207,10 @@ class TestCudaBackend : public QObject {
         QTest::newRow("f32 vector") << false << 11u << 104u << 8u << 67u;
         QTest::newRow("f16 scalar") << true << 3u << 100u << 3u << 67u;
         QTest::newRow("f16 vector") << true << 8u << 104u << 8u << 67u;
+        QTest::newRow("f16 one row") << true << 1u << 320u << 5u << 67u;
+        QTest::newRow("f16 batch tensor cores, 8 rows") << true << 8u << 320u << 5u << 67u;
+        QTest::newRow("f16 batch tensor cores, 3 rows, long") << true << 3u << 1056u << 16u << 40u;
+        QTest::newRow("f16 batch tensor cores, 2 rows") << true << 2u << 64u << 0u << 16u;
         QTest::newRow("f16 tensor cores, partial tiles") << true << 70u << 100u << 3u << 67u;
         QTest::newRow("f16 tensor cores, whole tiles") << true << 128u << 256u << 64u << 128u;
     }
@@ -199,20 +221,15 @@ class TestCudaBackend : public QObject {
         QFETCH(uint32_t, in);
         QFETCH(uint32_t, col0);
         QFETCH(uint32_t, cols);
-        const auto value = [](uint64_t i, uint64_t salt) {
-            return float(int64_t((i * 2654435761u + salt) % 17) - 8) / 16.0f;
-        };
         std::vector<float> x(uint64_t(rows) * in), w(uint64_t(col0 + cols) * in), bias(col0 + cols);
         for (uint64_t i = 0; i < x.size(); ++i)
-            x[i] = value(i, 1);
+            x[i] = sixteenths(i, 1);
         for (uint64_t i = 0; i < w.size(); ++i)
-            w[i] = value(i, 2);
+            w[i] = sixteenths(i, 2);
         for (uint64_t i = 0; i < bias.size(); ++i)
-            bias[i] = value(i, 3);
-        const cuda::DeviceBuffer dx(x.size() * 4, "x"), dw(w.size() * (half ? 2 : 4), "w"),
-            dbias(bias.size() * 4, "bias"), dout(uint64_t(rows) * cols * 4, "out");
-        cuda::upload(dx, x.data());
-        cuda::upload(dbias, bias.data());
+            bias[i] = sixteenths(i, 3);
+        const cuda::DeviceBuffer dx = device_floats(x, "x"), dbias = device_floats(bias, "bias"),
+                                 dw(w.size() * (half ? 2 : 4), "w");
         if (half) {
             std::vector<uint16_t> bits(w.size());
             for (uint64_t i = 0; i < w.size(); ++i)
@@ -222,10 +239,9 @@ class TestCudaBackend : public QObject {
             cuda::upload(dw, w.data());
         }
         std::vector<float> out(uint64_t(rows) * cols, std::nanf(""));
-        cuda::upload(dout, out.data());
-        cuda::kernels::linear(nullptr, static_cast<const float*>(dx.get()), dw.get(), half,
-                              static_cast<const float*>(dbias.get()),
-                              static_cast<float*>(dout.get()), rows, in, col0, cols);
+        const cuda::DeviceBuffer dout = device_floats(out, "out");
+        cuda::kernels::linear(nullptr, floats(dx), dw.get(), half, floats(dbias), floats(dout),
+                              rows, in, col0, cols);
         cuda::download(out.data(), dout);
         for (uint32_t r = 0; r < rows; ++r)
             for (uint32_t j = 0; j < cols; ++j) {
@@ -240,6 +256,67 @@ class TestCudaBackend : public QObject {
                                          .arg(double(got))
                                          .arg(sum)));
             }
+    }
+
+    // The norms on rows of each path: registers holding 1, 2 and 8 float4 groups a thread
+    // (partial last rounds among them), and the loops (a width not a multiple of 4, a row wider
+    // than the registers hold). rmsnorm's sum of squares of sixteenths is exact, so its output
+    // must equal the host's bit for bit; layernorm's last step may fuse into an fma, so it gets
+    // a few units in the last place (its outputs stay below 4).
+    void normsMatchTheHost_data() {
+        QTest::addColumn<uint32_t>("width");
+        for (uint32_t width : {100u, 2048u, 6000u, 102u, 8200u})
+            QTest::newRow(qPrintable(QString("width %1").arg(width))) << width;
+    }
+    void normsMatchTheHost() {
+        SKIP_WITHOUT_DEVICE();
+        QFETCH(uint32_t, width);
+        const uint32_t rows = 3;
+        const float eps = 1e-5f;
+        std::vector<float> x(uint64_t(rows) * width), gamma(width), beta(width);
+        for (uint64_t i = 0; i < x.size(); ++i)
+            x[i] = sixteenths(i, 1);
+        for (uint32_t e = 0; e < width; ++e)
+            gamma[e] = sixteenths(e, 2), beta[e] = sixteenths(e, 3);
+        const cuda::DeviceBuffer dx = device_floats(x, "x"), dgamma = device_floats(gamma, "gamma"),
+                                 dbeta = device_floats(beta, "beta");
+        const cuda::DeviceBuffer dout =
+            device_floats(std::vector<float>(x.size(), std::nanf("")), "out");
+        std::vector<float> out(x.size());
+        cuda::kernels::rmsnorm(nullptr, floats(dx), floats(dgamma), floats(dout), rows, width, eps);
+        cuda::download(out.data(), dout);
+        for (uint32_t r = 0; r < rows; ++r) {
+            const float* xr = &x[uint64_t(r) * width];
+            double q = 0;
+            for (uint32_t e = 0; e < width; ++e)
+                q += double(xr[e]) * xr[e];
+            const float inv = float(1.0 / std::sqrt(q / width + eps));
+            for (uint32_t e = 0; e < width; ++e)
+                QCOMPARE(out[uint64_t(r) * width + e], xr[e] * inv * gamma[e]);
+        }
+        cuda::kernels::layernorm(nullptr, floats(dx), floats(dgamma), floats(dbeta), floats(dout),
+                                 rows, width, eps);
+        cuda::download(out.data(), dout);
+        for (uint32_t r = 0; r < rows; ++r) {
+            const float* xr = &x[uint64_t(r) * width];
+            double s = 0, q = 0;
+            for (uint32_t e = 0; e < width; ++e)
+                s += xr[e];
+            const double mean = s / width;
+            for (uint32_t e = 0; e < width; ++e)
+                q += (xr[e] - mean) * (xr[e] - mean);
+            const float inv = float(1.0 / std::sqrt(q / width + eps));
+            for (uint32_t e = 0; e < width; ++e) {
+                const float want = (xr[e] - float(mean)) * inv * gamma[e] + beta[e];
+                const float got = out[uint64_t(r) * width + e];
+                if (!(std::fabs(got - want) <= 4e-6f))
+                    QFAIL(qPrintable(QString("layernorm row %1 [%2] = %3, the host says %4")
+                                         .arg(r)
+                                         .arg(e)
+                                         .arg(double(got))
+                                         .arg(double(want))));
+            }
+        }
     }
 
     // Memory checks on the device, as on Vulkan: nothing found and no bit changed on a correct

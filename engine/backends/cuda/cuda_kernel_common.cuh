@@ -70,6 +70,11 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared, cud
     (void)cudaLaunchKernelEx(&config, kernel, Params(args)...);
 }
 
+// Whether p may be read and written 16 bytes at a time (float4, uint4).
+inline bool aligned16(const void* p) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
 constexpr unsigned kFullWarp = 0xffffffffu;
 
 // A warp's butterfly: every lane ends with the same bits, since each step adds the same two

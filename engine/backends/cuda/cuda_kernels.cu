@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace tmmu::cuda::kernels {
 
@@ -87,6 +88,92 @@ __global__ void rmsnorm_kernel(const float* x, const float* gamma, float* out, u
     const float inv = float(1.0 / sqrt(block_sum(q, shared) / width + eps));
     for (uint32_t e = threadIdx.x; e < width; e += blockDim.x)
         o[e] = xr[e] * inv * gamma[e];
+}
+
+// The norms' register path, for rows of a width that is a multiple of 4 (16-byte aligned rows):
+// a thread holds float4 groups threadIdx.x + i * kNormThreads (i < N) of its row, so all of
+// its loads are in flight at once, and loads gamma and beta, which are weights, before
+// wait_for_inputs. Rows up to kNormThreads * 4 * kNormMaxGroups wide; the others take the
+// loops of layernorm_kernel and rmsnorm_kernel. The sums run in one fixed order, as there.
+constexpr unsigned kNormMaxGroups = 8;
+
+template <unsigned N>
+__device__ void load_share(const float* row, uint32_t groups, float4 (&v)[N]) {
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i) {
+        const uint32_t g = threadIdx.x + i * kNormThreads;
+        v[i] = g < groups ? reinterpret_cast<const float4*>(row)[g] : make_float4(0, 0, 0, 0);
+    }
+}
+
+template <unsigned N>
+__device__ void store_share(float* row, uint32_t groups, const float4 (&v)[N]) {
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i)
+        if (threadIdx.x + i * kNormThreads < groups)
+            reinterpret_cast<float4*>(row)[threadIdx.x + i * kNormThreads] = v[i];
+}
+
+// Element k of a group (k a constant once unrolled: the group stays in registers).
+__device__ float& at(float4& v, unsigned k) {
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+template <unsigned N>
+__global__ void rmsnorm_rows_kernel(const float* x, const float* gamma, float* out, uint32_t width,
+                                    float eps) {
+    __shared__ double shared[kNormThreads / 32];
+    const uint32_t groups = width / 4;
+    float4 g[N], v[N];
+    load_share(gamma, groups, g);
+    start_after_inputs();
+    load_share(x + uint64_t(blockIdx.x) * width, groups, v);
+    double q = 0; // the zeros past the row add nothing
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i)
+#pragma unroll
+        for (unsigned k = 0; k < 4; ++k)
+            q += double(at(v[i], k)) * at(v[i], k);
+    const float inv = float(1.0 / sqrt(block_sum(q, shared) / width + eps));
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i)
+#pragma unroll
+        for (unsigned k = 0; k < 4; ++k)
+            at(v[i], k) = at(v[i], k) * inv * at(g[i], k);
+    store_share(out + uint64_t(blockIdx.x) * width, groups, v);
+}
+
+template <unsigned N>
+__global__ void layernorm_rows_kernel(const float* x, const float* gamma, const float* beta,
+                                      float* out, uint32_t width, float eps) {
+    __shared__ double shared[kNormThreads / 32];
+    const uint32_t groups = width / 4;
+    float4 g[N], b[N], v[N];
+    load_share(gamma, groups, g);
+    load_share(beta, groups, b);
+    start_after_inputs();
+    load_share(x + uint64_t(blockIdx.x) * width, groups, v);
+    double s = 0;
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i)
+#pragma unroll
+        for (unsigned k = 0; k < 4; ++k)
+            s += at(v[i], k);
+    const double mean = block_sum(s, shared) / width;
+    double q = 0;
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i)
+        if (threadIdx.x + i * kNormThreads < groups) // past the row, (0 - mean)^2 would count
+#pragma unroll
+            for (unsigned k = 0; k < 4; ++k)
+                q += (at(v[i], k) - mean) * (at(v[i], k) - mean);
+    const float inv = float(1.0 / sqrt(block_sum(q, shared) / width + eps));
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i)
+#pragma unroll
+        for (unsigned k = 0; k < 4; ++k)
+            at(v[i], k) = (at(v[i], k) - float(mean)) * inv * at(g[i], k) + at(b[i], k);
+    store_share(out + uint64_t(blockIdx.x) * width, groups, v);
 }
 
 __global__ void add_kernel(const float* a, const float* b, float* out, uint64_t n) {
@@ -331,6 +418,26 @@ uint64_t attend_bytes(uint32_t max_seq, uint32_t head_dim) {
     return attend_floats(max_seq, head_dim) * sizeof(float) + kAttendWarps * sizeof(double);
 }
 
+// Calls launch_with(std::integral_constant<unsigned, N>) for the register path's N (groups a
+// thread holds: 1, 2, 4 or kNormMaxGroups) and returns true, or false where a row of `width`
+// floats (`aligned`: its pointers 16-byte aligned) must take the loops.
+template <typename Launch>
+bool by_norm_groups(uint32_t width, bool aligned, Launch&& launch_with) {
+    if (width % 4 != 0 || !aligned) return false;
+    const uint32_t per_thread = blocks_for(width / 4, kNormThreads);
+    if (per_thread <= 1)
+        launch_with(std::integral_constant<unsigned, 1>{});
+    else if (per_thread <= 2)
+        launch_with(std::integral_constant<unsigned, 2>{});
+    else if (per_thread <= 4)
+        launch_with(std::integral_constant<unsigned, 4>{});
+    else if (per_thread <= kNormMaxGroups)
+        launch_with(std::integral_constant<unsigned, kNormMaxGroups>{});
+    else
+        return false;
+    return true;
+}
+
 } // namespace
 
 thread_local uint64_t launches = 0;
@@ -365,13 +472,26 @@ void embedding(void* stream, const int32_t* tokens, const uint32_t* positions, c
 
 void layernorm(void* stream, const float* x, const float* gamma, const float* beta, float* out,
                uint32_t rows, uint32_t width, float eps) {
-    launch(layernorm_kernel, rows, kNormThreads, 0, as_stream(stream), x, gamma, beta, out, width,
-           eps);
+    const bool on_registers =
+        by_norm_groups(width, aligned16(x) && aligned16(gamma) && aligned16(beta) && aligned16(out),
+                       [&](auto groups) {
+                           launch(layernorm_rows_kernel<groups.value>, rows, kNormThreads, 0,
+                                  as_stream(stream), x, gamma, beta, out, width, eps);
+                       });
+    if (!on_registers)
+        launch(layernorm_kernel, rows, kNormThreads, 0, as_stream(stream), x, gamma, beta, out,
+               width, eps);
 }
 
 void rmsnorm(void* stream, const float* x, const float* gamma, float* out, uint32_t rows,
              uint32_t width, float eps) {
-    launch(rmsnorm_kernel, rows, kNormThreads, 0, as_stream(stream), x, gamma, out, width, eps);
+    const bool on_registers =
+        by_norm_groups(width, aligned16(x) && aligned16(gamma) && aligned16(out), [&](auto groups) {
+            launch(rmsnorm_rows_kernel<groups.value>, rows, kNormThreads, 0, as_stream(stream), x,
+                   gamma, out, width, eps);
+        });
+    if (!on_registers)
+        launch(rmsnorm_kernel, rows, kNormThreads, 0, as_stream(stream), x, gamma, out, width, eps);
 }
 
 void add(void* stream, const float* a, const float* b, float* out, uint64_t n) {

@@ -29,8 +29,8 @@ void add(void* stream, const float* a, const float* b, float* out, uint64_t n);
 // out[r][j] = bias[col0 + j] + dot(w[col0 + j], x[r]) for j < cols: w is [out][in] (Conv1D
 // weights are transposed to this layout when they are uploaded), f16 when `half`, else f32;
 // bias may be null. Sums are f32 either way. Up to 8 rows (decode) read each weight once with
-// 16-byte loads where aligned; more rows with f16 weights (prefill) run on the tensor cores,
-// the inputs rounded to f16.
+// 16-byte loads where aligned; with f16 weights, 2 to 8 rows (batched decode, `in` a multiple of
+// 32) and more rows (prefill) run on the tensor cores, the inputs rounded to f16.
 void linear(void* stream, const float* x, const void* w, bool half, const float* bias, float* out,
             uint32_t rows, uint32_t in, uint32_t col0, uint32_t cols);
 // Several linear() outputs over the same input x in one launch (one per part on the tensor
