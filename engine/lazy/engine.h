@@ -130,6 +130,17 @@ class Engine {
     Tensor mean(const Tensor& a, std::vector<int64_t> dims = {}, bool keepdim = false);
     Tensor copy(const Tensor& a); // a fresh base holding a's current value
 
+    // Random ops (section 11, keyed_rng.h). manual_seed sets the persistent RNG basis (the seed;
+    // 0 until set) and restarts its draw nonces; each random op reserves the next draw nonce
+    // when it is recorded, so a program draws the same numbers whatever order its values are
+    // forced in, eager or lazy. Random ops are never merged: two draws of one shape differ.
+    void manual_seed(uint64_t seed);
+    Tensor rand(const Shape& shape, std::string name = {}); // uniform in [0, 1)
+    // Inverted dropout: each element of a kept where its draw u > p, scaled by 1 / (1 - p), else
+    // 0 (p in [0, 1), else InvalidArgument). The mask is a value of its own, so backward scales
+    // by the forward's draw and never draws again.
+    Tensor dropout(const Tensor& a, float p);
+
     // Views share the base (section 4).
     Tensor slice(const Tensor& a, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
     Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1);

@@ -137,6 +137,10 @@ struct EngineState {
     BufferPool pool;
     Trace trace;
     uint64_t epoch = 0, steps = 0, finalized = 0;
+    // The persistent RNG state (section 11): the basis (the seed) and the next draw nonce. It
+    // advances as random ops are recorded, in program order (tokGlobal's), and no plan reads
+    // it: a random value depends on its key alone, never on a generator's sequential head.
+    uint64_t rng_seed = 0, rng_next_draw = 0;
     bool poisoned = false;
     std::string poison_reason;
     bool grad_enabled = true;

@@ -134,6 +134,9 @@ void run_kernel(const Node& node, std::span<const KernelInput> inputs, const Sha
     case Op::Copy:
         out = in(0);
         return;
+    case Op::RandUniform:
+        fill_uniform(node.rng, out);
+        return;
     case Op::Neg:
     case Op::Exp:
     case Op::Log:

@@ -50,6 +50,8 @@ std::string_view op_name(Op op) {
         return "strided_scatter";
     case Op::Copy:
         return "copy";
+    case Op::RandUniform:
+        return "rand_uniform";
     case Op::AfterAll:
         return "after_all";
     case Op::LocLoad:

@@ -1,6 +1,7 @@
 #pragma once
 // The lazy graph: values (tensors and effect tokens) and the nodes that make them, each with
 // its EventKey (3.4.2). Internal to engine/lazy.
+#include "lazy/keyed_rng.h"
 #include "lazy/view_meta.h"
 
 #include <cstdint>
@@ -41,6 +42,7 @@ enum class Op : uint8_t {
     View,   // gather a strided view into a fresh buffer
     StridedScatter,
     Copy,
+    RandUniform, // keyed: its samples depend on Node::rng alone (keyed_rng.h)
     // effects: consume and produce tokens
     AfterAll,
     LocLoad,
@@ -89,6 +91,7 @@ struct Node {
     ViewMeta view;
     Shape shape;             // SumTo / Expand target
     std::vector<float> data; // Constant
+    RngKey rng;              // RandUniform
     // effect targets
     LocId loc = 0;
     BaseId base = 0;

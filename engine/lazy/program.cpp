@@ -166,6 +166,8 @@ class Runner {
             return e_.dispose(tensor(s.names[0], site));
         case StatementKind::RetainGrad:
             return e_.retain_grad(tensor(s.names[0], site));
+        case StatementKind::ManualSeed:
+            return e_.manual_seed(s.seed);
         case StatementKind::Coercion:
             raise(LazyError::TensorHostCoercion, s.coerced_field + iteration_text(iterations),
                   fmt::format("\"{}\" is a tensor where a number is needed; a tensor never turns "
@@ -214,6 +216,7 @@ class Runner {
 
     Tensor pure(const Statement& s, const std::string& site) {
         if (s.op >= ProgramOp::Add && s.op <= ProgramOp::Maximum) return binary(s, site);
+        if (s.op == ProgramOp::Rand) return e_.rand(s.shape);
         const Tensor& a = tensor(s.args[0].tensor, site);
         switch (s.op) {
         case ProgramOp::Neg:
@@ -238,6 +241,8 @@ class Runner {
             return e_.mean(a, s.dims, s.keepdim);
         case ProgramOp::Copy:
             return e_.copy(a);
+        case ProgramOp::Dropout:
+            return e_.dropout(a, s.p);
         case ProgramOp::Slice:
             // Without "end" the slice runs to the end of the dimension (slice_view clamps).
             return e_.slice(a, s.dim, s.start, s.end_given ? s.end : INT64_MAX, s.step);

@@ -41,6 +41,7 @@ enum class StatementKind : uint8_t {
     Tidy,       // the body inside engine.tidy, keeping the named tensors
     Dispose,    // dispose tensors
     RetainGrad, // keep a non-leaf tensor's grad
+    ManualSeed, // the RNG's seed, restarting its draws
     Coercion,   // a tensor named where a number is needed: TensorHostCoercionError when reached
 };
 
@@ -66,6 +67,9 @@ enum class ProgramOp : uint8_t {
     Sum,
     Mean,
     Copy,
+    // random: a keyed uniform draw, inverted dropout
+    Rand,
+    Dropout,
     // views
     Slice,
     Transpose,
@@ -106,7 +110,7 @@ struct Statement {
     std::vector<std::string> names;
     bool names_optimizer = false; // ZeroGrad: names[0] is an optimizer
 
-    Shape shape; // Tensor, Param; Reshape's target
+    Shape shape; // Tensor, Param, Rand; Reshape's target
     TensorInit init;
 
     ProgramOp op = ProgramOp::Add;
@@ -116,6 +120,8 @@ struct Statement {
     int64_t dim = 0, start = 0, end = 0, step = 1; // Slice (end defaults to the dim's size)
     bool end_given = false;
     int64_t dim0 = 0, dim1 = 1; // Transpose
+    float p = 0;                // Dropout's probability
+    uint64_t seed = 0;          // ManualSeed
 
     AdamWOptions optimizer;  // Sgd, AdamW (SGD reads only lr)
     bool set_to_null = true; // ZeroGrad

@@ -113,6 +113,8 @@ const OpSpec kOps[] = {
     {"sum", ProgramOp::Sum, kUnary, {"dims", "keepdim"}},
     {"mean", ProgramOp::Mean, kUnary, {"dims", "keepdim"}},
     {"copy", ProgramOp::Copy, kUnary, {}},
+    {"rand", ProgramOp::Rand, "", {"shape"}},
+    {"dropout", ProgramOp::Dropout, kUnary, {"p"}},
     {"slice", ProgramOp::Slice, kUnary, {"dim", "start", "end", "step"}},
     {"transpose", ProgramOp::Transpose, kUnary, {"dim0", "dim1"}},
     {"reshape", ProgramOp::Reshape, kUnary, {"shape"}},
@@ -135,7 +137,7 @@ const KindSpec kKinds[] = {
     {"param", StatementKind::Param, {}, true},
     {"op",
      StatementKind::Op,
-     {"args", "dims", "keepdim", "dim", "start", "end", "step", "dim0", "dim1", "shape"},
+     {"args", "dims", "keepdim", "dim", "start", "end", "step", "dim0", "dim1", "shape", "p"},
      true},
     {"grad", StatementKind::Grad, {}, true},
     {"sgd", StatementKind::Sgd, {}, true},
@@ -149,6 +151,7 @@ const KindSpec kKinds[] = {
     {"tidy", StatementKind::Tidy, {"keep"}, false},
     {"dispose", StatementKind::Dispose, {}, false},
     {"retain_grad", StatementKind::RetainGrad, {}, false},
+    {"manual_seed", StatementKind::ManualSeed, {}, false},
 };
 
 std::string kind_keys() {
@@ -494,6 +497,9 @@ class Parser {
             s.body = block(x, at(key), depth + 1);
             if (const json* keep = find(v, "keep")) s.names = refs(*keep, at("keep"));
             return;
+        case StatementKind::ManualSeed:
+            s.seed = uint64_t(integer(x, at(key), 0, std::numeric_limits<int64_t>::max()));
+            return;
         case StatementKind::Coercion:
             return;
         }
@@ -590,7 +596,13 @@ class Parser {
         if (s.step < 1) bad(path + ".step", "a slice's step is at least 1");
         s.dim0 = index("dim0", 0);
         s.dim1 = index("dim1", 1);
-        if (s.op == ProgramOp::Reshape) s.shape = shape(need(v, "shape", path), path + ".shape");
+        if (s.op == ProgramOp::Reshape || s.op == ProgramOp::Rand)
+            s.shape = shape(need(v, "shape", path), path + ".shape");
+        if (s.op == ProgramOp::Dropout) {
+            s.p = number(need(v, "p", path), path + ".p");
+            if (!(s.p >= 0.0f && s.p < 1.0f))
+                bad(path + ".p", fmt::format("a dropout probability is in [0, 1), got {}", s.p));
+        }
     }
 };
 

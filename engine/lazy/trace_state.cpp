@@ -119,6 +119,10 @@ TraceBuffers trace_buffers(const Trace& trace) {
 std::string event_rule(const TraceEvent& e) {
     switch (e.kind) {
     case EventKind::Op:
+        if (e.op == "rand_uniform")
+            return "keyed random draw (11.1): its key's draw nonce was reserved when the program "
+                   "made it, so its values are the same wherever it runs; never merged with "
+                   "another draw";
         return "pure op: ordered by its data inputs only; it runs when a forced value needs it "
                "(minimal forcing, 1.2)";
     case EventKind::LocLoad:

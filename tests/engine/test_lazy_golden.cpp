@@ -62,8 +62,8 @@ class TestLazyGolden : public QObject {
   private slots:
     void traceMatchesGolden_data() {
         QTest::addColumn<QString>("program");
-        for (const char* name :
-             {"mlp-training", "view-mutation", "saved-tensor-mutation", "shared-base"})
+        for (const char* name : {"mlp-training", "view-mutation", "saved-tensor-mutation",
+                                 "shared-base", "mlp-dropout"})
             QTest::newRow(name) << QString(name);
     }
 

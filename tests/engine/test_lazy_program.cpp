@@ -172,6 +172,20 @@ class TestLazyProgram : public QObject {
             << x + R"(, {"let": "y", "op": "slice", "args": ["x"], "step": 0})"
             << "program[1].step"
             << "at least 1";
+        QTest::newRow("rand without shape") << R"({"let": "u", "op": "rand", "args": []})"
+                                            << "program[0]"
+                                            << "missing key \"shape\"";
+        QTest::newRow("dropout probability")
+            << x + R"(, {"let": "y", "op": "dropout", "args": ["x"], "p": 1})"
+            << "program[1].p"
+            << "a dropout probability is in [0, 1)";
+        QTest::newRow("dropout without p")
+            << x + R"(, {"let": "y", "op": "dropout", "args": ["x"]})"
+            << "program[1]"
+            << "missing key \"p\"";
+        QTest::newRow("negative seed") << R"({"manual_seed": -1})"
+                                       << "program[0].manual_seed"
+                                       << "below 0";
         QTest::newRow("repeat count") << R"({"repeat": -1, "body": []})"
                                       << "program[0].repeat"
                                       << "below 0";
