@@ -21,6 +21,7 @@ struct LazyTraceSummary {
     std::string program; // its name
     std::string origin;  // the file it was read from ("" for text)
     bool eager = false;  // run with EngineOptions::eager: a replay runs the same way
+    lazy::CheckpointPolicy checkpoint = lazy::CheckpointPolicy::Recompute; // likewise
     uint64_t events = 0, plans = 0, steps = 0;
     uint64_t pool_peak_bytes = 0, planned_peak_bytes = 0;
     std::string trace_hash;     // hex
@@ -54,8 +55,9 @@ int64_t record_lazy_trace(SessionStore& store, const lazy::LazyProgram& program,
 std::vector<LazyTraceSummary> list_lazy_traces(const SessionStore& store, size_t limit = 0);
 // InvalidArgument when no trace has this id; integrity is reported in StoredLazyTrace::altered.
 StoredLazyTrace load_lazy_trace(const SessionStore& store, int64_t id);
-// Parses the stored program text and runs it with run_lazy_program_to_failure, eager when the
-// recorded run was. A text that no longer parses (an altered row) fails with its parse error.
+// Parses the stored program text and runs it with run_lazy_program_to_failure, eager and with
+// the checkpoint policy the recorded run had. A text that no longer parses (an altered row) fails
+// with its parse error.
 LazyReplay replay_lazy_trace(const StoredLazyTrace& stored);
 
 } // namespace tmmu::sessions

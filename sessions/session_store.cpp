@@ -104,6 +104,9 @@ constexpr const char* kMigrations[] = {
     // in rows recorded before, which keep their seals.
     R"(ALTER TABLE sessions ADD COLUMN source_sha256 TEXT NOT NULL DEFAULT '';
        ALTER TABLE sessions ADD COLUMN bindings_json TEXT NOT NULL DEFAULT '';)",
+    // 6 -> 7: the checkpoint policy a lazy trace ran with (lazy_store.h); the default in rows
+    // recorded before, which keep their seals.
+    R"(ALTER TABLE lazy_traces ADD COLUMN checkpoint_policy TEXT NOT NULL DEFAULT 'recompute';)",
 };
 constexpr int kFirstSealedVersion = 3;
 static_assert(std::size(kMigrations) == size_t(kSchemaVersion));

@@ -23,11 +23,12 @@ constexpr const char* kHelp =
     R"(usage: tmmu lazy COMMAND [options]   (tmmu lazy COMMAND --help for details)
 
 Lazy programs: JSON files of statements over named tensors (ops, views, in-place updates,
-backward, reads, mark_step, SGD and AdamW, repeat, tidy) that drive the token/effect engine
+random draws, backward, reads, mark_step, SGD and AdamW, repeat, tidy, checkpoint) that drive the token/effect engine
 (resources/docs/lazy-programs.md; examples in resources/programs).
 
 commands:
-  run PROGRAM [--json OUT|-] [--trace OUT|-] [--eager] [--record [--title T]]
+  run PROGRAM [--json OUT|-] [--trace OUT|-] [--eager] [--checkpoint-policy P]
+      [--record [--title T]]
                      run one: its reads, events, plans, steps and memory; --record keeps
                      the trace in the sessions database
   traces [--limit N] [--json OUT|-]
@@ -41,6 +42,7 @@ options:
 
 constexpr const char* kRunHelp =
     R"help(usage: tmmu lazy run PROGRAM [--json OUT|-] [--trace OUT|-] [--eager]
+                     [--checkpoint-policy recompute|keep]
                      [--record [--title T] [--sessions PATH]]
 
 Runs a lazy program (tmmu-lazy-program JSON, resources/docs/lazy-programs.md) on a fresh
@@ -48,9 +50,9 @@ token/effect engine. Ops only record lazy nodes; work runs when a statement read
 what that value depends on) or at mark_step (everything pending). Prints each read (name, the
 statement that read it, shape, the first values), then the run: trace events, forced plans,
 completed steps, the most bytes the buffer pool held against the largest arena our planner
-gives any plan the same buffers, buffers allocated and reused, and the trace hash (the same
-program gives the same hash every run). A run that breaks a rule of the engine prints the same
-for the trace up to the error.
+gives any plan the same buffers, buffers allocated and reused, the checkpointed bodies and the
+ops their replays made, and the trace hash (the same program gives the same hash every run).
+A run that breaks a rule of the engine prints the same for the trace up to the error.
 
 options:
   --json OUT|-      write the counters, the trace hash and every read as JSON (outputs.md)
@@ -58,6 +60,10 @@ options:
                     versions, buffers, sites) and every plan record (outputs.md)
   --eager           force after every op: the eager reference, whose reads a lazy run must
                     match bit for bit
+  --checkpoint-policy recompute|keep
+                    what "checkpoint" bodies do with their saved-for-backward values:
+                    recompute (default) keeps none and backward replays the body; keep runs
+                    the bodies plainly, to compare memory (the reads are the same bit for bit)
   --record          record the program's text and its trace in the sessions database, a run
                     that breaks a rule too (with its error): `tmmu lazy traces` lists them,
                     `tmmu lazy replay ID` runs one again and compares the trace hashes
@@ -76,7 +82,7 @@ TensorHostCoercionError, DisposedTensorError, ...) and the statement, e.g.
 // Every option of every lazy command: Args wants them all taken before the positionals.
 struct LazyOptions {
     bool help = false;
-    std::optional<std::string> json_out, trace_out, title, sessions;
+    std::optional<std::string> json_out, trace_out, title, sessions, checkpoint_policy;
     bool eager = false, record = false;
     size_t limit = 0;
 };
@@ -89,6 +95,7 @@ LazyOptions lazy_options_from(Args& args) {
     o.title = args.value("--title");
     o.sessions = args.value("--sessions");
     o.eager = args.flag("--eager");
+    o.checkpoint_policy = args.value("--checkpoint-policy");
     o.record = args.flag("--record");
     o.limit = size_t(args.count("--limit").value_or(0)); // 0: no limit
     return o;
@@ -103,6 +110,7 @@ void check_options_apply(const std::string& command, const LazyOptions& o) {
     };
     refuse_unless(o.trace_out.has_value(), run, "--trace", "lazy run");
     refuse_unless(o.eager, run, "--eager", "lazy run");
+    refuse_unless(o.checkpoint_policy.has_value(), run, "--checkpoint-policy", "lazy run");
     refuse_unless(o.record, run, "--record", "lazy run");
     refuse_unless(o.title.has_value(), run && o.record, "--title", "lazy run --record");
     refuse_unless(o.sessions.has_value(), !run || o.record, "--sessions",
@@ -128,10 +136,21 @@ void print_summary(const ProgramRun& run) {
     fmt::print("pool peak {}, planned peak {} (our planner, same buffers)\n",
                format_bytes(s.pool_peak_bytes), format_bytes(s.planned_peak_bytes));
     fmt::print("buffers {} allocated, {} reused\n", s.buffers_allocated, s.buffers_reused);
+    if (s.checkpoints > 0)
+        fmt::print("checkpoints {}, {} ops recomputed\n", s.checkpoints, s.recomputed_ops);
     fmt::print("trace_hash {}\n", to_hex(run.trace_hash));
 }
 
+// --checkpoint-policy's value; InvalidArgument naming the option for another word.
+CheckpointPolicy checkpoint_policy_of(const LazyOptions& o) {
+    if (!o.checkpoint_policy) return CheckpointPolicy::Recompute;
+    if (const auto p = checkpoint_policy_from(*o.checkpoint_policy)) return *p;
+    fail(FailureCode::InvalidArgument, "--checkpoint-policy",
+         fmt::format("expects recompute or keep, got '{}'", *o.checkpoint_policy));
+}
+
 int lazy_run(const std::string& path, const LazyOptions& o) {
+    const EngineOptions options{.eager = o.eager, .checkpoint = checkpoint_policy_of(o)};
     const bool to_stdout =
         sends_one_output_to_stdout({{"--json", o.json_out}, {"--trace", o.trace_out}});
     // Read once: a recording stores exactly the text that ran.
@@ -140,12 +159,12 @@ int lazy_run(const std::string& path, const LazyOptions& o) {
     // Reads are printed as they happen: a later failure still shows what came before it.
     ReadCallback on_read;
     if (!to_stdout) {
-        fmt::print("program {} ({} statements{})\n", program.name, program.statement_count,
-                   o.eager ? ", eager" : "");
+        fmt::print("program {} ({} statements{}{})\n", program.name, program.statement_count,
+                   o.eager ? ", eager" : "",
+                   options.checkpoint == CheckpointPolicy::Keep ? ", checkpoints kept" : "");
         on_read = [](const HostRead& r) { fmt::print("{}\n", read_line(r)); };
     }
-    const ProgramRun run =
-        run_lazy_program_to_failure(program, EngineOptions{.eager = o.eager}, on_read);
+    const ProgramRun run = run_lazy_program_to_failure(program, options, on_read);
     const bool failed = !run.failure.empty();
     if (!to_stdout) print_summary(run);
     // The outputs describe whole runs only; a failed one's trace is what --record keeps.

@@ -71,8 +71,14 @@ SavedSlotId EngineState::save_for_backward(TensorId t, ValueId v, Op op) {
     const SavedSlotId id = next_saved++;
     SavedSlot& s = saved[id];
     const TensorRec& r = tensors.at(t);
-    s.value = v;
-    hold(v);
+    if (open_checkpoint != 0) {
+        s.region = open_checkpoint;
+        s.recorded = v;
+        checkpoints.at(open_checkpoint).slots.push_back(id);
+    } else {
+        s.value = v;
+        hold(v);
+    }
     s.base = r.base;
     s.tensor = r.name.empty() ? fmt::format("#{}", t) : r.name;
     s.saved_by = fmt::format("{} at {}", op_name(op), site);
@@ -85,6 +91,7 @@ SavedSlotId EngineState::save_for_backward(TensorId t, ValueId v, Op op) {
 
 ValueId EngineState::use_saved(SavedSlotId id) {
     const SavedSlot& s = saved.at(id);
+    if (s.value == 0 && s.region != 0 && !checkpoints.at(s.region).replayed) recompute(s.region);
     TMMU_ASSERT(s.value != 0, "check_graph_alive lets no freed slot through");
     Node& n = global_effect(Op::SavedCheck, {}, "saved_check");
     n.slot = id;
@@ -189,6 +196,7 @@ ValueId EngineState::vjp(const AutogradNode& node, size_t i, ValueId g) {
 }
 
 void EngineState::run_backward(TensorId loss) {
+    refuse_in_checkpoint("backward");
     TensorRec& l = tensors.at(loss);
     if (!l.requires_grad)
         fail(FailureCode::InvalidArgument, site,

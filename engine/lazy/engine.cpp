@@ -283,6 +283,8 @@ EngineStats Engine::stats() const {
     st.buffers_allocated = s_->pool.allocated();
     st.buffers_reused = s_->pool.reused();
     st.finalized = s_->finalized;
+    st.checkpoints = s_->next_checkpoint - 1;
+    st.recomputed_ops = s_->recomputed_ops;
     return st;
 }
 

@@ -80,13 +80,21 @@ struct EngineStats {
     uint64_t pool_peak_bytes = 0;    // most bytes the pool ever held
     uint64_t planned_peak_bytes = 0; // largest arena our planner gives any forced plan
     uint64_t buffers_allocated = 0, buffers_reused = 0;
-    uint64_t finalized = 0; // handles cleaned up from the finalize queue
+    uint64_t finalized = 0;                       // handles cleaned up from the finalize queue
+    uint64_t checkpoints = 0, recomputed_ops = 0; // checkpointed bodies, ops their replays made
+};
+
+// What checkpoint() does with its body's saved-for-backward values.
+enum class CheckpointPolicy : uint8_t {
+    Recompute, // not kept: backward replays the body to make them again (section 10)
+    Keep,      // kept, as if the body were not checkpointed (to compare the two)
 };
 
 struct EngineOptions {
     // Force after every op: the eager reference lazy results are compared with (same kernels,
     // so results are bit-identical when laziness is right).
     bool eager = false;
+    CheckpointPolicy checkpoint = CheckpointPolicy::Recompute;
 };
 
 class Engine {
@@ -181,6 +189,16 @@ class Engine {
     void keep(const Tensor& t);
     void dispose(const Tensor& t);
     void drain_finalize_queue(); // drainFinalizeQueueCleanupOnly
+
+    // Non-reentrant checkpointing (section 10, whole-body replay): the values that ops made
+    // inside body save for backward are not kept; backward replays the body's recorded ops
+    // (random ones with their own keys: no draw is reserved again) from the values the body
+    // read, which are held instead, so gradients are bit-identical to an uncheckpointed run
+    // and the persistent RNG state ends where it would. Returns body's result. A body that
+    // mutates persistent state fails at the replay (CheckpointImpureRegionError); a checkpoint
+    // inside a body is CheckpointReentrancyError; mark_step and backward inside one are
+    // InvalidArgument. EngineOptions::checkpoint = Keep runs the body plainly.
+    Tensor checkpoint(const std::function<Tensor()>& body);
 
     // Autograd (section 9). backward is lazy: it records the job on tokGlobal.
     void backward(const Tensor& loss);

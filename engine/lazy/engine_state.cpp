@@ -89,6 +89,7 @@ Node& EngineState::emit(Op op, std::vector<ValueId> inputs, std::vector<Shape> d
     if (token_out) n.outputs.push_back(new_value({}, true));
     for (ValueId v : n.outputs)
         values.at(v).producer = id;
+    if (open_checkpoint != 0 && !is_effect(op)) note_checkpoint_node(n);
     return n;
 }
 

@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 namespace tmmu::lazy {
@@ -61,6 +62,10 @@ struct TensorRec {
 // A value saved for backward, guarded by its base's commit version at the save's token point.
 struct SavedSlot {
     ValueId value = 0; // held until the backward that reads it runs or the graph is freed
+    // Saved inside a checkpointed body: the forward's value, not held; backward recomputes it
+    // (checkpoint.cpp) and then holds the recomputed one in `value`.
+    uint64_t region = 0;
+    ValueId recorded = 0;
     BaseId base = 0;
     std::string tensor;   // name for the error
     std::string saved_by; // "matmul at program[4]"
@@ -79,6 +84,24 @@ struct AutogradNode {
     ViewMeta view;                 // View: against the input's value
     std::vector<TensorId> retains; // non-leaf tensors with retain_grad made by this node
     bool freed = false;
+};
+
+// A checkpointed body (section 10): what backward needs to replay it whole. Its nodes are
+// copied when it ends (mark_step compacts the originals); the values its pure ops read but did
+// not make (its inputs, parameters it loaded) are held from the moment they are read (an eager
+// run frees values as soon as their last reader ran) until the replay, so the replay sees the
+// very values the forward saw.
+struct CheckpointRegion {
+    std::string site; // where the body began
+    struct Recorded {
+        Node node;
+        std::vector<Shape> outputs;
+    };
+    std::vector<Recorded> body;
+    std::vector<ValueId> external;  // held until replayed
+    std::set<ValueId> made;         // while recorded: the values its pure ops made
+    std::vector<SavedSlotId> slots; // the saved values it recomputes instead of keeping
+    bool replayed = false;
 };
 
 // The ownerId/depth execution lock (6.8): held by one thread at a time; a second entry from
@@ -141,6 +164,11 @@ struct EngineState {
     // advances as random ops are recorded, in program order (tokGlobal's), and no plan reads
     // it: a random value depends on its key alone, never on a generator's sequential head.
     uint64_t rng_seed = 0, rng_next_draw = 0;
+    // Checkpointed bodies (checkpoint.cpp); open_checkpoint is the one being recorded (0: none).
+    std::map<uint64_t, CheckpointRegion> checkpoints;
+    uint64_t next_checkpoint = 1, open_checkpoint = 0;
+    NodeId checkpoint_first_node = 0;
+    uint64_t recomputed_ops = 0;
     bool poisoned = false;
     std::string poison_reason;
     bool grad_enabled = true;
@@ -254,6 +282,18 @@ struct EngineState {
     void free_graph_node(AutogradNode& node);
     void accumulate_grad(TensorId t, ValueId g);
     void zero_grad(TensorId param, bool set_to_null);
+
+    // --- checkpointing (checkpoint.cpp) ---
+    void begin_checkpoint();
+    // Called by emit for each pure node while a body is recorded.
+    void note_checkpoint_node(const Node& n);
+    void end_checkpoint();
+    // Replays region's body (once, at the first use of one of its saved values): every pure
+    // node again, random ones with their recorded keys; CheckpointImpureRegionError when the
+    // body wrote persistent state, which a replay would write again (10.5).
+    void recompute(uint64_t region);
+    // InvalidArgument naming `what` while a checkpointed body is being recorded.
+    void refuse_in_checkpoint(const char* what) const;
 
     // --- mark_step (mark_step.cpp) ---
     void mark_step();

@@ -7,6 +7,7 @@
 namespace tmmu::lazy {
 
 void EngineState::mark_step() {
+    refuse_in_checkpoint("mark_step"); // it would compact the body's nodes before they are copied
     begin_emission();
     const uint64_t instance = graph_instance;
     current_key = fmt::format("g{}:s0/mark_step", instance);

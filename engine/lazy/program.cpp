@@ -50,30 +50,32 @@ using Optimizer = std::variant<Sgd, AdamW>;
 
 class Runner {
   public:
-    Runner(EngineOptions options, const ReadCallback& on_read) : e_(options), on_read_(on_read) {}
+    Runner(EngineOptions options, const ReadCallback& on_read)
+        : options_(options), e_(options), on_read_(on_read) {}
 
-    ProgramRun run(const LazyProgram& p, bool eager) {
+    ProgramRun run(const LazyProgram& p) {
         block(p.program, {});
-        return result(eager);
+        return result();
     }
 
     // The run so far after a failure: its trace up to the error, and the error.
-    ProgramRun run_to_failure(const LazyProgram& p, bool eager) {
+    ProgramRun run_to_failure(const LazyProgram& p) {
         try {
             block(p.program, {});
         } catch (const Failure& f) {
-            ProgramRun r = result(eager);
+            ProgramRun r = result();
             r.failure = f.what();
             r.failure_code = f.code();
             return r;
         }
-        return result(eager);
+        return result();
     }
 
   private:
-    ProgramRun result(bool eager) {
+    ProgramRun result() {
         ProgramRun r;
-        r.eager = eager;
+        r.eager = options_.eager;
+        r.checkpoint = options_.checkpoint;
         r.reads = std::move(reads_);
         r.trace = e_.trace();
         r.stats = e_.stats();
@@ -81,6 +83,7 @@ class Runner {
         return r;
     }
 
+    const EngineOptions options_;
     Engine e_;
     const ReadCallback& on_read_;
     std::map<std::string, Tensor> tensors_;
@@ -162,6 +165,12 @@ class Runner {
             return;
         case StatementKind::Tidy:
             return tidy(s, site, iterations);
+        case StatementKind::Checkpoint:
+            (void)e_.checkpoint([&] {
+                block(s.body, iterations);
+                return Tensor();
+            });
+            return;
         case StatementKind::Dispose:
             return e_.dispose(tensor(s.names[0], site));
         case StatementKind::RetainGrad:
@@ -396,12 +405,12 @@ ordered_json plan_json(const PlanRecord& p) {
 
 ProgramRun run_lazy_program(const LazyProgram& program, EngineOptions options,
                             const ReadCallback& on_read) {
-    return Runner(options, on_read).run(program, options.eager);
+    return Runner(options, on_read).run(program);
 }
 
 ProgramRun run_lazy_program_to_failure(const LazyProgram& program, EngineOptions options,
                                        const ReadCallback& on_read) {
-    return Runner(options, on_read).run_to_failure(program, options.eager);
+    return Runner(options, on_read).run_to_failure(program);
 }
 
 std::string program_run_json(const LazyProgram& program, const ProgramRun& run) {
@@ -413,6 +422,7 @@ std::string program_run_json(const LazyProgram& program, const ProgramRun& run) 
                             {"version", 1},
                             {"program", program.name},
                             {"eager", run.eager},
+                            {"checkpoint_policy", checkpoint_policy_name(run.checkpoint)},
                             {"statements", program.statement_count},
                             {"events", s.events},
                             {"plans", s.plans},
@@ -422,6 +432,8 @@ std::string program_run_json(const LazyProgram& program, const ProgramRun& run) 
                             {"buffers_allocated", s.buffers_allocated},
                             {"buffers_reused", s.buffers_reused},
                             {"finalized", s.finalized},
+                            {"checkpoints", s.checkpoints},
+                            {"recomputed_ops", s.recomputed_ops},
                             {"trace_hash", to_hex(run.trace_hash)},
                             {"reads", reads}};
     return j.dump(2) + "\n";

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,7 @@ enum class StatementKind : uint8_t {
     Dispose,    // dispose tensors
     RetainGrad, // keep a non-leaf tensor's grad
     ManualSeed, // the RNG's seed, restarting its draws
+    Checkpoint, // the body checkpointed: its saved values recomputed by backward
     Coercion,   // a tensor named where a number is needed: TensorHostCoercionError when reached
 };
 
@@ -126,8 +128,8 @@ struct Statement {
     AdamWOptions optimizer;  // Sgd, AdamW (SGD reads only lr)
     bool set_to_null = true; // ZeroGrad
 
-    uint64_t count = 0; // Repeat
-    std::vector<Statement> body;
+    uint64_t count = 0;          // Repeat
+    std::vector<Statement> body; // Repeat, Tidy, Checkpoint
 
     std::string coerced_field, coerced_tensor; // Coercion: where and which tensor
 };
@@ -157,7 +159,8 @@ struct HostRead {
 };
 
 struct ProgramRun {
-    bool eager = false; // run with EngineOptions::eager
+    bool eager = false;                                        // run with EngineOptions::eager
+    CheckpointPolicy checkpoint = CheckpointPolicy::Recompute; // EngineOptions::checkpoint
     std::vector<HostRead> reads;
     Trace trace;
     EngineStats stats;
@@ -179,6 +182,10 @@ ProgramRun run_lazy_program(const LazyProgram& program, EngineOptions options = 
 // Load errors cannot happen here: the program is already parsed.
 ProgramRun run_lazy_program_to_failure(const LazyProgram& program, EngineOptions options = {},
                                        const ReadCallback& on_read = {});
+
+// "recompute", "keep" (tmmu lazy run --checkpoint-policy), and back; nullopt for another name.
+std::string_view checkpoint_policy_name(CheckpointPolicy p);
+std::optional<CheckpointPolicy> checkpoint_policy_from(std::string_view name);
 
 // `tmmu lazy run --json`: counters, the trace hash and every read (resources/docs/outputs.md).
 std::string program_run_json(const LazyProgram& program, const ProgramRun& run);

@@ -152,6 +152,7 @@ const KindSpec kKinds[] = {
     {"dispose", StatementKind::Dispose, {}, false},
     {"retain_grad", StatementKind::RetainGrad, {}, false},
     {"manual_seed", StatementKind::ManualSeed, {}, false},
+    {"checkpoint", StatementKind::Checkpoint, {}, false},
 };
 
 std::string kind_keys() {
@@ -493,6 +494,9 @@ class Parser {
             s.body = block(need(v, "body", path), at("body"), depth + 1);
             s.count = uint64_t(integer(x, at(key), 0, int64_t(kMaxRepeat)));
             return;
+        case StatementKind::Checkpoint:
+            s.body = block(x, at(key), depth + 1);
+            return;
         case StatementKind::Tidy:
             s.body = block(x, at(key), depth + 1);
             if (const json* keep = find(v, "keep")) s.names = refs(*keep, at("keep"));
@@ -607,6 +611,16 @@ class Parser {
 };
 
 } // namespace
+
+std::string_view checkpoint_policy_name(CheckpointPolicy p) {
+    return p == CheckpointPolicy::Keep ? "keep" : "recompute";
+}
+
+std::optional<CheckpointPolicy> checkpoint_policy_from(std::string_view name) {
+    if (name == "recompute") return CheckpointPolicy::Recompute;
+    if (name == "keep") return CheckpointPolicy::Keep;
+    return std::nullopt;
+}
 
 std::string_view program_op_name(ProgramOp op) {
     for (const OpSpec& o : kOps)

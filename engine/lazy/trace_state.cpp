@@ -119,6 +119,10 @@ TraceBuffers trace_buffers(const Trace& trace) {
 std::string event_rule(const TraceEvent& e) {
     switch (e.kind) {
     case EventKind::Op:
+        if (e.detail.rfind("recompute of", 0) == 0)
+            return "checkpoint replay (10): backward needed a value the checkpointed body saved, "
+                   "so the body's op runs again on the values the body read, with the forward's "
+                   "kernel (and key, for a draw): the same bits";
         if (e.op == "rand_uniform")
             return "keyed random draw (11.1): its key's draw nonce was reserved when the program "
                    "made it, so its values are the same wherever it runs; never merged with "

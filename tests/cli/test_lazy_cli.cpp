@@ -136,8 +136,8 @@ class TestLazyCli : public QObject {
     // Same kernels, so a lazy run's reads equal the eager reference's bit for bit; the eager
     // run forces after every op, so it has more plans.
     void lazyMatchesEager() {
-        for (const char* name :
-             {"mlp-training.json", "view-mutation.json", "shared-base.json", "mlp-dropout.json"}) {
+        for (const char* name : {"mlp-training.json", "view-mutation.json", "shared-base.json",
+                                 "mlp-dropout.json", "checkpointed-mlp.json"}) {
             const json lazy = run_json(program(name));
             const json eager = run_json(program(name), {"--eager"});
             QVERIFY(!lazy.is_null() && !eager.is_null());
@@ -195,6 +195,49 @@ class TestLazyCli : public QObject {
         QCOMPARE(listed["traces"][0]["trace_hash"].get<std::string>(), hash.toStdString());
         QVERIFY(listed["traces"][0]["failure"].is_null());
         QCOMPARE(tmmu_run({"lazy", "replay", "2", "--sessions", db}).code, 2);
+    }
+    // The checkpoint policy: with "keep" the bodies run plainly, and the reads are the same bit
+    // for bit while the bodies' saved values stay live (a larger arena); a recording keeps the
+    // policy, so its replay runs the same way, and changing the stored policy is seen. An
+    // unknown policy is a usage error naming the option.
+    void checkpointPolicyKeepsTheReads() {
+        const json recompute = run_json(program("checkpointed-mlp.json"));
+        const json keep =
+            run_json(program("checkpointed-mlp.json"), {"--checkpoint-policy", "keep"});
+        QVERIFY(!recompute.is_null() && !keep.is_null());
+        QVERIFY(recompute["reads"] == keep["reads"]);
+        QCOMPARE(recompute["checkpoint_policy"].get<std::string>(), std::string("recompute"));
+        QCOMPARE(keep["checkpoint_policy"].get<std::string>(), std::string("keep"));
+        QCOMPARE(recompute["checkpoints"].get<uint64_t>(), uint64_t(8)); // 4 blocks, 2 steps
+        QCOMPARE(keep["checkpoints"].get<uint64_t>(), uint64_t(0));
+        QVERIFY(recompute["recomputed_ops"].get<uint64_t>() > 0);
+        QVERIFY(recompute["planned_peak_bytes"].get<uint64_t>() <
+                keep["planned_peak_bytes"].get<uint64_t>());
+        const Result bad = tmmu_run(
+            {"lazy", "run", program("checkpointed-mlp.json"), "--checkpoint-policy", "some"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("--checkpoint-policy: expects recompute or keep"),
+                 qPrintable(bad.err));
+
+        const QString db = dir_.filePath("keep.db");
+        const Result recorded =
+            tmmu_run({"lazy", "run", program("checkpointed-mlp.json"), "--checkpoint-policy",
+                      "keep", "--record", "--sessions", db});
+        QVERIFY2(recorded.code == 0, qPrintable(recorded.err));
+        const Result replay = tmmu_run({"lazy", "replay", "1", "--sessions", db});
+        QVERIFY2(replay.code == 0 && replay.out.contains("checkpoints kept") &&
+                     replay.out.contains("identical"),
+                 qPrintable(replay.out + replay.err));
+        const json listed =
+            parsed(tmmu_run({"lazy", "traces", "--sessions", db, "--json", "-"}).out);
+        QCOMPARE(listed["traces"][0]["checkpoint_policy"].get<std::string>(), std::string("keep"));
+        sqlite3* raw = nullptr;
+        QCOMPARE(sqlite3_open(db.toUtf8().constData(), &raw), SQLITE_OK);
+        const int rc = sqlite3_exec(raw, "UPDATE lazy_traces SET checkpoint_policy = 'recompute'",
+                                    nullptr, nullptr, nullptr);
+        sqlite3_close(raw);
+        QCOMPARE(rc, SQLITE_OK);
+        QVERIFY(tmmu_run({"lazy", "traces", "--sessions", db}).out.contains("ALTERED"));
     }
     // A run that breaks a rule is recorded with its error, still exits with it, and replays to
     // the same hash and the same error.

@@ -63,7 +63,7 @@ class TestLazyGolden : public QObject {
     void traceMatchesGolden_data() {
         QTest::addColumn<QString>("program");
         for (const char* name : {"mlp-training", "view-mutation", "saved-tensor-mutation",
-                                 "shared-base", "mlp-dropout"})
+                                 "shared-base", "mlp-dropout", "checkpointed-mlp"})
             QTest::newRow(name) << QString(name);
     }
 

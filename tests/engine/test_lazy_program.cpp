@@ -183,6 +183,9 @@ class TestLazyProgram : public QObject {
             << x + R"(, {"let": "y", "op": "dropout", "args": ["x"]})"
             << "program[1]"
             << "missing key \"p\"";
+        QTest::newRow("checkpoint body") << R"({"checkpoint": 3})"
+                                         << "program[0].checkpoint"
+                                         << "expected an array";
         QTest::newRow("negative seed") << R"({"manual_seed": -1})"
                                        << "program[0].manual_seed"
                                        << "below 0";

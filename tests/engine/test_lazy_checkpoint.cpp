@@ -1,0 +1,196 @@
+// Non-reentrant checkpointing with whole-body replay (seed 004, section 10; issue 18 item 3):
+// gradients bit-identical to an uncheckpointed run with less memory held, random draws replayed
+// with their own keys (no second advance of the RNG state), the purity fence, and the misuses
+// it refuses.
+#include "core/failure.h"
+#include "lazy/engine.h"
+#include "lazy/lazy_error.h"
+#include "lazy/trace_state.h"
+#include "test_support.h"
+
+#include <QObject>
+#include <QTest>
+
+#include <functional>
+
+using namespace tmmu;
+using namespace tmmu::lazy;
+
+namespace {
+
+constexpr int kLayers = 6;
+constexpr int64_t kRows = 32, kWidth = 64;
+
+// Seeded values in [-scale, scale).
+std::vector<float> values(uint64_t seed, int64_t n, float scale) {
+    std::vector<float> v(static_cast<size_t>(n));
+    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (float& x : v) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        x = (float(state >> 40) / float(1 << 24) * 2.0f - 1.0f) * scale;
+    }
+    return v;
+}
+
+struct Run {
+    std::vector<float> loss;
+    std::vector<std::vector<float>> grads;
+    std::vector<float> next_draw; // a draw made after backward
+    EngineStats stats;
+};
+
+// An MLP of kLayers blocks, each h = t * sigmoid(t) with t = tanh(h @ w) (and, with dropout,
+// dropout(h, 0.1) first), its loss mean(h * h) and every weight's grad; each block inside
+// checkpoint() when `checkpointed`.
+Run train_step(bool checkpointed, bool dropout, EngineOptions options = {}) {
+    Engine e(options);
+    e.manual_seed(9);
+    const lazy::Tensor x = e.constant({kRows, kWidth}, values(1, kRows * kWidth, 1.0f), "x");
+    std::vector<lazy::Tensor> w;
+    for (int k = 0; k < kLayers; ++k)
+        w.push_back(e.parameter({kWidth, kWidth}, values(10 + k, kWidth * kWidth, 0.2f),
+                                "w" + std::to_string(k)));
+    lazy::Tensor h = x;
+    for (int k = 0; k < kLayers; ++k) {
+        const auto block = [&] {
+            const lazy::Tensor in = dropout ? e.dropout(h, 0.1f) : h;
+            const lazy::Tensor t = e.tanh(e.matmul(in, w[size_t(k)]));
+            return e.mul(t, e.sigmoid(t));
+        };
+        h = checkpointed ? e.checkpoint(block) : block();
+    }
+    const lazy::Tensor loss = e.mean(e.mul(h, h));
+    e.backward(loss);
+    e.mark_step();
+    Run r;
+    r.loss = e.read(loss);
+    for (const lazy::Tensor& p : w)
+        r.grads.push_back(e.read(e.grad(p)));
+    r.next_draw = e.read(e.rand({4}));
+    r.stats = e.stats();
+    return r;
+}
+
+// The LazyFailure fn throws, or a test failure.
+std::optional<Failure> failure_of(const std::function<void()>& fn) {
+    return test::capture_failure(fn);
+}
+
+} // namespace
+
+class TestLazyCheckpoint : public QObject {
+    Q_OBJECT
+  private slots:
+    // The same loss and every gradient bit for bit, lazy and eager; each replay makes the ops
+    // the saved values need (matmul, tanh and sigmoid: the block's last mul saves nothing of
+    // its own), and the bytes live at once fall, the arena our planner gives the step with
+    // them: the blocks' saved values are not kept from the forward to the backward. (The
+    // pool's bytes rise: it reuses a released buffer only once the step ends, section 6, so
+    // the replays' buffers add to it within the step.)
+    void gradientsAreBitIdenticalWithLessMemory() {
+        const Run plain = train_step(false, false);
+        const Run checkpointed = train_step(true, false);
+        QCOMPARE(checkpointed.loss, plain.loss);
+        QCOMPARE(checkpointed.grads, plain.grads);
+        QCOMPARE(train_step(true, false, EngineOptions{.eager = true}).grads, plain.grads);
+        QCOMPARE(plain.stats.checkpoints, uint64_t(0));
+        QCOMPARE(plain.stats.recomputed_ops, uint64_t(0));
+        QCOMPARE(checkpointed.stats.checkpoints, uint64_t(kLayers));
+        QCOMPARE(checkpointed.stats.recomputed_ops, uint64_t(3 * kLayers));
+        qInfo("pool peak %llu -> %llu bytes, planned peak %llu -> %llu",
+              (unsigned long long)plain.stats.pool_peak_bytes,
+              (unsigned long long)checkpointed.stats.pool_peak_bytes,
+              (unsigned long long)plain.stats.planned_peak_bytes,
+              (unsigned long long)checkpointed.stats.planned_peak_bytes);
+        QVERIFY(checkpointed.stats.planned_peak_bytes < plain.stats.planned_peak_bytes);
+    }
+
+    // The trace names each replayed op and says why it runs again.
+    void replayedOpsSayWhy() {
+        Engine e;
+        const lazy::Tensor w = e.parameter({4, 4}, values(2, 16, 0.5f), "w");
+        e.set_site("block");
+        const lazy::Tensor h = e.checkpoint([&] { return e.tanh(e.matmul(w, w)); });
+        e.backward(e.sum(h));
+        e.mark_step();
+        // tanh saved its output: the replay makes the matmul and the tanh again (the matmul's
+        // own saves are w, a value the body read).
+        QStringList replayed;
+        for (const TraceEvent& ev : e.trace().events)
+            if (ev.detail.rfind("recompute of the body begun at block", 0) == 0) {
+                QVERIFY(event_rule(ev).starts_with("checkpoint replay (10)"));
+                replayed << QString::fromStdString(ev.op);
+            }
+        QCOMPARE(replayed, (QStringList{"matmul", "tanh"}));
+    }
+
+    // Dropout inside the blocks: the replay draws with the forward's keys, so the gradients
+    // match, and it reserves no draw nonce, so the next draw after backward is the one an
+    // uncheckpointed run makes (11.7's net effect).
+    void drawsReplayWithTheirOwnKeys() {
+        const Run plain = train_step(false, true);
+        const Run checkpointed = train_step(true, true);
+        QCOMPARE(checkpointed.grads, plain.grads);
+        QCOMPARE(checkpointed.next_draw, plain.next_draw);
+        QVERIFY(train_step(false, false).grads != plain.grads); // the dropout did something
+    }
+
+    // The Keep policy runs bodies plainly: same results, nothing checkpointed.
+    void keepPolicyRunsBodiesPlainly() {
+        const Run kept =
+            train_step(true, false, EngineOptions{.checkpoint = CheckpointPolicy::Keep});
+        QCOMPARE(kept.grads, train_step(false, false).grads);
+        QCOMPARE(kept.stats.checkpoints, uint64_t(0));
+    }
+
+    // The purity fence (10.5): a body that mutates persistent state fails when backward would
+    // replay it, naming the rule, the mutation and where the body began.
+    void impureBodyFailsAtReplay() {
+        Engine e;
+        const lazy::Tensor w = e.parameter({4, 4}, values(1, 16, 0.5f), "w");
+        const lazy::Tensor count = e.full({}, 0.0f, "count");
+        e.set_site("body");
+        const lazy::Tensor h = e.checkpoint([&] {
+            e.add_(count, e.full({}, 1.0f));
+            return e.tanh(e.matmul(w, w));
+        });
+        e.set_site("backward");
+        const auto f = failure_of([&] { e.backward(e.sum(h)); });
+        QVERIFY(f);
+        QVERIFY2(std::string(f->what()).find("CheckpointImpureRegionError") != std::string::npos,
+                 f->what());
+        QVERIFY2(std::string(f->what()).find("begun at body") != std::string::npos, f->what());
+    }
+
+    // Misuse: a checkpoint inside a body, and mark_step or backward inside one.
+    void misuseIsNamed() {
+        Engine e;
+        const lazy::Tensor w = e.parameter({2, 2}, {1, 2, 3, 4}, "w");
+        const auto nested = failure_of(
+            [&] { (void)e.checkpoint([&] { return e.checkpoint([&] { return e.tanh(w); }); }); });
+        QVERIFY(nested &&
+                std::string(nested->what()).find("CheckpointReentrancyError") != std::string::npos);
+        for (const char* what : {"mark_step", "backward"}) {
+            const auto f = failure_of([&] {
+                (void)e.checkpoint([&] {
+                    const lazy::Tensor t = e.sum(e.tanh(w));
+                    if (std::string(what) == "mark_step")
+                        e.mark_step();
+                    else
+                        e.backward(t);
+                    return t;
+                });
+            });
+            QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+            QVERIFY2(f->message().find(std::string(what) + " inside the checkpointed body") !=
+                         std::string::npos,
+                     f->what());
+        }
+        // The engine goes on: a plain backward after the refused bodies works.
+        e.backward(e.sum(e.tanh(w)));
+        QCOMPARE(e.read(e.grad(w)).size(), size_t(4));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLazyCheckpoint)
+#include "test_lazy_checkpoint.moc"
