@@ -136,8 +136,9 @@ class TestLazyCli : public QObject {
     // Same kernels, so a lazy run's reads equal the eager reference's bit for bit; the eager
     // run forces after every op, so it has more plans.
     void lazyMatchesEager() {
-        for (const char* name : {"mlp-training.json", "view-mutation.json", "shared-base.json",
-                                 "mlp-dropout.json", "checkpointed-mlp.json"}) {
+        for (const char* name :
+             {"mlp-training.json", "view-mutation.json", "shared-base.json", "mlp-dropout.json",
+              "checkpointed-mlp.json", "transformer-block.json"}) {
             const json lazy = run_json(program(name));
             const json eager = run_json(program(name), {"--eager"});
             QVERIFY(!lazy.is_null() && !eager.is_null());
