@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -92,11 +93,36 @@ namespace {
 
 using Opsets = std::unordered_map<std::string, int>;
 
+// Window attributes (convolutions and pooling) whose every value must be at least 1, and a
+// convolution's group count: ONNX 1.12's shape inference divides by a stride of 0 (a SIGFPE
+// inside the library, found by the fuzzer), so they are checked before it runs.
+constexpr std::string_view kPositiveAttributes[] = {"strides", "dilations", "kernel_shape",
+                                                    "group"};
+
+void check_window_attributes(const lib::NodeProto& n, const std::string& at) {
+    for (const lib::AttributeProto& a : n.attribute()) {
+        if (std::find(std::begin(kPositiveAttributes), std::end(kPositiveAttributes), a.name()) ==
+            std::end(kPositiveAttributes))
+            continue;
+        if (a.type() == lib::AttributeProto::INT && a.i() < 1)
+            fail(FailureCode::InvalidIrShapes, at,
+                 fmt::format("{} attribute '{}' is {}; it must be at least 1", n.op_type(),
+                             a.name(), a.i()));
+        for (int k = 0; k < a.ints_size(); ++k)
+            if (a.ints(k) < 1)
+                fail(FailureCode::InvalidIrShapes, at,
+                     fmt::format("{} attribute '{}' has {} at index {}; every value must be at "
+                                 "least 1",
+                                 n.op_type(), a.name(), a.ints(k), k));
+    }
+}
+
 void check_graph_ops(const lib::GraphProto& g, const Opsets& opset,
                      const std::set<std::string>& functions, const std::string& where) {
     for (const lib::NodeProto& n : g.node()) {
         const std::string domain = is_default_domain(n.domain()) ? "" : n.domain();
         const std::string at = fmt::format("{}: node '{}'", where, n.name());
+        check_window_attributes(n, at);
         if (!functions.count(n.domain() + ":" + n.op_type())) {
             const auto it = opset.find(domain);
             const int version = it == opset.end() ? 0 : it->second;

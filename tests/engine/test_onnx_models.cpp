@@ -241,6 +241,39 @@ class TestOnnxModels : public QObject {
         QVERIFY2(f->where().find("else_branch") != std::string::npos, f->what());
     }
 
+    // A window attribute or a group count below 1 is refused before ONNX's shape inference,
+    // which divides by a stride of 0 (a SIGFPE inside the library:
+    // tests/fuzz/corpus/model-onnx-conv-stride-0.bin).
+    void windowAttributesBelowOneAreRefused() {
+        for (const char* attribute : {"strides", "dilations", "kernel_shape"}) {
+            OnnxModelBuilder b(13, "conv");
+            b.input("x", {"1", "1", "5", "5"});
+            b.float_initializer("w", {1, 1, 3, 3});
+            lib::NodeProto& n = b.node("Conv", {"x", "w"}, {"y"});
+            n.set_name("c0");
+            set_ints(n, attribute,
+                     std::string(attribute) == "kernel_shape" ? std::vector<int64_t>{3, 0}
+                                                              : std::vector<int64_t>{1, 0});
+            b.output("y", {"1", "1", "3", "3"});
+            b.save(path("conv.onnx"));
+            const auto f = test::capture_failure([&] { load_model(path("conv.onnx"), {}); });
+            QVERIFY(f.has_value());
+            QCOMPARE(f->code(), FailureCode::InvalidIrShapes);
+            QVERIFY2(f->where().find("node 'c0'") != std::string::npos, f->what());
+            QVERIFY2(f->message().find(std::string("Conv attribute '") + attribute +
+                                       "' has 0 at index 1") != std::string::npos,
+                     f->what());
+        }
+        OnnxModelBuilder b(13, "conv");
+        b.input("x", {"1", "2", "5", "5"});
+        b.float_initializer("w", {2, 1, 3, 3});
+        set_int(b.node("Conv", {"x", "w"}, {"y"}), "group", 0);
+        b.output("y", {"1", "2", "3", "3"});
+        b.save(path("group.onnx"));
+        const auto f = test::capture_failure([&] { load_model(path("group.onnx"), {}); });
+        QVERIFY(f && f->message().find("Conv attribute 'group' is 0") != std::string::npos);
+    }
+
     void externalDataResolvesNextToTheModel() {
         const fs::path sub = fs::path(path("ext"));
         fs::create_directories(sub);
