@@ -124,8 +124,8 @@ void EngineState::recompute(uint64_t region) {
         c.rng = n.rng;
         c.detail = fmt::format("recompute of the body begun at {}{}", r.site,
                                n.detail.empty() ? "" : ": " + n.detail);
-        for (size_t k = 0; k < n.outputs.size(); ++k)
-            replayed[n.outputs[k]] = c.outputs[k];
+        for (size_t o = 0; o < n.outputs.size(); ++o)
+            replayed[n.outputs[o]] = c.outputs[o];
         ++recomputed_ops;
     }
     for (SavedSlotId id : r.slots) { // a value the body read (x of x @ w) is its held self
