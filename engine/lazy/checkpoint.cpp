@@ -33,11 +33,7 @@ void EngineState::begin_checkpoint() {
 void EngineState::note_checkpoint_node(const Node& n) {
     CheckpointRegion& r = checkpoints.at(open_checkpoint);
     for (ValueId v : n.inputs)
-        if (!r.made.count(v) &&
-            std::find(r.external.begin(), r.external.end(), v) == r.external.end()) {
-            hold(v);
-            r.external.push_back(v);
-        }
+        if (!r.made.count(v) && r.external.insert(v).second) hold(v);
     r.made.insert(n.outputs.begin(), n.outputs.end());
 }
 

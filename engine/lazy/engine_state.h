@@ -98,7 +98,7 @@ struct CheckpointRegion {
         std::vector<Shape> outputs;
     };
     std::vector<Recorded> body;
-    std::vector<ValueId> external;  // held until replayed
+    std::set<ValueId> external;     // held until replayed
     std::set<ValueId> made;         // while recorded: the values its pure ops made
     std::vector<SavedSlotId> slots; // the saved values it recomputes instead of keeping
     bool replayed = false;
