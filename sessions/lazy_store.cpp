@@ -15,16 +15,17 @@ namespace {
 constexpr const char* kLazyColumns =
     "id, created, title, program, origin, eager, trace_hash, events, plans, steps, "
     "pool_peak_bytes, planned_peak_bytes, failure, program_version, program_text, trace_json, "
-    "seal, checkpoint_policy";
+    "seal, checkpoint_policy, compiled";
 
 // Every field, the title too: traces have no edit command, so any change is not ours. The
-// checkpoint policy (schema 7) is sealed only where it is not the default, so the rows
-// recorded before it, all "recompute", keep their seals.
+// checkpoint policy (schema 7) and compile (schema 8) are sealed only where they are not the
+// default, so the rows recorded before them, all "recompute" and uncompiled, keep their seals.
 std::string lazy_seal(const StoredLazyTrace& t) {
     const LazyTraceSummary& s = t.summary;
     SealWriter seal("tmmu lazy trace v1");
     if (s.checkpoint != lazy::CheckpointPolicy::Recompute)
         seal.field(lazy::checkpoint_policy_name(s.checkpoint));
+    if (s.compile) seal.field("compiled");
     return seal.field(s.created)
         .field(s.title)
         .field(s.program)
@@ -65,6 +66,7 @@ StoredLazyTrace read_row(const Stmt& s) {
     t.trace_json = s.text(15);
     // A word this build does not know reads as Keep, so the seal tells the row is altered.
     m.checkpoint = lazy::checkpoint_policy_from(s.text(17)).value_or(lazy::CheckpointPolicy::Keep);
+    m.compile = s.integer(18) != 0;
     if (lazy_seal(t) != s.text(16))
         m.altered_reason = "the lazy trace's stored fields do not match their seal";
     t.altered = !m.altered_reason.empty();
@@ -84,6 +86,7 @@ int64_t record_lazy_trace(SessionStore& store, const lazy::LazyProgram& program,
                              program.origin,
                              run.eager,
                              run.checkpoint,
+                             run.compile,
                              stats.events,
                              stats.plans,
                              stats.steps,
@@ -101,8 +104,8 @@ int64_t record_lazy_trace(SessionStore& store, const lazy::LazyProgram& program,
     Stmt insert(store.handle(), store.path(),
                 "INSERT INTO lazy_traces(created, title, program, origin, eager, trace_hash, "
                 "events, plans, steps, pool_peak_bytes, planned_peak_bytes, failure, "
-                "program_version, program_text, trace_json, seal, checkpoint_policy) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "program_version, program_text, trace_json, seal, checkpoint_policy, compiled) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     insert.bind(1, s.created).bind(2, s.title).bind(3, s.program).bind(4, s.origin);
     insert.bind(5, int64_t(s.eager)).bind(6, s.trace_hash).bind(7, int64_t(s.events));
     insert.bind(8, int64_t(s.plans)).bind(9, int64_t(s.steps));
@@ -110,6 +113,7 @@ int64_t record_lazy_trace(SessionStore& store, const lazy::LazyProgram& program,
     insert.bind(12, s.failure).bind(13, t.program_version).bind(14, t.program_text);
     insert.bind(15, t.trace_json).bind(16, lazy_seal(t));
     insert.bind(17, std::string(lazy::checkpoint_policy_name(s.checkpoint)));
+    insert.bind(18, int64_t(s.compile));
     insert.step();
     const int64_t id = sqlite3_last_insert_rowid(store.handle());
     tx.commit();
@@ -147,7 +151,8 @@ LazyReplay replay_lazy_trace(const StoredLazyTrace& stored) {
     program.origin = s.origin;
     LazyReplay r;
     r.run = lazy::run_lazy_program_to_failure(
-        program, lazy::EngineOptions{.eager = s.eager, .checkpoint = s.checkpoint});
+        program,
+        lazy::EngineOptions{.eager = s.eager, .checkpoint = s.checkpoint, .compile = s.compile});
     r.recorded_hash = s.trace_hash;
     r.replayed_hash = to_hex(r.run.trace_hash);
     r.recorded_failure = s.failure;

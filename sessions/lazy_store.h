@@ -22,6 +22,7 @@ struct LazyTraceSummary {
     std::string origin;  // the file it was read from ("" for text)
     bool eager = false;  // run with EngineOptions::eager: a replay runs the same way
     lazy::CheckpointPolicy checkpoint = lazy::CheckpointPolicy::Recompute; // likewise
+    bool compile = false; // compile statements ran compiled (--compile); likewise
     uint64_t events = 0, plans = 0, steps = 0;
     uint64_t pool_peak_bytes = 0, planned_peak_bytes = 0;
     std::string trace_hash;     // hex

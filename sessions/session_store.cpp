@@ -107,6 +107,9 @@ constexpr const char* kMigrations[] = {
     // 6 -> 7: the checkpoint policy a lazy trace ran with (lazy_store.h); the default in rows
     // recorded before, which keep their seals.
     R"(ALTER TABLE lazy_traces ADD COLUMN checkpoint_policy TEXT NOT NULL DEFAULT 'recompute';)",
+    // 7 -> 8: whether a lazy trace ran its compile statements compiled (lazy_store.h); 0 in
+    // rows recorded before, which keep their seals.
+    R"(ALTER TABLE lazy_traces ADD COLUMN compiled INTEGER NOT NULL DEFAULT 0;)",
 };
 constexpr int kFirstSealedVersion = 3;
 static_assert(std::size(kMigrations) == size_t(kSchemaVersion));

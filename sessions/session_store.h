@@ -20,7 +20,7 @@ struct sqlite3;
 namespace tmmu::sessions {
 
 inline constexpr int32_t kApplicationId = 0x544D4D55; // "TMMU"
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // The inputs of a run, enough to plan it again with the current engine.
 struct SessionInput {

@@ -23,12 +23,12 @@ constexpr const char* kHelp =
     R"(usage: tmmu lazy COMMAND [options]   (tmmu lazy COMMAND --help for details)
 
 Lazy programs: JSON files of statements over named tensors (ops, views, in-place updates,
-random draws, backward, reads, mark_step, SGD and AdamW, repeat, tidy, checkpoint) that drive the token/effect engine
+random draws, backward, reads, mark_step, SGD and AdamW, repeat, tidy, checkpoint, compile) that drive the token/effect engine
 (resources/docs/lazy-programs.md; examples in resources/programs).
 
 commands:
   run PROGRAM [--json OUT|-] [--trace OUT|-] [--eager] [--checkpoint-policy P]
-      [--record [--title T]]
+      [--compile] [--record [--title T]]
                      run one: its reads, events, plans, steps and memory; --record keeps
                      the trace in the sessions database
   traces [--limit N] [--json OUT|-]
@@ -42,7 +42,7 @@ options:
 
 constexpr const char* kRunHelp =
     R"help(usage: tmmu lazy run PROGRAM [--json OUT|-] [--trace OUT|-] [--eager]
-                     [--checkpoint-policy recompute|keep]
+                     [--checkpoint-policy recompute|keep] [--compile]
                      [--record [--title T] [--sessions PATH]]
 
 Runs a lazy program (tmmu-lazy-program JSON, resources/docs/lazy-programs.md) on a fresh
@@ -51,7 +51,9 @@ what that value depends on) or at mark_step (everything pending). Prints each re
 statement that read it, shape, the first values), then the run: trace events, forced plans,
 completed steps, the most bytes the buffer pool held against the largest arena our planner
 gives any plan the same buffers, buffers allocated and reused, the checkpointed bodies and the
-ops their replays made, and the trace hash (the same program gives the same hash every run).
+ops their replays made, the kernels run (and with --compile the compiled calls, cache hits and
+misses, fused kernels), the trace hash (the same program gives the same hash every run) and
+the result hash (every value read; a run with --compile must give the one without).
 A run that breaks a rule of the engine prints the same for the trace up to the error.
 
 options:
@@ -64,6 +66,10 @@ options:
                     what "checkpoint" bodies do with their saved-for-backward values:
                     recompute (default) keeps none and backward replays the body; keep runs
                     the bodies plainly, to compare memory (the reads are the same bit for bit)
+  --compile         run "compile" statements as compiled calls: each call stages its body,
+                    looks its variant up in the function's cache and runs as one node whose
+                    elementwise chains run fused; without it their bodies run plainly (the
+                    reads, and the result hash, are the same bit for bit)
   --record          record the program's text and its trace in the sessions database, a run
                     that breaks a rule too (with its error): `tmmu lazy traces` lists them,
                     `tmmu lazy replay ID` runs one again and compares the trace hashes
@@ -83,7 +89,7 @@ TensorHostCoercionError, DisposedTensorError, ...) and the statement, e.g.
 struct LazyOptions {
     bool help = false;
     std::optional<std::string> json_out, trace_out, title, sessions, checkpoint_policy;
-    bool eager = false, record = false;
+    bool eager = false, record = false, compile = false;
     size_t limit = 0;
 };
 
@@ -97,6 +103,7 @@ LazyOptions lazy_options_from(Args& args) {
     o.eager = args.flag("--eager");
     o.checkpoint_policy = args.value("--checkpoint-policy");
     o.record = args.flag("--record");
+    o.compile = args.flag("--compile");
     o.limit = size_t(args.count("--limit").value_or(0)); // 0: no limit
     return o;
 }
@@ -112,6 +119,7 @@ void check_options_apply(const std::string& command, const LazyOptions& o) {
     refuse_unless(o.eager, run, "--eager", "lazy run");
     refuse_unless(o.checkpoint_policy.has_value(), run, "--checkpoint-policy", "lazy run");
     refuse_unless(o.record, run, "--record", "lazy run");
+    refuse_unless(o.compile, run, "--compile", "lazy run");
     refuse_unless(o.title.has_value(), run && o.record, "--title", "lazy run --record");
     refuse_unless(o.sessions.has_value(), !run || o.record, "--sessions",
                   "lazy run --record, lazy traces and lazy replay");
@@ -138,7 +146,13 @@ void print_summary(const ProgramRun& run) {
     fmt::print("buffers {} allocated, {} reused\n", s.buffers_allocated, s.buffers_reused);
     if (s.checkpoints > 0)
         fmt::print("checkpoints {}, {} ops recomputed\n", s.checkpoints, s.recomputed_ops);
-    fmt::print("trace_hash {}\n", to_hex(run.trace_hash));
+    fmt::print("kernels {}\n", s.kernels);
+    if (s.compiled_calls > 0)
+        fmt::print("compiled calls {} (cache {} hits, {} misses), {} fused kernels ran {} ops, "
+                   "largest region arena {}\n",
+                   s.compiled_calls, s.cache_hits, s.cache_misses, s.fused_groups, s.fused_ops,
+                   format_bytes(s.compiled_planned_bytes));
+    fmt::print("trace_hash {}\nresult_hash {}\n", to_hex(run.trace_hash), to_hex(run.result_hash));
 }
 
 // --checkpoint-policy's value; InvalidArgument naming the option for another word.
@@ -150,7 +164,8 @@ CheckpointPolicy checkpoint_policy_of(const LazyOptions& o) {
 }
 
 int lazy_run(const std::string& path, const LazyOptions& o) {
-    const EngineOptions options{.eager = o.eager, .checkpoint = checkpoint_policy_of(o)};
+    const EngineOptions options{
+        .eager = o.eager, .checkpoint = checkpoint_policy_of(o), .compile = o.compile};
     const bool to_stdout =
         sends_one_output_to_stdout({{"--json", o.json_out}, {"--trace", o.trace_out}});
     // Read once: a recording stores exactly the text that ran.
@@ -159,9 +174,10 @@ int lazy_run(const std::string& path, const LazyOptions& o) {
     // Reads are printed as they happen: a later failure still shows what came before it.
     ReadCallback on_read;
     if (!to_stdout) {
-        fmt::print("program {} ({} statements{}{})\n", program.name, program.statement_count,
+        fmt::print("program {} ({} statements{}{}{})\n", program.name, program.statement_count,
                    o.eager ? ", eager" : "",
-                   options.checkpoint == CheckpointPolicy::Keep ? ", checkpoints kept" : "");
+                   options.checkpoint == CheckpointPolicy::Keep ? ", checkpoints kept" : "",
+                   o.compile ? ", compiled" : "");
         on_read = [](const HostRead& r) { fmt::print("{}\n", read_line(r)); };
     }
     const ProgramRun run = run_lazy_program_to_failure(program, options, on_read);

@@ -31,8 +31,8 @@ options:
 
 const char* const kLazyReplayHelp = R"(usage: tmmu lazy replay ID [--sessions PATH]
 
-Runs a recorded lazy program again from the text stored with it (eager, or with checkpoints
-kept, when it was recorded so) on a fresh engine, and prints the recorded and the replayed trace hash, counters and
+Runs a recorded lazy program again from the text stored with it (eager, with checkpoints
+kept, or compiled, when it was recorded so) on a fresh engine, and prints the recorded and the replayed trace hash, counters and
 error, then "identical" or what differs.
 
 Exit status: 0 when the trace hash and the error (or none) are the same, 1 when they differ;
@@ -59,6 +59,7 @@ std::string traces_json(const std::vector<LazyTraceSummary>& traces) {
                         {"origin", t.origin},
                         {"eager", t.eager},
                         {"checkpoint_policy", lazy::checkpoint_policy_name(t.checkpoint)},
+                        {"compile", t.compile},
                         {"events", t.events},
                         {"plans", t.plans},
                         {"steps", t.steps},
@@ -125,10 +126,10 @@ int lazy_replay(const std::string& db, const std::string& id_text) {
         fmt::print(stderr,
                    "tmmu: warning: lazy trace {} is ALTERED ({}); replaying what is stored\n", s.id,
                    s.altered_reason);
-    fmt::print("replay of lazy trace {} ({}{}{}) with tmmu {} (recorded with {})\n", s.id,
+    fmt::print("replay of lazy trace {} ({}{}{}{}) with tmmu {} (recorded with {})\n", s.id,
                s.program, s.eager ? ", eager" : "",
                s.checkpoint == lazy::CheckpointPolicy::Keep ? ", checkpoints kept" : "",
-               TMMU_VERSION, stored.program_version);
+               s.compile ? ", compiled" : "", TMMU_VERSION, stored.program_version);
     const sessions::LazyReplay r = sessions::replay_lazy_trace(stored);
     const lazy::EngineStats& now = r.run.stats;
     fmt::print("recorded  {}\n", trace_line(r.recorded_hash, s.events, s.plans, s.steps));

@@ -78,6 +78,12 @@ void EngineState::check_handle(const Tensor& t) const {
 TensorRec& EngineState::tensor(const Tensor& t) {
     check_handle(t);
     TensorRec& r = tensors.at(t.id());
+    if (r.disposed && r.trace_fn)
+        raise(LazyError::InvalidTraceTensorEscape, site,
+              fmt::format("tensor {} was made while compiled '{}' staged and not returned by it: "
+                          "it was disposed when the call returned (return it to use it)",
+                          r.name.empty() ? fmt::format("#{}", t.id()) : "'" + r.name + "'",
+                          compiled_fns.at(r.trace_fn).name));
     if (r.disposed)
         raise(LazyError::DisposedTensor, site,
               fmt::format("tensor {} was disposed (by dispose, or at the end of the tidy scope "

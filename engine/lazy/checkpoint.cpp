@@ -140,6 +140,7 @@ Tensor Engine::checkpoint(const std::function<Tensor()>& body) {
     if (s_->options.checkpoint == CheckpointPolicy::Keep) return body();
     {
         Entry entry(*s_, "checkpoint");
+        s_->refuse_in_staging("a checkpointed body");
         s_->begin_checkpoint();
     }
     Tensor out;

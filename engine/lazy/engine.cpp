@@ -85,7 +85,7 @@ Tensor EngineState::pure_op(Op op, const std::vector<Tensor>& args, const Shape&
     for (TensorId t : ids)
         needs_grad = needs_grad || tensors.at(t).requires_grad;
     if (grad_enabled && needs_grad) record_grad(out, op, ids, vals, v, nullptr, dims, keepdim);
-    if (options.eager) force({v}, "eager");
+    if (eager_now()) force({v}, "eager");
     return engine.wrap(out);
 }
 
@@ -99,7 +99,7 @@ Tensor Engine::constant(const Shape& shape, std::vector<float> values, std::stri
     const ValueId v = s_->constant_value(shape, std::move(values));
     const TensorId id = s_->new_tensor(s_->new_base(shape, v, name), std::nullopt);
     s_->tensors.at(id).name = std::move(name);
-    if (s_->options.eager) s_->force({v}, "eager");
+    if (s_->eager_now()) s_->force({v}, "eager");
     return wrap(id);
 }
 
@@ -223,6 +223,7 @@ Tensor Engine::copy(const Tensor& a) {
 
 std::vector<float> Engine::read(const Tensor& t) {
     Entry entry(*s_, "read");
+    s_->refuse_in_staging("a host read", LazyError::HostReadInCompile);
     const TensorRec& r = s_->tensor(t);
     s_->begin_emission();
     const ValueId v = s_->resolve(t.id());
@@ -243,6 +244,7 @@ float Engine::item(const Tensor& t) {
 
 void Engine::mark_step() {
     Entry entry(*s_, "mark_step");
+    s_->refuse_in_staging("mark_step", LazyError::AsyncInCompile);
     s_->mark_step();
 }
 
@@ -285,6 +287,13 @@ EngineStats Engine::stats() const {
     st.finalized = s_->finalized;
     st.checkpoints = s_->next_checkpoint - 1;
     st.recomputed_ops = s_->recomputed_ops;
+    st.kernels = s_->kernels;
+    st.compiled_calls = s_->next_call - 1;
+    st.cache_hits = s_->cache_hits;
+    st.cache_misses = s_->cache_misses;
+    st.fused_groups = s_->fused_groups;
+    st.fused_ops = s_->fused_ops;
+    st.compiled_planned_bytes = s_->compiled_planned_bytes;
     return st;
 }
 

@@ -48,6 +48,19 @@ class Tensor {
     std::shared_ptr<Ref> ref_;
 };
 
+// A function compiled by Engine::compile; call it with Engine::call.
+class CompiledFn {
+  public:
+    CompiledFn() = default;
+    bool valid() const { return id_ != 0; }
+
+  private:
+    friend class Engine;
+    explicit CompiledFn(uint64_t id) : id_(id) {}
+    uint64_t id_ = 0;
+};
+using CompiledBody = std::function<std::vector<Tensor>(std::span<const Tensor> args)>;
+
 enum class LocRole : uint8_t {
     TensorState,
     GradState,
@@ -82,6 +95,10 @@ struct EngineStats {
     uint64_t buffers_allocated = 0, buffers_reused = 0;
     uint64_t finalized = 0;                       // handles cleaned up from the finalize queue
     uint64_t checkpoints = 0, recomputed_ops = 0; // checkpointed bodies, ops their replays made
+    uint64_t kernels = 0; // kernels run: pure ops, a fused group counting once
+    uint64_t compiled_calls = 0, cache_hits = 0, cache_misses = 0;
+    uint64_t fused_groups = 0, fused_ops = 0; // fused kernels run, ops they ran
+    uint64_t compiled_planned_bytes = 0;      // largest region arena of any compiled variant
 };
 
 // What checkpoint() does with its body's saved-for-backward values.
@@ -95,6 +112,12 @@ struct EngineOptions {
     // so results are bit-identical when laziness is right).
     bool eager = false;
     CheckpointPolicy checkpoint = CheckpointPolicy::Recompute;
+    // false: compiled functions run their body plainly (the reference compiled calls are
+    // compared with; what is disposed at the call's end is the same).
+    bool compile = true;
+    // false: compiled calls run one kernel per op (to tell what fusion saves from what staging
+    // does).
+    bool fuse = true;
 };
 
 class Engine {
@@ -199,6 +222,19 @@ class Engine {
     // inside a body is CheckpointReentrancyError; mark_step and backward inside one are
     // InvalidArgument. EngineOptions::checkpoint = Keep runs the body plainly.
     Tensor checkpoint(const std::function<Tensor()>& body);
+
+    // Compiled regions (sections 1.6, 8, 15). call() stages fn on this engine: its ops record
+    // lazy nodes as usual but nothing runs (a host read is HostReadInCompileError, mark_step
+    // AsyncInCompileError), and when fn returns they become one CompiledCall node, run whole
+    // when forced: its effects expand in program order at plan time (commit versions as
+    // without compile), its elementwise chains run fused. The body's normalized form keys the
+    // function's variant cache (EngineStats: cache hits and misses). Tensors fn made and did
+    // not return are disposed when the call returns; using one later is
+    // InvalidTraceTensorEscapeError. A call inside a call stages into the outer one; a call
+    // inside a checkpointed body is refused (10.6). EngineOptions::compile = false runs fn
+    // plainly.
+    CompiledFn compile(CompiledBody fn, std::string name = {});
+    std::vector<Tensor> call(const CompiledFn& f, std::span<const Tensor> args = {});
 
     // Autograd (section 9). backward is lazy: it records the job on tokGlobal.
     void backward(const Tensor& loss);

@@ -5,7 +5,9 @@
 // Ids start at 1 (0 is "none") and grow monotonically, so every table iterates in creation
 // order and the same program numbers everything the same way every run.
 #include "lazy/buffer_pool.h"
+#include "lazy/compiled.h"
 #include "lazy/engine.h"
+#include "lazy/lazy_error.h"
 #include "lazy/lazy_graph.h"
 
 #include <atomic>
@@ -56,7 +58,8 @@ struct TensorRec {
     bool escapes = false, disposed = false;
     bool requires_grad = false, is_leaf = false, retain_grad = false;
     AutogradId grad_fn = 0;
-    TensorId grad = 0; // the .grad handle (a grad_state base), 0 when null
+    TensorId grad = 0;     // the .grad handle (a grad_state base), 0 when null
+    uint64_t trace_fn = 0; // made while a call of this compiled function staged, not returned
 };
 
 // A value saved for backward, guarded by its base's commit version at the save's token point.
@@ -127,7 +130,7 @@ struct Tensor::Ref {
 struct PlannedState {
     std::map<LocId, LocRec> locs;
     std::map<BaseId, uint64_t> commits;
-    std::map<BaseId, NodeId> last_commit; // for naming the mutation that broke a saved slot
+    std::map<BaseId, const Node*> last_commit; // naming the mutation that broke a saved slot
     std::map<SavedSlotId, uint64_t> published;
 };
 
@@ -169,6 +172,14 @@ struct EngineState {
     uint64_t next_checkpoint = 1, open_checkpoint = 0;
     NodeId checkpoint_first_node = 0;
     uint64_t recomputed_ops = 0;
+    // Compiled functions and their calls (compiled.h); staging is the function whose call is
+    // being staged (0: none), staging_call the call's number.
+    std::map<uint64_t, CompiledFnRec> compiled_fns;
+    std::map<uint64_t, CompiledCallRec> calls;
+    uint64_t next_compiled_fn = 1, next_call = 1, staging = 0;
+    NodeId staging_first_node = 0;
+    uint64_t cache_hits = 0, cache_misses = 0, kernels = 0, fused_groups = 0, fused_ops = 0;
+    uint64_t compiled_planned_bytes = 0;
     bool poisoned = false;
     std::string poison_reason;
     bool grad_enabled = true;
@@ -221,7 +232,13 @@ struct EngineState {
     // A handle record on a base; in the innermost tidy scope unless in_scope is false.
     TensorId new_tensor(BaseId base, std::optional<ViewMeta> view, bool in_scope = true);
     void open_scope();
-    void close_scope(TensorId returned);
+    // Disposes what the innermost scope made, but the returned tensors and kept ones. With
+    // trace_fn (a compiled call's end, lock held) they are disposed at once and marked as trace
+    // tensors of that compiled function (1.6).
+    void close_scope(std::span<const TensorId> returned, uint64_t trace_fn = 0);
+    // Eager mode forces after each op, except while a compiled call stages (1.6: staging never
+    // runs work; the call is forced whole once staged).
+    bool eager_now() const { return options.eager && staging == 0; }
 
     // --- ops (engine.cpp, engine_views.cpp) ---
     Tensor pure_op(Op op, const std::vector<Tensor>& args, const Shape& out_shape,
@@ -249,10 +266,14 @@ struct EngineState {
     std::vector<NodeId> closure(const std::vector<ValueId>& roots) const;
     std::vector<NodeId> linearize(const std::vector<NodeId>& members) const;
     void plan_versions(const std::vector<NodeId>& order);
+    void plan_node(Node& n, PlannedState& p);
     void check_loadable(const Node& n, const LocRec& l) const;
     void check_saved(const Node& n, uint64_t commit, const PlannedState& p) const;
     void execute(NodeId id);
+    void execute_node(Node& n);
+    void note_values(const Node& n, TraceEvent& e) const; // its inputs, outputs, producers
     StorageId run_pure(const Node& n);
+    StorageId acquire_output(ValueId out); // a buffer for a kernel's output, recorded
     void run_effect(Node& n, TraceEvent& e);
     void store_into_loc(const Node& n, TraceEvent& e);
     void summarize_memory(PlanRecord& plan, const std::vector<StorageId>& live_before);
@@ -294,6 +315,24 @@ struct EngineState {
     void recompute(uint64_t region);
     // InvalidArgument naming `what` while a checkpointed body is being recorded.
     void refuse_in_checkpoint(const char* what) const;
+
+    // --- compiled regions (compiled_call.cpp, fusion.cpp) ---
+    void begin_staging(uint64_t fn);
+    // The staged nodes become one CompiledCall node (compiled.h); tensors made while staging
+    // and not returned are disposed, and later use of them is InvalidTraceTensorEscapeError.
+    void end_staging(const std::vector<TensorId>& returned);
+    // After a failure inside the function: the nodes staged so far stay plain lazy nodes, as if
+    // the function had run uncompiled up to the error.
+    void abandon_staging();
+    // While a compiled call stages: HostReadInCompileError or AsyncInCompileError naming
+    // `what`, or InvalidArgument when no kind is given.
+    void refuse_in_staging(const char* what, std::optional<LazyError> kind = std::nullopt) const;
+    std::shared_ptr<const CompiledVariant> find_variant(CompiledCallRec& call,
+                                                        const BodyFacts& facts);
+    void run_call(Node& call, TraceEvent& e);
+    void run_fused(CompiledCallRec& call, const FusedGroup& g, const EventKey& key);
+    // The call's body nodes in the order they run (groups at their positions), for planning.
+    std::vector<Node*> call_schedule(CompiledCallRec& call);
 
     // --- mark_step (mark_step.cpp) ---
     void mark_step();

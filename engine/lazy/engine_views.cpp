@@ -71,7 +71,7 @@ void EngineState::in_place(const Tensor& t, const char* what,
         n.view = *r.view;
         base_store(r.base, n.outputs[0], desc);
     }
-    if (options.eager) force({tok_global}, "eager");
+    if (eager_now()) force({tok_global}, "eager");
 }
 
 ValueId EngineState::operand(const Tensor& x, const Shape& target, const char* what) {

@@ -35,6 +35,8 @@ std::string_view event_kind_name(EventKind k) {
         return "pool_flush";
     case EventKind::MarkStep:
         return "mark_step";
+    case EventKind::CompiledCall:
+        return "compiled_call";
     }
     return "unknown";
 }

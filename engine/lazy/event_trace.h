@@ -27,6 +27,7 @@ enum class EventKind : uint8_t {
     PoolRelease,   // a buffer entered pendingRelease
     PoolFlush,     // pendingRelease moved to the acquirable pool (end of step only)
     MarkStep,      // one of markStep's phases 0..5
+    CompiledCall,  // a compiled function's call; its subevents follow, keyed under its instance
 };
 std::string_view event_kind_name(EventKind k);
 

@@ -30,6 +30,8 @@ EventKind kind_of(Op op) {
         return EventKind::SavedCheck;
     case Op::BackwardJob:
         return EventKind::BackwardJob;
+    case Op::CompiledCall:
+        return EventKind::CompiledCall;
     default:
         return EventKind::Op;
     }
@@ -37,8 +39,8 @@ EventKind kind_of(Op op) {
 
 } // namespace
 
-StorageId EngineState::run_pure(const Node& n) {
-    Value& out = values.at(n.outputs[0]);
+StorageId EngineState::acquire_output(ValueId v) {
+    Value& out = values.at(v);
     const auto got = pool.acquire(static_cast<uint64_t>(element_count(out.shape)));
     PoolBuffer& b = pool.at(got.id);
     b.refs = 1;
@@ -51,14 +53,20 @@ StorageId EngineState::run_pure(const Node& n) {
     a.bytes = b.bytes;
     a.detail = got.reused ? "reused from the acquirable pool" : "new buffer";
     record(std::move(a));
+    out.storage = got.id;
+    return got.id;
+}
+
+StorageId EngineState::run_pure(const Node& n) {
+    const StorageId id = acquire_output(n.outputs[0]);
     std::vector<KernelInput> inputs;
     for (ValueId in : n.inputs) {
         const Value& v = values.at(in);
         inputs.push_back({&pool.at(v.storage).data, &v.shape});
     }
-    run_kernel(n, inputs, out.shape, b.data);
-    out.storage = got.id;
-    return got.id;
+    run_kernel(n, inputs, values.at(n.outputs[0]).shape, pool.at(id).data);
+    ++kernels;
+    return id;
 }
 
 void EngineState::store_into_loc(const Node& n, TraceEvent& e) {
@@ -126,8 +134,21 @@ void EngineState::run_effect(Node& n, TraceEvent& e) {
     }
 }
 
+void EngineState::note_values(const Node& n, TraceEvent& e) const {
+    for (ValueId in : n.inputs) {
+        const Value& v = values.at(in);
+        (v.token ? e.tokens_in : e.values_in).push_back(in);
+        (v.token ? e.token_from : e.data_from).push_back(v.event);
+    }
+    for (ValueId out : n.outputs)
+        (values.at(out).token ? e.tokens_out : e.values_out).push_back(out);
+}
+
 void EngineState::execute(NodeId id) {
-    Node& n = nodes.at(id);
+    execute_node(nodes.at(id));
+}
+
+void EngineState::execute_node(Node& n) {
     current_key = n.key.text();
     TraceEvent e;
     e.plan = current_plan;
@@ -136,19 +157,17 @@ void EngineState::execute(NodeId id) {
     e.op = std::string(op_name(n.op));
     e.site = n.site;
     e.detail = n.detail;
+    if (n.op == Op::CompiledCall) {
+        run_call(n, e); // records the call, then its body's events
+        return;
+    }
     if (is_effect(n.op)) {
         run_effect(n, e);
     } else {
         e.storage = static_cast<int64_t>(run_pure(n));
         e.bytes = pool.at(static_cast<StorageId>(e.storage)).bytes;
     }
-    for (ValueId in : n.inputs) {
-        const Value& v = values.at(in);
-        (v.token ? e.tokens_in : e.values_in).push_back(in);
-        (v.token ? e.token_from : e.data_from).push_back(v.event);
-    }
-    for (ValueId out : n.outputs)
-        (values.at(out).token ? e.tokens_out : e.values_out).push_back(out);
+    note_values(n, e);
     n.done = true;
     const uint64_t index = record(std::move(e));
     for (ValueId out : n.outputs) {

@@ -58,9 +58,22 @@ std::vector<NodeId> EngineState::linearize(const std::vector<NodeId>& members) c
     return order;
 }
 
-// Version assignment and checks in PlanLinearOrder, before anything runs (3.4, 3.5, 9.3).
+// Version assignment and checks in PlanLinearOrder, before anything runs (3.4, 3.5, 9.3). A
+// compiled call expands into its body's subevents here, in the order they will run (8.6.0).
 void EngineState::plan_versions(const std::vector<NodeId>& order) {
     PlannedState p;
+    for (NodeId id : order) {
+        Node& n = nodes.at(id);
+        if (n.op != Op::CompiledCall) {
+            plan_node(n, p);
+            continue;
+        }
+        for (Node* sub : call_schedule(calls.at(n.call)))
+            plan_node(*sub, p);
+    }
+}
+
+void EngineState::plan_node(Node& n, PlannedState& p) {
     const auto planned_loc = [&](LocId id) -> LocRec& {
         auto it = p.locs.find(id);
         return it != p.locs.end() ? it->second : p.locs.emplace(id, locs.at(id)).first->second;
@@ -71,39 +84,36 @@ void EngineState::plan_versions(const std::vector<NodeId>& order) {
                    ? it->second
                    : p.commits.emplace(id, bases.at(id).commit_version).first->second;
     };
-    for (NodeId id : order) {
-        Node& n = nodes.at(id);
-        switch (n.op) {
-        case Op::LocLoad: {
-            const LocRec& l = planned_loc(n.loc);
-            check_loadable(n, l);
-            n.planned_version = l.version;
-            break;
-        }
-        case Op::LocStore: {
-            LocRec& l = planned_loc(n.loc);
-            if (l.tombstone != Tombstone::None) check_loadable(n, l);
-            n.planned_version = ++l.version;
-            l.has_value = true;
-            break;
-        }
-        case Op::LocInvalidate:
-            planned_loc(n.loc).tombstone = Tombstone(n.tombstone);
-            break;
-        case Op::BaseCommit:
-            n.planned_version = ++planned_commit(n.base);
-            p.last_commit[n.base] = id;
-            break;
-        case Op::PublishSave:
-            n.planned_version = planned_commit(n.base);
-            p.published[n.slot] = n.planned_version;
-            break;
-        case Op::SavedCheck:
-            check_saved(n, planned_commit(n.base), p);
-            break;
-        default:
-            break;
-        }
+    switch (n.op) {
+    case Op::LocLoad: {
+        const LocRec& l = planned_loc(n.loc);
+        check_loadable(n, l);
+        n.planned_version = l.version;
+        break;
+    }
+    case Op::LocStore: {
+        LocRec& l = planned_loc(n.loc);
+        if (l.tombstone != Tombstone::None) check_loadable(n, l);
+        n.planned_version = ++l.version;
+        l.has_value = true;
+        break;
+    }
+    case Op::LocInvalidate:
+        planned_loc(n.loc).tombstone = Tombstone(n.tombstone);
+        break;
+    case Op::BaseCommit:
+        n.planned_version = ++planned_commit(n.base);
+        p.last_commit[n.base] = &n;
+        break;
+    case Op::PublishSave:
+        n.planned_version = planned_commit(n.base);
+        p.published[n.slot] = n.planned_version;
+        break;
+    case Op::SavedCheck:
+        check_saved(n, planned_commit(n.base), p);
+        break;
+    default:
+        break;
     }
 }
 
@@ -126,7 +136,7 @@ void EngineState::check_saved(const Node& n, uint64_t commit, const PlannedState
     if (commit == at_save) return;
     const auto last = p.last_commit.find(n.base);
     const std::string mutation = last != p.last_commit.end()
-                                     ? nodes.at(last->second).detail
+                                     ? last->second->detail
                                      : std::string("an in-place op forced earlier");
     raise(LazyError::SavedTensorModified, n.site,
           fmt::format("'{}' was saved for backward by {} at commit version {}, then modified by "
@@ -166,7 +176,11 @@ void EngineState::run_plan(const std::vector<NodeId>& order, const std::string& 
     current_plan = kNone;
     current_key.clear();
     plan.end_event = trace.events.size();
-    plan.ops = order.size();
+    // A compiled call is one node of the order but runs its body's subevents.
+    for (uint64_t i = plan.first_event; i < plan.end_event; ++i) {
+        const EventKind k = trace.events[i].kind;
+        plan.ops += k != EventKind::PoolAcquire && k != EventKind::PoolRelease;
+    }
     summarize_memory(plan, live_before);
     trace.plans.push_back(plan);
 }

@@ -103,6 +103,17 @@ void sum_into(const std::vector<float>& in, const Shape& in_shape, const Shape& 
 
 } // namespace
 
+float elementwise(Op op, float a, float b) {
+    return op >= Op::Add ? binary(op, a, b) : unary(op, a);
+}
+
+std::vector<int64_t> broadcast_index(const Shape& in, const Shape& out) {
+    std::vector<int64_t> index(static_cast<size_t>(element_count(out)));
+    walk(out, broadcast_strides(in, out), 0,
+         [&](int64_t i, int64_t j) { index[static_cast<size_t>(i)] = j; });
+    return index;
+}
+
 Shape reduced_shape(const Shape& in, const std::vector<int64_t>& dims, bool keepdim) {
     std::vector<bool> reduce(in.size(), dims.empty());
     for (int64_t d : dims) {
@@ -153,11 +164,8 @@ void run_kernel(const Node& node, std::span<const KernelInput> inputs, const Sha
     case Op::Mul:
     case Op::Div:
     case Op::Maximum: {
-        const auto sa = broadcast_strides(shape(0), out_shape);
-        const auto sb = broadcast_strides(shape(1), out_shape);
-        std::vector<int64_t> ia(out.size()), ib(out.size());
-        walk(out_shape, sa, 0, [&](int64_t i, int64_t j) { ia[static_cast<size_t>(i)] = j; });
-        walk(out_shape, sb, 0, [&](int64_t i, int64_t j) { ib[static_cast<size_t>(i)] = j; });
+        const std::vector<int64_t> ia = broadcast_index(shape(0), out_shape);
+        const std::vector<int64_t> ib = broadcast_index(shape(1), out_shape);
         for (size_t i = 0; i < out.size(); ++i)
             out[i] = binary(node.op, in(0)[static_cast<size_t>(ia[i])],
                             in(1)[static_cast<size_t>(ib[i])]);

@@ -18,6 +18,12 @@ struct KernelInput {
 void run_kernel(const Node& node, std::span<const KernelInput> inputs, const Shape& out_shape,
                 std::vector<float>& out);
 
+// One element of an elementwise op (unary ops ignore b): the very arithmetic run_kernel does, so
+// a fused kernel built from it gives the unfused bits.
+float elementwise(Op op, float a, float b);
+// For each element of `out` in order, the element of `in` (which broadcasts to out) it reads.
+std::vector<int64_t> broadcast_index(const Shape& in, const Shape& out);
+
 // Shape of sum/mean over dims (all dims when empty); InvalidArgument for a bad dim.
 Shape reduced_shape(const Shape& in, const std::vector<int64_t>& dims, bool keepdim);
 

@@ -68,12 +68,18 @@ std::string_view op_name(Op op) {
         return "saved_check";
     case Op::BackwardJob:
         return "backward_job";
+    case Op::CompiledCall:
+        return "compiled_call";
     }
     return "unknown";
 }
 
 bool is_effect(Op op) {
     return op >= Op::AfterAll;
+}
+
+bool is_elementwise(Op op) {
+    return op >= Op::Neg && op <= Op::Maximum;
 }
 
 std::string EventKey::text() const {

@@ -18,6 +18,7 @@ using StorageId = uint64_t;
 using AutogradId = uint64_t;
 using SavedSlotId = uint64_t;
 
+// The order matters: is_elementwise and is_effect tell the kinds apart by range.
 enum class Op : uint8_t {
     // pure tensor ops
     Constant,
@@ -52,9 +53,12 @@ enum class Op : uint8_t {
     PublishSave,
     SavedCheck,
     BackwardJob,
+    CompiledCall, // a compiled function's call: its staged subevents run as one (compiled.h)
 };
 std::string_view op_name(Op op);
 bool is_effect(Op op);
+// Neg .. Maximum: one output element from the same element of each input (broadcast).
+bool is_elementwise(Op op);
 
 struct Value {
     Shape shape;
@@ -101,6 +105,7 @@ struct Node {
     SavedSlotId slot = 0;
     uint8_t tombstone = 0;
     uint64_t planned_version = 0; // assigned at plan time in PlanLinearOrder
+    uint64_t call = 0;            // CompiledCall: its record (EngineState::calls)
 };
 
 } // namespace tmmu::lazy

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tmmu::lazy {
 
 void EngineState::open_scope() {
@@ -13,15 +15,19 @@ void EngineState::open_scope() {
 // Kept tensors escape every scope; a returned one only this one: inside another scope it
 // belongs to that scope from now on (as a tensor made there would), at the outermost it
 // escapes for good. Everything else made here is disposed, even if a C++ handle still names
-// it (DisposedTensorError on use).
-void EngineState::close_scope(TensorId returned) {
+// it (DisposedTensorError on use, InvalidTraceTensorEscapeError for a compiled call's).
+void EngineState::close_scope(std::span<const TensorId> returned, uint64_t trace_fn) {
     std::vector<TensorId> made = std::move(tidy_scopes.back());
     tidy_scopes.pop_back();
     for (TensorId id : made) {
         TensorRec& t = tensors.at(id);
         if (t.escapes) continue;
-        if (id != returned) {
-            dispose_or_defer(id);
+        if (std::find(returned.begin(), returned.end(), id) == returned.end()) {
+            t.trace_fn = trace_fn;
+            if (trace_fn)
+                dispose_now(id);
+            else
+                dispose_or_defer(id);
         } else if (tidy_scopes.empty()) {
             t.escapes = true;
         } else {
@@ -36,10 +42,11 @@ Tensor Engine::tidy(const std::function<Tensor()>& fn) {
     try {
         out = fn();
     } catch (...) {
-        s_->close_scope(0);
+        s_->close_scope({});
         throw;
     }
-    s_->close_scope(out.valid() ? out.id() : 0);
+    const TensorId returned[] = {out.valid() ? out.id() : 0};
+    s_->close_scope(returned);
     return out;
 }
 
@@ -47,7 +54,7 @@ Engine::TidyScope::TidyScope(Engine& e) : e_(e) {
     e.s_->open_scope();
 }
 Engine::TidyScope::~TidyScope() {
-    e_.s_->close_scope(0);
+    e_.s_->close_scope({});
 }
 
 void Engine::keep(const Tensor& t) {
@@ -80,7 +87,7 @@ void Engine::backward(const Tensor& loss) {
     s_->tensor(loss);
     s_->begin_emission();
     s_->run_backward(loss.id());
-    if (s_->options.eager) s_->force({s_->tok_global}, "eager");
+    if (s_->eager_now()) s_->force({s_->tok_global}, "eager");
 }
 
 Tensor Engine::grad(const Tensor& t) {
@@ -111,7 +118,7 @@ void Engine::zero_grad(std::span<const Tensor> params, bool set_to_null) {
         s_->tensor(p);
         s_->zero_grad(p.id(), set_to_null);
     }
-    if (s_->options.eager) s_->force({s_->tok_global}, "eager");
+    if (s_->eager_now()) s_->force({s_->tok_global}, "eager");
 }
 
 } // namespace tmmu::lazy

@@ -67,6 +67,7 @@ void EngineState::mark_step() {
             ++it;
             continue;
         }
+        if (it->second.op == Op::CompiledCall) calls.erase(it->second.call);
         it = nodes.erase(it);
         ++swept;
     }

@@ -5,12 +5,14 @@
 
 #include "core/failure.h"
 #include "core/splitmix.h"
+#include "encoding/sha256.h"
 #include "lazy/lazy_error.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -76,10 +78,12 @@ class Runner {
         ProgramRun r;
         r.eager = options_.eager;
         r.checkpoint = options_.checkpoint;
+        r.compile = options_.compile;
         r.reads = std::move(reads_);
         r.trace = e_.trace();
         r.stats = e_.stats();
         r.trace_hash = trace_hash(r.trace);
+        r.result_hash = reads_hash(r.reads);
         return r;
     }
 
@@ -88,6 +92,8 @@ class Runner {
     const ReadCallback& on_read_;
     std::map<std::string, Tensor> tensors_;
     std::map<std::string, Optimizer> optimizers_;
+    std::map<std::string, CompiledFn> compiled_;             // by the compile statement's path
+    const std::vector<uint64_t>* call_iterations_ = nullptr; // the compiled call being staged
     std::vector<HostRead> reads_;
 
     // " (iteration 3)", " (iterations 2, 1)" inside nested repeats, "" outside any.
@@ -171,6 +177,8 @@ class Runner {
                 return Tensor();
             });
             return;
+        case StatementKind::Compile:
+            return call(s, iterations);
         case StatementKind::Dispose:
             return e_.dispose(tensor(s.names[0], site));
         case StatementKind::RetainGrad:
@@ -323,6 +331,23 @@ class Runner {
         }
     }
 
+    // One compiled function per compile statement, so each iteration of a repeat around it is
+    // another call of the same function (a cache hit when the body stages the same way).
+    void call(const Statement& s, const std::vector<uint64_t>& iterations) {
+        auto [it, fresh] = compiled_.try_emplace(s.path);
+        if (fresh)
+            it->second = e_.compile(
+                [this, &s](std::span<const Tensor>) {
+                    block(s.body, *call_iterations_);
+                    const std::string site = s.path + iteration_text(*call_iterations_);
+                    e_.set_site(site);
+                    return tensors(s.names, site);
+                },
+                s.function);
+        call_iterations_ = &iterations;
+        (void)e_.call(it->second);
+    }
+
     void tidy(const Statement& s, const std::string& site,
               const std::vector<uint64_t>& iterations) {
         e_.tidy([&] {
@@ -403,6 +428,18 @@ ordered_json plan_json(const PlanRecord& p) {
 
 } // namespace
 
+Digest reads_hash(const std::vector<HostRead>& reads) {
+    Sha256 h;
+    for (const HostRead& r : reads) {
+        std::string line = fmt::format("{} {} ", r.name, shape_text(r.shape));
+        for (float v : r.values)
+            line += fmt::format("{:08x}", std::bit_cast<uint32_t>(v));
+        line += "\n";
+        h.update(reinterpret_cast<const uint8_t*>(line.data()), line.size());
+    }
+    return h.finish();
+}
+
 ProgramRun run_lazy_program(const LazyProgram& program, EngineOptions options,
                             const ReadCallback& on_read) {
     return Runner(options, on_read).run(program);
@@ -423,6 +460,7 @@ std::string program_run_json(const LazyProgram& program, const ProgramRun& run) 
                             {"program", program.name},
                             {"eager", run.eager},
                             {"checkpoint_policy", checkpoint_policy_name(run.checkpoint)},
+                            {"compile", run.compile},
                             {"statements", program.statement_count},
                             {"events", s.events},
                             {"plans", s.plans},
@@ -434,6 +472,14 @@ std::string program_run_json(const LazyProgram& program, const ProgramRun& run) 
                             {"finalized", s.finalized},
                             {"checkpoints", s.checkpoints},
                             {"recomputed_ops", s.recomputed_ops},
+                            {"kernels", s.kernels},
+                            {"compiled_calls", s.compiled_calls},
+                            {"cache_hits", s.cache_hits},
+                            {"cache_misses", s.cache_misses},
+                            {"fused_groups", s.fused_groups},
+                            {"fused_ops", s.fused_ops},
+                            {"compiled_planned_bytes", s.compiled_planned_bytes},
+                            {"result_hash", to_hex(run.result_hash)},
                             {"trace_hash", to_hex(run.trace_hash)},
                             {"reads", reads}};
     return j.dump(2) + "\n";

@@ -44,6 +44,7 @@ enum class StatementKind : uint8_t {
     RetainGrad, // keep a non-leaf tensor's grad
     ManualSeed, // the RNG's seed, restarting its draws
     Checkpoint, // the body checkpointed: its saved values recomputed by backward
+    Compile,    // the body as a compiled function's call (run plainly without --compile)
     Coercion,   // a tensor named where a number is needed: TensorHostCoercionError when reached
 };
 
@@ -107,8 +108,9 @@ struct Statement {
     StatementKind kind = StatementKind::MarkStep;
     std::string path; // "program[7]", "program[7].body[2]"
     std::string let;  // the name bound (Tensor, Param, Op, Grad, Sgd, AdamW)
-    // Backward, Grad, Dispose, RetainGrad: one name; Read, ZeroGrad (tensors), Tidy (keep): the
-    // names; Step, ZeroGrad (optimizer): the optimizer; Sgd, AdamW: the parameters.
+    // Backward, Grad, Dispose, RetainGrad: one name; Read, ZeroGrad (tensors), Tidy (keep),
+    // Compile (returns): the names; Step, ZeroGrad (optimizer): the optimizer; Sgd, AdamW: the
+    // parameters.
     std::vector<std::string> names;
     bool names_optimizer = false; // ZeroGrad: names[0] is an optimizer
 
@@ -129,7 +131,8 @@ struct Statement {
     bool set_to_null = true; // ZeroGrad
 
     uint64_t count = 0;          // Repeat
-    std::vector<Statement> body; // Repeat, Tidy, Checkpoint
+    std::vector<Statement> body; // Repeat, Tidy, Checkpoint, Compile
+    std::string function;        // Compile: the compiled function's name ("returns": names)
 
     std::string coerced_field, coerced_tensor; // Coercion: where and which tensor
 };
@@ -161,10 +164,12 @@ struct HostRead {
 struct ProgramRun {
     bool eager = false;                                        // run with EngineOptions::eager
     CheckpointPolicy checkpoint = CheckpointPolicy::Recompute; // EngineOptions::checkpoint
+    bool compile = false;                                      // EngineOptions::compile
     std::vector<HostRead> reads;
     Trace trace;
     EngineStats stats;
     Digest trace_hash{};
+    Digest result_hash{}; // every read: name, shape and each value's bits (reads_hash)
     // run_lazy_program_to_failure only: the error that stopped the program ("" when none).
     std::string failure;
     FailureCode failure_code = FailureCode::InvalidArgument;
@@ -182,6 +187,10 @@ ProgramRun run_lazy_program(const LazyProgram& program, EngineOptions options = 
 // Load errors cannot happen here: the program is already parsed.
 ProgramRun run_lazy_program_to_failure(const LazyProgram& program, EngineOptions options = {},
                                        const ReadCallback& on_read = {});
+
+// SHA-256 over every read in order: its tensor's name, shape and values as f32 bit patterns. Runs
+// with and without --compile, eager or lazy, must agree on it.
+Digest reads_hash(const std::vector<HostRead>& reads);
 
 // "recompute", "keep" (tmmu lazy run --checkpoint-policy), and back; nullopt for another name.
 std::string_view checkpoint_policy_name(CheckpointPolicy p);

@@ -153,6 +153,7 @@ const KindSpec kKinds[] = {
     {"retain_grad", StatementKind::RetainGrad, {}, false},
     {"manual_seed", StatementKind::ManualSeed, {}, false},
     {"checkpoint", StatementKind::Checkpoint, {}, false},
+    {"compile", StatementKind::Compile, {"body", "returns"}, false},
 };
 
 std::string kind_keys() {
@@ -496,6 +497,12 @@ class Parser {
             return;
         case StatementKind::Checkpoint:
             s.body = block(x, at(key), depth + 1);
+            return;
+        case StatementKind::Compile:
+            s.function = text(x, at(key));
+            if (s.function.empty()) bad(at(key), "name the compiled function");
+            s.body = block(need(v, "body", path), at("body"), depth + 1);
+            if (const json* r = find(v, "returns")) s.names = refs(*r, at("returns"));
             return;
         case StatementKind::Tidy:
             s.body = block(x, at(key), depth + 1);

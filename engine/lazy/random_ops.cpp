@@ -24,7 +24,7 @@ Tensor Engine::rand(const Shape& shape, std::string name) {
     const ValueId v = n.outputs[0];
     const TensorId id = s_->new_tensor(s_->new_base(shape, v, name), std::nullopt);
     s_->tensors.at(id).name = std::move(name);
-    if (s_->options.eager) s_->force({v}, "eager");
+    if (s_->eager_now()) s_->force({v}, "eager");
     return wrap(id);
 }
 

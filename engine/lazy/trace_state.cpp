@@ -123,6 +123,10 @@ std::string event_rule(const TraceEvent& e) {
             return "checkpoint replay (10): backward needed a value the checkpointed body saved, "
                    "so the body's op runs again on the values the body read, with the forward's "
                    "kernel (and key, for a draw): the same bits";
+        if (e.op == "fused")
+            return "fusion inside a compiled call (15.1-15.3): elementwise ops run as one "
+                   "kernel, values shared by its outputs computed once, nothing but its "
+                   "outputs written; the same arithmetic per element as unfused";
         if (e.op == "rand_uniform")
             return "keyed random draw (11.1): its key's draw nonce was reserved when the program "
                    "made it, so its values are the same wherever it runs; never merged with "
@@ -160,6 +164,10 @@ std::string event_rule(const TraceEvent& e) {
         return "buffer pool (14.1): pendingRelease becomes acquirable only at mark_step";
     case EventKind::MarkStep:
         return "mark_step (6): " + e.detail;
+    case EventKind::CompiledCall:
+        return "compiled call (1.6, 8.6.0): staged when called, run whole when forced; its "
+               "subevents follow in program order, so commit versions are what they would be "
+               "without compile";
     }
     return {};
 }

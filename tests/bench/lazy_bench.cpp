@@ -1,8 +1,10 @@
 // tmmu-lazy-bench: the bundled lazy programs (resources/programs) side by side with and without
-// checkpointing (issue 18, item 7): kernels run, ops the replays made, the largest arena our
-// planner gives a forced plan, the pool's peak, and whether the reads are the same bit for
-// bit. Compiled regions and fusion add their columns when they exist. Byte counts are exact;
-// the times are machine-bound, so this is a program to run, not a test.
+// checkpointing, compiled regions and fusion (issue 18, item 7): kernels run, fused kernels,
+// variant cache hits and misses, ops checkpoint replays made, the largest arena our planner
+// gives a forced plan, the pool's peak, and whether the reads are the same bit for bit as the
+// plain run's (checkpoints kept, nothing compiled). A program gets the rows its statements make
+// different. Byte counts are exact; the times are machine-bound, so this is a program to run,
+// not a test.
 #include "lazy/program.h"
 
 #include "core/units.h"
@@ -19,27 +21,28 @@ namespace {
 using namespace tmmu;
 using namespace tmmu::lazy;
 
-struct Measured {
-    ProgramRun run;
-    uint64_t kernels = 0; // pure ops run (trace events of kind Op)
-    double ms = 0;
+struct Config {
+    const char* name;
+    EngineOptions options;
 };
 
-Measured measure(const LazyProgram& p, CheckpointPolicy policy) {
-    const auto t0 = bench::Clock::now();
-    Measured m{run_lazy_program_to_failure(p, EngineOptions{.checkpoint = policy})};
-    m.ms = bench::ms_since(t0);
-    m.kernels =
-        uint64_t(std::count_if(m.run.trace.events.begin(), m.run.trace.events.end(),
-                               [](const TraceEvent& e) { return e.kind == EventKind::Op; }));
-    return m;
+// Plain first: every other row's reads are compared with it.
+const Config kConfigs[] = {
+    {"plain", {.checkpoint = CheckpointPolicy::Keep, .compile = false}},
+    {"checkpointed", {.checkpoint = CheckpointPolicy::Recompute, .compile = false}},
+    {"compiled, unfused", {.checkpoint = CheckpointPolicy::Keep, .fuse = false}},
+    {"compiled", {.checkpoint = CheckpointPolicy::Keep}},
+};
+
+bool uses(const std::vector<Statement>& body, StatementKind kind) {
+    return std::any_of(body.begin(), body.end(),
+                       [&](const Statement& s) { return s.kind == kind || uses(s.body, kind); });
 }
 
-bool same_reads(const ProgramRun& a, const ProgramRun& b) {
-    if (a.reads.size() != b.reads.size()) return false;
-    for (size_t i = 0; i < a.reads.size(); ++i)
-        if (a.reads[i].values != b.reads[i].values) return false;
-    return true;
+// A configuration runs when the program has what it switches: checkpoint or compile statements.
+bool applies(const Config& c, bool checkpoints, bool compiles) {
+    const bool ckpt = c.options.checkpoint == CheckpointPolicy::Recompute;
+    return (!ckpt || checkpoints) && (!c.options.compile || compiles);
 }
 
 } // namespace
@@ -50,22 +53,35 @@ int main() {
          std::filesystem::directory_iterator(TMMU_SOURCE_DIR "/resources/programs"))
         if (entry.path().extension() == ".json") files.push_back(entry.path());
     std::sort(files.begin(), files.end());
-    fmt::print("{:<22} {:>9} {:>8} {:>8} {:>11} {:>11} {:>10} {:>8}  {}\n", "program", "policy",
-               "kernels", "replayed", "arena", "pool peak", "time", "reads", "result");
+    fmt::print("{:<26} {:<17} {:>7} {:>6} {:>7} {:>8} {:>11} {:>11} {:>10} {:>6}  {}\n", "program",
+               "run", "kernels", "fused", "cache", "replayed", "arena", "pool peak", "time",
+               "reads", "result");
     for (const auto& f : files) {
         const LazyProgram p = load_lazy_program(f.string());
-        const Measured keep = measure(p, CheckpointPolicy::Keep);
-        const Measured recompute = measure(p, CheckpointPolicy::Recompute);
-        for (const Measured* m : {&keep, &recompute}) {
-            const EngineStats& s = m->run.stats;
-            fmt::print("{:<22} {:>9} {:>8} {:>8} {:>11} {:>11} {:>7.1f} ms {:>8}  {}\n",
-                       m == &keep ? p.name : "", checkpoint_policy_name(m->run.checkpoint),
-                       m->kernels, s.recomputed_ops, format_bytes(s.planned_peak_bytes),
-                       format_bytes(s.pool_peak_bytes), m->ms,
-                       m == &keep                            ? ""
-                       : same_reads(keep.run, recompute.run) ? "same"
-                                                             : "DIFFER",
-                       m->run.failure.empty() ? "ok" : m->run.failure.substr(0, 40));
+        const bool checkpoints = uses(p.program, StatementKind::Checkpoint);
+        const bool compiles = uses(p.program, StatementKind::Compile);
+        ProgramRun plain;
+        bool first = true;
+        for (const Config& c : kConfigs) {
+            if (!applies(c, checkpoints, compiles)) continue;
+            const auto t0 = bench::Clock::now();
+            ProgramRun run = run_lazy_program_to_failure(p, c.options);
+            const double ms = bench::ms_since(t0);
+            const EngineStats& s = run.stats;
+            const char* reads = first                                  ? ""
+                                : run.result_hash == plain.result_hash ? "same"
+                                                                       : "DIFFER";
+            fmt::print("{:<26} {:<17} {:>7} {:>6} {:>7} {:>8} {:>11} {:>11} {:>7.1f} ms {:>6}  "
+                       "{}\n",
+                       first ? p.name : "", c.name, s.kernels, s.fused_groups,
+                       s.compiled_calls ? fmt::format("{}/{}", s.cache_hits, s.cache_misses)
+                                        : std::string("-"),
+                       s.recomputed_ops, format_bytes(s.planned_peak_bytes),
+                       format_bytes(s.pool_peak_bytes), ms, reads,
+                       run.failure.empty() ? "ok" : run.failure.substr(0, 40));
+            if (first) plain = std::move(run);
+            first = false;
         }
     }
+    fmt::print("\ncache: hits/misses of the compiled functions' variant caches\n");
 }

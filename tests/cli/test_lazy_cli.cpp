@@ -70,6 +70,15 @@ class TestLazyCli : public QObject {
         return r.code == code && r.out.contains("recorded as lazy trace 1 in ") ? path : QString();
     }
 
+    // Runs `sql` on the database behind tmmu's back; false when SQLite refuses it.
+    static bool alter_behind_tmmu(const QString& db, const char* sql) {
+        sqlite3* raw = nullptr;
+        if (sqlite3_open(db.toUtf8().constData(), &raw) != SQLITE_OK) return false;
+        const int rc = sqlite3_exec(raw, sql, nullptr, nullptr, nullptr);
+        sqlite3_close(raw);
+        return rc == SQLITE_OK;
+    }
+
   private slots:
     void helpTexts() {
         const Result lazy = tmmu_run({"lazy", "--help"});
@@ -138,7 +147,8 @@ class TestLazyCli : public QObject {
     void lazyMatchesEager() {
         for (const char* name :
              {"mlp-training.json", "view-mutation.json", "shared-base.json", "mlp-dropout.json",
-              "checkpointed-mlp.json", "transformer-block.json"}) {
+              "checkpointed-mlp.json", "transformer-block.json", "compiled-mlp.json",
+              "compiled-transformer-block.json"}) {
             const json lazy = run_json(program(name));
             const json eager = run_json(program(name), {"--eager"});
             QVERIFY(!lazy.is_null() && !eager.is_null());
@@ -232,12 +242,40 @@ class TestLazyCli : public QObject {
         const json listed =
             parsed(tmmu_run({"lazy", "traces", "--sessions", db, "--json", "-"}).out);
         QCOMPARE(listed["traces"][0]["checkpoint_policy"].get<std::string>(), std::string("keep"));
-        sqlite3* raw = nullptr;
-        QCOMPARE(sqlite3_open(db.toUtf8().constData(), &raw), SQLITE_OK);
-        const int rc = sqlite3_exec(raw, "UPDATE lazy_traces SET checkpoint_policy = 'recompute'",
-                                    nullptr, nullptr, nullptr);
-        sqlite3_close(raw);
-        QCOMPARE(rc, SQLITE_OK);
+        QVERIFY(alter_behind_tmmu(db, "UPDATE lazy_traces SET checkpoint_policy = 'recompute'"));
+        QVERIFY(tmmu_run({"lazy", "traces", "--sessions", db}).out.contains("ALTERED"));
+    }
+    // --compile (issue 18, item 6): the same result hash with fewer kernels, the cache counted;
+    // a recording keeps the flag, so its replay compiles too, and clearing the stored flag is
+    // seen. The flag applies to lazy run only.
+    void compileKeepsTheResultWithFewerKernels() {
+        const json plain = run_json(program("compiled-mlp.json"));
+        const json compiled = run_json(program("compiled-mlp.json"), {"--compile"});
+        QVERIFY(!plain.is_null() && !compiled.is_null());
+        QVERIFY(plain["result_hash"] == compiled["result_hash"]);
+        QVERIFY(plain["reads"] == compiled["reads"]);
+        QVERIFY(plain["trace_hash"] != compiled["trace_hash"]);
+        QVERIFY(!plain["compile"].get<bool>() && compiled["compile"].get<bool>());
+        QCOMPARE(plain["compiled_calls"].get<uint64_t>(), uint64_t(0));
+        QCOMPARE(compiled["compiled_calls"].get<uint64_t>(), uint64_t(3));
+        QCOMPARE(compiled["cache_hits"].get<uint64_t>(), uint64_t(1));
+        QCOMPARE(compiled["cache_misses"].get<uint64_t>(), uint64_t(2));
+        QVERIFY(compiled["fused_groups"].get<uint64_t>() > 0);
+        QVERIFY(compiled["kernels"].get<uint64_t>() < plain["kernels"].get<uint64_t>());
+        QCOMPARE(tmmu_run({"lazy", "traces", "--compile"}).code, 2);
+
+        const QString db = dir_.filePath("compiled.db");
+        const Result recorded = tmmu_run({"lazy", "run", program("compiled-mlp.json"), "--compile",
+                                          "--record", "--sessions", db});
+        QVERIFY2(recorded.code == 0, qPrintable(recorded.err));
+        const Result replay = tmmu_run({"lazy", "replay", "1", "--sessions", db});
+        QVERIFY2(replay.code == 0 && replay.out.contains("compiled") &&
+                     replay.out.contains("identical"),
+                 qPrintable(replay.out + replay.err));
+        const json listed =
+            parsed(tmmu_run({"lazy", "traces", "--sessions", db, "--json", "-"}).out);
+        QVERIFY(listed["traces"][0]["compile"].get<bool>());
+        QVERIFY(alter_behind_tmmu(db, "UPDATE lazy_traces SET compiled = 0"));
         QVERIFY(tmmu_run({"lazy", "traces", "--sessions", db}).out.contains("ALTERED"));
     }
     // A run that breaks a rule is recorded with its error, still exits with it, and replays to
@@ -260,13 +298,8 @@ class TestLazyCli : public QObject {
     void alteredRowIsReportedByReplay() {
         const QString db = record("shared-base.json", "altered.db");
         QVERIFY(!db.isEmpty());
-        sqlite3* raw = nullptr;
-        QCOMPARE(sqlite3_open(db.toUtf8().constData(), &raw), SQLITE_OK);
-        const int rc =
-            sqlite3_exec(raw, "UPDATE lazy_traces SET trace_hash = '00' || substr(trace_hash, 3)",
-                         nullptr, nullptr, nullptr);
-        sqlite3_close(raw);
-        QCOMPARE(rc, SQLITE_OK);
+        QVERIFY(alter_behind_tmmu(
+            db, "UPDATE lazy_traces SET trace_hash = '00' || substr(trace_hash, 3)"));
         const Result list = tmmu_run({"lazy", "traces", "--sessions", db});
         QCOMPARE(list.code, 0);
         QVERIFY2(list.out.contains("ALTERED: the lazy trace's stored fields do not match"),

@@ -22,15 +22,8 @@ namespace {
 constexpr int kLayers = 6;
 constexpr int64_t kRows = 32, kWidth = 64;
 
-// Seeded values in [-scale, scale).
 std::vector<float> values(uint64_t seed, int64_t n, float scale) {
-    std::vector<float> v(static_cast<size_t>(n));
-    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-    for (float& x : v) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        x = (float(state >> 40) / float(1 << 24) * 2.0f - 1.0f) * scale;
-    }
-    return v;
+    return test::seeded_floats(seed, n, scale);
 }
 
 struct Run {

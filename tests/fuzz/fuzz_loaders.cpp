@@ -276,7 +276,7 @@ std::map<Kind, std::vector<std::string>> make_seeds(const Options& o) {
     seeds[Kind::Sessions].push_back(read_all(db));
     for (const char* f : {"mlp-training.json", "view-mutation.json", "saved-tensor-mutation.json",
                           "shared-base.json", "mlp-dropout.json", "checkpointed-mlp.json",
-                          "transformer-block.json"})
+                          "transformer-block.json", "compiled-mlp.json"})
         seeds[Kind::LazyProgram].push_back(
             read_all((fs::path(o.resources) / "programs" / f).string()));
     return seeds;

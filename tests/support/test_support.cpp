@@ -181,6 +181,16 @@ std::optional<Failure> capture_failure(const std::function<void()>& fn) {
     return std::nullopt;
 }
 
+std::vector<float> seeded_floats(uint64_t seed, int64_t n, float scale) {
+    std::vector<float> v(static_cast<size_t>(n));
+    uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (float& x : v) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        x = (float(state >> 40) / float(1 << 24) * 2.0f - 1.0f) * scale;
+    }
+    return v;
+}
+
 std::string hex(const std::vector<uint8_t>& bytes) {
     static constexpr char kHex[] = "0123456789abcdef";
     std::string s;

@@ -77,6 +77,9 @@ std::optional<Failure> capture_failure(const std::function<void()>& fn);
 // A buffer with lifetime [begin, end), size and alignment, not pinned.
 Buffer buf(uint64_t begin, uint64_t end, uint64_t size, uint64_t alignment = 1);
 
+// n seeded values in [-scale, scale) (an LCG: the same on every machine).
+std::vector<float> seeded_floats(uint64_t seed, int64_t n, float scale);
+
 // Lower-case hex of bytes ("00ff").
 std::string hex(const std::vector<uint8_t>& bytes);
 
