@@ -23,6 +23,7 @@ LazyShown run_lazy_job(const std::string& path, const Progress& progress) {
     out.stats = run.stats;
     out.trace_hash = to_hex(run.trace_hash);
     out.failure = run.failure;
+    out.comparison = lazy::compare_runs(program);
     const lazy::TraceBuffers buffers = lazy::trace_buffers(run.trace);
     out.trace = std::make_shared<const lazy::Trace>(std::move(run.trace));
     if (buffers.problem.buffers.empty()) return out;

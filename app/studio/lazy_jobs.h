@@ -6,6 +6,7 @@
 #include "planning.h"
 
 #include "lazy/program.h"
+#include "lazy/run_comparison.h"
 
 #include <memory>
 #include <string>
@@ -21,6 +22,9 @@ struct LazyShown {
     std::string trace_hash;
     std::string failure; // the named error that stopped the program; empty when it ran through
     PlanOutcome buffers; // null plan when the program made no buffer
+    // The program with and without checkpointing, compile and fusion (the run shown above is
+    // the default one: checkpoints replayed, compile statements compiled).
+    std::vector<lazy::ComparedRun> comparison;
 };
 
 // Whether the file's first bytes look like a lazy program (format detection by content).

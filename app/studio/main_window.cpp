@@ -8,6 +8,7 @@
 #include "core/failure.h"
 #include "job_runner.h"
 #include "lazy_jobs.h"
+#include "models/run_comparison_model.h"
 #include "panels/instruction_panel.h"
 #include "panels/session_compare_panel.h"
 #include "panels/sessions_panel.h"
@@ -31,9 +32,11 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QMessageBox>
 #include <QSettings>
 #include <QShortcut>
+#include <QTableView>
 #include <QToolBar>
 
 namespace tmmu::studio {
@@ -124,7 +127,7 @@ void MainWindow::buildDocks() {
                 sessions_->comparePanel(), Qt::BottomDockWidgetArea);
     tabifyDockWidget(rangesDock, compareDock);
     buildRunDocks(sessionsDock, compare, compareDock);
-    buildLazyDocks(tableDock, compareDock);
+    buildLazyDocks(tableDock, compareDock, compare);
     tableDock->raise();
     rangesDock->raise();
     compare->raise();
@@ -176,7 +179,8 @@ void MainWindow::buildRunDocks(QDockWidget* besideSessions, QDockWidget* besideC
     connect(sessions_, &SessionActions::storeOpened, runPanel_, &RunPanel::refreshRecordedRuns);
 }
 
-void MainWindow::buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRanges) {
+void MainWindow::buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRanges,
+                                QDockWidget* besideStrategies) {
     tokenGraph_ = new views::TokenGraphPanel(ctx_, this);
     QDockWidget* graph = addDock(QStringLiteral("tokenGraphDock"), tr("Token graph"), tokenGraph_,
                                  Qt::BottomDockWidgetArea);
@@ -186,6 +190,17 @@ void MainWindow::buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRan
     QDockWidget* state = addDock(QStringLiteral("lazyStateDock"), tr("Engine state"), lazyState_,
                                  Qt::LeftDockWidgetArea);
     tabifyDockWidget(besideTable, state);
+    // The open program with and without checkpointing, compile and fusion.
+    runComparison_ = new views::RunComparisonModel(this);
+    auto* table = new QTableView;
+    table->setModel(runComparison_);
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->setWordWrap(false);
+    QDockWidget* runs = addDock(QStringLiteral("runComparisonDock"), tr("Run comparison"), table,
+                                Qt::RightDockWidgetArea);
+    tabifyDockWidget(besideStrategies, runs);
 }
 
 void MainWindow::openLazyProgram(const QString& path, bool remember) {
@@ -236,7 +251,8 @@ void MainWindow::onLazyShown(const LazyShown& shown) {
     ctx_->setEventAxis(views::EventAxis(tr("event"), shown.trace->events.size()));
     tokenGraph_->setTrace(shown.trace);
     lazyState_->setTrace(shown.trace);
-    for (const char* name : {"tokenGraphDock", "lazyStateDock"})
+    runComparison_->setRuns(shown.comparison);
+    for (const char* name : {"tokenGraphDock", "lazyStateDock", "runComparisonDock"})
         dock(name)->raise();
     const QString summary =
         tr("Lazy program %1: %2 events in %3 plans, %4 steps; pool peak %5, planned arena %6; "

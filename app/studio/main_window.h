@@ -32,6 +32,7 @@ class StepControl;
 class TensorTablePanel;
 class TokenGraphPanel;
 class LazyStatePanel;
+class RunComparisonModel;
 } // namespace tmmu::views
 
 namespace tmmu::studio {
@@ -54,7 +55,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
     // Bump when docks are added, removed or renamed: older saved layouts are then ignored.
-    static constexpr int kStateVersion = 4;
+    static constexpr int kStateVersion = 5;
     static constexpr int kMaxRecentFiles = 10;
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -118,6 +119,7 @@ class MainWindow : public QMainWindow {
     views::InstructionPanel* instructionPanel() const { return instructions_; }
     views::TokenGraphPanel* tokenGraph() const { return tokenGraph_; }
     views::LazyStatePanel* lazyState() const { return lazyState_; }
+    views::RunComparisonModel* runComparison() const { return runComparison_; }
     QDockWidget* dock(const QString& objectName) const;
     QList<QDockWidget*> docks() const;
     QString modelPath() const { return modelPath_; }
@@ -155,7 +157,8 @@ class MainWindow : public QMainWindow {
     void onRunShown(const RunShown& shown);
     void buildRunDocks(QDockWidget* besideSessions, QDockWidget* besideCompare,
                        QDockWidget* besideRanges);
-    void buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRanges);
+    void buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRanges,
+                        QDockWidget* besideStrategies);
     void onLazyShown(const LazyShown& shown);
     // main_window_menus.cpp
     void buildMenus();
@@ -189,6 +192,7 @@ class MainWindow : public QMainWindow {
     views::InstructionPanel* instructions_ = nullptr;
     views::TokenGraphPanel* tokenGraph_ = nullptr;
     views::LazyStatePanel* lazyState_ = nullptr;
+    views::RunComparisonModel* runComparison_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QActionGroup* colorModes_ = nullptr;
     QMessageBox* failureBox_ = nullptr;

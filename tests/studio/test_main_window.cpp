@@ -456,9 +456,9 @@ class TestMainWindow : public QObject {
         names.sort();
         QCOMPARE(names,
                  QStringList({"dispatchDock", "instructionsDock", "lazyStateDock", "liveRangesDock",
-                              "memoryDock", "parityDock", "runDock", "sessionCompareDock",
-                              "sessionsDock", "slotsDock", "strategyDock", "tensorDetailsDock",
-                              "tensorTableDock", "tokenGraphDock"}));
+                              "memoryDock", "parityDock", "runComparisonDock", "runDock",
+                              "sessionCompareDock", "sessionsDock", "slotsDock", "strategyDock",
+                              "tensorDetailsDock", "tensorTableDock", "tokenGraphDock"}));
         QVERIFY(w.centralWidget()); // the arena layout
         QCOMPARE(w.centralWidget()->objectName(), QString("arenaLayout"));
     }

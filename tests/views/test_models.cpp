@@ -1,9 +1,12 @@
 // Item models of the tensor table and slot tree, under QAbstractItemModelTester, against a
-// GPT-2 small training plan and an offset-assignment CSV plan. Expected rows and counts are
+// GPT-2 small training plan and an offset-assignment CSV plan; the lazy run comparison against a
+// bundled program. Expected rows and counts are
 // computed here straight from the Plan and Graph, never through the models.
 #include "context/plan_context.h"
 #include "core/units.h"
+#include "lazy/run_comparison.h"
 #include "models/instruction_model.h"
+#include "models/run_comparison_model.h"
 #include "models/slot_model.h"
 #include "models/tensor_filter_model.h"
 #include "models/tensor_table_model.h"
@@ -93,6 +96,44 @@ class TestModels : public QObject {
         QVERIFY(!csv_.plan->tensors.empty());
         QVERIFY(!csv_.plan->mode.has_value());
         ctx_.setPlan(gpt2_.plan, gpt2_.model);
+    }
+
+    // Issue 18, item 7: the bundled compiled MLP with and without compile and fusion, one row
+    // each, the plain run first; percentages against it, the reads compared by their bits.
+    void runComparisonModelShowsEachRun() {
+        RunComparisonModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        model.setRuns(lazy::compare_runs(
+            lazy::load_lazy_program(TMMU_SOURCE_DIR "/resources/programs/compiled-mlp.json")));
+        QCOMPARE(model.columnCount(), 4); // the measure, plain, compiled unfused, compiled
+        QCOMPARE(model.rowCount(), int(RunComparisonModel::MeasureCount));
+        const auto header = [&](int column) {
+            return model.headerData(column, Qt::Horizontal).toString();
+        };
+        QCOMPARE(header(1), QStringLiteral("plain"));
+        QCOMPARE(header(3), QStringLiteral("compiled"));
+        const auto text = [&](int row, int column) {
+            return model.data(model.index(row, column)).toString();
+        };
+        QCOMPARE(text(RunComparisonModel::KernelsRow, 0), QStringLiteral("Kernels"));
+        QCOMPARE(text(RunComparisonModel::ReadsRow, 1), QStringLiteral("reference"));
+        QCOMPARE(text(RunComparisonModel::ReadsRow, 3), QStringLiteral("same bits"));
+        QCOMPARE(text(RunComparisonModel::CacheRow, 3), QStringLiteral("hits 1, misses 2"));
+        const auto kernels = [&](int column) {
+            return model
+                .data(model.index(RunComparisonModel::KernelsRow, column),
+                      RunComparisonModel::SortRole)
+                .toULongLong();
+        };
+        QVERIFY(kernels(3) < kernels(2) && kernels(2) == kernels(1));
+        QCOMPARE(text(RunComparisonModel::KernelsRow, 3),
+                 QStringLiteral("%1 (%2%)")
+                     .arg(kernels(3))
+                     .arg(qRound(100.0 * double(kernels(3)) / double(kernels(1)))));
+        QVERIFY(text(RunComparisonModel::FusedRow, 3).contains(QStringLiteral("ops)")));
+        QCOMPARE(text(RunComparisonModel::FusedRow, 1), QStringLiteral("—"));
     }
 
     void tableModelPassesTesterAcrossPlanSwitches() {

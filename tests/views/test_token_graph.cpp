@@ -42,6 +42,28 @@ std::shared_ptr<const lazy::Trace> training_trace() {
     return std::make_shared<const lazy::Trace>(e.trace());
 }
 
+// A compiled step called twice: relu(x @ w + 1) * 2 and its mean, read each time.
+std::shared_ptr<const lazy::Trace> compiled_trace() {
+    lazy::Engine e;
+    const lazy::Tensor w = e.parameter({3, 4}, std::vector<float>(12, 0.25f), "w");
+    const lazy::Tensor x = e.constant({2, 3}, {1, 2, 3, 4, 5, 6}, "x");
+    const lazy::CompiledFn f = e.compile(
+        [&](std::span<const lazy::Tensor>) {
+            return std::vector{e.mean(e.mul(e.relu(e.add(e.matmul(x, w), 1.0f)), 2.0f))};
+        },
+        "step");
+    for (int i = 0; i < 2; ++i)
+        e.read(e.call(f)[0]);
+    return std::make_shared<const lazy::Trace>(e.trace());
+}
+
+std::vector<uint64_t> call_events(const lazy::Trace& t) {
+    std::vector<uint64_t> out;
+    for (const lazy::TraceEvent& e : t.events)
+        if (e.kind == lazy::EventKind::CompiledCall) out.push_back(e.index);
+    return out;
+}
+
 } // namespace
 
 class TestTokenGraph : public QObject {
@@ -122,6 +144,49 @@ class TestTokenGraph : public QObject {
         QCOMPARE(ctx.currentEvent(), first);
         view.setSearch(QStringLiteral("no such event"));
         QVERIFY(!view.findNext());
+    }
+
+    // Issue 18, item 7: a compiled call is one node whose edges are its body's edges to the
+    // outside; expanded (double-click) its body's events are nodes, and the DAG stays layered.
+    void compiledCallsCollapseAndExpand() {
+        const auto trace = compiled_trace();
+        const std::vector<uint64_t> calls = call_events(*trace);
+        QCOMPARE(calls.size(), size_t(2));
+        const TokenGraphLayout collapsed = layout_token_graph(*trace);
+        const TokenGraphLayout expanded = layout_token_graph(*trace, {calls[0], calls[1]});
+        const uint32_t body = collapsed.call_subevents.at(calls[0]);
+        QVERIFY(body >= 4); // the loads, the matmul, the fused kernel, the mean
+        QCOMPARE(expanded.nodes.size(), collapsed.nodes.size() + body +
+                                            collapsed.call_subevents.at(calls[1]));
+        for (const TokenGraphLayout* g : {&collapsed, &expanded})
+            for (const GraphEdge& e : g->edges)
+                QVERIFY(g->nodes[e.from].layer < g->nodes[e.to].layer);
+        for (const GraphNode& n : collapsed.nodes)
+            QCOMPARE(collapsed.call_of[n.event], int64_t(-1));
+        // Inside a collapsed call the cursor is on the call's node; the read after the call
+        // hangs off it.
+        const int64_t node = collapsed.node_at_event[calls[0] + 2];
+        QCOMPARE(collapsed.nodes[size_t(node)].event, calls[0]);
+        bool fused = false;
+        for (const GraphNode& n : expanded.nodes)
+            fused = fused || trace->events[n.event].op == "fused";
+        QVERIFY(fused);
+
+        PlanContext ctx;
+        TokenGraphView view(&ctx);
+        view.resize(1400, 400);
+        view.setTrace(trace);
+        ctx.setEventAxis(EventAxis(QStringLiteral("event"), trace->events.size()));
+        size_t callNode = 0;
+        while (view.layout().nodes[callNode].event != calls[0])
+            ++callNode;
+        QTest::mouseDClick(&view, Qt::LeftButton, {}, view.nodeRect(callNode).center().toPoint());
+        QVERIFY(view.isExpanded(calls[0]));
+        QCOMPARE(view.layout().nodes.size(), collapsed.nodes.size() + body);
+        ctx.setCurrentEvent(calls[0] + 2); // inside the body: Enter collapses it again
+        QTest::keyClick(&view, Qt::Key_Return);
+        QVERIFY(!view.isExpanded(calls[0]));
+        QCOMPARE(view.layout().nodes.size(), collapsed.nodes.size());
     }
 
     void statePanelShowsVersionsAndBuffersAtTheEvent() {

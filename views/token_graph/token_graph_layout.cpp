@@ -1,6 +1,8 @@
 #include "token_graph/token_graph_layout.h"
 
 #include <algorithm>
+#include <string>
+#include <tuple>
 
 namespace tmmu::views {
 namespace {
@@ -10,6 +12,22 @@ bool is_node(const lazy::TraceEvent& e) {
     return e.plan != lazy::kNone && e.kind != EventKind::PoolAcquire &&
            e.kind != EventKind::PoolRelease && e.kind != EventKind::PoolFlush &&
            e.kind != EventKind::MarkStep;
+}
+
+// For each event, the compiled call whose body it belongs to (-1 for none): the events after a
+// compiled_call keyed under its graph instance ("g40:n0" -> "g40:s...", pool traffic included).
+std::vector<int64_t> calls_of(const lazy::Trace& trace) {
+    std::vector<int64_t> out(trace.events.size(), -1);
+    for (size_t c = 0; c < trace.events.size(); ++c) {
+        const lazy::TraceEvent& call = trace.events[c];
+        if (call.kind != lazy::EventKind::CompiledCall) continue;
+        const std::string prefix = call.key.substr(0, call.key.find(':')) + ":s";
+        for (size_t i = c + 1; i < trace.events.size(); ++i) {
+            if (trace.events[i].key.compare(0, prefix.size(), prefix) != 0) break;
+            out[i] = int64_t(c);
+        }
+    }
+    return out;
 }
 
 } // namespace
@@ -22,9 +40,10 @@ std::pair<size_t, size_t> TokenGraphLayout::nodes_in_layers(uint32_t lo, uint32_
     return {size_t(first - nodes.begin()), size_t(last - nodes.begin())};
 }
 
-TokenGraphLayout layout_token_graph(const lazy::Trace& trace) {
+TokenGraphLayout layout_token_graph(const lazy::Trace& trace, const std::set<uint64_t>& expanded) {
     TokenGraphLayout g;
     const size_t n = trace.events.size();
+    g.call_of = calls_of(trace);
     std::vector<int64_t> node_of(n, -1);
     std::vector<uint32_t> layer_of(n, 0);
     std::vector<uint32_t> rows_in_layer;
@@ -33,6 +52,13 @@ TokenGraphLayout layout_token_graph(const lazy::Trace& trace) {
     // Events arrive in PlanLinearOrder, so every dependency inside a plan is already placed.
     for (const lazy::TraceEvent& e : trace.events) {
         if (!is_node(e)) continue;
+        const int64_t call = g.call_of[e.index];
+        if (call >= 0) ++g.call_subevents[uint64_t(call)];
+        if (call >= 0 && !expanded.count(uint64_t(call))) {
+            node_of[e.index] = node_of[size_t(call)]; // drawn as its call
+            layer_of[e.index] = layer_of[size_t(call)];
+            continue;
+        }
         if (e.plan != plan) {
             if (!g.plans.empty()) g.plans.back().end_layer = g.layers;
             base = g.layers == 0 ? 0 : g.layers + 1; // one empty layer between plans
@@ -77,19 +103,28 @@ TokenGraphLayout layout_token_graph(const lazy::Trace& trace) {
 
     g.in_edges.resize(g.nodes.size());
     g.out_edges.resize(g.nodes.size());
+    // Each node's events: its own, and a collapsed call's body. The call's edges are every edge
+    // into or out of its body, once, none inside it.
+    std::vector<std::vector<uint64_t>> members(g.nodes.size());
+    for (size_t i = 0; i < n; ++i)
+        if (node_of[i] >= 0 && is_node(trace.events[i])) members[size_t(node_of[i])].push_back(i);
+    std::set<std::tuple<uint32_t, uint32_t, bool>> linked;
     for (uint32_t to = 0; to < g.nodes.size(); ++to) {
-        const lazy::TraceEvent& e = trace.events[g.nodes[to].event];
         const auto link = [&](const std::vector<int64_t>& from, bool token) {
             for (int64_t f : from) {
                 if (f < 0 || node_of[size_t(f)] < 0) continue;
+                const auto source = uint32_t(node_of[size_t(f)]);
+                if (source == to || !linked.insert({source, to, token}).second) continue;
                 const auto idx = uint32_t(g.edges.size());
-                g.edges.push_back({uint32_t(node_of[size_t(f)]), to, token});
+                g.edges.push_back({source, to, token});
                 g.in_edges[to].push_back(idx);
-                g.out_edges[size_t(node_of[size_t(f)])].push_back(idx);
+                g.out_edges[source].push_back(idx);
             }
         };
-        link(e.data_from, false);
-        link(e.token_from, true);
+        for (uint64_t ev : members[to]) {
+            link(trace.events[ev].data_from, false);
+            link(trace.events[ev].token_from, true);
+        }
     }
     g.node_at_event.assign(n, -1);
     int64_t last = -1;

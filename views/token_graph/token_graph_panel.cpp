@@ -16,20 +16,27 @@ namespace {
 // A legend entry: a swatch in the view's colour for that event family, then its name.
 QLabel* legend(const ViewPalette& pal) {
     using lazy::EventKind;
-    const std::pair<EventKind, const char*> families[] = {{EventKind::Op, "op"},
-                                                          {EventKind::LocLoad, "loc_load"},
-                                                          {EventKind::LocStore, "loc_store"},
-                                                          {EventKind::BaseCommit, "base_commit"},
-                                                          {EventKind::PublishSave, "saved slot"},
-                                                          {EventKind::BackwardJob, "backward"},
-                                                          {EventKind::LocInvalidate, "tombstone"},
-                                                          {EventKind::AfterAll, "token join"}};
+    const std::pair<EventKind, const char*> families[] = {
+        {EventKind::Op, "op"},
+        {EventKind::LocLoad, "loc_load"},
+        {EventKind::LocStore, "loc_store"},
+        {EventKind::BaseCommit, "base_commit"},
+        {EventKind::PublishSave, "saved slot"},
+        {EventKind::BackwardJob, "backward"},
+        {EventKind::LocInvalidate, "tombstone"},
+        {EventKind::AfterAll, "token join"},
+        {EventKind::CompiledCall, "compiled call"}};
     QString html;
     for (const auto& [kind, name] : families)
         html += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp;")
                     .arg(eventColour(pal, kind).name(), QString::fromLatin1(name));
-    html += QObject::tr("— solid line: data edge, dashed: token edge");
+    html +=
+        QObject::tr("— solid: data, dashed: token; double frame: compiled call or fused kernel");
     auto* label = new QLabel(html);
+    label->setToolTip(QObject::tr("Solid lines are data edges, dashed ones token edges. A compiled "
+                                  "call is one node: double-click it (or Enter on its event) to "
+                                  "expand it into its body's events, again to collapse it. A "
+                                  "fused kernel is named by the ops it ran."));
     label->setTextFormat(Qt::RichText);
     label->setWordWrap(true);
     return label;

@@ -17,11 +17,15 @@ namespace {
 
 using lazy::EventKind;
 
-QString node_label(const lazy::TraceEvent& e) {
-    QString s = QString::fromStdString(e.op);
-    if (e.loc >= 0) s += QStringLiteral(" L%1 v%2").arg(e.loc).arg(e.loc_version);
-    if (e.base >= 0) s += QStringLiteral(" B%1 c%2").arg(e.base).arg(e.base_commit);
-    return s;
+// "mul, add, relu" out of a fused kernel's detail ("3 ops in one kernel (mul, add, relu), vec4").
+QString fused_ops(const lazy::TraceEvent& e) {
+    const auto open = e.detail.find('('), close = e.detail.find(')');
+    if (open == std::string::npos || close == std::string::npos) return {};
+    return QString::fromStdString(e.detail.substr(open + 1, close - open - 1));
+}
+
+bool is_fused(const lazy::TraceEvent& e) {
+    return e.kind == EventKind::Op && e.op == "fused";
 }
 
 constexpr double kMinZoom = 0.02, kMaxZoom = 4.0;
@@ -45,6 +49,8 @@ QColor eventColour(const ViewPalette& pal, lazy::EventKind kind) {
         return pal.slot(5);
     case EventKind::LocInvalidate:
         return pal.slot(6);
+    case EventKind::CompiledCall:
+        return pal.slot(7);
     default:
         return pal.dark() ? QColor(0x9a, 0x9a, 0x9a) : QColor(0x70, 0x70, 0x70); // joins
     }
@@ -62,6 +68,7 @@ TokenGraphView::TokenGraphView(PlanContext* ctx, QWidget* parent) : QWidget(pare
 
 void TokenGraphView::setTrace(std::shared_ptr<const lazy::Trace> trace) {
     trace_ = std::move(trace);
+    expanded_.clear();
     layout_ = trace_ ? layout_token_graph(*trace_) : TokenGraphLayout{};
     matches_.clear();
     isMatch_.assign(layout_.nodes.size(), false);
@@ -73,6 +80,7 @@ void TokenGraphView::setTrace(std::shared_ptr<const lazy::Trace> trace) {
 }
 
 void TokenGraphView::setSearch(const QString& text) {
+    search_ = text;
     matches_.clear();
     isMatch_.assign(layout_.nodes.size(), false);
     if (trace_ && !text.isEmpty()) {
@@ -107,6 +115,36 @@ bool TokenGraphView::findNext(bool backwards) {
     }
     ctx_->setCurrentEvent(target);
     return true;
+}
+
+bool TokenGraphView::toggleCall(uint64_t event) {
+    if (!trace_ || event >= trace_->events.size()) return false;
+    const int64_t call = trace_->events[event].kind == EventKind::CompiledCall
+                             ? int64_t(event)
+                             : layout_.call_of[event];
+    if (call < 0) return false;
+    if (!expanded_.erase(uint64_t(call))) expanded_.insert(uint64_t(call));
+    layout_ = layout_token_graph(*trace_, expanded_);
+    setSearch(search_); // the nodes were renumbered
+    revealCurrent();
+    emit traceChanged();
+    return true;
+}
+
+QString TokenGraphView::nodeLabel(const lazy::TraceEvent& e) const {
+    if (e.kind == EventKind::CompiledCall) {
+        const std::string name = e.detail.substr(0, e.detail.find(':'));
+        const auto it = layout_.call_subevents.find(e.index);
+        const uint32_t body = it == layout_.call_subevents.end() ? 0 : it->second;
+        return (isExpanded(e.index) ? tr("▾ %1") : tr("▸ %1 (%2 events)"))
+            .arg(QString::fromStdString(name))
+            .arg(body);
+    }
+    if (is_fused(e)) return tr("fused: %1").arg(fused_ops(e));
+    QString s = QString::fromStdString(e.op);
+    if (e.loc >= 0) s += QStringLiteral(" L%1 v%2").arg(e.loc).arg(e.loc_version);
+    if (e.base >= 0) s += QStringLiteral(" B%1 c%2").arg(e.base).arg(e.base_commit);
+    return s;
 }
 
 QPointF TokenGraphView::nodeCenter(size_t node) const {
@@ -254,9 +292,13 @@ void TokenGraphView::drawNodes(QPainter& p, size_t first, size_t last, int64_t c
         else
             p.drawRect(r);
         if (!labels) continue;
+        if (is_fused(e) || e.kind == EventKind::CompiledCall) { // a group: framed twice
+            p.setBrush(Qt::NoBrush);
+            p.drawRoundedRect(r.adjusted(3, 3, -3, -3), 3, 3);
+        }
         p.setPen(pal.text());
-        p.drawText(r.adjusted(4, 0, -4, 0), Qt::AlignCenter,
-                   fontMetrics().elidedText(node_label(e), Qt::ElideRight, int(r.width() - 8)));
+        p.drawText(r.adjusted(5, 0, -5, 0), Qt::AlignCenter,
+                   fontMetrics().elidedText(nodeLabel(e), Qt::ElideRight, int(r.width() - 10)));
     }
 }
 
@@ -281,6 +323,12 @@ void TokenGraphView::mousePressEvent(QMouseEvent* event) {
     }
     dragging_ = true;
     dragFrom_ = event->position().toPoint();
+}
+
+void TokenGraphView::mouseDoubleClickEvent(QMouseEvent* event) {
+    const int64_t node = nodeAt(event->position());
+    if (event->button() == Qt::LeftButton && node >= 0)
+        toggleCall(layout_.nodes[size_t(node)].event);
 }
 
 void TokenGraphView::mouseMoveEvent(QMouseEvent* event) {
@@ -314,6 +362,10 @@ void TokenGraphView::keyPressEvent(QKeyEvent* event) {
         break;
     case Qt::Key_Home:
         fitAll();
+        break;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        toggleCall(ctx_->currentEvent());
         break;
     default:
         QWidget::keyPressEvent(event);
