@@ -9,8 +9,10 @@
 // becomes tokGlobal and the token of every loc the body touched. The body's normalized form
 // (values numbered by position, locs and bases by first access, runtime ids left out) is the
 // variant cache's key; a miss compiles a variant: the fusion groups and the region's planned
-// arena. At plan time the call expands into its body's subevents in emission order, a linear
-// extension of its internal dependencies, so commit versions are assigned exactly where the
+// arena. Before that, mutation in the body is functionalized (functionalize.cpp): loads after
+// the body's own store read the stored value and only the last store to a loc writes it. At
+// plan time the call expands into its body's subevents in emission order, a linear extension
+// of its internal dependencies, so base commit versions are assigned exactly where the
 // uncompiled program would assign them (8.6.0).
 #include "core/digest.h"
 #include "lazy/engine.h"

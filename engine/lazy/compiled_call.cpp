@@ -152,6 +152,7 @@ void EngineState::end_staging(const std::vector<TensorId>& returned) {
     for (auto it = first; it != nodes.end(); ++it)
         c.body.push_back(std::move(it->second));
     nodes.erase(first, nodes.end());
+    const std::string functionalized = functionalize(c.body);
     const BodyFacts facts = body_facts(c.body, values);
 
     begin_emission();
@@ -179,9 +180,10 @@ void EngineState::end_staging(const std::vector<TensorId>& returned) {
     publish_exit_token(*this, facts, tok);
 
     c.variant = find_variant(c, facts);
-    n.detail = fmt::format("{}: call {}, variant {} (cache {}), {} nodes, {} fused kernels",
+    n.detail = fmt::format("{}: call {}, variant {} (cache {}), {} nodes, {} fused kernels{}",
                            compiled_fns.at(fn).name, number, to_hex(c.variant->key).substr(0, 12),
-                           c.hit ? "hit" : "miss", c.body.size(), c.variant->groups.size());
+                           c.hit ? "hit" : "miss", c.body.size(), c.variant->groups.size(),
+                           functionalized.empty() ? "" : ", " + functionalized);
     if (options.eager) force(n.outputs, "eager");
 }
 

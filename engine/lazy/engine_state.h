@@ -327,6 +327,9 @@ struct EngineState {
     // While a compiled call stages: HostReadInCompileError or AsyncInCompileError naming
     // `what`, or InvalidArgument when no kind is given.
     void refuse_in_staging(const char* what, std::optional<LazyError> kind = std::nullopt) const;
+    // Loads after the body's own store read the stored value; only a loc's last store in the
+    // body writes it (functionalize.cpp). Returns what it did, in words ("" for nothing).
+    std::string functionalize(std::vector<Node>& body);
     std::shared_ptr<const CompiledVariant> find_variant(CompiledCallRec& call,
                                                         const BodyFacts& facts);
     void run_call(Node& call, TraceEvent& e);

@@ -182,7 +182,7 @@ class TestLazyCompile : public QObject {
     Q_OBJECT
   private slots:
     // Item 5 and 6: the bundled training step compiled (forward, backward, SGD and AdamW, one
-    // region) reads the same bits as without compile, lazy and eager, commits the same
+    // region) reads the same bits as without compile, lazy and eager, commits the same base
     // versions, runs fewer kernels, and hits the cache once the first step has initialized the
     // parameters and AdamW's moments.
     void compiledTrainingStepMatchesUncompiled() {
@@ -193,12 +193,20 @@ class TestLazyCompile : public QObject {
         QCOMPARE(to_hex(compiled.result_hash), to_hex(plain.result_hash));
         QCOMPARE(to_hex(eager.result_hash), to_hex(plain.result_hash));
         QCOMPARE(committed(compiled).base_commits, committed(plain).base_commits);
-        std::map<int64_t, uint64_t> plain_locs, compiled_locs;
-        for (const auto& [loc, l] : committed(plain).locs)
-            plain_locs[loc] = l.version;
-        for (const auto& [loc, l] : committed(compiled).locs)
-            compiled_locs[loc] = l.version;
-        QCOMPARE(compiled_locs, plain_locs);
+        // Functionalized (8.10, 8.11): the same semantic stores, each loc written once per call
+        // (AdamW's mul_ then sub_ of a parameter, say, is one writeback), so fewer commits.
+        const TraceSnapshot a = committed(plain), b = committed(compiled);
+        QCOMPARE(b.locs.size(), a.locs.size());
+        uint64_t plain_writes = 0, compiled_writes = 0;
+        for (const auto& [loc, l] : a.locs) {
+            const LocState& c = b.locs.at(loc);
+            QCOMPARE(c.logical_version, l.logical_version);
+            QVERIFY(c.version <= l.version);
+            plain_writes += l.version;
+            compiled_writes += c.version;
+        }
+        QVERIFY2(compiled_writes < plain_writes,
+                 qPrintable(QString("%1 vs %2").arg(compiled_writes).arg(plain_writes)));
         QCOMPARE(compiled.stats.compiled_calls, uint64_t(3));
         QCOMPARE(compiled.stats.cache_misses, uint64_t(2));
         QCOMPARE(compiled.stats.cache_hits, uint64_t(1));
@@ -369,6 +377,60 @@ class TestLazyCompile : public QObject {
         e.backward(loss);
         const auto f = failure_of([&] { e.mark_step(); });
         QVERIFY2(names(f, "SavedTensorModifiedError") && names(f, "mul_"), f ? f->what() : "");
+    }
+
+    // 8.10, 8.11: inside a call, mutation is functionalized: a load after the body's own store
+    // reads the stored value and a loc is written once, by the body's last store to it, while
+    // each in-place op keeps its base_commit. A load whose value something outside holds (a
+    // saved slot here) keeps that loc's stores as they are.
+    void mutationInsideACallIsFunctionalized() {
+        for (const bool saved : {false, true}) {
+            std::vector<std::vector<float>> reads;
+            std::vector<Trace> traces;
+            for (const bool compile : {true, false}) {
+                Engine e({.compile = compile});
+                const lazy::Tensor s = e.full({2, 2}, 1.0f, "s");
+                const lazy::Tensor w = e.parameter({2, 2}, {1, 2, 3, 4}, "w");
+                const CompiledFn f = e.compile([&](std::span<const lazy::Tensor>) {
+                    e.add_(s, e.full({2, 2}, 1.0f));
+                    e.mul_(e.slice(s, 0, 1, 2), 3.0f); // through a view: a scatter into s
+                    const lazy::Tensor out = saved ? e.mul(s, w) : e.neg(s);
+                    if (!saved) e.add_(s, e.full({2, 2}, 1.0f)); // (a saved s must stay)
+                    return std::vector{e.sum(out)};
+                });
+                const lazy::Tensor loss = e.call(f)[0];
+                if (saved) e.backward(loss);
+                e.mark_step();
+                reads.push_back(e.read(s));
+                reads.push_back(e.read(loss));
+                traces.push_back(e.trace());
+            }
+            QCOMPARE(reads[0], reads[2]);
+            QCOMPARE(reads[1], reads[3]);
+            const std::vector<float> want =
+                saved ? std::vector<float>{2, 2, 6, 6} : std::vector<float>{3, 3, 7, 7};
+            QCOMPARE(reads[0], want);
+            // Semantic stores of s: every in-place op's own without compile (or when a saved slot
+            // holds a load of s), else one writeback; base commits: one per op either way.
+            const auto stores = [](const Trace& t) {
+                std::map<int64_t, int> n;
+                for (const TraceEvent& ev : t.events)
+                    if (ev.kind == EventKind::LocStore && ev.detail.find("semantic") == 0 &&
+                        ev.detail.find("grad") == std::string::npos) // not w's grad
+                        ++n[ev.loc];
+                return n;
+            };
+            const auto commits = [](const Trace& t) {
+                return std::count_if(t.events.begin(), t.events.end(), [](const TraceEvent& ev) {
+                    return ev.kind == EventKind::BaseCommit;
+                });
+            };
+            QCOMPARE(commits(traces[0]), commits(traces[1]));
+            const auto compiled = stores(traces[0]), plain = stores(traces[1]);
+            QCOMPARE(compiled.size(), size_t(1)); // s's loc only
+            QCOMPARE(plain.begin()->second, saved ? 2 : 3);
+            QCOMPARE(compiled.begin()->second, saved ? 2 : 1);
+        }
     }
 
     // 8.6: the call's exit publishes one token for tokGlobal and every loc it touched, so the
