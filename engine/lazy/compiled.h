@@ -59,7 +59,6 @@ inline constexpr size_t kMaxVariantsPerFunction = 16; // 8.5's variant-explosion
 // One call: the staged body, which leaves the graph for the call node.
 struct CompiledCallRec {
     uint64_t fn = 0;
-    std::string site;
     bool hit = false;
     std::vector<Node> body; // in emission order
     std::shared_ptr<const CompiledVariant> variant;
@@ -88,8 +87,5 @@ std::string normalized_body(const EngineState& s, const std::vector<Node>& body,
 std::vector<FusedGroup> fusion_groups(const std::vector<Node>& body,
                                       const std::map<ValueId, Value>& values,
                                       const BodyFacts& facts);
-
-// Whether an op can be a fused group's member.
-bool fusible(Op op);
 
 } // namespace tmmu::lazy

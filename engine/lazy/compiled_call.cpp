@@ -148,7 +148,6 @@ void EngineState::end_staging(const std::vector<TensorId>& returned) {
     if (first == nodes.end()) return; // the function made nothing: no call to run
     CompiledCallRec& c = calls[number];
     c.fn = fn;
-    c.site = site;
     for (auto it = first; it != nodes.end(); ++it)
         c.body.push_back(std::move(it->second));
     nodes.erase(first, nodes.end());

@@ -173,7 +173,7 @@ struct EngineState {
     NodeId checkpoint_first_node = 0;
     uint64_t recomputed_ops = 0;
     // Compiled functions and their calls (compiled.h); staging is the function whose call is
-    // being staged (0: none), staging_call the call's number.
+    // being staged (0: none), staging_first_node the first node that call emitted.
     std::map<uint64_t, CompiledFnRec> compiled_fns;
     std::map<uint64_t, CompiledCallRec> calls;
     uint64_t next_compiled_fn = 1, next_call = 1, staging = 0;
@@ -316,7 +316,7 @@ struct EngineState {
     // InvalidArgument naming `what` while a checkpointed body is being recorded.
     void refuse_in_checkpoint(const char* what) const;
 
-    // --- compiled regions (compiled_call.cpp, fusion.cpp) ---
+    // --- compiled regions (compiled_call.cpp, functionalize.cpp, fusion.cpp) ---
     void begin_staging(uint64_t fn);
     // The staged nodes become one CompiledCall node (compiled.h); tensors made while staging
     // and not returned are disposed, and later use of them is InvalidTraceTensorEscapeError.
@@ -334,7 +334,8 @@ struct EngineState {
                                                         const BodyFacts& facts);
     void run_call(Node& call, TraceEvent& e);
     void run_fused(CompiledCallRec& call, const FusedGroup& g, const EventKey& key);
-    // The call's body nodes in the order they run (groups at their positions), for planning.
+    // The call's body nodes in the order they run, but fused members (pure: nothing in them
+    // is planned), for plan_versions.
     std::vector<Node*> call_schedule(CompiledCallRec& call);
 
     // --- mark_step (mark_step.cpp) ---

@@ -11,10 +11,6 @@
 
 namespace tmmu::lazy {
 
-bool fusible(Op op) {
-    return is_elementwise(op); // RandUniform is not: a draw is a fusion barrier (15.4)
-}
-
 BodyFacts body_facts(const std::vector<Node>& body, const std::map<ValueId, Value>& values) {
     BodyFacts f;
     for (uint32_t k = 0; k < body.size(); ++k) {
@@ -35,6 +31,12 @@ BodyFacts body_facts(const std::vector<Node>& body, const std::map<ValueId, Valu
 }
 
 namespace {
+
+// Whether an op can be a fused group's member. RandUniform cannot: a draw is a fusion barrier
+// (15.4).
+bool fusible(Op op) {
+    return is_elementwise(op);
+}
 
 bool is_literal(const Node& n) {
     return n.op == Op::Constant && n.data.size() == 1;

@@ -156,8 +156,8 @@ class TestTokenGraph : public QObject {
         const TokenGraphLayout expanded = layout_token_graph(*trace, {calls[0], calls[1]});
         const uint32_t body = collapsed.call_subevents.at(calls[0]);
         QVERIFY(body >= 4); // the loads, the matmul, the fused kernel, the mean
-        QCOMPARE(expanded.nodes.size(), collapsed.nodes.size() + body +
-                                            collapsed.call_subevents.at(calls[1]));
+        QCOMPARE(expanded.nodes.size(),
+                 collapsed.nodes.size() + body + collapsed.call_subevents.at(calls[1]));
         for (const TokenGraphLayout* g : {&collapsed, &expanded})
             for (const GraphEdge& e : g->edges)
                 QVERIFY(g->nodes[e.from].layer < g->nodes[e.to].layer);
@@ -180,8 +180,11 @@ class TestTokenGraph : public QObject {
         size_t callNode = 0;
         while (view.layout().nodes[callNode].event != calls[0])
             ++callNode;
+        view.setSearch(QStringLiteral("/fused/")); // fused kernels are inside the bodies
+        QVERIFY(view.matches().empty());
         QTest::mouseDClick(&view, Qt::LeftButton, {}, view.nodeRect(callNode).center().toPoint());
         QVERIFY(view.isExpanded(calls[0]));
+        QCOMPARE(view.matches().size(), size_t(1)); // the search follows the new nodes
         QCOMPARE(view.layout().nodes.size(), collapsed.nodes.size() + body);
         ctx.setCurrentEvent(calls[0] + 2); // inside the body: Enter collapses it again
         QTest::keyClick(&view, Qt::Key_Return);

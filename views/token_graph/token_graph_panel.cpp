@@ -63,6 +63,7 @@ TokenGraphPanel::TokenGraphPanel(PlanContext* ctx, QWidget* parent)
     layout->addWidget(legend(ViewPalette::fromApplication()));
     layout->addWidget(view_, 1);
     connect(fit, &QToolButton::clicked, view_, &TokenGraphView::fitAll);
+    connect(view_, &TokenGraphView::traceChanged, this, &TokenGraphPanel::updateMatches);
     connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
         view_->setSearch(text);
         updateMatches();
