@@ -70,6 +70,24 @@ class TestLazyCli : public QObject {
         return r.code == code && r.out.contains("recorded as lazy trace 1 in ") ? path : QString();
     }
 
+    // Records `tmmu lazy run PROGRAM OPTIONS` into `db`, replays it (the replay must be
+    // identical and say `mode`), and returns the `lazy traces --json` listing; null on failure.
+    json record_and_replay(const char* name, const QStringList& options, const QString& db,
+                           const char* mode) {
+        const Result recorded = tmmu_run(QStringList{"lazy", "run", program(name)} + options +
+                                         QStringList{"--record", "--sessions", db});
+        if (recorded.code != 0) {
+            qWarning("%s", qPrintable(recorded.err));
+            return {};
+        }
+        const Result replay = tmmu_run({"lazy", "replay", "1", "--sessions", db});
+        if (replay.code != 0 || !replay.out.contains(mode) || !replay.out.contains("identical")) {
+            qWarning("%s%s", qPrintable(replay.out), qPrintable(replay.err));
+            return {};
+        }
+        return parsed(tmmu_run({"lazy", "traces", "--sessions", db, "--json", "-"}).out);
+    }
+
     // Runs `sql` on the database behind tmmu's back; false when SQLite refuses it.
     static bool alter_behind_tmmu(const QString& db, const char* sql) {
         sqlite3* raw = nullptr;
@@ -231,16 +249,9 @@ class TestLazyCli : public QObject {
                  qPrintable(bad.err));
 
         const QString db = dir_.filePath("keep.db");
-        const Result recorded =
-            tmmu_run({"lazy", "run", program("checkpointed-mlp.json"), "--checkpoint-policy",
-                      "keep", "--record", "--sessions", db});
-        QVERIFY2(recorded.code == 0, qPrintable(recorded.err));
-        const Result replay = tmmu_run({"lazy", "replay", "1", "--sessions", db});
-        QVERIFY2(replay.code == 0 && replay.out.contains("checkpoints kept") &&
-                     replay.out.contains("identical"),
-                 qPrintable(replay.out + replay.err));
-        const json listed =
-            parsed(tmmu_run({"lazy", "traces", "--sessions", db, "--json", "-"}).out);
+        const json listed = record_and_replay(
+            "checkpointed-mlp.json", {"--checkpoint-policy", "keep"}, db, "checkpoints kept");
+        QVERIFY(!listed.is_null());
         QCOMPARE(listed["traces"][0]["checkpoint_policy"].get<std::string>(), std::string("keep"));
         QVERIFY(alter_behind_tmmu(db, "UPDATE lazy_traces SET checkpoint_policy = 'recompute'"));
         QVERIFY(tmmu_run({"lazy", "traces", "--sessions", db}).out.contains("ALTERED"));
@@ -265,15 +276,8 @@ class TestLazyCli : public QObject {
         QCOMPARE(tmmu_run({"lazy", "traces", "--compile"}).code, 2);
 
         const QString db = dir_.filePath("compiled.db");
-        const Result recorded = tmmu_run({"lazy", "run", program("compiled-mlp.json"), "--compile",
-                                          "--record", "--sessions", db});
-        QVERIFY2(recorded.code == 0, qPrintable(recorded.err));
-        const Result replay = tmmu_run({"lazy", "replay", "1", "--sessions", db});
-        QVERIFY2(replay.code == 0 && replay.out.contains("compiled") &&
-                     replay.out.contains("identical"),
-                 qPrintable(replay.out + replay.err));
-        const json listed =
-            parsed(tmmu_run({"lazy", "traces", "--sessions", db, "--json", "-"}).out);
+        const json listed = record_and_replay("compiled-mlp.json", {"--compile"}, db, "compiled");
+        QVERIFY(!listed.is_null());
         QVERIFY(listed["traces"][0]["compile"].get<bool>());
         QVERIFY(alter_behind_tmmu(db, "UPDATE lazy_traces SET compiled = 0"));
         QVERIFY(tmmu_run({"lazy", "traces", "--sessions", db}).out.contains("ALTERED"));
