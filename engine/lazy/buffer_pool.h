@@ -2,17 +2,23 @@
 // The buffer pool (seed 004, 14.1): a released buffer waits in pendingRelease and becomes
 // acquirable only when the step ends (flush), never in the middle of a step, so no later op of
 // the same step can write a buffer an earlier submission may still read.
+//
+// A compiled call's temporaries are parts of one buffer, its region arena, at the offsets our
+// planner gave them (compiled.h): the pool hands out and takes back the arena, never the parts.
 #include <cstdint>
 #include <map>
+#include <span>
 #include <vector>
 
 namespace tmmu::lazy {
 
 struct PoolBuffer {
     uint64_t bytes = 0;
-    uint32_t refs = 0;    // values and locs holding it
-    uint64_t version = 0; // storageVersion: + 1 per committed in-place store (5.3)
-    std::vector<float> data;
+    uint32_t refs = 0;       // values and locs holding it
+    uint64_t version = 0;    // storageVersion: + 1 per committed in-place store (5.3)
+    std::vector<float> data; // the buffer's memory; empty for a part of a region arena
+    uint64_t arena = 0;      // a part's region arena, and where in it the part begins (floats)
+    uint64_t offset = 0;
     enum class State : uint8_t { Live, Pending, Free } state = State::Live;
 };
 
@@ -24,7 +30,13 @@ class BufferPool {
     };
     // A free buffer of exactly this size (lowest id first), or a new one.
     Acquired acquire(uint64_t elements);
-    void release(uint64_t id); // -> pendingRelease
+    // A part of the live buffer `arena`: `elements` floats from `offset`. Parts are not the
+    // pool's memory: never pending, free or held bytes; release() forgets one at once.
+    uint64_t part(uint64_t arena, uint64_t offset, uint64_t elements);
+    void release(uint64_t id); // -> pendingRelease (a part: gone)
+    // A buffer's memory (a part's, inside its arena).
+    std::span<float> span(uint64_t id);
+    std::span<const float> span(uint64_t id) const;
     // pendingRelease -> free; returns the buffers moved, in id order.
     std::vector<uint64_t> flush();
 
@@ -35,7 +47,7 @@ class BufferPool {
     uint64_t allocated() const { return allocated_; }
     uint64_t reused() const { return reused_; }
     const std::vector<uint64_t>& pending() const { return pending_; }
-    std::vector<uint64_t> live() const; // ids of buffers in use, ascending
+    std::vector<uint64_t> live() const; // ids of buffers in use (not parts), ascending
 
   private:
     std::map<uint64_t, PoolBuffer> buffers_;

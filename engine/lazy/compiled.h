@@ -8,12 +8,13 @@
 // something outside holds (returned tensors, saved slots, bases) and one fresh token, which
 // becomes tokGlobal and the token of every loc the body touched. The body's normalized form
 // (values numbered by position, locs and bases by first access, runtime ids left out) is the
-// variant cache's key; a miss compiles a variant: the fusion groups and the region's planned
-// arena. Before that, mutation in the body is functionalized (functionalize.cpp): loads after
-// the body's own store read the stored value and only the last store to a loc writes it. At
-// plan time the call expands into its body's subevents in emission order, a linear extension
-// of its internal dependencies, so base commit versions are assigned exactly where the
-// uncompiled program would assign them (8.6.0).
+// variant cache's key; a miss compiles a variant: the fusion groups and the region's arena,
+// where our planner places every temporary of the call (a value made and last read inside it)
+// and from which the call runs them. Before that, mutation in the body is functionalized
+// (functionalize.cpp): loads after the body's own store read the stored value and only the last
+// store to a loc writes it. At plan time the call expands into its body's subevents in emission
+// order, a linear extension of its internal dependencies, so base commit versions are assigned
+// exactly where the uncompiled program would assign them (8.6.0).
 #include "core/digest.h"
 #include "lazy/engine.h"
 #include "lazy/lazy_graph.h"
@@ -45,7 +46,13 @@ struct CompiledVariant {
     Digest key{};
     std::vector<FusedGroup> groups;
     std::vector<int32_t> group_of; // per body node: its group, or -1
-    uint64_t planned_bytes = 0;    // the body's buffers under our planner (auto)
+    // The region arena (15): the bytes our planner (auto) needs for the call's temporaries, and
+    // per body node where its output lives in it, or -1 when the output is a pool buffer of its
+    // own (it escapes, a loc keeps it, or it is an effect's or a fused member's that no kernel
+    // writes). Invariant: two temporaries overlap in bytes only if no node of the call runs
+    // while both are live (a fused group runs, and reads, at its last member's position).
+    uint64_t planned_bytes = 0;
+    std::vector<int64_t> arena_offset;
 };
 
 // One compiled function: its body and its variants, least recently used first.

@@ -4,8 +4,10 @@
 #include "lazy/entry.h"
 #include "lazy/lazy_error.h"
 
+#include "core/assert.h"
 #include "encoding/sha256.h"
 #include "plan/strategy.h"
+#include "plan/validator.h"
 
 #include <fmt/format.h>
 
@@ -109,32 +111,48 @@ void publish_exit_token(EngineState& s, const BodyFacts& facts, ValueId tok) {
     // (the call's token now), so none of them is ever looked up again.
 }
 
-// The body's buffers (each kernel's output, a fused group's outputs only) from their kernel to
-// their last reader in the body, or past its end when they escape, under our planner (15).
-uint64_t region_arena(const std::vector<Node>& body, const std::map<ValueId, Value>& values,
-                      const BodyFacts& facts, const CompiledVariant& v) {
-    OffsetProblem problem;
-    const uint64_t end = body.size() + 1;
-    for (uint32_t k = 0; k < body.size(); ++k) {
-        const Node& n = body[k];
-        if (is_effect(n.op)) continue;
+// Plans the region arena (CompiledVariant::planned_bytes and arena_offset): each temporary, a
+// kernel's output made and last read inside the call, is live from the position its kernel runs
+// at to the last position that reads it; our planner (auto) places them.
+void plan_region_arena(const std::vector<Node>& body, const std::map<ValueId, Value>& values,
+                       const BodyFacts& facts, CompiledVariant& v) {
+    const auto runs_at = [&](uint32_t k) -> uint64_t {
         const int32_t g = v.group_of[k];
-        if (g >= 0) {
-            const FusedGroup& fg = v.groups[static_cast<size_t>(g)];
-            if (std::find(fg.outputs.begin(), fg.outputs.end(), k) == fg.outputs.end()) continue;
-        }
-        const ValueId out = n.outputs[0];
-        const uint64_t begin = g >= 0 ? v.groups[static_cast<size_t>(g)].position : k;
-        uint64_t last = begin + 1;
-        if (facts.escaping.count(out)) last = end;
+        return g < 0 ? k : v.groups[static_cast<size_t>(g)].position;
+    };
+    const auto written = [&](uint32_t k) { // by a kernel of its own or as a group's output
+        const int32_t g = v.group_of[k];
+        if (g < 0) return !is_effect(body[k].op);
+        const std::vector<uint32_t>& outputs = v.groups[static_cast<size_t>(g)].outputs;
+        return std::find(outputs.begin(), outputs.end(), k) != outputs.end();
+    };
+    OffsetProblem problem;
+    std::vector<uint32_t> node_of;
+    for (uint32_t k = 0; k < body.size(); ++k) {
+        const ValueId out = body[k].outputs.empty() ? 0 : body[k].outputs[0];
+        if (!written(k) || facts.escaping.count(out)) continue;
+        uint64_t last = runs_at(k) + 1;
+        bool kept_by_loc = false;
         if (const auto r = facts.readers.find(out); r != facts.readers.end())
-            for (uint32_t reader : r->second)
-                last = std::max<uint64_t>(last, reader + 1);
-        problem.buffers.push_back(
-            {begin, last, static_cast<uint64_t>(element_count(values.at(out).shape)) * 4});
+            for (uint32_t reader : r->second) {
+                last = std::max(last, runs_at(reader) + 1);
+                kept_by_loc |= body[reader].op == Op::LocStore;
+            }
+        if (kept_by_loc) continue; // the loc holds the buffer after the call
+        const auto bytes = static_cast<uint64_t>(element_count(values.at(out).shape)) * 4;
+        problem.buffers.push_back({runs_at(k), last, bytes, sizeof(float)});
+        node_of.push_back(k);
     }
-    if (problem.buffers.empty()) return 0;
-    return find_strategy("auto")->solve(problem, Progress{}).height;
+    v.arena_offset.assign(body.size(), -1);
+    if (problem.buffers.empty()) return;
+    const OffsetSolution plan = find_strategy("auto")->solve(problem, Progress{});
+    // Kernels write these offsets: a plan that let two live temporaries share bytes would
+    // corrupt values silently, so the independent validator checks it first.
+    validate_solution(problem, plan.offsets, "region arena",
+                      [&](size_t i) { return fmt::format("body node {}", node_of[i]); });
+    v.planned_bytes = plan.height;
+    for (size_t i = 0; i < node_of.size(); ++i)
+        v.arena_offset[node_of[i]] = static_cast<int64_t>(plan.offsets[i]);
 }
 
 } // namespace
@@ -208,7 +226,7 @@ std::shared_ptr<const CompiledVariant> EngineState::find_variant(CompiledCallRec
     for (size_t g = 0; g < v->groups.size(); ++g)
         for (uint32_t k : v->groups[g].members)
             v->group_of[k] = static_cast<int32_t>(g);
-    v->planned_bytes = region_arena(call.body, values, facts, *v);
+    plan_region_arena(call.body, values, facts, *v);
     compiled_planned_bytes = std::max(compiled_planned_bytes, v->planned_bytes);
     variants.push_back(v);
     if (variants.size() > kMaxVariantsPerFunction) variants.pop_front();
@@ -224,16 +242,38 @@ std::vector<Node*> EngineState::call_schedule(CompiledCallRec& call) {
 
 void EngineState::run_call(Node& n, TraceEvent& e) {
     CompiledCallRec& c = calls.at(n.call);
-    note_values(n, e);
-    e.detail += fmt::format(", region arena {} B", c.variant->planned_bytes);
-    const uint64_t index = record(std::move(e));
     const CompiledVariant& v = *c.variant;
+    note_values(n, e);
+    e.detail += fmt::format(", region arena {} B", v.planned_bytes);
+    const uint64_t index = record(std::move(e));
+    // The call's temporaries live in one pool buffer at the offsets the variant planned. (A
+    // failure on the way poisons the engine, 6.7: nothing runs after it to find the arena set.)
+    const std::string call_key = current_key;
+    TMMU_ASSERT(running_arena == 0, "compiled calls run one at a time (nested ones are inlined)");
+    if (v.planned_bytes > 0) {
+        running_arena =
+            acquire_buffer(v.planned_bytes / sizeof(float),
+                           fmt::format("the region arena of call {} ({} temporaries)", n.call,
+                                       std::count_if(v.arena_offset.begin(), v.arena_offset.end(),
+                                                     [](int64_t o) { return o >= 0; })));
+        for (uint32_t k = 0; k < c.body.size(); ++k)
+            if (v.arena_offset[k] >= 0)
+                arena_places[c.body[k].outputs[0]] = static_cast<uint64_t>(v.arena_offset[k]);
+    }
     for (uint32_t k = 0; k < c.body.size(); ++k) {
         const int32_t g = v.group_of[k];
         if (g < 0)
             execute_node(c.body[k]);
         else if (v.groups[static_cast<size_t>(g)].position == k)
             run_fused(c, v.groups[static_cast<size_t>(g)], {n.key.instance, true, k, "fused", 0});
+    }
+    if (running_arena != 0) {
+        for (const auto& [value, offset] : arena_places)
+            TMMU_ASSERT(values.at(value).storage == 0, "no temporary outlives its compiled call");
+        current_key = call_key;
+        release_storage(running_arena, fmt::format("the region arena of call {} ends", n.call));
+        running_arena = 0;
+        arena_places.clear();
     }
     n.done = true;
     Value& tok = values.at(n.outputs.back());

@@ -47,7 +47,10 @@ void EngineState::retain_storage(StorageId id) {
 void EngineState::release_storage(StorageId id, const std::string& why) {
     PoolBuffer& b = pool.at(id);
     if (--b.refs > 0) return;
+    const bool part = b.arena != 0;
+    const uint64_t bytes = b.bytes;
     pool.release(id);
+    if (part) return; // a part of a region arena: the arena's release is the pool's event
     TraceEvent e;
     e.plan = current_plan;
     e.key = current_key.empty() ? fmt::format("cleanup/{}", cleanup_releases++)
@@ -55,7 +58,7 @@ void EngineState::release_storage(StorageId id, const std::string& why) {
     e.kind = EventKind::PoolRelease;
     e.op = "pool_release";
     e.storage = static_cast<int64_t>(id);
-    e.bytes = b.bytes;
+    e.bytes = bytes;
     e.detail = "pendingRelease: " + why;
     record(std::move(e));
 }

@@ -180,6 +180,10 @@ struct EngineState {
     NodeId staging_first_node = 0;
     uint64_t cache_hits = 0, cache_misses = 0, kernels = 0, fused_groups = 0, fused_ops = 0;
     uint64_t compiled_planned_bytes = 0;
+    // While a compiled call runs (run_call): its region arena, and the byte offset in it of each
+    // temporary of the call (acquire_output places those there).
+    StorageId running_arena = 0;
+    std::map<ValueId, uint64_t> arena_places;
     bool poisoned = false;
     std::string poison_reason;
     bool grad_enabled = true;
@@ -273,7 +277,13 @@ struct EngineState {
     void execute_node(Node& n);
     void note_values(const Node& n, TraceEvent& e) const; // its inputs, outputs, producers
     StorageId run_pure(const Node& n);
-    StorageId acquire_output(ValueId out); // a buffer for a kernel's output, recorded
+    // A pool buffer, recorded (what, when given, says what it is for).
+    StorageId acquire_buffer(uint64_t elements, std::string_view what);
+    // A buffer for a kernel's output: a part of the running call's arena for its temporaries,
+    // else a pool buffer.
+    StorageId acquire_output(ValueId out);
+    // Where a part of a region arena lies ("in region arena s7 at +512 B"); "" for a buffer.
+    std::string arena_part_at(StorageId id) const;
     void run_effect(Node& n, TraceEvent& e);
     void store_into_loc(const Node& n, TraceEvent& e);
     void summarize_memory(PlanRecord& plan, const std::vector<StorageId>& live_before);

@@ -39,9 +39,8 @@ EventKind kind_of(Op op) {
 
 } // namespace
 
-StorageId EngineState::acquire_output(ValueId v) {
-    Value& out = values.at(v);
-    const auto got = pool.acquire(static_cast<uint64_t>(element_count(out.shape)));
+StorageId EngineState::acquire_buffer(uint64_t elements, std::string_view what) {
+    const auto got = pool.acquire(elements);
     PoolBuffer& b = pool.at(got.id);
     b.refs = 1;
     TraceEvent a;
@@ -52,9 +51,27 @@ StorageId EngineState::acquire_output(ValueId v) {
     a.storage = static_cast<int64_t>(got.id);
     a.bytes = b.bytes;
     a.detail = got.reused ? "reused from the acquirable pool" : "new buffer";
+    if (!what.empty()) a.detail += fmt::format(": {}", what);
     record(std::move(a));
-    out.storage = got.id;
     return got.id;
+}
+
+StorageId EngineState::acquire_output(ValueId v) {
+    Value& out = values.at(v);
+    const auto elements = static_cast<uint64_t>(element_count(out.shape));
+    if (const auto at = arena_places.find(v); at != arena_places.end()) {
+        out.storage = pool.part(running_arena, at->second / sizeof(float), elements);
+        pool.at(out.storage).refs = 1;
+        return out.storage; // the arena's acquire is the pool's event
+    }
+    out.storage = acquire_buffer(elements, {});
+    return out.storage;
+}
+
+std::string EngineState::arena_part_at(StorageId id) const {
+    const PoolBuffer& b = pool.at(id);
+    if (b.arena == 0) return {};
+    return fmt::format("in region arena s{} at +{} B", b.arena, b.offset * sizeof(float));
 }
 
 StorageId EngineState::run_pure(const Node& n) {
@@ -62,9 +79,9 @@ StorageId EngineState::run_pure(const Node& n) {
     std::vector<KernelInput> inputs;
     for (ValueId in : n.inputs) {
         const Value& v = values.at(in);
-        inputs.push_back({&pool.at(v.storage).data, &v.shape});
+        inputs.push_back({pool.span(v.storage), &v.shape});
     }
-    run_kernel(n, inputs, values.at(n.outputs[0]).shape, pool.at(id).data);
+    run_kernel(n, inputs, values.at(n.outputs[0]).shape, pool.span(id));
     ++kernels;
     return id;
 }
@@ -77,7 +94,8 @@ void EngineState::store_into_loc(const Node& n, TraceEvent& e) {
         // Only the loc holds its buffer: write it in place, and bump its storageVersion exactly
         // once at this commit (5.3).
         PoolBuffer& dst = pool.at(l.storage);
-        dst.data = pool.at(src).data;
+        const std::span<const float> from = pool.span(src);
+        std::copy(from.begin(), from.end(), dst.data.begin());
         ++dst.version;
         e.detail += fmt::format(" (in place, storageVersion {})", dst.version);
     } else {
@@ -166,6 +184,8 @@ void EngineState::execute_node(Node& n) {
     } else {
         e.storage = static_cast<int64_t>(run_pure(n));
         e.bytes = pool.at(static_cast<StorageId>(e.storage)).bytes;
+        if (const std::string at = arena_part_at(static_cast<StorageId>(e.storage)); !at.empty())
+            e.detail += (e.detail.empty() ? "" : ", ") + at;
     }
     note_values(n, e);
     n.done = true;

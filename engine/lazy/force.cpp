@@ -187,7 +187,8 @@ void EngineState::run_plan(const std::vector<NodeId>& order, const std::string& 
 
 std::vector<float> EngineState::host_data(ValueId v) {
     const Value& val = values.at(v);
-    return pool.at(val.storage).data;
+    const std::span<const float> data = pool.span(val.storage);
+    return {data.begin(), data.end()};
 }
 
 } // namespace tmmu::lazy

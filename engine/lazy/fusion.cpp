@@ -186,7 +186,7 @@ class GroupBuilder {
 // reads element 0; else its broadcast index).
 struct Operand {
     int32_t member = -1; // register of this member, or -1
-    const std::vector<float>* data = nullptr;
+    std::span<const float> data;
     std::vector<int64_t> index;
     bool scalar = false;
 };
@@ -202,13 +202,13 @@ struct Step {
 // loop the compiler can vectorize; the arithmetic per element is the unfused kernels'.
 template <int Width>
 void evaluate(const std::vector<Step>& steps, int64_t count,
-              const std::vector<std::pair<size_t, std::vector<float>*>>& outputs) {
+              const std::vector<std::pair<size_t, std::span<float>>>& outputs) {
     std::vector<float> regs(steps.size() * Width);
     const auto load = [&](const Operand& o, int64_t i, int lane) {
         if (o.member >= 0) return regs[static_cast<size_t>(o.member) * Width + lane];
-        if (o.scalar) return (*o.data)[0];
+        if (o.scalar) return o.data[0];
         const int64_t j = o.index.empty() ? i + lane : o.index[static_cast<size_t>(i + lane)];
-        return (*o.data)[static_cast<size_t>(j)];
+        return o.data[static_cast<size_t>(j)];
     };
     for (int64_t i = 0; i < count; i += Width) {
         for (size_t s = 0; s < steps.size(); ++s) {
@@ -225,7 +225,7 @@ void evaluate(const std::vector<Step>& steps, int64_t count,
         }
         for (const auto& [s, out] : outputs)
             for (int lane = 0; lane < Width; ++lane)
-                (*out)[static_cast<size_t>(i + lane)] = regs[s * Width + lane];
+                out[static_cast<size_t>(i + lane)] = regs[s * Width + lane];
     }
 }
 
@@ -262,7 +262,7 @@ void EngineState::run_fused(CompiledCallRec& call, const FusedGroup& g, const Ev
                 o.member = r->second;
             } else {
                 const Value& val = values.at(v);
-                o.data = &pool.at(val.storage).data;
+                o.data = pool.span(val.storage);
                 o.scalar = element_count(val.shape) == 1;
                 if (!o.scalar && val.shape != g.shape)
                     o.index = broadcast_index(val.shape, g.shape);
@@ -275,14 +275,16 @@ void EngineState::run_fused(CompiledCallRec& call, const FusedGroup& g, const Ev
         }
         steps.push_back(std::move(st));
     }
-    std::vector<std::pair<size_t, std::vector<float>*>> outputs;
+    std::vector<std::pair<size_t, std::span<float>>> outputs;
+    std::vector<std::string> placed; // outputs in the call's region arena
     for (uint32_t k : g.outputs) {
         const ValueId v = call.body[k].outputs[0];
         const StorageId id = acquire_output(v);
-        outputs.emplace_back(static_cast<size_t>(reg.at(v)), &pool.at(id).data);
+        outputs.emplace_back(static_cast<size_t>(reg.at(v)), pool.span(id));
         e.values_out.push_back(v);
         if (e.storage == kNone) e.storage = static_cast<int64_t>(id);
         e.bytes += pool.at(id).bytes;
+        if (std::string at = arena_part_at(id); !at.empty()) placed.push_back(std::move(at));
     }
     const int64_t count = element_count(g.shape);
     if (g.vector_width == 4)
@@ -293,6 +295,7 @@ void EngineState::run_fused(CompiledCallRec& call, const FusedGroup& g, const Ev
         evaluate<1>(steps, count, outputs);
     e.detail = fmt::format("{} ops in one kernel ({}), {}", g.members.size(), fmt::join(ops, ", "),
                            g.vector_width > 1 ? fmt::format("vec{}", g.vector_width) : "scalar");
+    if (!placed.empty()) e.detail += fmt::format(", outputs {}", fmt::join(placed, "; "));
     ++kernels;
     ++fused_groups;
     fused_ops += g.members.size();

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tmmu::lazy {
@@ -78,8 +79,8 @@ float binary(Op op, float a, float b) {
     }
 }
 
-void matmul(const std::vector<float>& a, const std::vector<float>& b, const Shape& as,
-            const Shape& bs, std::vector<float>& out) {
+void matmul(std::span<const float> a, std::span<const float> b, const Shape& as, const Shape& bs,
+            std::span<float> out) {
     const int64_t m = as[0], k = as[1], n = bs[1];
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
@@ -92,8 +93,8 @@ void matmul(const std::vector<float>& a, const std::vector<float>& b, const Shap
 }
 
 // Sums `in` into `target` (a shape `in` broadcasts from), scaled by `scale`.
-void sum_into(const std::vector<float>& in, const Shape& in_shape, const Shape& target,
-              double scale, std::vector<float>& out) {
+void sum_into(std::span<const float> in, const Shape& in_shape, const Shape& target, double scale,
+              std::span<float> out) {
     std::vector<double> acc(out.size(), 0.0);
     walk(in_shape, broadcast_strides(target, in_shape), 0,
          [&](int64_t i, int64_t o) { acc[static_cast<size_t>(o)] += in[static_cast<size_t>(i)]; });
@@ -135,15 +136,15 @@ Shape reduced_shape(const Shape& in, const std::vector<int64_t>& dims, bool keep
 }
 
 void run_kernel(const Node& node, std::span<const KernelInput> inputs, const Shape& out_shape,
-                std::vector<float>& out) {
-    const auto in = [&](size_t i) -> const std::vector<float>& { return *inputs[i].data; };
+                std::span<float> out) {
+    const auto in = [&](size_t i) { return inputs[i].data; };
     const auto shape = [&](size_t i) -> const Shape& { return *inputs[i].shape; };
     switch (node.op) {
     case Op::Constant:
-        out = node.data;
+        std::copy(node.data.begin(), node.data.end(), out.begin());
         return;
     case Op::Copy:
-        out = in(0);
+        std::copy(in(0).begin(), in(0).end(), out.begin());
         return;
     case Op::RandUniform:
         fill_uniform(node.rng, out);
@@ -196,7 +197,7 @@ void run_kernel(const Node& node, std::span<const KernelInput> inputs, const Sha
         });
         return;
     case Op::StridedScatter:
-        out = in(0);
+        std::copy(in(0).begin(), in(0).end(), out.begin());
         walk(node.view.shape, node.view.strides, node.view.offset, [&](int64_t i, int64_t j) {
             out[static_cast<size_t>(j)] = in(1)[static_cast<size_t>(i)];
         });

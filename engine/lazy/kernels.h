@@ -10,13 +10,15 @@
 namespace tmmu::lazy {
 
 struct KernelInput {
-    const std::vector<float>* data;
+    std::span<const float> data;
     const Shape* shape;
 };
 
-// Writes node's output (already sized to the output's element count).
+// Writes node's output (out holds the output's element count). out never overlaps an input:
+// a pool buffer of its own, or a part of a region arena that the plan keeps apart from every
+// value live at this node.
 void run_kernel(const Node& node, std::span<const KernelInput> inputs, const Shape& out_shape,
-                std::vector<float>& out);
+                std::span<float> out);
 
 // One element of an elementwise op (unary ops ignore b): the very arithmetic run_kernel does, so
 // a fused kernel built from it gives the unfused bits.

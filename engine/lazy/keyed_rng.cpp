@@ -28,7 +28,7 @@ std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> c, std::array<uint
     return c;
 }
 
-void fill_uniform(const RngKey& key, std::vector<float>& out) {
+void fill_uniform(const RngKey& key, std::span<float> out) {
     const uint64_t blocks = (uint64_t(out.size()) + 3) / 4;
     if (blocks > (uint64_t(1) << 32))
         fail(FailureCode::InvalidArgument, "random op",

@@ -8,6 +8,7 @@
 // its 128-bit counter holds the element's block of four, the op nonce and the draw nonce.
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,6 @@ struct RngKey {
 // out[i] uniform in [0, 1): the top 24 bits of word i % 4 of block i / 4 (counter {i / 4, op,
 // draw low, draw high}), times 2^-24, so every value is exact in f32. InvalidArgument past 2^34
 // elements (the block index is 32 bits).
-void fill_uniform(const RngKey& key, std::vector<float>& out);
+void fill_uniform(const RngKey& key, std::span<float> out);
 
 } // namespace tmmu::lazy

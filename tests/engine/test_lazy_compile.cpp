@@ -433,6 +433,46 @@ class TestLazyCompile : public QObject {
         }
     }
 
+    // 15: a call's temporaries (made and last read inside it) are parts of one pool buffer, its
+    // region arena, at the offsets our planner gave them: each call acquires exactly its
+    // variant's planned bytes once and releases them at its end, the next step's call reuses that
+    // buffer, and the pool holds a fraction of what the plain run's one buffer per op needs,
+    // for the same bits.
+    void callTemporariesLiveInTheirRegionArena() {
+        const LazyProgram p = bundled("compiled-transformer-block");
+        const ProgramRun plain = run_lazy_program(p, {.compile = false});
+        const ProgramRun compiled = run_lazy_program(p, {.compile = true});
+        QCOMPARE(to_hex(compiled.result_hash), to_hex(plain.result_hash));
+        const auto calls = events_named(compiled.trace, "compiled_call");
+        std::vector<const TraceEvent*> acquired, released;
+        for (const TraceEvent& e : compiled.trace.events) {
+            if (e.detail.find("region arena of call") == std::string::npos) continue;
+            (e.kind == EventKind::PoolAcquire ? acquired : released).push_back(&e);
+        }
+        QCOMPARE(calls.size(), size_t(3));
+        QCOMPARE(acquired.size(), calls.size());
+        QCOMPARE(released.size(), calls.size());
+        for (size_t i = 0; i < calls.size(); ++i) {
+            const std::string planned = "region arena " + std::to_string(acquired[i]->bytes) + " B";
+            QVERIFY2(calls[i]->detail.find(planned) != std::string::npos, calls[i]->detail.c_str());
+            QCOMPARE(acquired[i]->key, calls[i]->key + "+acquire");
+            QCOMPARE(released[i]->storage, acquired[i]->storage);
+            QCOMPARE(released[i]->kind, EventKind::PoolRelease);
+        }
+        QVERIFY(acquired[2]->detail.starts_with("reused from the acquirable pool"));
+        const auto acquires = [](const ProgramRun& r) {
+            return std::count_if(
+                r.trace.events.begin(), r.trace.events.end(),
+                [](const TraceEvent& e) { return e.kind == EventKind::PoolAcquire; });
+        };
+        QVERIFY2(acquires(compiled) * 2 < acquires(plain),
+                 qPrintable(QString("%1 vs %2").arg(acquires(compiled)).arg(acquires(plain))));
+        QVERIFY2(compiled.stats.pool_peak_bytes * 3 < plain.stats.pool_peak_bytes,
+                 qPrintable(QString("%1 vs %2")
+                                .arg(compiled.stats.pool_peak_bytes)
+                                .arg(plain.stats.pool_peak_bytes)));
+    }
+
     // 8.6: the call's exit publishes one token for tokGlobal and every loc it touched, so the
     // accesses after it are ordered after the call's event, never after a token made inside it.
     void exitPublishesOneToken() {

@@ -15,15 +15,21 @@ bool is_node(const lazy::TraceEvent& e) {
 }
 
 // For each event, the compiled call whose body it belongs to (-1 for none): the events after a
-// compiled_call keyed under its graph instance ("g40:n0" -> "g40:s...", pool traffic included).
+// compiled_call keyed under its graph instance ("g40:n0" -> "g40:s...", pool traffic included),
+// and the call's own pool traffic around them (its region arena's, "g40:n0+acquire").
 std::vector<int64_t> calls_of(const lazy::Trace& trace) {
     std::vector<int64_t> out(trace.events.size(), -1);
+    const auto starts = [](const std::string& key, const std::string& prefix) {
+        return key.compare(0, prefix.size(), prefix) == 0;
+    };
     for (size_t c = 0; c < trace.events.size(); ++c) {
         const lazy::TraceEvent& call = trace.events[c];
         if (call.kind != lazy::EventKind::CompiledCall) continue;
-        const std::string prefix = call.key.substr(0, call.key.find(':')) + ":s";
+        const std::string body = call.key.substr(0, call.key.find(':')) + ":s";
+        const std::string own = call.key + "+";
         for (size_t i = c + 1; i < trace.events.size(); ++i) {
-            if (trace.events[i].key.compare(0, prefix.size(), prefix) != 0) break;
+            const std::string& key = trace.events[i].key;
+            if (!starts(key, body) && !starts(key, own)) break;
             out[i] = int64_t(c);
         }
     }
