@@ -125,4 +125,22 @@ std::string normalized_body(const EngineState& s, const std::vector<Node>& body,
     return Normalizer(s, body, facts).text();
 }
 
+std::string argument_binding(const EngineState& s, std::span<const Tensor> args) {
+    FirstSeen bases;
+    std::vector<std::string> bound;
+    for (const Tensor& a : args) {
+        if (!a.valid()) {
+            bound.emplace_back("absent");
+            continue;
+        }
+        const TensorRec& t = s.tensors.at(a.id());
+        std::string b = fmt::format("B{}", bases(t.base));
+        if (t.view && *t.view != identity_view(s.bases.at(t.base).shape))
+            b += fmt::format(":{}+{}:{}", shape_text(t.view->shape), t.view->offset,
+                             fmt::join(t.view->strides, ","));
+        bound.push_back(std::move(b));
+    }
+    return fmt::format("binding {}\n", fmt::join(bound, " "));
+}
+
 } // namespace tmmu::lazy

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,12 @@ BodyFacts body_facts(const std::vector<Node>& body, const std::map<ValueId, Valu
 struct EngineState;
 std::string normalized_body(const EngineState& s, const std::vector<Node>& body,
                             const BodyFacts& facts);
+
+// The bind-time signature of a call's arguments (8.3, 8.5, 8.8), by position: the base each
+// argument is a view of, numbered by first appearance (so two arguments sharing a base show
+// it), with its view against the base when it is not the whole base; an absent argument (an
+// empty handle) is the stable sentinel `absent`, never an alias of another position.
+std::string argument_binding(const EngineState& s, std::span<const Tensor> args);
 
 // The fusion groups of a body (15.1-15.4): elementwise chains (and one-element constants they
 // read, as literals) merged producer into consumer, then groups sharing a subexpression merged

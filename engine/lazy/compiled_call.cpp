@@ -39,12 +39,12 @@ std::vector<Tensor> Engine::call(const CompiledFn& f, std::span<const Tensor> ar
                              "compiled calls in checkpointed bodies are rejected (10.6)",
                              it->second.name, s_->checkpoints.at(s_->open_checkpoint).site));
         for (const Tensor& a : args)
-            s_->tensor(a);
-        body = it->second.body; // a copy: the function may compile others while it runs
+            if (a.valid()) s_->tensor(a); // an absent argument is absent state (8.8)
+        body = it->second.body;           // a copy: the function may compile others while it runs
         // Nested calls stage inline, into the outer call's body.
         staged = s_->options.compile && s_->staging == 0;
         if (staged)
-            s_->begin_staging(f.id_);
+            s_->begin_staging(f.id_, argument_binding(*s_, args));
         else
             s_->open_scope();
     }
@@ -70,8 +70,9 @@ std::vector<Tensor> Engine::call(const CompiledFn& f, std::span<const Tensor> ar
     return out;
 }
 
-void EngineState::begin_staging(uint64_t fn) {
+void EngineState::begin_staging(uint64_t fn, std::string binding) {
     staging = fn;
+    staging_binding = std::move(binding);
     staging_first_node = next_node;
     open_scope();
 }
@@ -206,7 +207,7 @@ void EngineState::end_staging(const std::vector<TensorId>& returned) {
 
 std::shared_ptr<const CompiledVariant> EngineState::find_variant(CompiledCallRec& call,
                                                                  const BodyFacts& facts) {
-    const std::string text = normalized_body(*this, call.body, facts);
+    const std::string text = normalized_body(*this, call.body, facts) + staging_binding;
     Sha256 h;
     h.update(reinterpret_cast<const uint8_t*>(text.data()), text.size());
     const Digest key = h.finish();

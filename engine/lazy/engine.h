@@ -232,7 +232,10 @@ class Engine {
     // not return are disposed when the call returns; using one later is
     // InvalidTraceTensorEscapeError. A call inside a call stages into the outer one; a call
     // inside a checkpointed body is refused (10.6). EngineOptions::compile = false runs fn
-    // plainly.
+    // plainly. An argument may be absent (a default Tensor: optional state not made yet, say):
+    // fn gets it as it is, and the variant key binds that position to a sentinel of its own
+    // (8.8), so absent state never looks like an alias of another argument; the arguments'
+    // alias and view pattern (which share a base, through which views) is part of the key too.
     CompiledFn compile(CompiledBody fn, std::string name = {});
     std::vector<Tensor> call(const CompiledFn& f, std::span<const Tensor> args = {});
 

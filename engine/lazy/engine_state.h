@@ -178,6 +178,7 @@ struct EngineState {
     std::map<uint64_t, CompiledCallRec> calls;
     uint64_t next_compiled_fn = 1, next_call = 1, staging = 0;
     NodeId staging_first_node = 0;
+    std::string staging_binding;
     uint64_t cache_hits = 0, cache_misses = 0, kernels = 0, fused_groups = 0, fused_ops = 0;
     uint64_t compiled_planned_bytes = 0;
     // While a compiled call runs (run_call): its region arena, and the byte offset in it of each
@@ -327,7 +328,8 @@ struct EngineState {
     void refuse_in_checkpoint(const char* what) const;
 
     // --- compiled regions (compiled_call.cpp, functionalize.cpp, fusion.cpp) ---
-    void begin_staging(uint64_t fn);
+    // binding: the call's argument binding (argument_binding), part of its variant key.
+    void begin_staging(uint64_t fn, std::string binding);
     // The staged nodes become one CompiledCall node (compiled.h); tensors made while staging
     // and not returned are disposed, and later use of them is InvalidTraceTensorEscapeError.
     void end_staging(const std::vector<TensorId>& returned);

@@ -343,6 +343,51 @@ class TestLazyCompile : public QObject {
         QCOMPARE(e.stats().cache_hits, uint64_t(3));
     }
 
+    // 8.8 and 8.5: an absent argument (an empty handle) reaches the function as it is and
+    // binds its position to a sentinel of its own, so a key never takes absent state for an
+    // alias of another argument: f(x, absent) hits its own variant, and f(x, x), f(x, y) and
+    // f(x, a view of x) are variants of their own even though f never touches its second
+    // argument (the binding's alias and view pattern is part of the key).
+    void absentStateIsASentinelNotAnAlias() {
+        Engine e;
+        const lazy::Tensor x = e.constant({4}, {1, 2, 3, 4}, "x");
+        const lazy::Tensor y = e.constant({4}, {5, 6, 7, 8}, "y");
+        std::vector<bool> absent_seen;
+        const CompiledFn f = e.compile(
+            [&](std::span<const lazy::Tensor> a) {
+                absent_seen.push_back(!a[1].valid());
+                return std::vector{e.neg(a[0])};
+            },
+            "f");
+        const auto call = [&](const lazy::Tensor& second) {
+            const std::vector<lazy::Tensor> args{x, second};
+            return e.read(e.call(f, args)[0]);
+        };
+        QCOMPARE(call(lazy::Tensor()), (std::vector<float>{-1, -2, -3, -4}));
+        call(lazy::Tensor());
+        QCOMPARE(absent_seen, (std::vector<bool>{true, true}));
+        QCOMPARE(e.stats().cache_misses, uint64_t(1));
+        QCOMPARE(e.stats().cache_hits, uint64_t(1));
+        call(x);
+        call(y);
+        call(e.slice(x, 0, 0, 2));
+        QCOMPARE(e.stats().cache_misses, uint64_t(4));
+        call(x);
+        call(lazy::Tensor());
+        QCOMPARE(e.stats().cache_hits, uint64_t(3));
+        QCOMPARE(e.stats().cache_misses, uint64_t(4));
+        // Plainly (compile off) an absent argument reaches the function the same way.
+        Engine plain({.compile = false});
+        bool plain_absent = false;
+        const CompiledFn g = plain.compile([&](std::span<const lazy::Tensor> a) {
+            plain_absent = !a[0].valid();
+            return std::vector<lazy::Tensor>{};
+        });
+        const std::vector<lazy::Tensor> none{lazy::Tensor()};
+        plain.call(g, none);
+        QVERIFY(plain_absent);
+    }
+
     // 8.5: a function keeps at most 16 variants, least recently used dropped first.
     void variantCacheIsBounded() {
         Engine e;
