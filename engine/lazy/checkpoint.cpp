@@ -41,11 +41,21 @@ void EngineState::end_checkpoint() {
     CheckpointRegion& r = checkpoints.at(open_checkpoint);
     open_checkpoint = 0;
     r.made.clear();
-    for (auto it = nodes.lower_bound(checkpoint_first_node); it != nodes.end(); ++it) {
+    const auto record = [&](const Node& n) {
         std::vector<Shape> outputs;
-        for (ValueId v : it->second.outputs)
+        for (ValueId v : n.outputs)
             outputs.push_back(values.at(v).shape);
-        r.body.push_back({it->second, std::move(outputs)});
+        r.body.push_back({n, std::move(outputs)});
+    };
+    // A compiled call in the body (readonly, 10.6) is recorded as its body's nodes: a replay
+    // makes the values it needs with plain kernels, the same bits as the fused ones.
+    for (auto it = nodes.lower_bound(checkpoint_first_node); it != nodes.end(); ++it) {
+        if (it->second.op != Op::CompiledCall) {
+            record(it->second);
+            continue;
+        }
+        for (const Node& n : calls.at(it->second.call).body)
+            record(n);
     }
 }
 
@@ -56,12 +66,9 @@ void EngineState::refuse_in_checkpoint(const char* what) const {
                          checkpoints.at(open_checkpoint).site));
 }
 
-namespace {
-
-// Whether replaying n would write persistent state (10.5): a semantic store or commit, or a
-// grad set to null. Loads are read, not replayed; a materializing store initialised a
-// parameter in the forward and is not replayed either (the load after it is a held value).
-bool writes_persistent_state(const Node& n, const std::map<LocId, LocRec>& locs) {
+// Loads are read, not replayed; a materializing store initialised a parameter in the forward and
+// is not replayed either (the load after it is a held value).
+bool EngineState::writes_persistent_state(const Node& n) const {
     switch (n.op) {
     case Op::LocStore:
         return !n.materialize && locs.at(n.loc).role != LocRole::InternalScratch;
@@ -73,12 +80,10 @@ bool writes_persistent_state(const Node& n, const std::map<LocId, LocRec>& locs)
     }
 }
 
-} // namespace
-
 void EngineState::recompute(uint64_t region) {
     CheckpointRegion& r = checkpoints.at(region);
     for (const CheckpointRegion::Recorded& rec : r.body)
-        if (writes_persistent_state(rec.node, locs))
+        if (writes_persistent_state(rec.node))
             raise(LazyError::CheckpointImpureRegion, rec.node.site,
                   fmt::format("backward would replay the checkpointed body begun at {}, which "
                               "writes persistent state ({}: {}); a checkpointed body must be "

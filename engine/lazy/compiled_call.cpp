@@ -33,11 +33,6 @@ std::vector<Tensor> Engine::call(const CompiledFn& f, std::span<const Tensor> ar
         if (it == s_->compiled_fns.end())
             fail(FailureCode::InvalidArgument, s_->site,
                  "a call of a function this engine did not compile");
-        if (s_->open_checkpoint != 0)
-            fail(FailureCode::InvalidArgument, s_->site,
-                 fmt::format("a call of compiled '{}' inside the checkpointed body begun at {}: "
-                             "compiled calls in checkpointed bodies are rejected (10.6)",
-                             it->second.name, s_->checkpoints.at(s_->open_checkpoint).site));
         for (const Tensor& a : args)
             if (a.valid()) s_->tensor(a); // an absent argument is absent state (8.8)
         body = it->second.body;           // a copy: the function may compile others while it runs
@@ -158,7 +153,24 @@ void plan_region_arena(const std::vector<Node>& body, const std::map<ValueId, Va
 
 } // namespace
 
+void EngineState::refuse_writes_in_checkpoint() {
+    if (open_checkpoint == 0) return;
+    for (auto it = nodes.lower_bound(staging_first_node); it != nodes.end(); ++it) {
+        const Node& n = it->second;
+        if (!writes_persistent_state(n)) continue;
+        const std::string at = n.site;
+        const std::string why = fmt::format(
+            "compiled '{}' writes persistent state ({}: {}) inside the checkpointed body begun "
+            "at {}: a compiled call there must only read (10.6), since backward replays the body",
+            compiled_fns.at(staging).name, op_name(n.op), n.detail,
+            checkpoints.at(open_checkpoint).site);
+        abandon_staging();
+        raise(LazyError::CheckpointImpureRegion, at, why);
+    }
+}
+
 void EngineState::end_staging(const std::vector<TensorId>& returned) {
+    refuse_writes_in_checkpoint();
     const uint64_t fn = staging;
     const uint64_t number = next_call++;
     close_scope(returned, fn); // before the escape analysis: temporaries hold nothing now

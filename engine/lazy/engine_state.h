@@ -326,6 +326,9 @@ struct EngineState {
     void recompute(uint64_t region);
     // InvalidArgument naming `what` while a checkpointed body is being recorded.
     void refuse_in_checkpoint(const char* what) const;
+    // Whether running n again would write persistent state (10.5): a semantic store to a
+    // persistent role, a base commit, a grad set to null.
+    bool writes_persistent_state(const Node& n) const;
 
     // --- compiled regions (compiled_call.cpp, functionalize.cpp, fusion.cpp) ---
     // binding: the call's argument binding (argument_binding), part of its variant key.
@@ -333,6 +336,10 @@ struct EngineState {
     // The staged nodes become one CompiledCall node (compiled.h); tensors made while staging
     // and not returned are disposed, and later use of them is InvalidTraceTensorEscapeError.
     void end_staging(const std::vector<TensorId>& returned);
+    // Inside a checkpointed body, a staged call that writes persistent state is rejected
+    // (10.6's readonly-or-reject): its nodes stay plain lazy nodes (abandon_staging) and the
+    // call is CheckpointImpureRegionError.
+    void refuse_writes_in_checkpoint();
     // After a failure inside the function: the nodes staged so far stay plain lazy nodes, as if
     // the function had run uncompiled up to the error.
     void abandon_staging();

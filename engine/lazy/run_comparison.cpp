@@ -16,6 +16,7 @@ const Config kConfigs[] = {
     {"checkpointed", {.checkpoint = CheckpointPolicy::Recompute, .compile = false}},
     {"compiled, unfused", {.checkpoint = CheckpointPolicy::Keep, .fuse = false}},
     {"compiled", {.checkpoint = CheckpointPolicy::Keep}},
+    {"compiled, checkpointed", {.checkpoint = CheckpointPolicy::Recompute}},
 };
 
 bool uses(const std::vector<Statement>& body, StatementKind kind) {

@@ -9,7 +9,8 @@
 namespace tmmu::lazy {
 
 struct ComparedRun {
-    std::string name; // "plain", "checkpointed", "compiled, unfused", "compiled"
+    std::string
+        name; // "plain", "checkpointed", "compiled, unfused", "compiled", "compiled, checkpointed"
     EngineOptions options;
     EngineStats stats;
     bool same_reads = true; // the reads' bits equal the plain run's (result_hash)
@@ -19,7 +20,8 @@ struct ComparedRun {
 
 // The plain run (checkpoints kept, nothing compiled) first, then each configuration the
 // program's statements make different: checkpointing when it has checkpoint statements,
-// compiled without and with fusion when it has compile statements.
+// compiled without and with fusion when it has compile statements, and compiled with
+// checkpointing when it has both.
 std::vector<ComparedRun> compare_runs(const LazyProgram& program);
 
 } // namespace tmmu::lazy

@@ -21,7 +21,7 @@ int main() {
          std::filesystem::directory_iterator(TMMU_SOURCE_DIR "/resources/programs"))
         if (entry.path().extension() == ".json") files.push_back(entry.path());
     std::sort(files.begin(), files.end());
-    fmt::print("{:<26} {:<17} {:>7} {:>6} {:>7} {:>8} {:>11} {:>11} {:>10} {:>6}  {}\n", "program",
+    fmt::print("{:<26} {:<22} {:>7} {:>6} {:>7} {:>8} {:>11} {:>11} {:>10} {:>6}  {}\n", "program",
                "run", "kernels", "fused", "cache", "replayed", "arena", "pool peak", "time",
                "reads", "result");
     for (const auto& f : files) {
@@ -30,7 +30,7 @@ int main() {
         for (const ComparedRun& r : runs) {
             const EngineStats& s = r.stats;
             const bool plain = &r == &runs.front();
-            fmt::print("{:<26} {:<17} {:>7} {:>6} {:>7} {:>8} {:>11} {:>11} {:>7.1f} ms {:>6}  "
+            fmt::print("{:<26} {:<22} {:>7} {:>6} {:>7} {:>8} {:>11} {:>11} {:>7.1f} ms {:>6}  "
                        "{}\n",
                        plain ? p.name : "", r.name, s.kernels, s.fused_groups,
                        s.compiled_calls ? fmt::format("{}/{}", s.cache_hits, s.cache_misses)

@@ -166,7 +166,7 @@ class TestLazyCli : public QObject {
         for (const char* name :
              {"mlp-training.json", "view-mutation.json", "shared-base.json", "mlp-dropout.json",
               "checkpointed-mlp.json", "transformer-block.json", "compiled-mlp.json",
-              "compiled-transformer-block.json"}) {
+              "compiled-transformer-block.json", "compiled-checkpointed-mlp.json"}) {
             const json lazy = run_json(program(name));
             const json eager = run_json(program(name), {"--eager"});
             QVERIFY(!lazy.is_null() && !eager.is_null());
@@ -255,6 +255,23 @@ class TestLazyCli : public QObject {
         QCOMPARE(listed["traces"][0]["checkpoint_policy"].get<std::string>(), std::string("keep"));
         QVERIFY(alter_behind_tmmu(db, "UPDATE lazy_traces SET checkpoint_policy = 'recompute'"));
         QVERIFY(tmmu_run({"lazy", "traces", "--sessions", db}).out.contains("ALTERED"));
+    }
+    // Compiled calls inside checkpointed bodies (10.6: the blocks only read persistent state):
+    // the same reads compiled or not, checkpointed or kept, and backward replays the blocks.
+    void compiledCallsInsideCheckpointsKeepTheReads() {
+        const QString name = program("compiled-checkpointed-mlp.json");
+        const json plain = run_json(name);
+        const json compiled = run_json(name, {"--compile"});
+        const json kept = run_json(name, {"--compile", "--checkpoint-policy", "keep"});
+        QVERIFY(!plain.is_null() && !compiled.is_null() && !kept.is_null());
+        QVERIFY(compiled["result_hash"] == plain["result_hash"]);
+        QVERIFY(kept["result_hash"] == plain["result_hash"]);
+        QCOMPARE(compiled["compiled_calls"].get<uint64_t>(), uint64_t(12));
+        QCOMPARE(compiled["cache_hits"].get<uint64_t>(), uint64_t(4));
+        QCOMPARE(compiled["checkpoints"].get<uint64_t>(), uint64_t(12));
+        QVERIFY(compiled["recomputed_ops"] == plain["recomputed_ops"]);
+        QVERIFY(compiled["recomputed_ops"].get<uint64_t>() > 0);
+        QCOMPARE(kept["recomputed_ops"].get<uint64_t>(), uint64_t(0));
     }
     // --compile (issue 18, item 6): the same result hash with fewer kernels, the cache counted;
     // a recording keeps the flag, so its replay compiles too, and clearing the stored flag is

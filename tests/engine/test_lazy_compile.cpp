@@ -518,6 +518,65 @@ class TestLazyCompile : public QObject {
                                 .arg(plain.stats.pool_peak_bytes)));
     }
 
+    // 10.6, readonly-or-reject: a compiled call inside a checkpointed body that only reads
+    // persistent state runs there (fused, its saved values not kept past the call), and
+    // backward's replay of the body replays the call's ops with plain kernels: the loss and
+    // every gradient have the plain run's bits. A call that writes persistent state there is
+    // CheckpointImpureRegionError at the call, naming the function and the write; its ops stay
+    // plain lazy ops (as if uncompiled) and the engine goes on.
+    void readonlyCallsRunInsideCheckpointedBodies() {
+        struct Step {
+            std::vector<std::vector<float>> reads;
+            EngineStats stats;
+        };
+        const auto step = [](bool checkpointed, EngineOptions options) {
+            Engine e(options);
+            const lazy::Tensor x = e.constant({8, 16}, values(1, 8 * 16, 1.0f), "x");
+            const std::vector<lazy::Tensor> w{e.parameter({16, 16}, values(2, 256, 0.3f), "w1"),
+                                              e.parameter({16, 16}, values(3, 256, 0.3f), "w2")};
+            const CompiledFn block = e.compile(
+                [&](std::span<const lazy::Tensor> a) {
+                    const lazy::Tensor t = e.tanh(e.matmul(a[0], a[1]));
+                    return std::vector{e.mul(t, e.sigmoid(t))};
+                },
+                "block");
+            lazy::Tensor h = x;
+            for (const lazy::Tensor& wk : w) {
+                const std::vector<lazy::Tensor> args{h, wk};
+                const auto run = [&] { return e.call(block, args)[0]; };
+                h = checkpointed ? e.checkpoint(run) : run();
+            }
+            const lazy::Tensor loss = e.mean(e.mul(h, h));
+            e.backward(loss);
+            e.mark_step();
+            return Step{{e.read(loss), e.read(e.grad(w[0])), e.read(e.grad(w[1]))}, e.stats()};
+        };
+        const Step plain = step(false, {.compile = false});
+        const Step compiled = step(true, {});
+        QCOMPARE(compiled.reads, plain.reads);
+        QCOMPARE(step(true, {.compile = false}).reads, plain.reads);
+        QCOMPARE(compiled.stats.compiled_calls, uint64_t(2));
+        QCOMPARE(compiled.stats.checkpoints, uint64_t(2));
+        QVERIFY(compiled.stats.fused_groups > 0);
+        QVERIFY(compiled.stats.recomputed_ops > 0);
+
+        Engine e;
+        const lazy::Tensor s = e.constant({2}, {1, 2}, "s");
+        const CompiledFn writes = e.compile(
+            [&](std::span<const lazy::Tensor>) {
+                e.mul_(s, 3.0f);
+                return std::vector{e.neg(s)};
+            },
+            "writes");
+        const auto f = failure_of([&] { (void)e.checkpoint([&] { return e.call(writes)[0]; }); });
+        QVERIFY2(names(f, "CheckpointImpureRegionError") && names(f, "compiled 'writes'") &&
+                     names(f, "10.6"),
+                 f ? f->what() : "no failure");
+        QVERIFY(!e.poisoned());
+        QCOMPARE(e.read(s), (std::vector<float>{3, 6}));
+        QCOMPARE(e.stats().compiled_calls, uint64_t(0));
+    }
+
     // 8.6: the call's exit publishes one token for tokGlobal and every loc it touched, so the
     // accesses after it are ordered after the call's event, never after a token made inside it.
     void exitPublishesOneToken() {

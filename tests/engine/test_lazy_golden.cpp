@@ -62,9 +62,10 @@ class TestLazyGolden : public QObject {
   private slots:
     void traceMatchesGolden_data() {
         QTest::addColumn<QString>("program");
-        for (const char* name : {"mlp-training", "view-mutation", "saved-tensor-mutation",
-                                 "shared-base", "mlp-dropout", "checkpointed-mlp",
-                                 "transformer-block", "compiled-mlp", "compiled-transformer-block"})
+        for (const char* name :
+             {"mlp-training", "view-mutation", "saved-tensor-mutation", "shared-base",
+              "mlp-dropout", "checkpointed-mlp", "transformer-block", "compiled-mlp",
+              "compiled-transformer-block", "compiled-checkpointed-mlp"})
             QTest::newRow(name) << QString(name);
     }
 
