@@ -12,9 +12,9 @@
 // where our planner places every temporary of the call (a value made and last read inside it)
 // and from which the call runs them. Before that, mutation in the body is functionalized
 // (functionalize.cpp): loads after the body's own store read the stored value and only the last
-// store to a loc writes it. At plan time the call expands into its body's subevents in emission
-// order, a linear extension of its internal dependencies, so base commit versions are assigned
-// exactly where the uncompiled program would assign them (8.6.0).
+// store to a loc writes it, at the body's end. At plan time the call expands into its body's
+// subevents in emission order, a linear extension of its internal dependencies, so base commit
+// versions are assigned exactly where the uncompiled program would assign them (8.6.0).
 #include "core/digest.h"
 #include "lazy/engine.h"
 #include "lazy/lazy_graph.h"
@@ -62,7 +62,12 @@ struct CompiledFnRec {
     CompiledBody body;
     std::list<std::shared_ptr<const CompiledVariant>> variants;
 };
-inline constexpr size_t kMaxVariantsPerFunction = 16; // 8.5's variant-explosion bound
+// 8.5's variant-explosion bound. 8.5's universal may-alias fallback variant has no counterpart:
+// a call is staged against its real binding every time, and the staged dataflow itself
+// depends on the aliasing (with f(a, b) = {a *= 2; b += a}, f(x, x) adds a value to itself
+// where f(x, y) adds two), so a variant is only ever used for a body traced with its binding
+// and no variant could serve every alias pattern; this bound is what keeps their number down.
+inline constexpr size_t kMaxVariantsPerFunction = 16;
 
 // One call: the staged body, which leaves the graph for the call node.
 struct CompiledCallRec {

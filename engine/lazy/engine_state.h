@@ -346,8 +346,9 @@ struct EngineState {
     // While a compiled call stages: HostReadInCompileError or AsyncInCompileError naming
     // `what`, or InvalidArgument when no kind is given.
     void refuse_in_staging(const char* what, std::optional<LazyError> kind = std::nullopt) const;
-    // Loads after the body's own store read the stored value; only a loc's last store in the
-    // body writes it (functionalize.cpp). Returns what it did, in words ("" for nothing).
+    // Loads after the body's own store read the stored value; a loc's last store in the body
+    // moves to the body's end, the only one that writes it (functionalize.cpp). Returns what
+    // it did, in words ("" for nothing).
     std::string functionalize(std::vector<Node>& body);
     std::shared_ptr<const CompiledVariant> find_variant(CompiledCallRec& call,
                                                         const BodyFacts& facts);

@@ -1,9 +1,11 @@
 // Mutation inside a compiled call, functionalized (seed 004, 8.10 and 8.11). A call runs whole,
 // so nothing outside it can observe a loc between two of its accesses: a load after the body
-// stored the loc reads the stored SSA value instead, and only the body's last store to a loc
-// writes it (the call's writeback of that loc). Each in-place op still commits its own
-// base_commit in program order, so base commit versions, and every saved-tensor check, are
-// those of the uncompiled program; a loc's committed version counts the writebacks.
+// stored the loc reads the stored SSA value instead, and the loc is written once, at the
+// call's exit, with the value of the body's last store (its writeback), after every other
+// effect of the body. Each in-place op still commits its own base_commit in program order, so
+// base commit versions, and every saved-tensor check (a save published inside the body
+// included), are those of the uncompiled program; a loc's committed version counts the
+// writebacks.
 #include "lazy/engine_state.h"
 
 #include <fmt/format.h>
@@ -46,7 +48,7 @@ std::string EngineState::functionalize(std::vector<Node>& body) {
     // by the time a later node reads it.
     std::map<ValueId, ValueId> replaced;
     std::map<LocId, ValueId> current; // the value the body last stored to each loc
-    std::vector<Node> kept;
+    std::vector<Node> kept, writebacks;
     uint64_t forwarded = 0, elided = 0;
     for (size_t k = 0; k < body.size(); ++k) {
         Node& n = body[k];
@@ -59,14 +61,18 @@ std::string EngineState::functionalize(std::vector<Node>& body) {
         }
         const bool functional = locs_ok.count(n.loc) > 0;
         const bool forward = functional && n.op == Op::LocLoad && current.count(n.loc);
-        const bool superseded = functional && n.op == Op::LocStore && last_store[n.loc] != k;
-        if (functional && n.op == Op::LocStore) current[n.loc] = n.inputs[0];
-        if (!forward && !superseded) {
+        const bool stored = functional && n.op == Op::LocStore; // leaves its place either way
+        if (stored) current[n.loc] = n.inputs[0];
+        if (!forward && !stored) {
             kept.push_back(std::move(n));
             continue;
         }
         if (forward) replaced[n.outputs[0]] = current.at(n.loc);
         replaced[n.outputs.back()] = n.inputs.back(); // the token passes through
+        if (stored && last_store[n.loc] == k) {
+            writebacks.push_back(std::move(n)); // keeps holding its value
+            continue;
+        }
         for (ValueId in : n.inputs)
             drop(in);
         forward ? ++forwarded : ++elided;
@@ -78,7 +84,17 @@ std::string EngineState::functionalize(std::vector<Node>& body) {
     resolve_token(tok_global);
     for (auto& [loc, t] : tok_loc)
         resolve_token(t);
-    return fmt::format("{} loads forwarded, {} stores folded into writebacks", forwarded, elided);
+    // The writebacks, in the order of the stores they keep, each after everything before it.
+    for (Node& w : writebacks) {
+        drop(w.inputs.back());
+        w.inputs.back() = tok_global;
+        hold(tok_global);
+        w.outputs.back() = new_value({}, true);
+        tok_global = tok_loc[w.loc] = w.outputs.back();
+        body.push_back(std::move(w));
+    }
+    return fmt::format("{} loads forwarded, {} stores folded into writebacks at the exit",
+                       forwarded, elided);
 }
 
 } // namespace tmmu::lazy

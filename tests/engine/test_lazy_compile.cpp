@@ -475,6 +475,20 @@ class TestLazyCompile : public QObject {
             QCOMPARE(compiled.size(), size_t(1)); // s's loc only
             QCOMPARE(plain.begin()->second, saved ? 2 : 3);
             QCOMPARE(compiled.begin()->second, saved ? 2 : 1);
+            // 8.11: a writeback is the call's last effect, after every commit of the body.
+            if (saved) continue;
+            const Trace& t = traces[0];
+            const auto call = std::find_if(t.events.begin(), t.events.end(), [](const auto& ev) {
+                return ev.kind == EventKind::CompiledCall;
+            });
+            const std::string body = call->key.substr(0, call->key.find(':')) + ":s";
+            const TraceEvent* last_effect = nullptr;
+            for (auto ev = call + 1; ev != t.events.end(); ++ev)
+                if (ev->key.starts_with(body) && ev->kind != EventKind::Op &&
+                    ev->kind != EventKind::PoolAcquire && ev->kind != EventKind::PoolRelease)
+                    last_effect = &*ev;
+            QVERIFY(last_effect && last_effect->kind == EventKind::LocStore);
+            QCOMPARE(last_effect->loc, compiled.begin()->first);
         }
     }
 
