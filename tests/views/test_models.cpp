@@ -113,6 +113,7 @@ class TestModels : public QObject {
             return model.headerData(column, Qt::Horizontal).toString();
         };
         QCOMPARE(header(1), QStringLiteral("plain"));
+        QCOMPARE(header(2), QStringLiteral("compiled,\nunfused")); // two lines: a narrow column
         QCOMPARE(header(3), QStringLiteral("compiled"));
         const auto text = [&](int row, int column) {
             return model.data(model.index(row, column)).toString();

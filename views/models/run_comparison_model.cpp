@@ -84,7 +84,10 @@ QVariant RunComparisonModel::data(const QModelIndex& index, int role) const {
 QVariant RunComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation == Qt::Horizontal && section > 0 && section <= int(runs_.size())) {
         const lazy::ComparedRun& r = runs_[size_t(section - 1)];
-        if (role == Qt::DisplayRole) return QString::fromStdString(r.name);
+        // "compiled, checkpointed" on two lines: five runs side by side fit a docked panel.
+        if (role == Qt::DisplayRole)
+            return QString::fromStdString(r.name).replace(QStringLiteral(", "),
+                                                          QStringLiteral(",\n"));
         if (role == Qt::ToolTipRole)
             return tr("checkpoint policy %1, compile %2, fusion %3; %4 ms on this machine")
                 .arg(QString::fromStdString(
