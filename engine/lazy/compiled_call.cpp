@@ -264,14 +264,12 @@ void EngineState::run_call(Node& n, TraceEvent& e) {
     const std::string call_key = current_key;
     TMMU_ASSERT(running_arena == 0, "compiled calls run one at a time (nested ones are inlined)");
     if (v.planned_bytes > 0) {
-        running_arena =
-            acquire_buffer(v.planned_bytes / sizeof(float),
-                           fmt::format("the region arena of call {} ({} temporaries)", n.call,
-                                       std::count_if(v.arena_offset.begin(), v.arena_offset.end(),
-                                                     [](int64_t o) { return o >= 0; })));
         for (uint32_t k = 0; k < c.body.size(); ++k)
             if (v.arena_offset[k] >= 0)
                 arena_places[c.body[k].outputs[0]] = static_cast<uint64_t>(v.arena_offset[k]);
+        running_arena = acquire_buffer(v.planned_bytes / sizeof(float),
+                                       fmt::format("the region arena of call {} ({} temporaries)",
+                                                   n.call, arena_places.size()));
     }
     for (uint32_t k = 0; k < c.body.size(); ++k) {
         const int32_t g = v.group_of[k];
