@@ -12,6 +12,8 @@
 
 namespace tmmu {
 
+using Clock = std::chrono::steady_clock;
+
 OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progress) const {
     check_offset_problem(p, "strategy auto");
     // Candidates in tie-break order: slots, ffd, greedy-size, best-fit, multi-order, then the
@@ -25,6 +27,7 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
     // candidate can be strictly lower, so stopping changes no result (but ffd, which wins ties
     // with the plans placed before it runs, still runs after them).
     const uint64_t bound = lower_bound_bytes(p);
+    placement::OrderCache orders(p); // the candidates' orders, each made once
     OffsetSolution best;
     auto consider = [&best](OffsetSolution s) {
         if (best.producer.empty() || s.height < best.height) best = std::move(s);
@@ -47,10 +50,11 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
                        [&] { return SlotsStrategy().solve(p, progress); });
         std::optional<MultiOrderRuns> beside;
         std::exception_ptr failure;
+        const MultiOrderOptions options{.orders = &orders, .later_orders = framework_orders()};
         if (aside) {
             progress.report(0.1, "auto: slots, greedy-size, best-fit, multi-order");
             try {
-                beside = solve_multi_order_runs(p, progress);
+                beside = solve_multi_order_runs(p, progress, options);
             } catch (...) {
                 failure = std::current_exception();
             }
@@ -59,10 +63,16 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
         const uint64_t slots = best.height;
         if (step(0.1, "auto: greedy-size, best-fit, multi-order")) return;
         if (failure) std::rethrow_exception(failure);
-        MultiOrderRuns runs = beside ? std::move(*beside) : solve_multi_order_runs(p, progress);
-        OffsetSolution placed = std::move(runs.best_fit.spatial);
-        for (OffsetSolution* s : {&runs.best_fit.best, &runs.best})
-            if (s->height < placed.height) placed = std::move(*s);
+        MultiOrderRuns runs =
+            beside ? std::move(*beside) : solve_multi_order_runs(p, progress, options);
+        // The first lowest of greedy-size, best-fit and multi-order (the first two are missing
+        // only where above multi-order's plan).
+        std::optional<OffsetSolution> multi_order = std::move(runs.best);
+        OffsetSolution placed;
+        for (std::optional<OffsetSolution>* s :
+             {&runs.best_fit.spatial, &runs.best_fit.best, &multi_order})
+            if (*s && (placed.producer.empty() || (*s)->height < placed.height))
+                placed = std::move(**s);
         // No early stop here: ffd wins a tie, even at the bound.
         progress.report(0.7, "auto: ffd");
         const uint64_t tie = std::max(placed.height, placed.height + 1); // saturates
@@ -71,7 +81,8 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
         consider(std::move(placed));
         if (step(0.8, "auto: framework planners")) return;
         // Only a framework plan strictly below the best so far could win.
-        if (auto framework = lowest_framework_plan(p, progress, runs.placed, best.height))
+        if (auto framework = lowest_framework_plan(p, progress, runs.placed, best.height,
+                                                   Clock::time_point::max(), &orders))
             consider(std::move(*framework));
     };
     run();

@@ -46,6 +46,20 @@ std::span<const FrameworkPassStrategy> pass_strategies() {
     return passes;
 }
 
+} // namespace
+
+std::span<const placement::OrderFn> framework_orders() {
+    static const std::vector<placement::OrderFn> orders = [] {
+        std::vector<placement::OrderFn> v;
+        for (const FrameworkPassStrategy& s : pass_strategies())
+            v.push_back(s.pass().order);
+        return v;
+    }();
+    return orders;
+}
+
+namespace {
+
 const ExecutorchGreedyStrategy& executorch_greedy() {
     static const ExecutorchGreedyStrategy executorch;
     return executorch;
@@ -81,8 +95,11 @@ std::optional<OffsetSolution> lowest_framework_plan(const OffsetProblem& p,
                                                     const Progress& progress,
                                                     std::span<const placement::PlacedOrder> placed,
                                                     uint64_t below,
-                                                    std::chrono::steady_clock::time_point stop_at) {
+                                                    std::chrono::steady_clock::time_point stop_at,
+                                                    placement::OrderCache* orders) {
     check_offset_problem(p, "framework planners");
+    std::optional<placement::OrderCache> own;
+    placement::OrderCache& cache = orders ? *orders : own.emplace(p);
     const unsigned threads = placement::planner_threads_for(p);
     const std::span<const FrameworkPassStrategy> passes = pass_strategies();
     std::vector<std::optional<OffsetSolution>> plans(passes.size() + 1); // executorch last
@@ -99,7 +116,7 @@ std::optional<OffsetSolution> lowest_framework_plan(const OffsetProblem& p,
             plans[k] = executorch_greedy().solve_below(p, limit, progress);
         } else {
             const FrameworkPass& pass = passes[k].pass();
-            std::vector<uint32_t> order = pass.order(p);
+            const std::vector<uint32_t>& order = cache(pass.order);
             if (placement::already_placed(placed, order, pass.rule) || out_of_time())
                 return std::nullopt;
             started = true;

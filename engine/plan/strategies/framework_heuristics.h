@@ -38,7 +38,7 @@ namespace tmmu {
 struct FrameworkPass {
     std::string_view name;
     std::string_view description;
-    std::vector<uint32_t> (*order)(const OffsetProblem&);
+    placement::OrderFn order;
     placement::GapRule rule;
 };
 
@@ -65,10 +65,16 @@ const std::vector<const OffsetStrategy*>& framework_strategies();
 // (parallel_passes.h: the same answer for any number of threads). A one-pass planner whose order
 // and rule equal a pass in `placed` is skipped: the caller already holds a plan at or below that
 // pass's, so the skipped planner could not win. No planner starts after stop_at (the first that
-// runs always does): how a time-budgeted "optimal" keeps its time.
+// runs always does): how a time-budgeted "optimal" keeps its time. The orders come from the
+// caller's cache where it passes one.
 std::optional<OffsetSolution> lowest_framework_plan(
     const OffsetProblem& p, const Progress& progress,
     std::span<const placement::PlacedOrder> placed = {}, uint64_t below = placement::kNoLimit,
-    std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max());
+    std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max(),
+    placement::OrderCache* orders = nullptr);
+
+// The orders of the one-pass framework planners, in framework_strategies() order: what a
+// caller may have its cache make ahead of lowest_framework_plan.
+std::span<const placement::OrderFn> framework_orders();
 
 } // namespace tmmu

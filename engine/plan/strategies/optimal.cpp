@@ -101,12 +101,14 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     const bool timed = options.time_budget_ms > 0;
     const auto deadline =
         started + std::chrono::milliseconds(std::min(options.time_budget_ms, kMaxTimeBudgetMs));
-    MultiOrderRuns runs =
-        solve_multi_order_runs(p, progress, timed ? deadline : Clock::time_point::max());
+    placement::OrderCache orders(p);
+    const Clock::time_point stop_at = timed ? deadline : Clock::time_point::max();
+    MultiOrderRuns runs = solve_multi_order_runs(
+        p, progress, {.stop_at = stop_at, .other_start = true, .orders = &orders});
     OffsetSolution start = std::move(runs.best);
     // From the framework planners' plan where it is lower: never above `auto`.
-    if (auto framework = lowest_framework_plan(p, progress, runs.placed, start.height,
-                                               timed ? deadline : Clock::time_point::max()))
+    if (auto framework =
+            lowest_framework_plan(p, progress, runs.placed, start.height, stop_at, &orders))
         start = std::move(*framework);
     const placement::Seed seed = placement::seed_solution(p);
     std::vector<uint64_t> offsets = std::move(start.offsets);

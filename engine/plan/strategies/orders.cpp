@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 namespace tmmu::placement {
 
@@ -18,10 +19,14 @@ namespace {
 template <size_t K>
 using Keys = std::array<uint64_t, K>;
 
-// The buffer indices sorted by keys_of(i), ties by index: stable radix sorts from the least
-// significant key up, on (key, index) pairs gathered in the current order, so that the passes
-// read memory in sequence; a comparison sort reads two buffers at random per comparison
-// (measured at a million buffers: three to five times slower).
+// The buffer indices sorted by keys_of(i), ties by index. Where several keys' ranges fit in 64 bits
+// side by side (each less its minimum; sizes, times and counts rarely need more), one stable
+// radix sort on the packed key, gathered in index order; else stable radix sorts from the least
+// significant key up, on (key, index) pairs gathered in the current order. A comparison sort
+// reads two buffers at random per comparison (measured at a million buffers: three to five
+// times slower than the passes); packing saves the passes of every key but one and the gathers
+// at random that they need (order_by_size at a million buffers: 30-40 % less time, measured
+// interleaved with the previous code).
 template <size_t K, typename KeysOf>
 std::vector<uint32_t> sorted_by_keys(const OffsetProblem& p, KeysOf keys_of) {
     struct Keyed {
@@ -32,15 +37,50 @@ std::vector<uint32_t> sorted_by_keys(const OffsetProblem& p, KeysOf keys_of) {
     std::vector<Keyed> keyed(n), scratch;
     for (uint32_t i = 0; i < n; ++i)
         keyed[i].index = i;
-    for (size_t k = K; k-- > 0;) {
+    auto sort_by_key = [&](auto key_of) {
         for (Keyed& x : keyed)
-            x.key = keys_of(x.index)[k];
+            x.key = key_of(x.index);
         radix_sort(keyed, scratch, [](const Keyed& x) { return x.key; });
+    };
+    auto in_order = [&] {
+        std::vector<uint32_t> order(n);
+        for (size_t j = 0; j < n; ++j)
+            order[j] = keyed[j].index;
+        return order;
+    };
+    if constexpr (K == 1) {
+        sort_by_key([&](uint32_t i) { return keys_of(i)[0]; });
+        return in_order();
     }
-    std::vector<uint32_t> order(n);
-    for (size_t j = 0; j < n; ++j)
-        order[j] = keyed[j].index;
-    return order;
+    Keys<K> low, high;
+    low.fill(UINT64_MAX);
+    high.fill(0);
+    for (uint32_t i = 0; i < n; ++i) {
+        const Keys<K> keys = keys_of(i);
+        for (size_t k = 0; k < K; ++k) {
+            low[k] = std::min(low[k], keys[k]);
+            high[k] = std::max(high[k], keys[k]);
+        }
+    }
+    std::array<int, K> width;
+    int packed_width = 0;
+    for (size_t k = 0; k < K; ++k) {
+        width[k] = n == 0 ? 0 : std::bit_width(high[k] - low[k]);
+        packed_width += width[k];
+    }
+    if (packed_width <= 64) {
+        sort_by_key([&](uint32_t i) {
+            const Keys<K> keys = keys_of(i);
+            uint64_t packed = 0;
+            for (size_t k = 0; k < K; ++k) // a width of 64 is the only key: no shift needed
+                packed = (width[k] == 64 ? 0 : packed << width[k]) | (keys[k] - low[k]);
+            return packed;
+        });
+    } else {
+        for (size_t k = K; k-- > 0;)
+            sort_by_key([&](uint32_t i) { return keys_of(i)[k]; });
+    }
+    return in_order();
 }
 
 __extension__ typedef unsigned __int128 Area; // size * length never overflows 128 bits
@@ -248,6 +288,23 @@ std::vector<Bytes> conflict_bytes(const OffsetProblem& p) {
     for (size_t i = 0; i < bytes.size(); ++i)
         bytes[i] -= p.buffers[i].size;
     return bytes;
+}
+
+const std::vector<uint32_t>& OrderCache::operator()(OrderFn order) {
+    Entry* entry = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        for (Entry& e : entries_)
+            if (e.fn == order) entry = &e;
+        if (!entry) entry = &entries_.emplace_back(order);
+    }
+    std::call_once(entry->made, [&] { entry->order = order(p_); });
+    return entry->order;
+}
+
+void OrderCache::make(std::span<const OrderFn> orders) {
+    for (OrderFn order : orders)
+        (*this)(order);
 }
 
 } // namespace tmmu::placement
