@@ -233,11 +233,11 @@ class Engine {
     // InvalidTraceTensorEscapeError. A call inside a call stages into the outer one. Inside a
     // checkpointed body a call that only reads persistent state runs (backward's replay of the
     // body replays its ops), one that writes is CheckpointImpureRegionError (10.6's
-    // readonly-or-reject). EngineOptions::compile = false runs fn
-    // plainly. An argument may be absent (a default Tensor: optional state not made yet, say):
-    // fn gets it as it is, and the variant key binds that position to a sentinel of its own
-    // (8.8), so absent state never looks like an alias of another argument; the arguments'
-    // alias and view pattern (which share a base, through which views) is part of the key too.
+    // readonly-or-reject). EngineOptions::compile = false runs fn plainly. An argument may be
+    // absent (a default Tensor: optional state not made yet, say): fn gets it as it is, and the
+    // variant key binds that position to a sentinel of its own (8.8), so absent state never
+    // looks like an alias of another argument; the arguments' alias and view pattern (which
+    // share a base, through which views) is part of the key too.
     CompiledFn compile(CompiledBody fn, std::string name = {});
     std::vector<Tensor> call(const CompiledFn& f, std::span<const Tensor> args = {});
 
