@@ -2,6 +2,7 @@
 
 #include "core/failure.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -21,9 +22,10 @@ constexpr uint64_t kMaxField = uint64_t{1} << 32;
 struct Reader {
     const json& obj;
     std::string_view origin;
+    std::string_view path = ""; // "rope_scaling." for the fields of that object
 
     std::string where(std::string_view field) const {
-        return std::string(origin) + " field '" + std::string(field) + "'";
+        return std::string(origin) + " field '" + std::string(path) + std::string(field) + "'";
     }
     [[noreturn]] void bad(std::string_view field, const std::string& message) const {
         fail(FailureCode::InvalidIrShapes, where(field), message);
@@ -65,6 +67,34 @@ struct Reader {
         if (!v.is_string()) bad(field, "expected a string, got " + v.dump());
         return v.get<std::string>();
     }
+    // Why `field` (absent: `fallback`) is not one of the `supported` values, if it is not.
+    std::optional<std::string> unsupported(std::string_view field, std::string_view fallback,
+                                           std::initializer_list<std::string_view> supported,
+                                           std::string_view what) const {
+        const std::string value = string_or(field, std::string(fallback));
+        std::string names;
+        for (std::string_view s : supported) {
+            if (value == s) return std::nullopt;
+            names += (names.empty() ? "\"" : ", \"") + std::string(s) + "\"";
+        }
+        return fmt::format("{} \"{}\" is not supported (supported: {})", what, value, names);
+    }
+    std::optional<std::string> unsupported_flag(std::string_view field, bool fallback,
+                                                bool supported, std::string_view what) const {
+        if (boolean_or(field, fallback) == supported) return std::nullopt;
+        return fmt::format("{} is not supported (only {} = {})", what, field, supported);
+    }
+    // A field that changes the model's tensors: the config is refused.
+    void refuse(std::string_view field, const std::optional<std::string>& why) const {
+        if (why) bad(field, *why);
+    }
+    // A field that changes only what the kernels compute: memory plans as usual, and
+    // compile_transformer refuses the config (the first such field) instead of running it as
+    // the default model.
+    void mark_unrunnable(std::string_view field, const std::optional<std::string>& why,
+                         TransformerConfig& c) const {
+        if (why && !c.unrunnable) c.unrunnable = TransformerConfig::Unrunnable{where(field), *why};
+    }
 };
 
 std::string stem_of(std::string_view origin) {
@@ -79,6 +109,9 @@ std::optional<TransformerConfig::Family> detect_family(const Reader& r) {
     std::string model_type = r.string_or("model_type", "");
     if (model_type == "gpt2") return TransformerConfig::Family::Gpt2;
     if (model_type == "llama") return TransformerConfig::Family::Llama;
+    // Mistral, Qwen2, Gemma, ... have Llama's field names but compute something else (sliding
+    // windows, q/k/v biases, other norms): their fields alone must not make them Llama.
+    if (!model_type.empty()) return std::nullopt;
     if (r.has("n_embd")) return TransformerConfig::Family::Gpt2;
     if (r.has("hidden_size")) return TransformerConfig::Family::Llama;
     return std::nullopt;
@@ -96,6 +129,34 @@ void read_gpt2(const Reader& r, TransformerConfig& c) {
     c.intermediate = r.positive_or("n_inner", 4 * c.hidden);
     c.tied_embeddings = r.boolean_or("tie_word_embeddings", true);
     c.norm_eps = r.positive_real_or("layer_norm_epsilon", 1e-5);
+    // The tanh approximation of GELU is what every backend computes (gelu_new in transformers).
+    r.mark_unrunnable("activation_function",
+                      r.unsupported("activation_function", "gelu_new",
+                                    {"gelu_new", "gelu_pytorch_tanh"}, "activation"),
+                      c);
+    r.mark_unrunnable("scale_attn_weights",
+                      r.unsupported_flag("scale_attn_weights", true, true,
+                                         "attention without the 1/sqrt(d) scale"),
+                      c);
+    r.mark_unrunnable("scale_attn_by_inverse_layer_idx",
+                      r.unsupported_flag("scale_attn_by_inverse_layer_idx", false, false,
+                                         "attention scaled by the layer's index"),
+                      c);
+    r.refuse("add_cross_attention",
+             r.unsupported_flag("add_cross_attention", false, false, "cross-attention"));
+}
+
+// RoPE scaling (Llama 3's "llama3", "linear", "dynamic", "yarn", ...) changes every rotation
+// angle; the backends rotate by theta^(-2i/d) unscaled, which is rope_type "default" or none.
+void read_rope_scaling(const Reader& r, TransformerConfig& c) {
+    if (!r.has("rope_scaling")) return;
+    const json& v = r.obj.at("rope_scaling");
+    if (!v.is_object()) r.bad("rope_scaling", "expected an object or null, got " + v.dump());
+    const Reader scaling{v, r.origin, "rope_scaling."};
+    // transformers reads "rope_type", and "type" in configs written before it was renamed.
+    const std::string_view key = scaling.has("rope_type") ? "rope_type" : "type";
+    scaling.mark_unrunnable(key, scaling.unsupported(key, "default", {"default"}, "RoPE scaling"),
+                            c);
 }
 
 void read_llama(const Reader& r, TransformerConfig& c) {
@@ -109,6 +170,24 @@ void read_llama(const Reader& r, TransformerConfig& c) {
     c.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
     c.norm_eps = r.positive_real_or("rms_norm_eps", 1e-6); // the transformers defaults
     c.rope_theta = r.positive_real_or("rope_theta", 10000.0);
+    r.refuse("attention_bias", r.unsupported_flag("attention_bias", false, false,
+                                                  "biases on the attention projections"));
+    r.refuse("mlp_bias",
+             r.unsupported_flag("mlp_bias", false, false, "biases on the MLP projections"));
+    r.mark_unrunnable("hidden_act",
+                      r.unsupported("hidden_act", "silu", {"silu", "swish"}, "activation"), c);
+    read_rope_scaling(r, c);
+}
+
+// A head_dim beside hidden_size / num_attention_heads (newer configs write both) must agree:
+// q, k and v are heads * (hidden / heads) wide here.
+void check_head_dim(const Reader& r, const TransformerConfig& c) {
+    if (c.family != TransformerConfig::Family::Llama || !r.has("head_dim")) return;
+    const uint64_t head_dim = r.positive("head_dim");
+    if (head_dim != c.hidden / c.n_head)
+        r.bad("head_dim", fmt::format("heads of {} values are not supported: hidden size {} over "
+                                      "{} heads gives {}",
+                                      head_dim, c.hidden, c.n_head, c.hidden / c.n_head));
 }
 
 void check_heads(const Reader& r, const TransformerConfig& c) {
@@ -137,9 +216,13 @@ TransformerConfig parse_transformer_config(std::string_view json_text, std::stri
         fail(FailureCode::InvalidIrShapes, std::string(origin), "expected a JSON object");
     Reader r{doc, origin};
     auto family = detect_family(r);
-    if (!family)
+    if (!family) {
+        if (r.has("model_type"))
+            r.refuse("model_type",
+                     r.unsupported("model_type", "", {"gpt2", "llama"}, "model type"));
         r.bad("model_type", "expected model_type \"gpt2\" or \"llama\", or GPT-2 (n_embd) or "
                             "Llama (hidden_size) fields");
+    }
     TransformerConfig c;
     c.family = *family;
     if (c.family == TransformerConfig::Family::Gpt2)
@@ -147,6 +230,7 @@ TransformerConfig parse_transformer_config(std::string_view json_text, std::stri
     else
         read_llama(r, c);
     check_heads(r, c);
+    check_head_dim(r, c);
     c.name = r.string_or("_name_or_path", "");
     if (c.name.empty()) c.name = stem_of(origin);
     return c;

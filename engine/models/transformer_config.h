@@ -1,7 +1,10 @@
 #pragma once
 // Transformer hyperparameters read from a Hugging Face style config.json (GPT-2 or Llama
-// field names). Only the fields that fix tensor shapes are kept; everything else is ignored.
+// field names). The fields that fix tensor shapes are kept; those that change what the model
+// computes are checked against what the runtime implements (Unrunnable); the rest (dropout,
+// token ids, generation settings) do not matter here and are ignored.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +24,14 @@ struct TransformerConfig {
     bool tied_embeddings = false; // lm head shares the token embedding matrix
     double norm_eps = 1e-5;       // GPT-2 layer_norm_epsilon, Llama rms_norm_eps
     double rope_theta = 0;        // Llama rope_theta (default 10000); 0 for GPT-2 (no RoPE)
+    // Set where the config asks for a computation the runtime's kernels do not do (RoPE
+    // scaling, another activation): its graph and memory are the model's, but
+    // compile_transformer refuses it, naming this field, rather than run it as the default.
+    struct Unrunnable {
+        std::string where; // the file and field, as a failure's where()
+        std::string message;
+    };
+    std::optional<Unrunnable> unrunnable;
 
     uint64_t head_dim() const { return hidden / n_head; }
 };
@@ -30,7 +41,9 @@ std::string_view family_name(TransformerConfig::Family f); // "gpt2", "llama"
 // Parses config.json text. origin names the source (a path) in failures and in the default
 // name. Throws INVALID_IR_SHAPES naming origin and the field: malformed JSON, missing field,
 // non-integer or non-positive value, hidden not divisible by heads, heads not divisible by kv
-// heads, unknown family. Family: model_type "gpt2"/"llama", else by which fields exist.
+// heads, a head_dim that disagrees with them, biases or cross-attention the graph does not
+// have, unknown family. Family: model_type "gpt2"/"llama" (any other model_type is refused),
+// else by which fields exist.
 TransformerConfig parse_transformer_config(std::string_view json_text, std::string_view origin);
 
 // Reads and parses a file; IO_ERROR when it cannot be read.

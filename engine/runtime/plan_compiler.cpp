@@ -137,6 +137,11 @@ RegisterRef layer(PlanBuilder& b, const TransformerConfig& c, const Dims& d, uin
 }
 
 void check_request(const TransformerConfig& c, const CompileRequest& r, uint64_t max_seq) {
+    // The adapters compute the default model's RoPE and activations: a plan for another would
+    // run and give wrong logits with nothing said.
+    if (c.unrunnable)
+        fail(FailureCode::InvalidIrShapes, c.unrunnable->where,
+             c.unrunnable->message + " by the runtime's kernels (tmmu plan still plans its memory)");
     if (r.rows == 0)
         fail(FailureCode::InvalidArgument, "rows", "a plan needs at least one row (slot or token)");
     if (max_seq > c.max_positions)

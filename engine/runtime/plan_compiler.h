@@ -19,7 +19,8 @@ struct CompileRequest {
 
 // INVALID_ARGUMENT for 0 rows, a max_seq above the model's max_positions, or a prefill longer
 // than max_seq; INVALID_IR_SHAPES for a config whose dimensions do not fit the runtime's 32-bit
-// view dimensions.
+// view dimensions, or that asks for a computation the kernels do not do
+// (TransformerConfig::unrunnable: RoPE scaling, another activation), naming its field.
 CompiledPlan compile_transformer(const TransformerConfig& config, const CompileRequest& request);
 
 } // namespace tmmu::runtime

@@ -517,6 +517,18 @@ class TestRuntimePlan : public QObject {
         TMMU_EXPECT_FAILURE(compile_transformer(c, {PlanMode::Prefill, 65, 64}),
                             FailureCode::InvalidArgument);
         (void)compile_transformer(c, {PlanMode::Prefill, 64, 64});
+        // A computation the kernels do not do (Llama 3's RoPE scaling) is refused at compile,
+        // naming the config's field, instead of running as unscaled RoPE.
+        TransformerConfig scaled = config("tinyllama-1.1b.json");
+        (void)compile_transformer(scaled, {PlanMode::Decode, 1, 16});
+        scaled.unrunnable = TransformerConfig::Unrunnable{
+            "cfg.json field 'rope_scaling.rope_type'", "RoPE scaling \"llama3\" is not supported"};
+        const auto f = test::capture_failure([&] {
+            (void)compile_transformer(scaled, {PlanMode::Decode, 1, 16});
+        });
+        QVERIFY(f);
+        QCOMPARE(f->code(), FailureCode::InvalidIrShapes);
+        QCOMPARE(f->where(), scaled.unrunnable->where);
     }
 
     // A backend refuses at load what it cannot run: an opcode its table lacks, a decode step

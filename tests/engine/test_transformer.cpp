@@ -85,6 +85,11 @@ std::string without_field(std::string text, const std::string& field) {
     return text.erase(pos, end - pos + 1);
 }
 
+// text with `"field": value` added as its first field.
+std::string plus_field(std::string text, const std::string& field, const std::string& value) {
+    return text.insert(text.find('{') + 1, "\n  \"" + field + "\": " + value + ",");
+}
+
 } // namespace
 
 class TestTransformer : public QObject {
@@ -178,6 +183,64 @@ class TestTransformer : public QObject {
                             FailureCode::InvalidIrShapes);
         TMMU_EXPECT_FAILURE(load_transformer_config(kModels + "no-such-model.json"),
                             FailureCode::IoError);
+    }
+
+    // A config whose tensors differ from the graph built here is refused where it differs.
+    void configFieldsThatChangeTheTensorsAreRefused() {
+        expect_config_error(with_field(llama_text_, "attention_bias", "true"), "attention_bias");
+        expect_config_error(plus_field(llama_text_, "mlp_bias", "true"), "mlp_bias");
+        expect_config_error(plus_field(llama_text_, "head_dim", "128"), "head_dim");
+        expect_config_error(with_field(llama_text_, "rope_scaling", "[2]"), "rope_scaling");
+        expect_config_error(plus_field(gpt2_text_, "add_cross_attention", "true"),
+                            "add_cross_attention");
+        // Llama's field names under another model type (Mistral, Qwen2, ...): refused by name.
+        auto f = test::capture_failure([&] {
+            (void)parse_transformer_config(with_field(llama_text_, "model_type", "\"qwen2\""),
+                                           "cfg.json");
+        });
+        QVERIFY(f);
+        QCOMPARE(f->where(), std::string("cfg.json field 'model_type'"));
+        QVERIFY2(std::string(f->what()).find("\"qwen2\" is not supported") != std::string::npos,
+                 f->what());
+    }
+
+    // A config that changes only what the kernels compute plans (its memory is the model's)
+    // but is marked unrunnable, naming the first such field; spelling the default otherwise
+    // is not.
+    void configFieldsThatChangeTheComputationAreMarked() {
+        // Parses (the memory plans as the model's) and names the field that makes it unrunnable.
+        const auto unrunnable_at = [](const std::string& text) -> std::string {
+            const TransformerConfig c = parse_transformer_config(text, "cfg.json");
+            return c.unrunnable ? c.unrunnable->where : std::string();
+        };
+        QCOMPARE(unrunnable_at(with_field(llama_text_, "hidden_act", "\"gelu\"")),
+                 std::string("cfg.json field 'hidden_act'"));
+        const std::string llama3 =
+            with_field(llama_text_, "rope_scaling", R"({"factor": 32.0, "rope_type": "llama3"})");
+        QCOMPARE(unrunnable_at(llama3), std::string("cfg.json field 'rope_scaling.rope_type'"));
+        QVERIFY(parse_transformer_config(llama3, "cfg.json")
+                    .unrunnable->message.find("\"llama3\" is not supported") != std::string::npos);
+        QCOMPARE(unrunnable_at(with_field(llama_text_, "rope_scaling",
+                                          R"({"type": "linear", "factor": 2.0})")),
+                 std::string("cfg.json field 'rope_scaling.type'"));
+        QCOMPARE(unrunnable_at(with_field(gpt2_text_, "activation_function", "\"relu\"")),
+                 std::string("cfg.json field 'activation_function'"));
+        QCOMPARE(unrunnable_at(plus_field(gpt2_text_, "scale_attn_weights", "false")),
+                 std::string("cfg.json field 'scale_attn_weights'"));
+        QCOMPARE(unrunnable_at(plus_field(gpt2_text_, "scale_attn_by_inverse_layer_idx", "true")),
+                 std::string("cfg.json field 'scale_attn_by_inverse_layer_idx'"));
+        // The default computation, spelled otherwise.
+        QCOMPARE(unrunnable_at(llama_text_), std::string());
+        QCOMPARE(unrunnable_at(gpt2_text_), std::string());
+        const std::string same =
+            plus_field(plus_field(with_field(with_field(llama_text_, "hidden_act", "\"swish\""),
+                                             "rope_scaling", R"({"rope_type": "default"})"),
+                                  "head_dim", "64"),
+                       "mlp_bias", "false");
+        QCOMPARE(unrunnable_at(same), std::string());
+        QCOMPARE(
+            unrunnable_at(with_field(gpt2_text_, "activation_function", "\"gelu_pytorch_tanh\"")),
+            std::string());
     }
 
     void parameterCountsMatchPublishedSizes() {
