@@ -52,7 +52,8 @@ options:
   --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
   --tensors            include the per-tensor table in --json output
-  --trace OUT|-        write the allocation trace (JSON lines) to OUT or stdout
+  --trace OUT|-        write the allocation trace (JSON lines) to OUT or stdout; a run that
+                       fails writes its failure record there (step, code, operator)
   --checkpoint OUT|-   write the CBOR checkpoint to OUT or stdout
   --quiet              print nothing but errors
   --record             record the run in the sessions database (see tmmu session --help)
@@ -95,6 +96,17 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
         fmt::print("note: {}\n", note);
 }
 
+// A run that failed still writes its trace, the failure record alone (seed 0.Z); a trace that
+// cannot be written is reported beside the failure, which stays the run's outcome.
+void write_failure_trace(const Failure& failure, const Digest& replay_token,
+                         const std::string& out) {
+    try {
+        write_output(out, failure_trace_jsonl(failure, replay_token));
+    } catch (const Failure& unwritten) {
+        fmt::print(stderr, "tmmu: the failure trace was not written: {}\n", unwritten.what());
+    }
+}
+
 } // namespace
 
 int cmd_plan(Args& args) {
@@ -116,10 +128,18 @@ int cmd_plan(Args& args) {
         {{"--json", json_out}, {"--trace", trace_out}, {"--checkpoint", checkpoint_out}});
     std::string path = pos.empty() ? app::default_model_path() : pos[0];
 
-    LoadedModel model = load_model(path, request);
-    check_request_applies(request_choice, model.kind);
-    PlanOptions options = app::make_plan_options(choices, model.kind);
-    Plan plan = plan_model(model, request.mode, options, interruptible_progress());
+    LoadedModel model;
+    PlanOptions options;
+    Plan plan;
+    try {
+        model = load_model(path, request);
+        check_request_applies(request_choice, model.kind);
+        options = app::make_plan_options(choices, model.kind);
+        plan = plan_model(model, request.mode, options, interruptible_progress());
+    } catch (const Failure& f) {
+        if (trace_out) write_failure_trace(f, choices.replay_token, *trace_out);
+        throw;
+    }
     if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors) + "\n");
     if (trace_out) write_trace_file(plan, *trace_out);
     if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);

@@ -46,12 +46,17 @@ std::string_view failure_code_name(FailureCode code) {
     return "UNKNOWN";
 }
 
-Failure::Failure(FailureCode code, std::string where, std::string message)
+Failure::Failure(FailureCode code, std::string where, std::string message,
+                 std::optional<uint64_t> step)
     : std::runtime_error(fmt::format("{} at {}: {}", failure_code_name(code), where, message)),
-      code_(code), where_(std::move(where)), message_(std::move(message)) {}
+      code_(code), where_(std::move(where)), message_(std::move(message)), step_(step) {}
 
 void fail(FailureCode code, std::string where, std::string message) {
     throw Failure(code, std::move(where), std::move(message));
+}
+
+void fail_at_step(FailureCode code, std::string where, std::string message, uint64_t step) {
+    throw Failure(code, std::move(where), std::move(message), step);
 }
 
 } // namespace tmmu

@@ -2,6 +2,7 @@
 // Named failure codes. Every bad input ends in a Failure carrying one of these codes plus
 // "where" (which tensor, node, field, file:line) and a message saying what was expected.
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -95,17 +96,34 @@ std::string_view failure_code_name(FailureCode code);
 
 class Failure : public std::runtime_error {
   public:
-    Failure(FailureCode code, std::string where, std::string message);
+    Failure(FailureCode code, std::string where, std::string message,
+            std::optional<uint64_t> step = std::nullopt);
     FailureCode code() const { return code_; }
     const std::string& where() const { return where_; }
     const std::string& message() const { return message_; }
+    // The plan's time step the failure is about, where there is one (the first step an arena
+    // overflows, the step two tensors collide): a trace's failure record carries it (seed 0.Z).
+    const std::optional<uint64_t>& step() const { return step_; }
+    // The seed operator that was running ("UML_OS.Model.AnalyzeLiveness_v1", ...), named by the
+    // planner as the failure leaves it; empty for failures outside planning (reading a model).
+    const std::string& operator_name() const { return operator_; }
+    // Names the operator unless an inner one already did (the innermost stage is the one that
+    // failed).
+    void name_operator(std::string_view op) {
+        if (operator_.empty()) operator_ = op;
+    }
 
   private:
     FailureCode code_;
     std::string where_;
     std::string message_;
+    std::optional<uint64_t> step_;
+    std::string operator_;
 };
 
 [[noreturn]] void fail(FailureCode code, std::string where, std::string message);
+// A failure about one time step of the plan (Failure::step).
+[[noreturn]] void fail_at_step(FailureCode code, std::string where, std::string message,
+                               uint64_t step);
 
 } // namespace tmmu

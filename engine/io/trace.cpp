@@ -138,4 +138,17 @@ void write_trace_file(const Plan& plan, const std::string& path) {
     write_output(path, trace_jsonl(plan));
 }
 
+std::string failure_trace_jsonl(const Failure& failure, const Digest& replay_token) {
+    ordered_json j;
+    j["record"] = "failure";
+    j["t"] = failure.step() ? ordered_json(*failure.step()) : ordered_json(nullptr);
+    j["failure_code"] = failure_code_name(failure.code());
+    j["failure_operator"] = failure.operator_name().empty() ? ordered_json(nullptr)
+                                                            : ordered_json(failure.operator_name());
+    j["replay_token_prefix"] = to_hex(replay_token).substr(0, 8);
+    j["where"] = failure.where();
+    j["message"] = failure.message();
+    return line(j);
+}
+
 } // namespace tmmu

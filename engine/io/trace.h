@@ -1,8 +1,10 @@
 #pragma once
 // The allocation trace of seed section 7 as JSON lines: one allocation_header record, one
-// tensor record per tensor (ascending id), one summary record. Nothing in it depends on time
+// tensor record per tensor (ascending id), one summary record; a failed run's trace is one
+// failure record. Nothing in it depends on time
 // or on the machine: ratios are fixed-decimal strings computed with integers, so the same plan
 // gives the same bytes everywhere (golden traces compare files byte for byte).
+#include "core/failure.h"
 #include "plan/plan.h"
 
 #include <cstdint>
@@ -15,6 +17,9 @@ namespace tmmu {
 std::string trace_jsonl(const Plan& plan);
 // Written with write_output (io/file_io.h); Failure(IoError) naming the path.
 void write_trace_file(const Plan& plan, const std::string& path);
+// The trace of a run that failed (seed 0.Z's error trace rule): one failure record naming the
+// step, code, operator and replay token; no plan, so no header, tensor or summary records.
+std::string failure_trace_jsonl(const Failure& failure, const Digest& replay_token);
 
 // numerator / denominator rounded half-up to `decimals` places, e.g. (1, 3, 4) -> "0.3333",
 // (2, 3, 2) -> "0.67"; "0.0000"-style zero when the denominator is 0. Exact integer math.

@@ -75,18 +75,41 @@ void check_policy(const ArenaPolicy& policy) {
                  fmt::format("alignment {} is not a power of two", a.alignment));
 }
 
-// Solves one arena with the requested strategy, then has the independent validator check it
-// and the seed's linear scan label its buffers with logical slots (slots == max live).
+// The seed operators planning runs as (section 5): a failure names the one it left.
+constexpr std::string_view kPlanMemory = "UML_OS.TMMU.PlanMemory_v2";
+constexpr std::string_view kAnalyzeLiveness = "UML_OS.Model.AnalyzeLiveness_v1";
+constexpr std::string_view kMapToVirtualAddresses = "UML_OS.TMMU.MapToVirtualAddresses_v1";
+constexpr std::string_view kAssignLogicalSlots = "UML_OS.TMMU.AssignLogicalSlots_v1";
+
+// Runs one stage of planning as seed operator `op`: a Failure leaving it names the operator
+// (a trace's failure record, seed 0.Z) unless a stage inside it already did.
+template <typename Stage>
+decltype(auto) as_operator(std::string_view op, Stage&& stage) {
+    try {
+        return stage();
+    } catch (Failure& f) {
+        f.name_operator(op);
+        throw;
+    }
+}
+
+// Solves one arena with the requested strategy (the offsets: MapToVirtualAddresses), then has
+// the independent validator check it and the seed's linear scan label its buffers with logical
+// slots (slots == max live).
 void solve_arena(ArenaPlan& arena, const OffsetStrategy& strategy, const Progress& progress) {
     auto start = std::chrono::steady_clock::now();
-    arena.solution = strategy.solve(arena.problem, progress);
-    auto stop = std::chrono::steady_clock::now();
+    auto stop = start;
+    as_operator(kMapToVirtualAddresses, [&] {
+        arena.solution = strategy.solve(arena.problem, progress);
+        stop = std::chrono::steady_clock::now();
+        const auto& names = arena.buffer_names;
+        validate_solution(arena.problem, arena.solution.offsets, arena.config.name,
+                          [&names](size_t i) { return fmt::format("'{}'", names[i]); });
+    });
     arena.strategy =
         arena.solution.producer.empty() ? std::string(strategy.name()) : arena.solution.producer;
-    const auto& names = arena.buffer_names;
-    validate_solution(arena.problem, arena.solution.offsets, arena.config.name,
-                      [&names](size_t i) { return fmt::format("'{}'", names[i]); });
-    SlotAssignment slots = assign_slots(arena.problem, 1);
+    SlotAssignment slots =
+        as_operator(kAssignLogicalSlots, [&] { return assign_slots(arena.problem, 1); });
     arena.slot_of_buffer = std::move(slots.slot_of);
     ArenaMetrics& m = arena.metrics;
     m.peak_bytes = arena.solution.height;
@@ -213,14 +236,15 @@ void map_tensors(const Graph& g, const Liveness& lv,
               [](const PlannedTensor& x, const PlannedTensor& y) { return x.id < y.id; });
 }
 
-} // namespace
-
-Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Progress& progress,
-                const std::string& source) {
+Plan plan_graph_stages(const Graph& g, Mode mode, const PlanOptions& options,
+                       const Progress& progress, const std::string& source) {
     check_policy(options.policy);
     progress.report(0.0, "liveness");
-    Liveness lv = analyze_liveness(g, mode);
-    widen_must_not_alias(g, lv);
+    Liveness lv = as_operator(kAnalyzeLiveness, [&] {
+        Liveness l = analyze_liveness(g, mode);
+        widen_must_not_alias(g, l);
+        return l;
+    });
     Plan plan;
     plan.source = source;
     plan.mode = mode;
@@ -243,8 +267,9 @@ Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Pro
     return plan;
 }
 
-Plan plan_problem(const OffsetProblem& problem, const std::vector<std::string>& ids,
-                  const PlanOptions& options, const Progress& progress, const std::string& source) {
+Plan plan_problem_stages(const OffsetProblem& problem, const std::vector<std::string>& ids,
+                         const PlanOptions& options, const Progress& progress,
+                         const std::string& source) {
     if (ids.size() != problem.buffers.size())
         fail(FailureCode::InvalidArgument, "plan_problem",
              fmt::format("{} ids for {} buffers", ids.size(), problem.buffers.size()));
@@ -289,6 +314,20 @@ Plan plan_problem(const OffsetProblem& problem, const std::vector<std::string>& 
     plan.ir_hash = problem_hash(solved.problem, ids);
     plan.plan_hash = compute_plan_hash(plan);
     return plan;
+}
+
+} // namespace
+
+Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Progress& progress,
+                const std::string& source) {
+    return as_operator(kPlanMemory,
+                       [&] { return plan_graph_stages(g, mode, options, progress, source); });
+}
+
+Plan plan_problem(const OffsetProblem& problem, const std::vector<std::string>& ids,
+                  const PlanOptions& options, const Progress& progress, const std::string& source) {
+    return as_operator(
+        kPlanMemory, [&] { return plan_problem_stages(problem, ids, options, progress, source); });
 }
 
 } // namespace tmmu

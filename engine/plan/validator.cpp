@@ -47,12 +47,35 @@ struct Checker {
         if (b < a) std::swap(a, b);
         const Buffer& x = p.buffers[a];
         const Buffer& y = p.buffers[b];
-        fail(FailureCode::AddressCollision,
-             fmt::format("arena '{}' {} and {}", arena, name(a), name(b)),
-             fmt::format("{} bytes [{}, {}) live [{}, {}) and {} bytes [{}, {}) live [{}, {}) "
-                         "overlap in arena '{}' at time step {}",
-                         name(a), offsets[a], end(a), x.begin, x.end, name(b), offsets[b], end(b),
-                         y.begin, y.end, arena, time));
+        fail_at_step(FailureCode::AddressCollision,
+                     fmt::format("arena '{}' {} and {}", arena, name(a), name(b)),
+                     fmt::format("{} bytes [{}, {}) live [{}, {}) and {} bytes [{}, {}) live [{}, "
+                                 "{}) overlap in arena '{}' at time step {}",
+                                 name(a), offsets[a], end(a), x.begin, x.end, name(b), offsets[b],
+                                 end(b), y.begin, y.end, arena, time),
+                     time);
+    }
+
+    // The plan above the capacity: where it first goes over, the buffer that does (the
+    // earliest-born of those ending above it; the lowest index among equals).
+    [[noreturn]] void too_high(uint64_t height) const {
+        size_t first = p.buffers.size();
+        for (size_t i = 0; i < p.buffers.size(); ++i)
+            if (p.buffers[i].size > 0 && end(i) > p.capacity &&
+                (first == p.buffers.size() || p.buffers[i].begin < p.buffers[first].begin))
+                first = i;
+        const std::string over = fmt::format(
+            "plan height {} bytes exceeds the arena capacity {} bytes", height, p.capacity);
+        // A pin of size 0 above the capacity raises the height without a buffer above it.
+        if (first == p.buffers.size())
+            fail(FailureCode::ArenaTooSmall, fmt::format("arena '{}'", arena), over);
+        const Buffer& b = p.buffers[first];
+        fail_at_step(FailureCode::ArenaTooSmall, fmt::format("arena '{}'", arena),
+                     fmt::format("{}; first at time step {}, where {} needs bytes [{}, {}) (live "
+                                 "[{}, {}))",
+                                 over, b.begin, name(first), offsets[first], end(first), b.begin,
+                                 b.end),
+                     b.begin);
     }
 
     void check_collisions() const {
@@ -104,10 +127,7 @@ void validate_solution(const OffsetProblem& p, const std::vector<uint64_t>& offs
         c.check_buffer(i);
     c.check_collisions();
     uint64_t height = solution_height(p, offsets);
-    if (height > p.capacity)
-        fail(FailureCode::ArenaTooSmall, fmt::format("arena '{}'", arena),
-             fmt::format("plan height {} bytes exceeds the arena capacity {} bytes", height,
-                         p.capacity));
+    if (height > p.capacity) c.too_high(height);
 }
 
 } // namespace tmmu

@@ -13,8 +13,10 @@ using BufferNamer = std::function<std::string(size_t)>;
 
 // Throws Failure:
 //   ALIGNMENT_VIOLATION  offset % alignment != 0, or a pinned buffer moved
-//   ADDRESS_COLLISION    two buffers alive at the same time overlap in bytes
-//   ARENA_TOO_SMALL      height exceeds p.capacity
+//   ADDRESS_COLLISION    two buffers alive at the same time overlap in bytes (Failure::step:
+//                        the step they collide)
+//   ARENA_TOO_SMALL      height exceeds p.capacity (Failure::step: the first step a buffer is
+//                        live above it; the message names that buffer and its bytes)
 //   ALLOCATION_OVERFLOW  offset + size overflows
 //   INVALID_ARGUMENT     offsets.size() != buffers.size()
 // arena names the arena in messages.

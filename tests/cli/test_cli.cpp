@@ -399,6 +399,24 @@ class TestCli : public QObject {
         QCOMPARE(small.code, 14);
         QVERIFY2(small.err.contains("ARENA_TOO_SMALL") && small.err.contains("activations"),
                  qPrintable(small.err));
+        // The failed run's trace: its failure record alone, the same exit status and message.
+        const QString failed_trace = dir.filePath("failed.jsonl");
+        Result traced = run_tmmu({"plan", resource("models/examples/residual_blocks.json"),
+                                  "--arena", "activations=1KiB", "--trace", failed_trace});
+        QCOMPARE(traced.code, 14);
+        QCOMPARE(traced.err, small.err);
+        const auto text = tmmu::test::read_file(failed_trace.toStdString());
+        QVERIFY(text && std::count(text->begin(), text->end(), '\n') == 1);
+        const auto record = nlohmann::json::parse(*text);
+        const auto text_of = [&](const char* key) { return record.at(key).get<std::string>(); };
+        QCOMPARE(text_of("record"), "failure");
+        QCOMPARE(text_of("failure_code"), "ARENA_TOO_SMALL");
+        QCOMPARE(text_of("failure_operator"), "UML_OS.TMMU.MapToVirtualAddresses_v1");
+        QVERIFY(record.at("t").is_number_unsigned());
+        const uint64_t step = record.at("t");
+        QVERIFY2(small.err.contains(QString("first at time step ") + QString::number(step) + ","),
+                 qPrintable(small.err));
+        QCOMPARE(text_of("where"), "arena 'activations'");
 
         Result missing = run_tmmu({"plan", dir.filePath("nope.json")});
         QCOMPARE(missing.code, 16);

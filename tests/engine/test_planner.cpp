@@ -242,6 +242,36 @@ class TestPlanner : public QObject {
         const std::string wrong = problem_plan_is_disjoint(p, plan);
         QVERIFY2(wrong.empty(), wrong.c_str());
     }
+    // A failure names the time step it is about and the seed operator it left (seed 0.Z).
+    void failuresNameTheirStepAndOperator() {
+        // b and c begin together and cannot both fit under 150 bytes: whichever is placed on
+        // top is the first above the capacity, at step 2.
+        OffsetProblem p;
+        p.buffers = {{0, 1, 100, 1, {}}, {2, 4, 100, 1, {}}, {2, 5, 100, 1, {}}};
+        PlanOptions o;
+        o.policy.arenas = {{"arena", 150, 1}};
+        for (const char* strategy : {"greedy-size", "best-fit", "auto"}) {
+            o.strategy = strategy;
+            const auto f = test::capture_failure([&] {
+                (void)plan_problem(p, {"a", "b", "c"}, o, {}, "three.csv");
+            });
+            QVERIFY(f);
+            QCOMPARE(f->code(), FailureCode::ArenaTooSmall);
+            QCOMPARE(f->step(), std::optional<uint64_t>(2));
+            QCOMPARE(f->operator_name(), std::string("UML_OS.TMMU.MapToVirtualAddresses_v1"));
+            QVERIFY2(f->message().find("first at time step 2, where '") != std::string::npos,
+                     f->what());
+        }
+        // Outside every inner stage: planning as a whole.
+        PlanOptions odd;
+        odd.policy.set_alignment(3);
+        const auto f = test::capture_failure(
+            [&] { (void)plan_graph(chain(4, false), Mode::Inference, odd, {}, "c"); });
+        QVERIFY(f);
+        QCOMPARE(f->code(), FailureCode::AlignmentViolation);
+        QCOMPARE(f->step(), std::nullopt);
+        QCOMPARE(f->operator_name(), std::string("UML_OS.TMMU.PlanMemory_v2"));
+    }
     void cancellationStopsPlanning() {
         std::atomic<bool> cancel{true};
         Progress progress;

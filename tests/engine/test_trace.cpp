@@ -141,6 +141,27 @@ class TestTrace : public QObject {
         TMMU_EXPECT_FAILURE(write_trace_file(p, dir.filePath("missing/x").toStdString()),
                             FailureCode::IoError);
     }
+    // A failed run's trace: one failure record, keys in the documented order; null where the
+    // failure has no step or came before any operator ran.
+    void failureRecordIsExact() {
+        Failure f(FailureCode::ArenaTooSmall, "arena 'activations'", "plan height 2 bytes", 7);
+        f.name_operator("UML_OS.TMMU.MapToVirtualAddresses_v1");
+        f.name_operator("UML_OS.TMMU.PlanMemory_v2"); // an outer stage: the inner one stays
+        const Digest token = sample_plan().replay_token;
+        QCOMPARE(failure_trace_jsonl(f, token),
+                 std::string("{\"record\":\"failure\",\"t\":7,\"failure_code\":"
+                             "\"ARENA_TOO_SMALL\",\"failure_operator\":"
+                             "\"UML_OS.TMMU.MapToVirtualAddresses_v1\",\"replay_token_prefix\":"
+                             "\"00010203\",\"where\":\"arena 'activations'\",\"message\":"
+                             "\"plan height 2 bytes\"}\n"));
+        const Failure loading(FailureCode::LivenessCycle, "m.json: node 'a'", "a cycle");
+        QCOMPARE(failure_trace_jsonl(loading, Digest{}),
+                 std::string("{\"record\":\"failure\",\"t\":null,\"failure_code\":"
+                             "\"LIVENESS_CYCLE\",\"failure_operator\":null,"
+                             "\"replay_token_prefix\":\"00000000\",\"where\":\"m.json: node "
+                             "'a'\",\"message\":\"a cycle\"}\n"));
+    }
+
     void planJsonHasStableFields() {
         const Plan p = sample_plan();
         const std::string text = plan_to_json(p, false);
