@@ -44,11 +44,6 @@ Expands a GPT-2 or Llama config.json into a native IR JSON graph at operator gra
   --out FILE   where to write the IR JSON ("-" for stdout)
 )";
 
-bool is_checkpoint(const std::string& bytes) {
-    // A checkpoint is a CBOR map; model sources are text starting with '{' or a CSV header.
-    return !bytes.empty() && (static_cast<uint8_t>(bytes[0]) & 0xE0) == 0xA0;
-}
-
 } // namespace
 
 int cmd_validate(Args& args) {
@@ -74,7 +69,7 @@ int cmd_validate(Args& args) {
             fmt::print("warning: {}\n", d.message);
         return 0;
     }
-    if (is_checkpoint(text)) {
+    if (looks_like_checkpoint(text)) {
         if (const char* given =
                 request_choice.given_mode ? request_choice.given_mode : request_choice.given_shape)
             fail(FailureCode::InvalidArgument, given,

@@ -6,6 +6,7 @@
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "core/failure.h"
+#include "encoding/sha256.h"
 #include "job_runner.h"
 #include "lazy_jobs.h"
 #include "models/run_comparison_model.h"
@@ -223,13 +224,7 @@ void MainWindow::openSessionExport(const QString& path, bool remember) {
         {tr("Opening %1").arg(QFileInfo(path).fileName()), kShownPlanKey, this},
         [file = path.toStdString()](const Progress&) { return read_session_export(file); },
         [this, remember](const ExportedShown& shown) {
-            pendingRemember_ = remember;
-            controls_->setSettings(shown.outcome.settings);
-            onPlanned(shown.outcome);
-            // No model in the file: nothing to plan the other strategies with.
-            strategies_->showMessage(
-                tr("An exported session holds its plan, not its model: open the model to "
-                   "compare strategies"));
+            showStoredPlan(shown.outcome, remember, tr("An exported session"));
             const QString title = QString::fromStdString(shown.title);
             status_->showMessage(
                 shown.altered_reason.empty()
@@ -239,6 +234,31 @@ void MainWindow::openSessionExport(const QString& path, bool remember) {
                           .arg(title, QString::fromStdString(shown.altered_reason)));
         },
         [this](const JobFailure& f) { onFailed(f); });
+}
+
+void MainWindow::openCheckpoint(const QString& path, bool remember) {
+    lastFailure_.clear();
+    pendingPath_ = path;
+    jobs_->submit(
+        {tr("Restoring %1").arg(QFileInfo(path).fileName()), kShownPlanKey, this},
+        [file = path.toStdString()](const Progress&) { return read_checkpoint_outcome(file); },
+        [this, remember](const PlanOutcome& outcome) {
+            showStoredPlan(outcome, remember, tr("A checkpoint"));
+            status_->showMessage(
+                tr("Checkpoint of %1, restored and validated: plan hash %2")
+                    .arg(QString::fromStdString(outcome.plan->source),
+                         QString::fromStdString(to_hex(outcome.plan->plan_hash).substr(0, 16))));
+        },
+        [this](const JobFailure& f) { onFailed(f); });
+}
+
+void MainWindow::showStoredPlan(const PlanOutcome& outcome, bool remember, const QString& file) {
+    pendingRemember_ = remember;
+    controls_->setSettings(outcome.settings);
+    onPlanned(outcome);
+    // No model in the file: nothing to plan the other strategies with.
+    strategies_->showMessage(
+        tr("%1 holds its plan, not its model: open the model to compare strategies").arg(file));
 }
 
 void MainWindow::onLazyShown(const LazyShown& shown) {
@@ -354,6 +374,10 @@ void MainWindow::openModel(const QString& path, const PlanSettings& settings, bo
     }
     if (looks_like_session_export_file(path.toStdString())) {
         openSessionExport(path, remember);
+        return;
+    }
+    if (looks_like_checkpoint_file(path.toStdString())) {
+        openCheckpoint(path, remember);
         return;
     }
     PlanJob job;

@@ -73,6 +73,7 @@ class MainWindow : public QMainWindow {
     // thread; openModel comes here for files that look like one. There is no model in it to
     // re-plan or compare strategies with.
     void openSessionExport(const QString& path, bool remember = true);
+    void openCheckpoint(const QString& path, bool remember = true);
     // The same, waiting (in a local event loop) until every job is done, strategy comparison
     // included. Returns false on failure. For screenshot mode.
     bool openModelSync(const QString& path, const PlanSettings& settings);
@@ -87,6 +88,8 @@ class MainWindow : public QMainWindow {
     // Shows an outcome that was not planned here (a recorded session) exactly as a planned one,
     // without re-planning; a running planning job is cancelled so it cannot replace it.
     void showStoredOutcome(const PlanOutcome& outcome);
+    // A plan from a file without its model (`file`: "A checkpoint"), shown as planned.
+    void showStoredPlan(const PlanOutcome& outcome, bool remember, const QString& file);
 
     // Screenshot state: the step in the middle and a large tensor live there selected.
     void showMiddleOfPlan();

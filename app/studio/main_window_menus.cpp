@@ -173,9 +173,10 @@ void MainWindow::openFileDialog() {
                                        : QFileInfo(modelPath_).absolutePath();
     QString path = QFileDialog::getOpenFileName(
         this, tr("Open model"), dir,
-        tr("Models and programs (*.json *.csv *.onnx);;Native IR JSON (*.json);;Transformer "
-           "config (*.json);;ONNX model (*.onnx);;Offset-assignment CSV (*.csv);;Lazy program "
-           "(*.json);;Exported session (*.json);;All files (*)"));
+        tr("Models and programs (*.json *.csv *.onnx *.cbor);;Native IR JSON (*.json);;"
+           "Transformer config (*.json);;ONNX model (*.onnx);;Offset-assignment CSV (*.csv);;Lazy "
+           "program (*.json);;Exported session (*.json);;Plan checkpoint (*.cbor);;All files "
+           "(*)"));
     if (!path.isEmpty()) openModel(path);
 }
 

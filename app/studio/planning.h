@@ -71,6 +71,18 @@ struct PlanOutcome {
 // Loads (unless job.model is set) and plans. Throws Failure.
 PlanOutcome run_plan_job(const PlanJob& job, const Progress& progress);
 
+// A plan read from a file that holds no model (a checkpoint, an exported session), ready to be
+// shown: settings of its mode and strategy, and a model that names the file and `description`
+// but holds nothing to plan again.
+PlanOutcome stored_plan_outcome(Plan plan, const std::string& path, std::string description);
+
+// A plan checkpoint (`tmmu plan --checkpoint`), restored and validated (decode_checkpoint) to be
+// shown: its plan, with the mode and strategy it was planned with, and a model that names the
+// file but holds nothing to plan again (re-planning it says so). Throws what
+// read_checkpoint_file throws.
+bool looks_like_checkpoint_file(const std::string& path);
+PlanOutcome read_checkpoint_outcome(const std::string& path);
+
 // Plans the model once per registered strategy with the same settings. A strategy that fails
 // (e.g. ARENA_TOO_SMALL) is reported in its result; cancellation throws Failure(Cancelled).
 std::vector<views::StrategyResult> compare_strategies(const LoadedModel& model,

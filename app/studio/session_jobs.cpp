@@ -78,15 +78,9 @@ ExportedShown read_session_export(const std::string& path) {
     shown.id = exported.id;
     shown.title = exported.title;
     if (exported.altered) shown.altered_reason = exported.altered_reason;
-    auto model = std::make_shared<LoadedModel>();
-    model->kind = ModelKind::DsaCsv; // no graph: the views show tensors without producers
-    model->path = path;
-    model->description =
-        fmt::format("session {} exported as JSON: its plan, not its model", exported.id);
-    shown.outcome.settings.mode = exported.plan.mode.value_or(Mode::Training);
-    shown.outcome.settings.strategy = exported.plan.strategy;
-    shown.outcome.plan = std::make_shared<const Plan>(std::move(exported.plan));
-    shown.outcome.model = std::move(model);
+    shown.outcome = stored_plan_outcome(
+        std::move(exported.plan), path,
+        fmt::format("session {} exported as JSON: its plan, not its model", exported.id));
     return shown;
 }
 

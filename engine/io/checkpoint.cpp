@@ -216,8 +216,7 @@ Plan decode_checkpoint(const uint8_t* data, size_t size) {
 
 void write_checkpoint_file(const Plan& plan, const std::string& path) {
     const std::vector<uint8_t> bytes = encode_checkpoint(plan);
-    write_output(path,
-                      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    write_output(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 Plan read_checkpoint_file(const std::string& path) {
@@ -227,6 +226,10 @@ Plan read_checkpoint_file(const std::string& path) {
     } catch (const Failure& f) {
         fail(f.code(), path + ": " + f.where(), f.message());
     }
+}
+
+bool looks_like_checkpoint(std::string_view head) {
+    return !head.empty() && (static_cast<uint8_t>(head[0]) & 0xE0) == 0xA0; // CBOR major type 5
 }
 
 } // namespace tmmu

@@ -33,4 +33,9 @@ Plan decode_checkpoint(const uint8_t* data, size_t size);
 void write_checkpoint_file(const Plan& plan, const std::string& path);
 Plan read_checkpoint_file(const std::string& path);
 
+// Whether a file starting with `head` is a checkpoint rather than a model: a checkpoint is one
+// CBOR map, whose first byte no model source starts with (text opens with '{' or a CSV header,
+// ONNX protobuf with a field tag). Cheap; decode_checkpoint is what checks it.
+bool looks_like_checkpoint(std::string_view head);
+
 } // namespace tmmu

@@ -2,6 +2,7 @@
 
 #include "core/failure.h"
 #include "core/units.h"
+#include "io/checkpoint.h"
 #include "io/file_io.h"
 #include "ir/ir_json.h"
 #include "models/transformer_config.h"
@@ -91,6 +92,10 @@ LoadedModel load_model(const std::string& path, const ModelRequest& request) {
         m.problem = parse_dsa_csv(text, path);
         m.description =
             "offset-assignment problem, " + count_of(m.problem->problem.buffers.size(), "buffer");
+    } else if (looks_like_checkpoint(text)) {
+        fail(FailureCode::InvalidIrShapes, path,
+             "a plan checkpoint, not a model: `tmmu validate` checks it, the studio opens it; "
+             "plan the model it came from to plan again");
     } else {
         fail(FailureCode::InvalidIrShapes, path,
              "not a model this tool reads: expected native IR JSON (\"format\": \"tmmu-ir\"), a "
@@ -110,7 +115,8 @@ Plan plan_model(const LoadedModel& model, Mode mode, const PlanOptions& options,
     }
     if (!model.problem)
         fail(FailureCode::InvalidArgument, model.path,
-             "holds a plan, not a model (an exported session): there is nothing to plan again; "
+             "holds a plan, not a model (a checkpoint or an exported session): there is nothing to "
+             "plan again; "
              "open the model it was planned from");
     return plan_problem(model.problem->problem, model.problem->ids, options, progress, model.path);
 }

@@ -101,6 +101,11 @@ class TestCli : public QObject {
         Result v = run_tmmu({"validate", ckpt});
         QCOMPARE(v.code, 0);
         QVERIFY2(v.out.contains(hash_line(r.out, "plan hash")), qPrintable(v.out));
+        // Planning a checkpoint says what it is and what reads it.
+        Result again = run_tmmu({"plan", ckpt});
+        QCOMPARE(again.code, 10);
+        QVERIFY2(again.err.contains("a plan checkpoint, not a model: `tmmu validate` checks it"),
+                 qPrintable(again.err));
         QFile t(trace);
         QVERIFY(t.open(QIODevice::ReadOnly));
         QVERIFY(t.readLine().startsWith("{\"record\":\"allocation_header\""));

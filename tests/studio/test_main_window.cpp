@@ -6,6 +6,7 @@
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
 #include "encoding/sha256.h"
+#include "io/checkpoint.h"
 #include "job_runner.h"
 #include "main_window.h"
 #include "panels/tensor_table_panel.h"
@@ -19,6 +20,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -43,6 +45,12 @@ using namespace tmmu::studio::testing;
 namespace {
 
 const QString kExamples = QStringLiteral(TMMU_SOURCE_DIR "/resources/models/examples");
+
+void write_bytes(const QString& path, const std::vector<uint8_t>& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size()));
+}
 
 QString statusText(MainWindow& w, const char* field) {
     return w.studioStatusBar()->field(field)->text();
@@ -202,6 +210,42 @@ class TestMainWindow : public QObject {
         QVERIFY2(w.lastFailure().startsWith("IO_ERROR"), qPrintable(w.lastFailure()));
         QVERIFY(w.lastFailure().contains("/nonexistent/model.json"));
         QVERIFY(!w.context()->plan());
+    }
+
+    // A checkpoint (tmmu plan --checkpoint) opens as its plan, restored and validated: the
+    // same hash, tensors and mode, no strategies planned beside it, and Re-plan says why it
+    // cannot plan again; a damaged one is refused naming the file, and nothing is shown.
+    void checkpointOpensAsItsPlan() {
+        MainWindow w;
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        const std::shared_ptr<const Plan> planned = w.context()->planPtr();
+        const std::vector<uint8_t> bytes = encode_checkpoint(*planned);
+        const QString path = settingsDir_.filePath("plan.ckpt"); // by content, not by name
+        write_bytes(path, bytes);
+        MainWindow viewer;
+        QVERIFY(waitForPlan(viewer, [&] { viewer.openModel(path, PlanSettings{}, false); }));
+        const Plan& shown = *viewer.context()->plan();
+        QCOMPARE(shown.plan_hash, planned->plan_hash);
+        QCOMPARE(shown.tensors.size(), planned->tensors.size());
+        QCOMPARE(shown.mode, planned->mode);
+        QVERIFY2(viewer.studioStatusBar()->currentMessage().startsWith("Checkpoint of "),
+                 qPrintable(viewer.studioStatusBar()->currentMessage()));
+        QVERIFY(viewer.strategyChart()->results().empty());
+        viewer.replan();
+        waitIdle(viewer);
+        QVERIFY2(viewer.lastFailure().contains("holds a plan, not a model"),
+                 qPrintable(viewer.lastFailure()));
+
+        std::vector<uint8_t> damaged = bytes;
+        damaged[damaged.size() / 2] ^= 0x01;
+        write_bytes(path, damaged);
+        MainWindow refused;
+        QSignalSpy failed(&refused, &MainWindow::planFailed);
+        refused.openModel(path, PlanSettings{}, false);
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(refused.lastFailure().startsWith("CORRUPT_CHECKPOINT"),
+                 qPrintable(refused.lastFailure()));
+        QVERIFY(!refused.context()->plan());
     }
 
     void stepKeysMoveTheContextStep() {

@@ -231,7 +231,8 @@ QString TensorDetailsPanel::html(int planned) const {
         h += graphRows(planned, *g);
     else if (!g)
         h += row(tr("Graph"),
-                 tr("<i>offset-assignment problem: no producer, consumers or shape</i>"));
+                 tr("<i>no graph (an offset-assignment problem, a checkpoint or an exported "
+                    "session): no producer, consumers or shape</i>"));
     h += QStringLiteral("</table>");
     return h;
 }
