@@ -1,5 +1,6 @@
 #include "lazy_store.h"
 
+#include "lazy_trace_diff.h"
 #include "session_seal.h"
 #include "sqlite_util.h"
 
@@ -158,6 +159,9 @@ LazyReplay replay_lazy_trace(const StoredLazyTrace& stored) {
     r.recorded_failure = s.failure;
     r.replayed_failure = r.run.failure;
     r.same = r.recorded_hash == r.replayed_hash && r.recorded_failure == r.replayed_failure;
+    if (r.recorded_hash != r.replayed_hash)
+        r.first_difference =
+            first_trace_difference(stored.trace_json, lazy::lazy_trace_json(program, r.run));
     return r;
 }
 

@@ -43,6 +43,8 @@ struct LazyReplay {
     std::string recorded_hash, replayed_hash; // hex
     std::string recorded_failure, replayed_failure;
     bool same = false; // the same trace hash and the same failure (or none)
+    // Where the traces part, when the hashes differ (first_trace_difference); "" otherwise.
+    std::string first_difference;
     lazy::ProgramRun run;
 };
 

@@ -32,8 +32,9 @@ options:
 const char* const kLazyReplayHelp = R"(usage: tmmu lazy replay ID [--sessions PATH]
 
 Runs a recorded lazy program again from the text stored with it (eager, with checkpoints
-kept, or compiled, when it was recorded so) on a fresh engine, and prints the recorded and the replayed trace hash, counters and
-error, then "identical" or what differs.
+kept, or compiled, when it was recorded so) on a fresh engine, and prints the recorded and the
+replayed trace hash, counters and error, then "identical" or what differs; when the traces
+differ, the first event (or plan) where they part and its fields that changed.
 
 Exit status: 0 when the trace hash and the error (or none) are the same, 1 when they differ;
 18 CORRUPT_CHECKPOINT when the row was changed behind tmmu's back (it is replayed anyway, and
@@ -139,6 +140,7 @@ int lazy_replay(const std::string& db, const std::string& id_text) {
                    r.recorded_failure.empty() ? "none" : r.recorded_failure,
                    r.replayed_failure.empty() ? "none" : r.replayed_failure);
     fmt::print("{}\n", verdict(r));
+    if (!r.first_difference.empty()) fmt::print("first difference: {}\n", r.first_difference);
     if (stored.altered) {
         fmt::print("integrity ALTERED: {}\n", s.altered_reason);
         return failure_exit_status(FailureCode::CorruptCheckpoint);

@@ -331,6 +331,23 @@ class TestLazyCli : public QObject {
         QVERIFY2(replay.out.contains("DIFFERENT: the trace hashes differ") &&
                      replay.out.contains("integrity ALTERED: "),
                  qPrintable(replay.out));
+        // Only the stored hash changed: the events agree, so no event is blamed.
+        QVERIFY2(!replay.out.contains("first difference"), qPrintable(replay.out));
+    }
+    // A replay whose trace parts from the recording names the first event that differs and
+    // how: here the stored program's tanh became a sigmoid behind tmmu's back.
+    void differingReplayNamesTheFirstEvent() {
+        const QString db = record("shared-base.json", "changed.db");
+        QVERIFY(!db.isEmpty());
+        QVERIFY(alter_behind_tmmu(db, "UPDATE lazy_traces SET program_text = replace(program_text, "
+                                      "'\"op\": \"tanh\"', '\"op\": \"sigmoid\"')"));
+        const Result replay = tmmu_run({"lazy", "replay", "1", "--sessions", db});
+        QCOMPARE(replay.code, 18); // altered, replayed anyway
+        const QStringList lines = replay.out.split('\n').filter("first difference: ");
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines[0].startsWith("first difference: event ") &&
+                     lines[0].contains("op was \"tanh\", is \"sigmoid\""),
+                 qPrintable(replay.out));
     }
     void recordOptionsApplyWhereTheyMean() {
         const QString db = dir_.filePath("options.db");

@@ -3,6 +3,7 @@
 // a row changed behind tmmu's back loads as altered, listing order and limit, unknown ids, and
 // a schema 4 database gaining the table without its rows changing.
 #include "lazy_store.h"
+#include "lazy_trace_diff.h"
 #include "session_store.h"
 #include "test_support.h"
 
@@ -196,6 +197,38 @@ class TestLazyStore : public QObject {
         QCOMPARE(newest.size(), size_t(2));
         QCOMPARE(newest[0].id, c);
         QCOMPARE(newest[1].id, b);
+    }
+
+    // The first event, else plan, where two traces part; the fields that changed, at most
+    // three named; a shorter list; nothing when events and plans agree.
+    void traceDifferencesNameTheFirstEntry() {
+        const auto trace = [](const std::string& events, const std::string& plans) {
+            return R"({"format": "tmmu-lazy-trace", "trace_hash": "ab", "events": [)" + events +
+                   R"(], "plans": [)" + plans + "]}";
+        };
+        const std::string e0 = R"({"index": 0, "key": "g1:n0", "op": "exp", "bytes": 4})";
+        const std::string e1 = R"({"index": 1, "key": "g1:n1", "op": "add", "bytes": 8})";
+        const std::string p0 = R"({"index": 0, "ops": 2})";
+        const std::string base = trace(e0 + "," + e1, p0);
+        QCOMPARE(sessions::first_trace_difference(base, base), std::string());
+        // Only the hash field differs: not an event's difference.
+        std::string rehashed = base;
+        rehashed.replace(rehashed.find("\"ab\""), 4, "\"cd\"");
+        QCOMPARE(sessions::first_trace_difference(base, rehashed), std::string());
+        const std::string e1b = R"({"index": 1, "key": "g1:n1", "op": "mul", "bytes": 8})";
+        QCOMPARE(sessions::first_trace_difference(base, trace(e0 + "," + e1b, p0)),
+                 std::string(R"(event 1 (g1:n1): op was "add", is "mul")"));
+        const std::string e1c =
+            R"({"index": 1, "key": "g2:n1", "op": "mul", "bytes": 9, "detail": "x"})";
+        QCOMPARE(sessions::first_trace_difference(base, trace(e0 + "," + e1c, p0)),
+                 std::string(R"(event 1 (g1:n1): key was "g1:n1", is "g2:n1"; op was "add", )"
+                             R"(is "mul"; bytes was 8, is 9 (and 1 more fields))"));
+        QCOMPARE(sessions::first_trace_difference(base, trace(e0, p0)),
+                 std::string("the recording has 2 events, the replay 1: the first 1 agree"));
+        QCOMPARE(sessions::first_trace_difference(base, trace(e0 + "," + e1, "")),
+                 std::string("the recording has 1 plan, the replay 0: the first 0 agree"));
+        QCOMPARE(sessions::first_trace_difference(base, "{not json"),
+                 std::string("the replayed trace is not a lazy trace"));
     }
 
     void unknownIdsAreNamed() {

@@ -1,0 +1,67 @@
+#include "lazy_trace_diff.h"
+
+#include "core/units.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace tmmu::sessions {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr size_t kNamedFields = 3;
+
+// "op was \"matmul\", is \"add\"; detail was \"\", is \"fused\"" for the fields (in the
+// recorded entry's order) whose values differ; fields only one side has count as null there.
+std::string differing_fields(const ordered_json& was, const ordered_json& is) {
+    std::string out;
+    size_t named = 0, differing = 0;
+    auto note = [&](const std::string& field, const ordered_json& a, const ordered_json& b) {
+        if (a == b) return;
+        if (++differing > kNamedFields) return;
+        out += fmt::format("{}{} was {}, is {}", named++ ? "; " : "", field, a.dump(), b.dump());
+    };
+    const ordered_json none;
+    for (auto it = was.begin(); it != was.end(); ++it)
+        note(it.key(), it.value(), is.contains(it.key()) ? is.at(it.key()) : none);
+    for (auto it = is.begin(); it != is.end(); ++it)
+        if (!was.contains(it.key())) note(it.key(), none, it.value());
+    if (differing > kNamedFields) out += fmt::format(" (and {} more fields)", differing - named);
+    return out;
+}
+
+// The first entry of `kind` ("event", "plan") where the two lists differ, or "".
+std::string first_difference_in(const ordered_json& was, const ordered_json& is, const char* kind) {
+    const size_t common = std::min(was.size(), is.size());
+    for (size_t i = 0; i < common; ++i) {
+        if (was[i] == is[i]) continue;
+        const auto key = was[i].find("key");
+        const std::string label = key != was[i].end() && key->is_string()
+                                      ? fmt::format(" ({})", key->get<std::string>())
+                                      : std::string();
+        return fmt::format("{} {}{}: {}", kind, i, label, differing_fields(was[i], is[i]));
+    }
+    if (was.size() == is.size()) return "";
+    return fmt::format("the recording has {}, the replay {}: the first {} agree",
+                       count_of(was.size(), kind), is.size(), common);
+}
+
+} // namespace
+
+std::string first_trace_difference(const std::string& recorded, const std::string& replayed) {
+    const ordered_json was = ordered_json::parse(recorded, nullptr, false);
+    const ordered_json is = ordered_json::parse(replayed, nullptr, false);
+    const auto lists = [](const ordered_json& t) {
+        return t.is_object() && t.contains("events") && t["events"].is_array() &&
+               t.contains("plans") && t["plans"].is_array();
+    };
+    if (!lists(was)) return "the recorded trace is not a lazy trace";
+    if (!lists(is)) return "the replayed trace is not a lazy trace";
+    std::string d = first_difference_in(was["events"], is["events"], "event");
+    return d.empty() ? first_difference_in(was["plans"], is["plans"], "plan") : d;
+}
+
+} // namespace tmmu::sessions
