@@ -43,7 +43,8 @@ struct LazyReplay {
     std::string recorded_hash, replayed_hash; // hex
     std::string recorded_failure, replayed_failure;
     bool same = false; // the same trace hash and the same failure (or none)
-    // Where the traces part, when the hashes differ (first_trace_difference); "" otherwise.
+    // Where the traces part (first_trace_difference), when the hashes differ; "" when they
+    // agree, or when only the hashes differ (the events and plans are the same).
     std::string first_difference;
     lazy::ProgramRun run;
 };

@@ -13,23 +13,34 @@ namespace {
 using nlohmann::ordered_json;
 
 constexpr size_t kNamedFields = 3;
+constexpr size_t kShownChars = 120; // of a value that is not an object (an altered row's)
+
+std::string shown(const ordered_json& v) {
+    std::string text = v.dump();
+    if (text.size() > kShownChars) text = text.substr(0, kShownChars) + "...";
+    return text;
+}
 
 // "op was \"matmul\", is \"add\"; detail was \"\", is \"fused\"" for the fields (in the
 // recorded entry's order) whose values differ; fields only one side has count as null there.
+// Entries that are not objects (a row altered behind tmmu's back) are shown whole.
 std::string differing_fields(const ordered_json& was, const ordered_json& is) {
+    if (!was.is_object() || !is.is_object())
+        return fmt::format("was {}, is {}", shown(was), shown(is));
     std::string out;
     size_t named = 0, differing = 0;
     auto note = [&](const std::string& field, const ordered_json& a, const ordered_json& b) {
         if (a == b) return;
         if (++differing > kNamedFields) return;
-        out += fmt::format("{}{} was {}, is {}", named++ ? "; " : "", field, a.dump(), b.dump());
+        out += fmt::format("{}{} was {}, is {}", named++ ? "; " : "", field, shown(a), shown(b));
     };
     const ordered_json none;
     for (auto it = was.begin(); it != was.end(); ++it)
         note(it.key(), it.value(), is.contains(it.key()) ? is.at(it.key()) : none);
     for (auto it = is.begin(); it != is.end(); ++it)
         if (!was.contains(it.key())) note(it.key(), none, it.value());
-    if (differing > kNamedFields) out += fmt::format(" (and {} more fields)", differing - named);
+    if (differing > named)
+        out += fmt::format(" (and {})", count_of(differing - named, "more field"));
     return out;
 }
 
@@ -38,15 +49,17 @@ std::string first_difference_in(const ordered_json& was, const ordered_json& is,
     const size_t common = std::min(was.size(), is.size());
     for (size_t i = 0; i < common; ++i) {
         if (was[i] == is[i]) continue;
-        const auto key = was[i].find("key");
+        const auto key = was[i].is_object() ? was[i].find("key") : was[i].end();
         const std::string label = key != was[i].end() && key->is_string()
                                       ? fmt::format(" ({})", key->get<std::string>())
                                       : std::string();
         return fmt::format("{} {}{}: {}", kind, i, label, differing_fields(was[i], is[i]));
     }
     if (was.size() == is.size()) return "";
-    return fmt::format("the recording has {}, the replay {}: the first {} agree",
-                       count_of(was.size(), kind), is.size(), common);
+    return was.size() > is.size() ? fmt::format("the replay ends after {}, the recording has {}",
+                                                count_of(common, kind), was.size())
+                                  : fmt::format("the recording ends after {}, the replay has {}",
+                                                count_of(common, kind), is.size());
 }
 
 } // namespace

@@ -53,7 +53,8 @@ options:
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
   --tensors            include the per-tensor table in --json output
   --trace OUT|-        write the allocation trace (JSON lines) to OUT or stdout; a run that
-                       fails writes its failure record there (step, code, operator)
+                       fails (loading, planning or writing its outputs) writes its failure
+                       record there instead (step, code, operator)
   --checkpoint OUT|-   write the CBOR checkpoint to OUT or stdout
   --quiet              print nothing but errors
   --record             record the run in the sessions database (see tmmu session --help)
@@ -136,13 +137,15 @@ int cmd_plan(Args& args) {
         check_request_applies(request_choice, model.kind);
         options = app::make_plan_options(choices, model.kind);
         plan = plan_model(model, request.mode, options, interruptible_progress());
+        if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors) + "\n");
+        if (trace_out) write_trace_file(plan, *trace_out);
+        if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
     } catch (const Failure& f) {
+        // Also after a later output failed: the trace then says the run failed, not how a plan
+        // it did not finish writing looked.
         if (trace_out) write_failure_trace(f, choices.replay_token, *trace_out);
         throw;
     }
-    if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors) + "\n");
-    if (trace_out) write_trace_file(plan, *trace_out);
-    if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
     // Standard output carries the one output sent there, so the summary steps aside.
     if (!quiet && !to_stdout) print_summary(model, plan);
     if (auto id = record_if_asked(rec, model, request, options, plan); id && !quiet)

@@ -4,6 +4,7 @@
 #include "charts/memory_chart.h"
 #include "charts/parity_chart.h"
 #include "charts/strategy_chart.h"
+#include "checkpoint_jobs.h"
 #include "context/plan_context.h"
 #include "core/failure.h"
 #include "encoding/sha256.h"

@@ -73,8 +73,10 @@ class MainWindow : public QMainWindow {
     // thread; openModel comes here for files that look like one. There is no model in it to
     // re-plan or compare strategies with.
     void openSessionExport(const QString& path, bool remember = true);
+    // Shows a plan checkpoint (tmmu plan --checkpoint), restored and validated, as its plan, off
+    // the UI thread (checkpoint_jobs.h); openModel comes here for files that look like one.
     void openCheckpoint(const QString& path, bool remember = true);
-    // The same, waiting (in a local event loop) until every job is done, strategy comparison
+    // openModel, waiting (in a local event loop) until every job is done, strategy comparison
     // included. Returns false on failure. For screenshot mode.
     bool openModelSync(const QString& path, const PlanSettings& settings);
     // Plans the current model again with the toolbar's settings (off the UI thread).

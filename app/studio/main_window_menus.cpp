@@ -173,9 +173,10 @@ void MainWindow::openFileDialog() {
                                        : QFileInfo(modelPath_).absolutePath();
     QString path = QFileDialog::getOpenFileName(
         this, tr("Open model"), dir,
-        tr("Models and programs (*.json *.csv *.onnx *.cbor);;Native IR JSON (*.json);;"
+        tr("Models and programs (*.json *.csv *.onnx *.cbor *.ckpt);;Native IR JSON (*.json);;"
            "Transformer config (*.json);;ONNX model (*.onnx);;Offset-assignment CSV (*.csv);;Lazy "
-           "program (*.json);;Exported session (*.json);;Plan checkpoint (*.cbor);;All files "
+           "program (*.json);;Exported session (*.json);;Plan checkpoint (*.cbor *.ckpt);;All "
+           "files "
            "(*)"));
     if (!path.isEmpty()) openModel(path);
 }

@@ -1,8 +1,6 @@
 #include "planning.h"
 
 #include "core/failure.h"
-#include "io/checkpoint.h"
-#include "io/file_io.h"
 #include "plan/plan_summary.h"
 #include "plan/strategy.h"
 
@@ -100,10 +98,6 @@ std::vector<views::StrategyResult> compare_strategies(const LoadedModel& model,
     return results;
 }
 
-bool looks_like_checkpoint_file(const std::string& path) {
-    return looks_like_checkpoint(read_file_head(path, 1));
-}
-
 PlanOutcome stored_plan_outcome(Plan plan, const std::string& path, std::string description) {
     auto model = std::make_shared<LoadedModel>();
     model->kind = ModelKind::DsaCsv; // no graph: the views show tensors without producers
@@ -115,13 +109,6 @@ PlanOutcome stored_plan_outcome(Plan plan, const std::string& path, std::string 
     outcome.plan = std::make_shared<const Plan>(std::move(plan));
     outcome.model = std::move(model);
     return outcome;
-}
-
-PlanOutcome read_checkpoint_outcome(const std::string& path) {
-    Plan plan = read_checkpoint_file(path);
-    std::string description =
-        fmt::format("checkpoint of '{}': its plan, not its model", plan.source);
-    return stored_plan_outcome(std::move(plan), path, std::move(description));
 }
 
 } // namespace tmmu::studio

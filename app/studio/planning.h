@@ -1,6 +1,7 @@
 #pragma once
 // What the studio asks the engine to do, as plain data and plain functions (no Qt): load a model,
-// plan it with the user's settings, and plan it once per strategy for the comparison chart.
+// plan it with the user's settings, and plan it once per strategy for the comparison chart; and
+// the outcome of a file that holds a plan without its model.
 // MainWindow submits them as jobs to the studio's worker (job_runner.h), off the UI thread.
 #include "charts/strategy_chart.h"
 #include "plan_choices.h"
@@ -75,13 +76,6 @@ PlanOutcome run_plan_job(const PlanJob& job, const Progress& progress);
 // shown: settings of its mode and strategy, and a model that names the file and `description`
 // but holds nothing to plan again.
 PlanOutcome stored_plan_outcome(Plan plan, const std::string& path, std::string description);
-
-// A plan checkpoint (`tmmu plan --checkpoint`), restored and validated (decode_checkpoint) to be
-// shown: its plan, with the mode and strategy it was planned with, and a model that names the
-// file but holds nothing to plan again (re-planning it says so). Throws what
-// read_checkpoint_file throws.
-bool looks_like_checkpoint_file(const std::string& path);
-PlanOutcome read_checkpoint_outcome(const std::string& path);
 
 // Plans the model once per registered strategy with the same settings. A strategy that fails
 // (e.g. ARENA_TOO_SMALL) is reported in its result; cancellation throws Failure(Cancelled).

@@ -1,9 +1,9 @@
 #pragma once
 // The allocation trace of seed section 7 as JSON lines: one allocation_header record, one
 // tensor record per tensor (ascending id), one summary record; a failed run's trace is one
-// failure record. Nothing in it depends on time
-// or on the machine: ratios are fixed-decimal strings computed with integers, so the same plan
-// gives the same bytes everywhere (golden traces compare files byte for byte).
+// failure record. Nothing in it depends on time or on the machine: ratios are fixed-decimal
+// strings computed with integers, so the same plan gives the same bytes everywhere (golden
+// traces compare files byte for byte).
 #include "core/failure.h"
 #include "plan/plan.h"
 

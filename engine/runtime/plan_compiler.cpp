@@ -141,7 +141,9 @@ void check_request(const TransformerConfig& c, const CompileRequest& r, uint64_t
     // run and give wrong logits with nothing said.
     if (c.unrunnable)
         fail(FailureCode::InvalidIrShapes, c.unrunnable->where,
-             c.unrunnable->message + " by the runtime's kernels (tmmu plan still plans its memory)");
+             fmt::format("the runtime's kernels do not compute this: {}; tmmu plan still plans "
+                         "the model's memory",
+                         c.unrunnable->message));
     if (r.rows == 0)
         fail(FailureCode::InvalidArgument, "rows", "a plan needs at least one row (slot or token)");
     if (max_seq > c.max_positions)

@@ -115,9 +115,8 @@ Plan plan_model(const LoadedModel& model, Mode mode, const PlanOptions& options,
     }
     if (!model.problem)
         fail(FailureCode::InvalidArgument, model.path,
-             "holds a plan, not a model (a checkpoint or an exported session): there is nothing to "
-             "plan again; "
-             "open the model it was planned from");
+             "holds a plan, not a model (a checkpoint or an exported session): there is nothing "
+             "to plan again; open the model it was planned from");
     return plan_problem(model.problem->problem, model.problem->ids, options, progress, model.path);
 }
 

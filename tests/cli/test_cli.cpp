@@ -422,6 +422,16 @@ class TestCli : public QObject {
         QVERIFY2(small.err.contains(QString("first at time step ") + QString::number(step) + ","),
                  qPrintable(small.err));
         QCOMPARE(text_of("where"), "arena 'activations'");
+        // A planned run whose --json cannot be written has failed too: its trace says so
+        // (IO_ERROR, outside any planning operator) rather than describing the plan.
+        Result unwritten =
+            run_tmmu({"plan", resource("models/examples/residual_blocks.json"), "--json",
+                      dir.filePath("no/such/dir/plan.json"), "--trace", failed_trace});
+        QCOMPARE(unwritten.code, 16);
+        const auto io = nlohmann::json::parse(*tmmu::test::read_file(failed_trace.toStdString()));
+        QCOMPARE(io.at("failure_code").get<std::string>(), "IO_ERROR");
+        QVERIFY(io.at("failure_operator").is_null());
+        QVERIFY(io.at("t").is_null());
 
         Result missing = run_tmmu({"plan", dir.filePath("nope.json")});
         QCOMPARE(missing.code, 16);

@@ -222,11 +222,17 @@ class TestLazyStore : public QObject {
             R"({"index": 1, "key": "g2:n1", "op": "mul", "bytes": 9, "detail": "x"})";
         QCOMPARE(sessions::first_trace_difference(base, trace(e0 + "," + e1c, p0)),
                  std::string(R"(event 1 (g1:n1): key was "g1:n1", is "g2:n1"; op was "add", )"
-                             R"(is "mul"; bytes was 8, is 9 (and 1 more fields))"));
+                             R"(is "mul"; bytes was 8, is 9 (and 1 more field))"));
         QCOMPARE(sessions::first_trace_difference(base, trace(e0, p0)),
-                 std::string("the recording has 2 events, the replay 1: the first 1 agree"));
+                 std::string("the replay ends after 1 event, the recording has 2"));
         QCOMPARE(sessions::first_trace_difference(base, trace(e0 + "," + e1, "")),
-                 std::string("the recording has 1 plan, the replay 0: the first 0 agree"));
+                 std::string("the replay ends after 0 plans, the recording has 1"));
+        QCOMPARE(sessions::first_trace_difference(trace(e0, p0), base),
+                 std::string("the recording ends after 1 event, the replay has 2"));
+        // An entry that is not an object (a row altered behind tmmu's back) is shown whole.
+        QCOMPARE(
+            sessions::first_trace_difference(trace("[]," + e1, p0), base),
+            std::string(R"(event 0: was [], is {"index":0,"key":"g1:n0","op":"exp","bytes":4})"));
         QCOMPARE(sessions::first_trace_difference(base, "{not json"),
                  std::string("the replayed trace is not a lazy trace"));
     }
