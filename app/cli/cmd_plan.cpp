@@ -44,11 +44,15 @@ options:
                        early once it proves a height minimal; the same N always gives the
                        same plan), or N milliseconds (e.g. 500ms: NOT reproducible, the plan
                        depends on the machine's speed and load)
-  --arena NAME=SIZE    arena capacity, e.g. activations=8GiB (repeatable); CSV problems use
-                       the arena name "arena"
+  --arena NAME=SIZE[:ALIGN]
+                       an arena's capacity and/or alignment, e.g. activations=8GiB,
+                       activations=8GiB:256 or parameters=:4KiB (repeatable, once per arena;
+                       the alignment overrides --align there); CSV problems use the arena
+                       name "arena"
   --route ROLE=ARENA   put a role's tensors in another arena, e.g. gradient=activations
                        (default arenas: parameters, activations, gradients, optimizer)
-  --align N            alignment of every arena in bytes (default 128; 1 for CSV problems)
+  --align N            alignment of every arena in bytes, unless --arena gives its own
+                       (default 128; 1 for CSV problems)
   --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
   --tensors            include the per-tensor table in --json output

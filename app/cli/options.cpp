@@ -1,7 +1,6 @@
 #include "commands.h"
 
 #include "core/failure.h"
-#include "core/units.h"
 #include "io/file_io.h"
 
 #include <fmt/format.h>
@@ -73,13 +72,9 @@ app::PlanChoices plan_choices_from(Args& args) {
     app::PlanChoices c;
     if (auto s = args.value("--strategy")) c.strategy = app::parse_strategy(*s, "--strategy");
     if (auto budget = args.value("--budget")) app::parse_budget(*budget, c, "--budget");
-    if (auto a = args.value("--align")) {
-        c.alignment = parse_byte_size(*a, "--align");
-        if (c.alignment == 0) // 0 would mean "the default" to make_plan_options
-            fail(FailureCode::InvalidArgument, "--align", "must be a power of two, at least 1");
-    }
+    if (auto a = args.value("--align")) c.alignment = app::parse_alignment(*a, "--align");
     for (const std::string& spec : args.values("--arena"))
-        c.capacities.push_back(app::parse_capacity(spec, "--arena"));
+        c.arenas.push_back(app::parse_arena_setting(spec, "--arena"));
     for (const std::string& spec : args.values("--route"))
         c.routes.push_back(app::parse_route(spec, "--route"));
     if (auto t = args.value("--replay-token"))

@@ -28,10 +28,15 @@ void apply_routes(const RouteList& routes, ArenaPolicy& policy) {
     }
 }
 
-// A capacity for an arena that nothing is routed to would silently do nothing: refuse it.
-void check_capacities_are_used(const CapacityList& capacities, bool problem,
-                               const ArenaPolicy& policy) {
-    for (const auto& [name, bytes] : capacities) {
+// A setting for an arena that nothing is routed to would silently do nothing, and a second
+// setting for one arena would silently replace the first: refuse both.
+void check_arena_settings(const ArenaSettings& settings, bool problem, const ArenaPolicy& policy) {
+    for (size_t i = 0; i < settings.size(); ++i) {
+        const std::string& name = settings[i].name;
+        for (size_t j = 0; j < i; ++j)
+            if (settings[j].name == name)
+                bad("--arena " + name, "given twice; give its capacity and alignment in one "
+                                       "setting, e.g. activations=8GiB:256");
         bool routed = problem && name == kProblemArena;
         for (const std::string& target : policy.arena_of_role)
             routed |= !problem && target == name;
@@ -43,6 +48,32 @@ void check_capacities_are_used(const CapacityList& capacities, bool problem,
     }
 }
 
+void check_alignment(uint64_t alignment, const std::string& where) {
+    if (!is_power_of_two(alignment))
+        fail(FailureCode::AlignmentViolation, where,
+             fmt::format("{} is not a power of two", alignment));
+}
+
+// After the global alignment: an arena's own alignment is the more specific choice.
+void apply_arena_alignments(const ArenaSettings& settings, ArenaPolicy& policy) {
+    for (const ArenaSetting& s : settings) {
+        if (!s.alignment) continue;
+        check_alignment(*s.alignment, "--arena " + s.name);
+        for (ArenaConfig& a : policy.arenas)
+            if (a.name == s.name) a.alignment = *s.alignment;
+    }
+}
+
+// The largest binary unit that holds the size exactly ("8GiB", "4KiB", "96"), so the text reads
+// as a person writes it and parses back to the same bytes.
+std::string exact_size_text(uint64_t bytes) {
+    for (auto [unit, shift] :
+         {std::pair("TiB", 40), std::pair("GiB", 30), std::pair("MiB", 20), std::pair("KiB", 10)})
+        if (bytes != 0 && bytes % (uint64_t(1) << shift) == 0)
+            return fmt::format("{}{}", bytes >> shift, unit);
+    return std::to_string(bytes);
+}
+
 } // namespace
 
 // Failures name the CLI option, as the docs name each setting (the studio shows the same text).
@@ -52,9 +83,7 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     if (problem && !c.routes.empty())
         bad("--route", "offset-assignment problems have one arena; routes apply to model graphs");
     const uint64_t alignment = c.alignment != 0 ? c.alignment : (problem ? 1 : 128);
-    if (!is_power_of_two(alignment))
-        fail(FailureCode::AlignmentViolation, "--align",
-             fmt::format("{} is not a power of two", alignment));
+    check_alignment(alignment, "--align");
     if ((c.search_budget || c.search_budget_ms) && c.strategy != "optimal")
         bad("--budget",
             fmt::format("applies to strategy optimal only; '{}' does not search", c.strategy));
@@ -71,11 +100,13 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     }
     // Capacities first, then routes: new arenas are created (and so ordered in the plan and
     // its hash) in the order `tmmu` has always used.
-    for (const auto& [name, bytes] : c.capacities)
-        o.policy.set_capacity(name, bytes);
+    for (const ArenaSetting& s : c.arenas)
+        if (s.capacity || !o.policy.find(s.name))
+            o.policy.set_capacity(s.name, s.capacity.value_or(UINT64_MAX));
     apply_routes(c.routes, o.policy);
-    check_capacities_are_used(c.capacities, problem, o.policy);
+    check_arena_settings(c.arenas, problem, o.policy);
     o.policy.set_alignment(alignment);
+    apply_arena_alignments(c.arenas, o.policy);
     return o;
 }
 
@@ -87,12 +118,35 @@ std::string parse_strategy(std::string_view name, std::string_view where) {
     bad(where, fmt::format("unknown strategy '{}'; expected one of {}", name, known));
 }
 
-CapacityList::value_type parse_capacity(std::string_view spec, std::string_view where) {
+uint64_t parse_alignment(std::string_view text, std::string_view where) {
+    const uint64_t alignment = parse_byte_size(text, where);
+    if (alignment == 0) bad(where, "must be a power of two, at least 1");
+    return alignment;
+}
+
+ArenaSetting parse_arena_setting(std::string_view spec, std::string_view where) {
+    constexpr auto npos = std::string_view::npos;
     const size_t eq = spec.find('=');
-    if (eq == std::string_view::npos || eq == 0 || eq + 1 == spec.size())
-        bad(where, fmt::format("'{}': expected NAME=CAPACITY, e.g. activations=8GiB", spec));
-    return {std::string(spec.substr(0, eq)),
-            parse_byte_size(spec.substr(eq + 1), fmt::format("{} {}", where, spec))};
+    const std::string_view value = eq == npos ? std::string_view() : spec.substr(eq + 1);
+    const size_t colon = value.find(':');
+    const std::string_view capacity = value.substr(0, colon);
+    const std::string_view alignment = colon == npos ? std::string_view() : value.substr(colon + 1);
+    if (eq == npos || eq == 0 || (colon != npos && alignment.empty()) || value.empty())
+        bad(where, fmt::format("'{}': expected NAME=CAPACITY[:ALIGNMENT], e.g. activations=8GiB, "
+                               "activations=8GiB:256 or activations=:4KiB",
+                               spec));
+    const std::string what = fmt::format("{} {}", where, spec);
+    ArenaSetting s{std::string(spec.substr(0, eq))};
+    if (!capacity.empty()) s.capacity = parse_byte_size(capacity, what);
+    if (!alignment.empty()) s.alignment = parse_byte_size(alignment, what);
+    return s;
+}
+
+std::string format_arena_setting(const ArenaSetting& s) {
+    std::string text = s.name + "=";
+    if (s.capacity) text += exact_size_text(*s.capacity);
+    if (s.alignment) text += ":" + exact_size_text(*s.alignment);
+    return text;
 }
 
 RouteList::value_type parse_route(std::string_view spec, std::string_view where) {

@@ -9,6 +9,7 @@
 #include "source/model_source.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,28 +17,44 @@
 
 namespace tmmu::app {
 
-using CapacityList = std::vector<std::pair<std::string, uint64_t>>;
+// One arena's settings (`--arena NAME=CAPACITY[:ALIGNMENT]`, seed 000 I.B's arena_config): a
+// capacity, an alignment, or both.
+struct ArenaSetting {
+    std::string name;
+    std::optional<uint64_t> capacity{};  // none: unbounded
+    std::optional<uint64_t> alignment{}; // none: --align, else the model kind's default
+    bool operator==(const ArenaSetting&) const = default;
+};
+using ArenaSettings = std::vector<ArenaSetting>;
 using RouteList = std::vector<std::pair<Role, std::string>>;
 
 struct PlanChoices {
     std::string strategy = "auto";
     uint64_t search_budget = 0;    // search nodes of "optimal"; 0: its default
     uint64_t search_budget_ms = 0; // milliseconds instead of nodes (not reproducible)
-    uint64_t alignment = 0;        // 0: the model kind's default, 128 for graphs, 1 for problems
-    CapacityList capacities;       // arena name -> capacity in bytes
+    uint64_t alignment = 0;        // every arena's; 0: the kind's default, 128 graphs, 1 problems
+    ArenaSettings arenas;          // per arena, over `alignment`; each name at most once
     RouteList routes;              // role -> arena (graphs only; a new name makes a new arena)
     Digest replay_token{};
 };
 
 // Engine options for a model of this kind. Throws Failure(InvalidArgument) for an unknown
-// strategy, a search budget for a strategy other than optimal, a capacity naming an arena no role
-// is routed to (offset problems have the single arena "arena"), or routes given for an offset
-// problem; Failure(AlignmentViolation) for an alignment that is not a power of two.
+// strategy, a search budget for a strategy other than optimal, an arena setting naming an arena no
+// role is routed to (offset problems have the single arena "arena") or an arena set twice, or
+// routes given for an offset problem; Failure(AlignmentViolation) for an alignment (global or an
+// arena's) that is not a power of two.
 PlanOptions make_plan_options(const PlanChoices& choices, ModelKind kind);
 
 // The text forms both front ends accept; `where` names the option or field in errors.
 std::string parse_strategy(std::string_view name, std::string_view where); // a registered one
-CapacityList::value_type parse_capacity(std::string_view spec, std::string_view where);
+// --align: a size, not 0 (0 stands for "the default" in PlanChoices); the power-of-two check
+// is make_plan_options', which names AlignmentViolation.
+uint64_t parse_alignment(std::string_view text, std::string_view where);
+// "NAME=CAPACITY", "NAME=CAPACITY:ALIGNMENT" or "NAME=:ALIGNMENT"; sizes as parse_byte_size.
+ArenaSetting parse_arena_setting(std::string_view spec, std::string_view where);
+// The same setting as text, each size in the largest binary unit that holds it exactly
+// ("activations=8GiB:256", "parameters=:4KiB").
+std::string format_arena_setting(const ArenaSetting& setting);
 RouteList::value_type parse_route(std::string_view spec, std::string_view where);
 // "N" search nodes (reproducible) or "Nms" milliseconds; sets one of the two budgets.
 void parse_budget(std::string_view text, PlanChoices& choices, std::string_view where);

@@ -9,11 +9,11 @@
 
 namespace tmmu::studio {
 
-CapacityList parse_capacities(const std::string& text) {
-    CapacityList list;
+ArenaSettings parse_arena_settings(const std::string& text) {
+    ArenaSettings list;
     std::string spec;
     auto flush = [&] {
-        if (!spec.empty()) list.push_back(app::parse_capacity(spec, "arena capacities"));
+        if (!spec.empty()) list.push_back(app::parse_arena_setting(spec, "arena settings"));
         spec.clear();
     };
     for (char c : text) {
@@ -26,11 +26,11 @@ CapacityList parse_capacities(const std::string& text) {
     return list;
 }
 
-std::string format_capacities(const CapacityList& capacities) {
+std::string format_arena_settings(const ArenaSettings& settings) {
     std::string text;
-    for (const auto& [name, bytes] : capacities) {
+    for (const app::ArenaSetting& s : settings) {
         if (!text.empty()) text += ", ";
-        text += fmt::format("{}={}", name, bytes);
+        text += app::format_arena_setting(s);
     }
     return text;
 }
@@ -47,7 +47,7 @@ PlanOptions make_options(const PlanSettings& settings, ModelKind kind) {
     app::PlanChoices choices;
     choices.strategy = settings.strategy;
     choices.alignment = settings.alignment;
-    choices.capacities = settings.capacities;
+    choices.arenas = settings.arenas;
     return app::make_plan_options(choices, kind);
 }
 

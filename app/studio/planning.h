@@ -15,7 +15,7 @@
 
 namespace tmmu::studio {
 
-using app::CapacityList;
+using app::ArenaSettings;
 
 // What loading an ONNX model is asked (ModelRequest's dims, input_shapes and aliasing; the dims
 // dialog edits them, --dim, --input-shape and --no-aliasing set them); other models ignore it.
@@ -33,8 +33,8 @@ struct PlanSettings {
     uint64_t seq = 1024; // transformer configs only
     std::string strategy = "auto";
     uint64_t alignment = 0; // 0: the model kind's default (128 for graphs, 1 for CSV problems)
-    CapacityList capacities;
-    DimBindings bindings; // ONNX models only
+    ArenaSettings arenas;   // per arena: capacity and/or an alignment over `alignment`
+    DimBindings bindings;   // ONNX models only
 
     ModelRequest request() const {
         return ModelRequest{
@@ -46,10 +46,10 @@ struct PlanSettings {
 // graph depends on batch, seq and mode, an ONNX model's on its bindings.
 bool load_depends_on_change(ModelKind kind, const PlanSettings& loaded, const PlanSettings& wanted);
 
-// "activations=8GiB, gradients=512MiB" (commas or spaces between entries). Throws
-// Failure(InvalidArgument) naming the bad entry.
-CapacityList parse_capacities(const std::string& text);
-std::string format_capacities(const CapacityList& capacities);
+// "activations=8GiB:256, gradients=512MiB, parameters=:4KiB" (commas or spaces between entries;
+// each as `tmmu plan --arena`). Throws Failure(InvalidArgument) naming the bad entry.
+ArenaSettings parse_arena_settings(const std::string& text);
+std::string format_arena_settings(const ArenaSettings& settings);
 
 // Engine options for a model kind, validated exactly as `tmmu plan` validates its flags
 // (app::make_plan_options).

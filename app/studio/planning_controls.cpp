@@ -27,7 +27,7 @@ QLabel* caption(const QString& text, QWidget* buddy, QWidget* parent) {
 PlanningControls::PlanningControls(QWidget* parent)
     : QWidget(parent), mode_(new QComboBox(this)), strategy_(new QComboBox(this)),
       alignment_(new QComboBox(this)), batch_(new QSpinBox(this)), seq_(new QSpinBox(this)),
-      capacities_(new QLineEdit(this)), dims_(new QPushButton(tr("&Dims…"), this)),
+      arenas_(new QLineEdit(this)), dims_(new QPushButton(tr("&Dims…"), this)),
       replan_(new QPushButton(tr("Re-plan"), this)) {
     for (Mode m : {Mode::Inference, Mode::Forward, Mode::Training})
         mode_->addItem(qs(mode_name(m)), int(m));
@@ -38,19 +38,21 @@ PlanningControls::PlanningControls(QWidget* parent)
         strategy_->setItemData(strategy_->count() - 1, qs(s->description()), Qt::ToolTipRole);
     }
     strategy_->setToolTip(tr("Offset strategy (auto: the best per arena)"));
-    alignment_->addItem(tr("default"), 0);
+    alignment_->addItem(tr("default"), qulonglong(0));
     for (int a : {1, 8, 16, 32, 64, 128, 256, 512, 1024, 4096})
-        alignment_->addItem(QString::number(a), a);
+        alignment_->addItem(QString::number(a), qulonglong(a));
     alignment_->setToolTip(tr("Arena alignment in bytes (default: 128 for graphs, 1 for CSV)"));
     batch_->setRange(1, 1 << 16);
     seq_->setRange(1, 1 << 20);
     batch_->setToolTip(tr("Batch size (transformer configs)"));
     seq_->setToolTip(tr("Sequence length (transformer configs)"));
-    capacities_->setPlaceholderText(tr("capacities, e.g. activations=8GiB"));
-    capacities_->setToolTip(tr("Arena capacities NAME=SIZE, separated by commas. Arenas: "
-                               "parameters, activations, gradients, optimizer (CSV: arena)"));
-    capacities_->setClearButtonEnabled(true);
-    capacities_->setMinimumWidth(capacities_->fontMetrics().averageCharWidth() * 28);
+    arenas_->setPlaceholderText(tr("capacities, e.g. activations=8GiB:256"));
+    arenas_->setToolTip(tr("Arena capacities and alignments NAME=SIZE[:ALIGN], separated by "
+                           "commas; parameters=:4KiB sets only an alignment, which overrides "
+                           "Align there. Arenas: parameters, activations, gradients, optimizer "
+                           "(CSV: arena)"));
+    arenas_->setClearButtonEnabled(true);
+    arenas_->setMinimumWidth(arenas_->fontMetrics().averageCharWidth() * 28);
     dims_->setToolTip(tr("Bind an ONNX model's symbolic dimensions and input shapes, and choose "
                          "whether views and in-place ops alias"));
     replan_->setToolTip(tr("Plan the model again with these settings (Ctrl+R)"));
@@ -69,14 +71,14 @@ PlanningControls::PlanningControls(QWidget* parent)
     layout->addWidget(batch_);
     layout->addWidget(caption(tr("Se&q"), seq_, this));
     layout->addWidget(seq_);
-    layout->addWidget(caption(tr("Ca&pacities"), capacities_, this));
-    layout->addWidget(capacities_, 1);
+    layout->addWidget(caption(tr("A&renas"), arenas_, this));
+    layout->addWidget(arenas_, 1);
     layout->addWidget(dims_);
     layout->addWidget(replan_);
 
     connect(dims_, &QPushButton::clicked, this, &PlanningControls::bindingsRequested);
     connect(replan_, &QPushButton::clicked, this, &PlanningControls::replanRequested);
-    connect(capacities_, &QLineEdit::returnPressed, this, &PlanningControls::replanRequested);
+    connect(arenas_, &QLineEdit::returnPressed, this, &PlanningControls::replanRequested);
     setSettings(PlanSettings{});
 }
 
@@ -86,8 +88,8 @@ PlanSettings PlanningControls::settings() const {
     s.batch = uint64_t(batch_->value());
     s.seq = uint64_t(seq_->value());
     s.strategy = strategy_->currentText().toStdString();
-    s.alignment = uint64_t(alignment_->currentData().toInt());
-    s.capacities = parse_capacities(capacities_->text().toStdString());
+    s.alignment = alignment_->currentData().toULongLong();
+    s.arenas = parse_arena_settings(arenas_->text().toStdString());
     s.bindings = bindings_;
     return s;
 }
@@ -96,10 +98,14 @@ void PlanningControls::setSettings(const PlanSettings& s) {
     mode_->setCurrentIndex(std::max(0, mode_->findData(int(s.mode))));
     strategy_->setCurrentIndex(
         std::max(0, strategy_->findText(QString::fromStdString(s.strategy))));
-    alignment_->setCurrentIndex(std::max(0, alignment_->findData(int(s.alignment))));
+    // A session may hold an alignment the list does not offer: add it rather than show another.
+    const QVariant alignment = qulonglong(s.alignment);
+    if (alignment_->findData(alignment) < 0)
+        alignment_->addItem(QString::number(s.alignment), alignment);
+    alignment_->setCurrentIndex(alignment_->findData(alignment));
     batch_->setValue(int(s.batch));
     seq_->setValue(int(s.seq));
-    capacities_->setText(QString::fromStdString(format_capacities(s.capacities)));
+    arenas_->setText(QString::fromStdString(format_arena_settings(s.arenas)));
     setBindings(s.bindings);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The planning toolbar: mode, strategy, alignment, batch and sequence length (transformer
-// configs), arena capacities ("activations=8GiB, gradients=2GiB"), Dims (an ONNX model's
+// configs), arena settings ("activations=8GiB:256, gradients=2GiB"), Dims (an ONNX model's
 // bindings, kept here so a re-plan keeps them; the dims dialog edits them) and Re-plan.
 #include "planning.h"
 
@@ -22,7 +22,7 @@ class PlanningControls : public QWidget {
   public:
     explicit PlanningControls(QWidget* parent = nullptr);
 
-    // Throws Failure(InvalidArgument) when the capacities text does not parse.
+    // Throws Failure(InvalidArgument) when the arena settings text does not parse.
     PlanSettings settings() const;
     void setSettings(const PlanSettings& settings);
     // Batch and sequence apply to transformer configs, the mode to graphs only.
@@ -34,7 +34,7 @@ class PlanningControls : public QWidget {
     QComboBox* alignmentBox() const { return alignment_; }
     QSpinBox* batchBox() const { return batch_; }
     QSpinBox* seqBox() const { return seq_; }
-    QLineEdit* capacitiesEdit() const { return capacities_; }
+    QLineEdit* arenasEdit() const { return arenas_; }
     QPushButton* replanButton() const { return replan_; }
     QPushButton* dimsButton() const { return dims_; }
 
@@ -48,7 +48,7 @@ class PlanningControls : public QWidget {
     QComboBox* alignment_;
     QSpinBox* batch_;
     QSpinBox* seq_;
-    QLineEdit* capacities_;
+    QLineEdit* arenas_;
     QPushButton* dims_;
     QPushButton* replan_;
     DimBindings bindings_;

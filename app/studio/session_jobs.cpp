@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -24,6 +25,19 @@ sessions::Session sessionOf(const PlanOutcome* shown) {
          std::filesystem::path(o.model->path).stem().string(),
          "",
          {}});
+}
+
+// The alignment most arenas have (the first arena's among equals); 0 when there are none.
+uint64_t most_common_alignment(const std::vector<ArenaConfig>& arenas) {
+    uint64_t best = 0;
+    ptrdiff_t best_count = 0;
+    for (const ArenaConfig& a : arenas) {
+        const ptrdiff_t n = std::count_if(arenas.begin(), arenas.end(), [&](const ArenaConfig& b) {
+            return b.alignment == a.alignment;
+        });
+        if (n > best_count) best = a.alignment, best_count = n;
+    }
+    return best;
 }
 
 } // namespace
@@ -56,14 +70,17 @@ PlanSettings settings_of(const sessions::SessionInput& in) {
     if (in.onnx) s.bindings = {in.request.dims, in.request.input_shapes, in.request.aliasing};
     s.strategy = in.options.strategy;
     // A problem plans into its arena "arena" (absent in sessions recorded before --align
-    // applied to problems: their default then), a graph's arenas share one alignment.
-    const ArenaConfig* planned =
-        in.is_problem
-            ? in.options.policy.find("arena")
-            : (in.options.policy.arenas.empty() ? nullptr : &in.options.policy.arenas.front());
-    if (planned) s.alignment = planned->alignment;
-    for (const ArenaConfig& a : in.options.policy.arenas)
-        if (a.capacity != UINT64_MAX) s.capacities.emplace_back(a.name, a.capacity);
+    // applied to problems: their default then). A graph's arenas mostly share --align's
+    // alignment; an arena with another one keeps it as its own setting.
+    const ArenaConfig* problem_arena = in.is_problem ? in.options.policy.find("arena") : nullptr;
+    if (problem_arena) s.alignment = problem_arena->alignment;
+    if (!in.is_problem) s.alignment = most_common_alignment(in.options.policy.arenas);
+    for (const ArenaConfig& a : in.options.policy.arenas) {
+        app::ArenaSetting setting{a.name, std::nullopt, std::nullopt};
+        if (a.capacity != UINT64_MAX) setting.capacity = a.capacity;
+        if (s.alignment != 0 && a.alignment != s.alignment) setting.alignment = a.alignment;
+        if (setting.capacity || setting.alignment) s.arenas.push_back(std::move(setting));
+    }
     return s;
 }
 

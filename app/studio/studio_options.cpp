@@ -27,6 +27,16 @@ struct Parser {
         QStringLiteral("Sequence length of a transformer config (default 1024)."),
         QStringLiteral("N")};
     QCommandLineOption strategy{QStringLiteral("strategy"), QString(), QStringLiteral("S")};
+    QCommandLineOption align{
+        QStringLiteral("align"),
+        QStringLiteral("Alignment of every arena in bytes, unless --arena gives its own (default "
+                       "128; 1 for offset-assignment CSVs)."),
+        QStringLiteral("N")};
+    QCommandLineOption arena{
+        QStringLiteral("arena"),
+        QStringLiteral("An arena's capacity and/or alignment, e.g. activations=8GiB, "
+                       "activations=8GiB:256 or parameters=:4KiB (repeatable, once per arena)."),
+        QStringLiteral("NAME=SIZE[:ALIGN]")};
     QCommandLineOption dim{
         QStringLiteral("dim"),
         QStringLiteral("ONNX models: a symbolic dimension's value (repeatable)."),
@@ -87,9 +97,9 @@ struct Parser {
         screenshotPanel.setDescription(
             QStringLiteral("Render only this panel for --screenshot: %1 (default window).")
                 .arg(panel_names().join(QStringLiteral(", "))));
-        parser.addOptions({mode, batch, seq, strategy, dim, inputShape, noAliasing, step, theme,
-                           screenshot, screenshotSize, screenshotPanel, sessions, openSession, help,
-                           version});
+        parser.addOptions({mode, batch, seq, strategy, align, arena, dim, inputShape, noAliasing,
+                           step, theme, screenshot, screenshotSize, screenshotPanel, sessions,
+                           openSession, help, version});
         parser.addPositionalArgument(
             QStringLiteral("MODEL"),
             QStringLiteral("Native IR JSON, an ONNX model, a GPT-2/Llama config.json or an "
@@ -127,6 +137,9 @@ void readSettings(const Parser& p, PlanSettings& s) {
     if (q.isSet(p.seq)) s.seq = app::parse_positive(text(q.value(p.seq)), "--seq");
     if (q.isSet(p.strategy))
         s.strategy = app::parse_strategy(text(q.value(p.strategy)), "--strategy");
+    if (q.isSet(p.align)) s.alignment = app::parse_alignment(text(q.value(p.align)), "--align");
+    for (const QString& v : q.values(p.arena))
+        s.arenas.push_back(app::parse_arena_setting(text(v), "--arena"));
     for (const QString& v : q.values(p.dim))
         s.bindings.dims.insert(app::parse_dim_binding(text(v), "--dim"));
     for (const QString& v : q.values(p.inputShape))

@@ -30,7 +30,7 @@ class TestPlanChoices : public QObject {
         QCOMPARE(o.policy.find("arena")->alignment, uint64_t(1));
         // --align and a capacity apply to that arena (the CLI once ignored --align here).
         c.alignment = 4096;
-        c.capacities = {{"arena", 1 << 20}};
+        c.arenas = {{"arena", 1 << 20}};
         o = app::make_plan_options(c, ModelKind::DsaCsv);
         QCOMPARE(o.policy.find("arena")->alignment, uint64_t(4096));
         QCOMPARE(o.policy.find("arena")->capacity, uint64_t(1 << 20));
@@ -38,16 +38,16 @@ class TestPlanChoices : public QObject {
 
     void inapplicableChoicesAreRefused() {
         app::PlanChoices c;
-        c.capacities = {{"activations", 1024}};
+        c.arenas = {{"activations", 1024}};
         TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::DsaCsv),
                             FailureCode::InvalidArgument);
-        c.capacities = {{"arena", 1024}};
+        c.arenas = {{"arena", 1024}};
         TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
                             FailureCode::InvalidArgument);
-        c.capacities = {{"scratch", 1024}};
+        c.arenas = {{"scratch", 1024}};
         TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
                             FailureCode::InvalidArgument);
-        c.capacities.clear();
+        c.arenas.clear();
         c.routes = {{Role::Workspace, "scratch"}};
         TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::DsaCsv),
                             FailureCode::InvalidArgument);
@@ -64,7 +64,7 @@ class TestPlanChoices : public QObject {
     void routesMakeArenasThatCapacitiesMayName() {
         app::PlanChoices c;
         c.routes = {{Role::Workspace, "scratch"}};
-        c.capacities = {{"scratch", 4096}};
+        c.arenas = {{"scratch", 4096}};
         const PlanOptions o = app::make_plan_options(c, ModelKind::IrJson);
         QCOMPARE(o.policy.arena_of_role[size_t(Role::Workspace)], std::string("scratch"));
         QVERIFY(o.policy.find("scratch"));
@@ -72,11 +72,55 @@ class TestPlanChoices : public QObject {
         QCOMPARE(o.policy.find("scratch")->alignment, uint64_t(128));
     }
 
+    // Seed 000 I.B: each arena has its own alignment. An arena's setting overrides --align there
+    // and nowhere else; one that gives only an alignment leaves the capacity unbounded.
+    void arenasTakeTheirOwnAlignment() {
+        app::PlanChoices c;
+        c.alignment = 64;
+        c.arenas = {{"parameters", std::nullopt, 4096}, {"activations", 1 << 20, 256}};
+        PlanOptions o = app::make_plan_options(c, ModelKind::IrJson);
+        QCOMPARE(o.policy.find("parameters")->alignment, uint64_t(4096));
+        QCOMPARE(o.policy.find("parameters")->capacity, UINT64_MAX);
+        QCOMPARE(o.policy.find("activations")->alignment, uint64_t(256));
+        QCOMPARE(o.policy.find("activations")->capacity, uint64_t(1 << 20));
+        QCOMPARE(o.policy.find("gradients")->alignment, uint64_t(64));
+        QCOMPARE(o.policy.find("optimizer")->alignment, uint64_t(64));
+        // A routed arena of its own, and the one arena of an offset problem.
+        c.arenas = {{"scratch", std::nullopt, 32}};
+        c.routes = {{Role::Workspace, "scratch"}};
+        o = app::make_plan_options(c, ModelKind::IrJson);
+        QCOMPARE(o.policy.find("scratch")->alignment, uint64_t(32));
+        QCOMPARE(o.policy.find("scratch")->capacity, UINT64_MAX);
+        c.routes.clear();
+        c.arenas = {{"arena", std::nullopt, 8}};
+        o = app::make_plan_options(c, ModelKind::DsaCsv);
+        QCOMPARE(o.policy.find("arena")->alignment, uint64_t(8));
+    }
+
+    void badArenaSettingsAreRefusedByName() {
+        app::PlanChoices c;
+        for (uint64_t bad : {uint64_t(0), uint64_t(48)}) {
+            c.arenas = {{"activations", std::nullopt, bad}};
+            const auto f =
+                test::capture_failure([&] { app::make_plan_options(c, ModelKind::IrJson); });
+            QVERIFY(f && f->code() == FailureCode::AlignmentViolation);
+            QCOMPARE(f->where(), std::string("--arena activations"));
+        }
+        // A second setting for one arena would silently replace the first.
+        c.arenas = {{"activations", 1024}, {"activations", std::nullopt, 256}};
+        const auto f = test::capture_failure([&] { app::make_plan_options(c, ModelKind::IrJson); });
+        QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+        QVERIFY2(f->message().find("given twice") != std::string::npos, f->what());
+        c.arenas = {{"nowhere", std::nullopt, 256}};
+        TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
+                            FailureCode::InvalidArgument);
+    }
+
     // New arenas are created capacities first, then routes, in the order given: the arena order
     // is part of the plan and its hash, so it must not move.
     void newArenasKeepTheirOrder() {
         app::PlanChoices c;
-        c.capacities = {{"second", 2048}, {"first", 1024}};
+        c.arenas = {{"second", 2048}, {"first", 1024}};
         c.routes = {{Role::Workspace, "first"}, {Role::Gradient, "second"}, {Role::Input, "third"}};
         const PlanOptions o = app::make_plan_options(c, ModelKind::IrJson);
         std::vector<std::string> names;
@@ -119,7 +163,7 @@ class TestPlanChoices : public QObject {
     // An offset problem has one arena: the options (and so recorded sessions) hold just it.
     void problemsHaveOneArena() {
         app::PlanChoices c;
-        c.capacities.push_back({"arena", 4096});
+        c.arenas.push_back({"arena", 4096});
         const PlanOptions o = app::make_plan_options(c, ModelKind::DsaCsv);
         QCOMPARE(o.policy.arenas.size(), size_t(1));
         QCOMPARE(o.policy.arenas[0].name, std::string("arena"));
@@ -130,11 +174,24 @@ class TestPlanChoices : public QObject {
     }
 
     void textFormsParseOrSayWhatIsWrong() {
-        const auto cap = app::parse_capacity("activations=8GiB", "--arena");
-        QCOMPARE(cap.first, std::string("activations"));
-        QCOMPARE(cap.second, uint64_t(8) << 30);
-        for (const char* bad : {"activations", "=8GiB", "activations=", "activations=lots"})
-            TMMU_EXPECT_FAILURE(app::parse_capacity(bad, "--arena"), FailureCode::InvalidArgument);
+        using Setting = app::ArenaSetting;
+        QCOMPARE(app::parse_arena_setting("activations=8GiB", "--arena"),
+                 (Setting{"activations", uint64_t(8) << 30, std::nullopt}));
+        QCOMPARE(app::parse_arena_setting("activations=8GiB:256", "--arena"),
+                 (Setting{"activations", uint64_t(8) << 30, 256}));
+        QCOMPARE(app::parse_arena_setting("parameters=:4KiB", "--arena"),
+                 (Setting{"parameters", std::nullopt, 4096}));
+        QCOMPARE(app::format_arena_setting({"a", (uint64_t(3) << 40) + 1024, 96}),
+                 std::string("a=3221225473KiB:96"));
+        for (const Setting& s :
+             {Setting{"a", 1, std::nullopt}, Setting{"a", 1, 2}, Setting{"a", std::nullopt, 2},
+              Setting{"a", UINT64_MAX, 1 << 30}, Setting{"a", uint64_t(5) << 40, 3 << 20}})
+            QCOMPARE(app::parse_arena_setting(app::format_arena_setting(s), "--arena"), s);
+        for (const char* bad : {"activations", "=8GiB", "activations=", "activations=lots",
+                                "activations=:", "activations=8GiB:", "activations=1:2:3",
+                                "activations=8GiB:lots", ":256"})
+            TMMU_EXPECT_FAILURE(app::parse_arena_setting(bad, "--arena"),
+                                FailureCode::InvalidArgument);
         const auto route = app::parse_route("gradient=activations", "--route");
         QCOMPARE(route.first, Role::Gradient);
         QCOMPARE(route.second, std::string("activations"));

@@ -461,6 +461,40 @@ class TestCli : public QObject {
         QCOMPARE(twice.code, 2);
         QVERIFY(twice.err.contains("more than once"));
     }
+    // --arena NAME=CAPACITY:ALIGNMENT (seed 000 I.B): an arena's alignment overrides --align
+    // there, and every tensor in it is placed on it.
+    void arenasTakeTheirOwnAlignment() {
+        Result r = run_tmmu({"plan", "--batch", "1", "--seq", "64", "--align", "64", "--arena",
+                             "parameters=:4KiB", "--arena", "activations=1GiB:256", "--json", "-",
+                             "--tensors"});
+        QCOMPARE(r.code, 0);
+        const QJsonDocument doc = QJsonDocument::fromJson(r.out.toUtf8());
+        QMap<QString, qint64> alignment;
+        for (const auto& a : doc["arenas"].toArray())
+            alignment[a.toObject()["name"].toString()] = a.toObject()["alignment"].toInteger();
+        QCOMPARE(
+            alignment,
+            (QMap<QString, qint64>{
+                {"parameters", 4096}, {"activations", 256}, {"gradients", 64}, {"optimizer", 64}}));
+        QCOMPARE(doc["arenas"][1]["capacity"].toInteger(), qint64(1) << 30);
+        QVERIFY(doc["arenas"][0]["capacity"].isNull());
+        int parameters = 0;
+        for (const auto& t : doc["tensors"].toArray()) {
+            const QJsonObject o = t.toObject();
+            const qint64 a = alignment[o["arena"].toString()];
+            QVERIFY2(o["offset"].toInteger() % a == 0, qPrintable(o["id"].toString()));
+            parameters += o["arena"].toString() == "parameters";
+        }
+        QVERIFY(parameters > 100);
+        Result odd = run_tmmu({"plan", "--arena", "activations=8GiB:48"});
+        QCOMPARE(odd.code, 15);
+        QVERIFY2(odd.err.contains("ALIGNMENT_VIOLATION at --arena activations"),
+                 qPrintable(odd.err));
+        Result twice =
+            run_tmmu({"plan", "--arena", "activations=8GiB", "--arena", "activations=:256"});
+        QCOMPARE(twice.code, 2);
+        QVERIFY2(twice.err.contains("given twice"), qPrintable(twice.err));
+    }
     void everyCommandHasHelp() {
         const char* const commands[] = {"plan",       "validate",  "gen",     "bench",
                                         "strategies", "session",   "export",  "compile",

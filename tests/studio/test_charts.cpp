@@ -250,6 +250,14 @@ class TestCharts : public QObject {
         QCOMPARE(o.settings.seq, uint64_t(16));
         QCOMPARE(o.settings.strategy, std::string("ffd"));
         QCOMPARE(o.screenshot, QString("x.png"));
+        const StudioOptions arenas = parse_studio_options(
+            {"--align", "1KiB", "--arena", "parameters=:4KiB", "--arena", "activations=2GiB"});
+        QCOMPARE(arenas.settings.alignment, uint64_t(1024));
+        QCOMPARE(format_arena_settings(arenas.settings.arenas),
+                 std::string("parameters=:4KiB, activations=2GiB"));
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--align", "0"}), FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--arena", "activations"}),
+                            FailureCode::InvalidArgument);
         StudioOptions d = parse_studio_options({});
         QVERIFY(d.model.isEmpty());
         QCOMPARE(d.settings.batch, uint64_t(8));
@@ -293,27 +301,33 @@ class TestCharts : public QObject {
         QVERIFY(QFile::exists(default_model_path()));
     }
 
-    void parsesCapacitiesAndBuildsOptions() {
-        CapacityList c = parse_capacities("activations=8GiB, gradients=512MiB");
+    void parsesArenaSettingsAndBuildsOptions() {
+        ArenaSettings c = parse_arena_settings("activations=8GiB:256, gradients=512MiB");
         QCOMPARE(c.size(), size_t(2));
-        QCOMPARE(c[0].first, std::string("activations"));
-        QCOMPARE(c[0].second, 8ull << 30);
-        QCOMPARE(c[1].second, 512ull << 20);
-        QVERIFY(parse_capacities("  ").empty());
-        QCOMPARE(parse_capacities(format_capacities(c)), c);
-        TMMU_EXPECT_FAILURE(parse_capacities("activations"), FailureCode::InvalidArgument);
-        TMMU_EXPECT_FAILURE(parse_capacities("activations=lots"), FailureCode::InvalidArgument);
+        QCOMPARE(c[0].name, std::string("activations"));
+        QCOMPARE(c[0].capacity, std::optional<uint64_t>(8ull << 30));
+        QCOMPARE(c[0].alignment, std::optional<uint64_t>(256));
+        QCOMPARE(c[1].capacity, std::optional<uint64_t>(512ull << 20));
+        QVERIFY(!c[1].alignment);
+        QVERIFY(parse_arena_settings("  ").empty());
+        QCOMPARE(parse_arena_settings(format_arena_settings(c)), c);
+        const ArenaSettings only = parse_arena_settings("parameters=:4KiB");
+        QCOMPARE(format_arena_settings(only), std::string("parameters=:4KiB"));
+        QCOMPARE(parse_arena_settings(format_arena_settings(only)), only);
+        TMMU_EXPECT_FAILURE(parse_arena_settings("activations"), FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_arena_settings("activations=lots"), FailureCode::InvalidArgument);
         PlanSettings s;
-        s.capacities = c;
+        s.arenas = c;
         PlanOptions o = make_options(s, ModelKind::TransformerConfig);
         QCOMPARE(o.policy.find("activations")->capacity, 8ull << 30);
-        QCOMPARE(o.policy.find("activations")->alignment, uint64_t(128));
+        QCOMPARE(o.policy.find("activations")->alignment, uint64_t(256));
+        QCOMPARE(o.policy.find("gradients")->alignment, uint64_t(128));
         TMMU_EXPECT_FAILURE(make_options(s, ModelKind::DsaCsv), FailureCode::InvalidArgument);
-        s.capacities = {{"arena", 4096}};
+        s.arenas = {{"arena", 4096}};
         PlanOptions csv = make_options(s, ModelKind::DsaCsv);
         QCOMPARE(csv.policy.find("arena")->capacity, uint64_t(4096));
         QCOMPARE(csv.policy.find("arena")->alignment, uint64_t(1));
-        s.capacities.clear();
+        s.arenas.clear();
         s.alignment = 48;
         TMMU_EXPECT_FAILURE(make_options(s, ModelKind::IrJson), FailureCode::AlignmentViolation);
     }

@@ -159,7 +159,7 @@ class TestMainWindow : public QObject {
         QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
         auto before = w.context()->planPtr();
         QString hash = statusText(w, "hash");
-        w.controls()->capacitiesEdit()->setText("activations=1KiB");
+        w.controls()->arenasEdit()->setText("activations=1KiB");
         QSignalSpy failed(&w, &MainWindow::planFailed);
         w.replan();
         QVERIFY(failed.wait(30000));
@@ -177,10 +177,10 @@ class TestMainWindow : public QObject {
     void badCapacityTextIsReportedWithoutPlanning() {
         MainWindow w;
         QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
-        w.controls()->capacitiesEdit()->setText("activations");
+        w.controls()->arenasEdit()->setText("activations");
         w.replan();
         QVERIFY(w.lastFailure().startsWith("INVALID_ARGUMENT"));
-        w.controls()->capacitiesEdit()->setText("nosucharena=1GiB");
+        w.controls()->arenasEdit()->setText("nosucharena=1GiB");
         QSignalSpy failed(&w, &MainWindow::planFailed);
         w.replan();
         QVERIFY(failed.wait(30000));
@@ -274,7 +274,7 @@ class TestMainWindow : public QObject {
         ctx->setCurrentEvent(5);
         QCOMPARE(w.findChild<QSlider*>("stepSlider")->value(), 5);
         // Keys typed into a text field stay there.
-        QLineEdit* edit = w.controls()->capacitiesEdit();
+        QLineEdit* edit = w.controls()->arenasEdit();
         edit->setText("abc");
         edit->setFocus();
         edit->setCursorPosition(3);

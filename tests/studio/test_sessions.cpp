@@ -204,6 +204,33 @@ class TestSessions : public QObject {
         QCOMPARE(w.sessions()->store()->count(), size_t(2)); // opening records nothing
     }
 
+    // A session's arena settings come back to the toolbar when it is opened: the arena whose
+    // alignment differs from the others keeps it as its own setting, so Re-plan plans alike,
+    // and an alignment the Align list does not offer is added to it.
+    void openingASessionRestoresItsArenaSettings() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        PlanSettings settings = smallSettings("slots");
+        settings.alignment = 2048;
+        settings.arenas = parse_arena_settings("parameters=:4KiB, activations=1GiB");
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
+        QVERIFY(waitIdle(w));
+        const int64_t id = w.sessions()->currentSession();
+        QVERIFY(id > 0);
+        const Plan& planned = *w.context()->plan();
+        QCOMPARE(planned.arenas[0].config.alignment, uint64_t(4096));
+        for (const PlannedTensor& t : planned.tensors)
+            if (t.arena == 0) QCOMPARE(t.offset % 4096, uint64_t(0));
+        w.controls()->setSettings(smallSettings());
+        runAndWait(w, &SessionActions::openFinished, [&] { w.sessions()->openSession(id); });
+        QVERIFY(waitIdle(w));
+        const PlanSettings shown = w.controls()->settings();
+        QCOMPARE(shown.alignment, uint64_t(2048));
+        QCOMPARE(w.controls()->alignmentBox()->currentText(), QString("2048"));
+        QCOMPARE(format_arena_settings(shown.arenas),
+                 std::string("parameters=:4KiB, activations=1GiB"));
+    }
+
     void renamesAnnotatesAndDeletesThroughThePanel() {
         MainWindow w;
         QVERIFY(w.sessions()->openStore(freshDb()));
