@@ -96,6 +96,13 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
     double over = bound ? (double(peak) / double(bound) - 1.0) * 100.0 : 0.0;
     fmt::print("{:<12} {:<16} {:>14} {:>14} {:>8.3f}%\n", "total", "", format_bytes(peak),
                format_bytes(bound), over);
+    const ArenaReuse reuse = plan_reuse(plan);
+    fmt::print("\nreuse      saves {} ({:.1f}%) of {} without reuse; {} share bytes\n",
+               format_bytes(reuse.saved_bytes),
+               reuse.isolated_bytes
+                   ? 100.0 * double(reuse.saved_bytes) / double(reuse.isolated_bytes)
+                   : 0.0,
+               format_bytes(reuse.isolated_bytes), count_of(reuse.sharing_pairs, "buffer pair"));
     fmt::print("\nplan hash  {}\nir hash    {}\n", to_hex(plan.plan_hash), to_hex(plan.ir_hash));
     for (const std::string& note : plan.notes)
         fmt::print("note: {}\n", note);

@@ -40,6 +40,13 @@ PlanSummary PlanSummary::of(const Plan& plan, const LoadedModel* model) {
     const PlanTotals totals = plan_totals(plan);
     const uint64_t height = totals.peak_bytes, bound = totals.lower_bound;
     s.height = QObject::tr("height %1").arg(QString::fromStdString(format_bytes(height)));
+    const ArenaReuse reuse = plan_reuse(plan);
+    s.heightTip =
+        QObject::tr("Sum of the arenas' peaks. Reuse saves %1 of the %2 the buffers need with "
+                    "no reuse; %3 pairs of buffers share bytes at different times.")
+            .arg(QString::fromStdString(format_bytes(reuse.saved_bytes)),
+                 QString::fromStdString(format_bytes(reuse.isolated_bytes)))
+            .arg(reuse.sharing_pairs);
     double over = bound == 0 ? 0.0 : 100.0 * (double(height) - double(bound)) / double(bound);
     s.overBound = QObject::tr("+%1% over lower bound").arg(over, 0, 'f', 3);
     std::string hex = to_hex(plan.plan_hash);
@@ -141,7 +148,7 @@ void StudioStatusBar::showPlan(const Plan& plan, const LoadedModel* model) {
     set("model", s.model, s.modelTip);
     set("mode", s.mode, tr("Liveness mode"));
     set("strategy", s.strategy, s.strategyTip);
-    set("height", s.height, tr("Sum of the arenas' peaks"));
+    set("height", s.height, s.heightTip);
     set("over", s.overBound, tr("Height above the sum of the arenas' lower bounds"));
     set("hash", s.hash, s.hashTip);
 }

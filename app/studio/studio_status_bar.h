@@ -24,7 +24,8 @@ namespace tmmu::studio {
 
 // The summary's texts, separate from the widgets so tests can read them.
 struct PlanSummary {
-    QString model, modelTip, mode, strategy, strategyTip, height, overBound, hash, hashTip;
+    QString model, modelTip, mode, strategy, strategyTip, height, heightTip, overBound, hash,
+        hashTip;
     static PlanSummary of(const Plan& plan, const LoadedModel* model);
 };
 

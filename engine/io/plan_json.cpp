@@ -55,6 +55,10 @@ ordered_json arena_metrics_json(const ArenaPlan& a) {
     j["tensors"] = m.tensors;
     j["reuse_ratio"] = m.reuse_ratio;
     j["internal_fragmentation"] = m.internal_fragmentation;
+    const ArenaReuse reuse = arena_reuse(a);
+    j["isolated_bytes"] = reuse.isolated_bytes;
+    j["saved_bytes"] = reuse.saved_bytes;
+    j["sharing_pairs"] = reuse.sharing_pairs;
     return j;
 }
 
@@ -74,6 +78,10 @@ ordered_json totals_json(const Plan& plan) {
     ordered_json j;
     j["peak_bytes"] = totals.peak_bytes;
     j["lower_bound"] = totals.lower_bound;
+    const ArenaReuse reuse = plan_reuse(plan);
+    j["isolated_bytes"] = reuse.isolated_bytes;
+    j["saved_bytes"] = reuse.saved_bytes;
+    j["sharing_pairs"] = reuse.sharing_pairs;
     j["plan_ms"] = ns_to_ms(plan.total_plan_ns);
     return j;
 }

@@ -4,8 +4,58 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <numeric>
+#include <queue>
+#include <vector>
 
 namespace tmmu {
+namespace {
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+// Stacked in index order, each buffer at the first offset its alignment allows above the last.
+uint64_t isolated_height(const OffsetProblem& p) {
+    uint64_t top = 0;
+    for (const Buffer& b : p.buffers) {
+        const uint64_t mask = b.alignment - 1;
+        if (top > UINT64_MAX - mask) return UINT64_MAX;
+        top = saturating_add((top + mask) & ~mask, b.size);
+    }
+    return top;
+}
+
+// Sweep the byte ranges in offset order, keeping the ends of those still open: each range
+// overlaps exactly the open ones it finds.
+uint64_t overlapping_pairs(const OffsetProblem& p, const std::vector<uint64_t>& offsets) {
+    std::vector<size_t> order(p.buffers.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::erase_if(order, [&](size_t i) { return p.buffers[i].size == 0; });
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return offsets[a] < offsets[b]; });
+    std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> open_ends;
+    uint64_t pairs = 0;
+    for (size_t i : order) {
+        while (!open_ends.empty() && open_ends.top() <= offsets[i])
+            open_ends.pop();
+        pairs += open_ends.size();
+        open_ends.push(offsets[i] + p.buffers[i].size); // fits: the plan's height does
+    }
+    return pairs;
+}
+
+} // namespace
+
+ArenaReuse arena_reuse(const ArenaPlan& arena) {
+    ArenaReuse r;
+    r.isolated_bytes = isolated_height(arena.problem);
+    const uint64_t peak = arena.metrics.peak_bytes;
+    r.saved_bytes = r.isolated_bytes > peak ? r.isolated_bytes - peak : 0;
+    r.sharing_pairs = overlapping_pairs(arena.problem, arena.solution.offsets);
+    return r;
+}
 
 PlanTotals plan_totals(const Plan& plan) {
     PlanTotals t;
@@ -16,6 +66,17 @@ PlanTotals plan_totals(const Plan& plan) {
         t.buffers = checked_add(t.buffers, a.metrics.buffers, "totals.buffers");
     }
     return t;
+}
+
+ArenaReuse plan_reuse(const Plan& plan) {
+    ArenaReuse sum;
+    for (const ArenaPlan& a : plan.arenas) {
+        const ArenaReuse r = arena_reuse(a);
+        sum.isolated_bytes = saturating_add(sum.isolated_bytes, r.isolated_bytes);
+        sum.saved_bytes = saturating_add(sum.saved_bytes, r.saved_bytes);
+        sum.sharing_pairs = saturating_add(sum.sharing_pairs, r.sharing_pairs);
+    }
+    return sum;
 }
 
 std::optional<Role> dominant_role(const Plan& plan, uint32_t arena) {

@@ -139,7 +139,7 @@ std::string pdf_report(const Session& s) {
     f.heading("Session and inputs", 12);
     f.facts(d.facts);
     f.heading("Metrics per arena", 12);
-    f.table(d.metrics, {62, 52, 52, 52, 42, 34, 38, 40, 40, 40, 63}, 7.5);
+    f.table(d.metrics, {56, 52, 50, 50, 36, 28, 34, 34, 34, 32, 58, 51}, 7.5);
     std::vector<size_t> arenas = charted_arenas(p);
     f.heading("Memory over time", 12, arenas.empty() ? 40 : kMemoryHeight + 8);
     for (size_t a : arenas)

@@ -5,6 +5,7 @@
 #include "core/failure.h"
 #include "core/units.h"
 #include "encoding/sha256.h"
+#include "plan/plan_summary.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -57,8 +58,8 @@ std::vector<Fact> input_facts(const Session& s, const Plan& p) {
 
 Table metrics_table(const Plan& p) {
     Table t{{"arena", "strategy", "peak", "lower bound", "over LB", "slots", "max live", "buffers",
-             "tensors", "reuse", "fragmentation"},
-            {false, false, true, true, true, true, true, true, true, true, true},
+             "tensors", "reuse", "fragmentation", "saved"},
+            {false, false, true, true, true, true, true, true, true, true, true, true},
             {}};
     for (const ArenaPlan& a : p.arenas) {
         const ArenaMetrics& m = a.metrics;
@@ -68,7 +69,8 @@ Table metrics_table(const Plan& p) {
                           fmt::format("{}", m.slot_count), fmt::format("{}", m.max_live),
                           fmt::format("{}", m.buffers), fmt::format("{}", m.tensors),
                           fmt::format("{:.4f}", m.reuse_ratio),
-                          fmt::format("{:.2f}%", m.internal_fragmentation * 100.0)});
+                          fmt::format("{:.2f}%", m.internal_fragmentation * 100.0),
+                          format_bytes(arena_reuse(a).saved_bytes)});
     }
     return t;
 }

@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
@@ -58,6 +59,10 @@ class TestCli : public QObject {
         for (const char* arena : {"parameters", "activations", "gradients", "optimizer"})
             QVERIFY2(r.out.contains(arena), arena);
         QCOMPARE(hash_line(r.out, "plan hash").size(), 64);
+        QVERIFY2(r.out.contains(QRegularExpression(
+                     "\nreuse +saves [0-9.]+ [KMG]iB \\([0-9.]+%\\) of [0-9.]+ GiB without "
+                     "reuse; [0-9]+ buffer pairs share bytes\n")),
+                 qPrintable(r.out));
     }
     void jsonOutputHasDocumentedFields() {
         Result r = run_tmmu({"plan", resource("models/examples/residual_blocks.json"), "--mode",
@@ -76,6 +81,16 @@ class TestCli : public QObject {
             QVERIFY2(arena.contains(key), key);
         QVERIFY(arena["peak_bytes"].toDouble() >= arena["lower_bound"].toDouble());
         QVERIFY(!root["tensors"].toArray().isEmpty());
+        // Seed 003's figures: activations reuse bytes, parameters (all live throughout) cannot.
+        const QJsonObject acts = root["arenas"].toArray()[1].toObject();
+        QCOMPARE(acts["name"].toString(), QString("activations"));
+        QCOMPARE(acts["saved_bytes"].toInteger(),
+                 acts["isolated_bytes"].toInteger() - acts["peak_bytes"].toInteger());
+        QVERIFY(acts["saved_bytes"].toInteger() > 0 && acts["sharing_pairs"].toInteger() > 0);
+        QCOMPARE(arena["saved_bytes"].toInteger(), 0);
+        QCOMPARE(arena["sharing_pairs"].toInteger(), 0);
+        QCOMPARE(root["totals"].toObject()["saved_bytes"].toInteger(),
+                 acts["saved_bytes"].toInteger());
     }
     void generatedIrPlansLikeTheConfig() {
         QTemporaryDir dir;

@@ -9,6 +9,7 @@
 #include <QObject>
 
 #include <algorithm>
+#include <random>
 
 using namespace tmmu;
 
@@ -34,6 +35,67 @@ class TestPlanSummary : public QObject {
         p.arenas[0].metrics.peak_bytes = 1;
         p.arenas[1].metrics.lower_bound = UINT64_MAX;
         TMMU_EXPECT_FAILURE(plan_totals(p), FailureCode::AllocationOverflow);
+    }
+
+    // Seed 003's figures, by hand for the sample: activations stack a, b, c to 1280 bytes with no
+    // reuse against a height of 768, and a and c share [0, 512); w2's 128-byte alignment puts it
+    // at 256, so the parameters save nothing.
+    void reuseIsMeasuredAgainstBytesOfTheirOwn() {
+        const Plan p = test::sample_plan();
+        const ArenaReuse params = arena_reuse(p.arenas[0]);
+        QCOMPARE(params.isolated_bytes, uint64_t(356));
+        QCOMPARE(params.saved_bytes, uint64_t(0));
+        QCOMPARE(params.sharing_pairs, uint64_t(0));
+        const ArenaReuse acts = arena_reuse(p.arenas[1]);
+        QCOMPARE(acts.isolated_bytes, uint64_t(1280));
+        QCOMPARE(acts.saved_bytes, uint64_t(512));
+        QCOMPARE(acts.sharing_pairs, uint64_t(1));
+        const ArenaReuse sum = plan_reuse(p);
+        QCOMPARE(sum.isolated_bytes, uint64_t(1636));
+        QCOMPARE(sum.saved_bytes, uint64_t(512));
+        QCOMPARE(sum.sharing_pairs, uint64_t(1));
+    }
+
+    // Padding can make the stack higher than the plan's bytes: nothing is saved then, never a
+    // wrapped-around figure; sizes past 2^64 saturate.
+    void reuseFiguresNeverWrap() {
+        ArenaPlan a;
+        a.problem.buffers = {{0, 1, 1, 1, std::nullopt}, {1, 2, 1, 128, std::nullopt}};
+        a.solution.offsets = {0, 0};
+        a.metrics.peak_bytes = 1;
+        QCOMPARE(arena_reuse(a).isolated_bytes, uint64_t(129));
+        QCOMPARE(arena_reuse(a).saved_bytes, uint64_t(128));
+        a.metrics.peak_bytes = 200; // a plan above its own stack (pins, say)
+        QCOMPARE(arena_reuse(a).saved_bytes, uint64_t(0));
+        const uint64_t half = uint64_t(1) << 63;
+        a.problem.buffers = {{0, 1, half, 1, std::nullopt},
+                             {1, 2, half, 1, std::nullopt},
+                             {2, 3, 1, 4096, std::nullopt}};
+        a.solution.offsets = {0, 0, 0};
+        a.metrics.peak_bytes = half;
+        QCOMPARE(arena_reuse(a).isolated_bytes, UINT64_MAX);
+        QCOMPARE(arena_reuse(a).sharing_pairs, uint64_t(3));
+    }
+
+    // The sweep against every pair, on random ranges (empty buffers share nothing).
+    void sharingPairsAreEveryOverlap() {
+        std::mt19937 rng(7);
+        for (int round = 0; round < 50; ++round) {
+            ArenaPlan a;
+            const size_t n = rng() % 60;
+            for (size_t i = 0; i < n; ++i) {
+                a.problem.buffers.push_back({0, 1, rng() % 40, 1, std::nullopt});
+                a.solution.offsets.push_back(rng() % 200);
+            }
+            uint64_t pairs = 0;
+            for (size_t i = 0; i < n; ++i)
+                for (size_t j = i + 1; j < n; ++j) {
+                    const Buffer &x = a.problem.buffers[i], &y = a.problem.buffers[j];
+                    const uint64_t xo = a.solution.offsets[i], yo = a.solution.offsets[j];
+                    pairs += x.size && y.size && xo < yo + y.size && yo < xo + x.size;
+                }
+            QCOMPARE(arena_reuse(a).sharing_pairs, pairs);
+        }
     }
 
     void timeEndIsTheScheduleOrTheLastLifetime() {

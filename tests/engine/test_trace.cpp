@@ -175,13 +175,18 @@ class TestTrace : public QObject {
         const auto& a = j["arenas"][1];
         QCOMPARE(keys_of(a), (Keys{"name", "capacity", "alignment", "strategy", "peak_bytes",
                                    "lower_bound", "peak_over_bound", "slots", "max_live", "buffers",
-                                   "tensors", "reuse_ratio", "internal_fragmentation", "plan_ms"}));
+                                   "tensors", "reuse_ratio", "internal_fragmentation",
+                                   "isolated_bytes", "saved_bytes", "sharing_pairs", "plan_ms"}));
         QCOMPARE(a["name"].get<std::string>(), std::string("activations"));
         QCOMPARE(a["strategy"].get<std::string>(), std::string("greedy-size"));
         QCOMPARE(a["peak_bytes"].get<uint64_t>(), uint64_t(768));
         QCOMPARE(a["slots"].get<uint32_t>(), 2u);
         QCOMPARE(a["reuse_ratio"].get<double>(), 0.5);
         QCOMPARE(a["plan_ms"].get<double>(), 0.005678);
+        QCOMPARE(a["isolated_bytes"].get<uint64_t>(), uint64_t(1280));
+        QCOMPARE(a["saved_bytes"].get<uint64_t>(), uint64_t(512));
+        QCOMPARE(a["sharing_pairs"].get<uint64_t>(), uint64_t(1));
+        QCOMPARE(j["totals"]["saved_bytes"].get<uint64_t>(), uint64_t(512));
         QCOMPARE(j["totals"]["peak_bytes"].get<uint64_t>(), uint64_t(1124));
         QCOMPARE(j["totals"]["lower_bound"].get<uint64_t>(), uint64_t(1124));
         QCOMPARE(j["totals"]["plan_ms"].get<double>(), 0.006912);

@@ -5,11 +5,13 @@
 #include "build_info.h"
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
+#include "core/units.h"
 #include "encoding/sha256.h"
 #include "io/checkpoint.h"
 #include "job_runner.h"
 #include "main_window.h"
 #include "panels/tensor_table_panel.h"
+#include "plan/plan_summary.h"
 #include "plan/strategy.h"
 #include "planning_controls.h"
 #include "studio_app.h"
@@ -111,6 +113,14 @@ class TestMainWindow : public QObject {
         QCOMPARE(statusText(w, "hash"), hex.left(8));
         QVERIFY(w.studioStatusBar()->field("hash")->toolTip().contains(hex));
         QVERIFY(statusText(w, "height").contains("GiB"));
+        const ArenaReuse reuse = plan_reuse(*plan);
+        QVERIFY(reuse.saved_bytes > 0);
+        const QString heightTip = w.studioStatusBar()->field("height")->toolTip();
+        QVERIFY2(heightTip.contains(
+                     QStringLiteral("Reuse saves %1 of the %2")
+                         .arg(QString::fromStdString(format_bytes(reuse.saved_bytes)),
+                              QString::fromStdString(format_bytes(reuse.isolated_bytes)))),
+                 qPrintable(heightTip));
         QVERIFY(statusText(w, "over").contains("over lower bound"));
         QVERIFY(w.studioStatusBar()->field("strategy")->toolTip().contains("activations"));
         QVERIFY(w.controls()->batchBox()->isEnabled()); // a transformer config
