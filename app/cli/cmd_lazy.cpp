@@ -1,5 +1,5 @@
 // `tmmu lazy run`: a lazy program (tmmu-lazy-program JSON) on the token/effect engine (seed 004),
-// and the dispatch of `tmmu lazy traces` and `tmmu lazy replay` (cmd_lazy_traces.cpp).
+// and the dispatch of `tmmu lazy traces`, `replay`, `diff` and `export` (cmd_lazy_traces.cpp).
 #include "commands.h"
 
 #include "lazy_store.h"
@@ -34,6 +34,10 @@ commands:
   traces [--limit N] [--json OUT|-]
                      recorded traces, newest first
   replay ID          run a recorded program again and compare the trace hashes
+  diff A B           compare two recorded traces: hashes, counters, errors, the first event
+                     where they part
+  export ID [--out FILE|-]
+                     write a recorded trace as the JSON of run --trace
 
 options:
   --sessions PATH    sessions database (default $XDG_DATA_HOME/tmmu/sessions.db, else
@@ -88,7 +92,7 @@ TensorHostCoercionError, DisposedTensorError, ...) and the statement, e.g.
 // Every option of every lazy command: Args wants them all taken before the positionals.
 struct LazyOptions {
     bool help = false;
-    std::optional<std::string> json_out, trace_out, title, sessions, checkpoint_policy;
+    std::optional<std::string> json_out, trace_out, title, sessions, checkpoint_policy, out;
     bool eager = false, record = false, compile = false;
     size_t limit = 0;
 };
@@ -98,6 +102,7 @@ LazyOptions lazy_options_from(Args& args) {
     o.help = args.flag("--help") || args.flag("-h");
     o.json_out = args.value("--json");
     o.trace_out = args.value("--trace");
+    o.out = args.value("--out");
     o.title = args.value("--title");
     o.sessions = args.value("--sessions");
     o.eager = args.flag("--eager");
@@ -122,7 +127,8 @@ void check_options_apply(const std::string& command, const LazyOptions& o) {
     refuse_unless(o.compile, run, "--compile", "lazy run");
     refuse_unless(o.title.has_value(), run && o.record, "--title", "lazy run --record");
     refuse_unless(o.sessions.has_value(), !run || o.record, "--sessions",
-                  "lazy run --record, lazy traces and lazy replay");
+                  "lazy run --record, lazy traces, replay, diff and export");
+    refuse_unless(o.out.has_value(), command == "export", "--out", "lazy export");
     refuse_unless(o.json_out.has_value(), run || traces, "--json", "lazy run and lazy traces");
     refuse_unless(o.limit != 0, traces, "--limit", "lazy traces");
 }
@@ -209,22 +215,24 @@ struct LazyCommand {
 
 int cmd_lazy(Args& args) {
     const LazyOptions o = lazy_options_from(args);
-    const auto pos = args.positionals(0, 2);
+    const auto pos = args.positionals(0, 3);
     if (pos.empty() && o.help) {
         std::fputs(kHelp, stdout);
         return 0;
     }
     if (pos.empty())
         fail(FailureCode::InvalidArgument, "lazy",
-             "expects a command: run, traces or replay (see tmmu lazy --help)");
+             "expects a command: run, traces, replay, diff or export (see tmmu lazy --help)");
     const LazyCommand commands[] = {{"run", kRunHelp, 2, "a PROGRAM file"},
                                     {"traces", kLazyTracesHelp, 1, "no arguments"},
-                                    {"replay", kLazyReplayHelp, 2, "a lazy trace ID"}};
+                                    {"replay", kLazyReplayHelp, 2, "a lazy trace ID"},
+                                    {"diff", kLazyDiffHelp, 3, "two lazy trace IDs"},
+                                    {"export", kLazyExportHelp, 2, "a lazy trace ID"}};
     const auto* c = std::find_if(std::begin(commands), std::end(commands),
                                  [&](const LazyCommand& k) { return k.name == pos[0]; });
     if (c == std::end(commands))
         fail(FailureCode::InvalidArgument, pos[0],
-             "unknown lazy command; expected run, traces or replay");
+             "unknown lazy command; expected run, traces, replay, diff or export");
     if (o.help) {
         std::fputs(c->help, stdout);
         return 0;
@@ -235,6 +243,9 @@ int cmd_lazy(Args& args) {
     check_options_apply(pos[0], o);
     if (pos[0] == "traces") return lazy_traces(sessions_db_path(o.sessions), o.limit, o.json_out);
     if (pos[0] == "replay") return lazy_replay(sessions_db_path(o.sessions), pos[1]);
+    if (pos[0] == "diff") return lazy_diff(sessions_db_path(o.sessions), pos[1], pos[2]);
+    if (pos[0] == "export")
+        return lazy_export(sessions_db_path(o.sessions), pos[1], o.out.value_or("-"));
     return lazy_run(pos[1], o);
 }
 

@@ -1,8 +1,9 @@
-// `tmmu lazy traces` and `tmmu lazy replay`: lazy program traces recorded by `tmmu lazy run
-// --record` (sessions/lazy_store.h).
+// `tmmu lazy traces`, `replay`, `diff` and `export`: lazy program traces recorded by `tmmu lazy
+// run --record` (sessions/lazy_store.h).
 #include "commands.h"
 
 #include "lazy_store.h"
+#include "lazy_trace_diff.h"
 
 #include "core/failure.h"
 #include "core/units.h"
@@ -40,6 +41,28 @@ Exit status: 0 when the trace hash and the error (or none) are the same, 1 when 
 18 CORRUPT_CHECKPOINT when the row was changed behind tmmu's back (it is replayed anyway, and
 the comparison printed); 2 for an unknown ID; 16 IO_ERROR when there is no
 sessions database.
+)";
+
+const char* const kLazyDiffHelp = R"(usage: tmmu lazy diff A B [--sessions PATH]
+
+Compares two recorded lazy traces without running anything: each one's program, trace hash,
+counters and error, then "identical" or what differs, and the first event (or plan) where the
+traces part with its fields that changed. Two runs of one program give identical traces; a
+program edited between recordings shows where its trace first changed.
+
+Exit status: 0 when the trace hashes and the errors (or none) are the same, 1 when they
+differ; 18 CORRUPT_CHECKPOINT when either row was changed behind tmmu's back (compared anyway);
+2 for an unknown ID; 16 IO_ERROR when there is no sessions database.
+)";
+
+const char* const kLazyExportHelp = R"(usage: tmmu lazy export ID [--out FILE|-] [--sessions PATH]
+
+Writes a recorded lazy trace as the JSON `tmmu lazy run --trace` writes (every event and plan
+record; resources/docs/outputs.md), exactly as it was recorded, to FILE or standard output
+(the default).
+
+Exit status: 0 written; 18 CORRUPT_CHECKPOINT when the row was changed behind tmmu's back
+(nothing is written: the stored trace is not what ran); 2 for an unknown ID; 16 IO_ERROR.
 )";
 
 namespace {
@@ -96,15 +119,41 @@ std::string trace_line(const std::string& hash, uint64_t events, uint64_t plans,
                        count_of(plans, "plan"), count_of(steps, "step"));
 }
 
-// What differs between the recorded and the replayed run, or "identical ...".
-std::string verdict(const sessions::LazyReplay& r) {
-    if (r.same)
-        return r.recorded_failure.empty() ? "identical: the same trace hash"
-                                          : "identical: the same trace hash and the same error";
-    if (r.recorded_hash != r.replayed_hash && r.recorded_failure != r.replayed_failure)
+// What differs between two runs (recorded and replayed, or two recordings), or "identical ...".
+std::string verdict(const std::string& hash_a, const std::string& hash_b,
+                    const std::string& failure_a, const std::string& failure_b) {
+    if (hash_a == hash_b && failure_a == failure_b)
+        return failure_a.empty() ? "identical: the same trace hash"
+                                 : "identical: the same trace hash and the same error";
+    if (hash_a != hash_b && failure_a != failure_b)
         return "DIFFERENT: the trace hashes and the errors differ";
-    return r.recorded_hash != r.replayed_hash ? "DIFFERENT: the trace hashes differ"
-                                              : "DIFFERENT: the errors differ";
+    return hash_a != hash_b ? "DIFFERENT: the trace hashes differ" : "DIFFERENT: the errors differ";
+}
+
+void warn_if_altered(const sessions::StoredLazyTrace& t, std::string_view doing) {
+    if (t.altered)
+        fmt::print(stderr, "tmmu: warning: lazy trace {} is ALTERED ({}); {}\n", t.summary.id,
+                   t.summary.altered_reason, doing);
+}
+
+// How the recorded run ran, as a replay runs it too: "eager, checkpoints kept, compiled", or "".
+std::string run_options_text(const LazyTraceSummary& s) {
+    std::string how;
+    for (auto [on, word] :
+         {std::pair(s.eager, "eager"),
+          std::pair(s.checkpoint == lazy::CheckpointPolicy::Keep, "checkpoints kept"),
+          std::pair(s.compile, "compiled")})
+        if (on) how += fmt::format("{}{}", how.empty() ? "" : ", ", word);
+    return how;
+}
+
+// "program mlp-training \"title\" (eager), recorded 2026-11-27T10:00:00Z with tmmu 0.1.0"
+std::string recording_line(const sessions::StoredLazyTrace& t) {
+    const LazyTraceSummary& s = t.summary;
+    const std::string how = run_options_text(s);
+    return fmt::format("program {}{}{}, recorded {} with tmmu {}", s.program,
+                       s.title.empty() ? "" : fmt::format(" \"{}\"", s.title),
+                       how.empty() ? "" : " (" + how + ")", s.created, t.program_version);
 }
 
 } // namespace
@@ -123,14 +172,10 @@ int lazy_replay(const std::string& db, const std::string& id_text) {
     const sessions::StoredLazyTrace stored =
         sessions::load_lazy_trace(store, parse_session_id(id_text));
     const LazyTraceSummary& s = stored.summary;
-    if (stored.altered)
-        fmt::print(stderr,
-                   "tmmu: warning: lazy trace {} is ALTERED ({}); replaying what is stored\n", s.id,
-                   s.altered_reason);
-    fmt::print("replay of lazy trace {} ({}{}{}{}) with tmmu {} (recorded with {})\n", s.id,
-               s.program, s.eager ? ", eager" : "",
-               s.checkpoint == lazy::CheckpointPolicy::Keep ? ", checkpoints kept" : "",
-               s.compile ? ", compiled" : "", TMMU_VERSION, stored.program_version);
+    warn_if_altered(stored, "replaying what is stored");
+    const std::string how = run_options_text(s);
+    fmt::print("replay of lazy trace {} ({}{}) with tmmu {} (recorded with {})\n", s.id, s.program,
+               how.empty() ? "" : ", " + how, TMMU_VERSION, stored.program_version);
     const sessions::LazyReplay r = sessions::replay_lazy_trace(stored);
     const lazy::EngineStats& now = r.run.stats;
     fmt::print("recorded  {}\n", trace_line(r.recorded_hash, s.events, s.plans, s.steps));
@@ -139,13 +184,49 @@ int lazy_replay(const std::string& db, const std::string& id_text) {
         fmt::print("recorded  error: {}\nreplayed  error: {}\n",
                    r.recorded_failure.empty() ? "none" : r.recorded_failure,
                    r.replayed_failure.empty() ? "none" : r.replayed_failure);
-    fmt::print("{}\n", verdict(r));
+    fmt::print("{}\n",
+               verdict(r.recorded_hash, r.replayed_hash, r.recorded_failure, r.replayed_failure));
     if (!r.first_difference.empty()) fmt::print("first difference: {}\n", r.first_difference);
     if (stored.altered) {
         fmt::print("integrity ALTERED: {}\n", s.altered_reason);
         return failure_exit_status(FailureCode::CorruptCheckpoint);
     }
     return r.same ? 0 : 1;
+}
+
+int lazy_diff(const std::string& db, const std::string& a_text, const std::string& b_text) {
+    sessions::SessionStore store(db, sessions::StoreAccess::ExistingOnly);
+    const sessions::StoredLazyTrace a = sessions::load_lazy_trace(store, parse_session_id(a_text));
+    const sessions::StoredLazyTrace b = sessions::load_lazy_trace(store, parse_session_id(b_text));
+    for (const sessions::StoredLazyTrace* t : {&a, &b})
+        warn_if_altered(*t, "comparing what is stored");
+    for (const sessions::StoredLazyTrace* t : {&a, &b}) {
+        const LazyTraceSummary& s = t->summary;
+        fmt::print("{:>6}  {}\n        {}\n        error: {}\n", s.id, recording_line(*t),
+                   trace_line(s.trace_hash, s.events, s.plans, s.steps),
+                   s.failure.empty() ? "none" : s.failure);
+    }
+    const LazyTraceSummary &x = a.summary, &y = b.summary;
+    fmt::print("{}\n", verdict(x.trace_hash, y.trace_hash, x.failure, y.failure));
+    if (x.trace_hash != y.trace_hash) {
+        const std::string where = sessions::first_trace_difference(a.trace_json, b.trace_json);
+        if (!where.empty()) fmt::print("first difference: {}\n", where);
+    }
+    if (a.altered || b.altered) return failure_exit_status(FailureCode::CorruptCheckpoint);
+    return x.trace_hash == y.trace_hash && x.failure == y.failure ? 0 : 1;
+}
+
+int lazy_export(const std::string& db, const std::string& id_text, const std::string& out) {
+    sessions::SessionStore store(db, sessions::StoreAccess::ExistingOnly);
+    const sessions::StoredLazyTrace t = sessions::load_lazy_trace(store, parse_session_id(id_text));
+    if (t.altered)
+        fail(FailureCode::CorruptCheckpoint, fmt::format("lazy trace {}", t.summary.id),
+             fmt::format("changed after recording ({}); not exported", t.summary.altered_reason));
+    write_output(out, t.trace_json);
+    if (!is_stdout_path(out))
+        fmt::print("wrote lazy trace {} to {} ({})\n", t.summary.id, out,
+                   count_of(t.summary.events, "event"));
+    return 0;
 }
 
 } // namespace tmmu::cli

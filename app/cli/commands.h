@@ -28,12 +28,16 @@ int cmd_run(Args& args);     // cmd_run.cpp
 int cmd_devices(Args& args); // cmd_devices.cpp
 int cmd_lazy(Args& args);    // cmd_lazy.cpp
 
-// `tmmu lazy traces` and `tmmu lazy replay ID` on the sessions database `db`
+// `tmmu lazy traces`, `replay ID`, `diff A B` and `export ID` on the sessions database `db`
 // (cmd_lazy_traces.cpp); `tmmu lazy` dispatches to them and prints their help.
 extern const char* const kLazyTracesHelp;
 extern const char* const kLazyReplayHelp;
+extern const char* const kLazyDiffHelp;
+extern const char* const kLazyExportHelp;
 int lazy_traces(const std::string& db, size_t limit, const std::optional<std::string>& json_out);
 int lazy_replay(const std::string& db, const std::string& id_text);
+int lazy_diff(const std::string& db, const std::string& a_text, const std::string& b_text);
+int lazy_export(const std::string& db, const std::string& id_text, const std::string& out);
 
 // `plan --record [--title T] [--tag X]... [--notes N] [--sessions PATH]` (cmd_session.cpp).
 struct RecordOptions {

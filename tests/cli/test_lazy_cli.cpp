@@ -88,6 +88,11 @@ class TestLazyCli : public QObject {
         return parsed(tmmu_run({"lazy", "traces", "--sessions", db, "--json", "-"}).out);
     }
 
+    static QByteArray read_bytes(const QString& path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("(unreadable)");
+    }
+
     // Runs `sql` on the database behind tmmu's back; false when SQLite refuses it.
     static bool alter_behind_tmmu(const QString& db, const char* sql) {
         sqlite3* raw = nullptr;
@@ -106,7 +111,7 @@ class TestLazyCli : public QObject {
         QCOMPARE(run.code, 0);
         QVERIFY2(run.out.startsWith("usage: tmmu lazy run PROGRAM"), qPrintable(run.out));
         QVERIFY(tmmu_run({"--help"}).out.contains("lazy run PROGRAM"));
-        for (const char* command : {"traces", "replay"}) {
+        for (const char* command : {"traces", "replay", "diff", "export"}) {
             const Result r = tmmu_run({"lazy", command, "--help"});
             QCOMPARE(r.code, 0);
             QVERIFY2(r.out.startsWith(QString("usage: tmmu lazy ") + command), qPrintable(r.out));
@@ -348,6 +353,50 @@ class TestLazyCli : public QObject {
         QVERIFY2(lines[0].startsWith("first difference: event ") &&
                      lines[0].contains("op was \"tanh\", is \"sigmoid\""),
                  qPrintable(replay.out));
+    }
+    // Two recordings compare without running anything: the same program gives identical traces;
+    // an eager run of it parts at its first event, which diff names. Export writes the stored
+    // trace byte for byte as `run --trace` writes it, and refuses a row changed behind tmmu's back.
+    void recordedTracesAreComparedAndExported() {
+        const QString db = record("shared-base.json", "diff.db");
+        QVERIFY(!db.isEmpty());
+        const QString shared = program("shared-base.json");
+        QCOMPARE(tmmu_run({"lazy", "run", shared, "--record", "--sessions", db}).code, 0);
+        QCOMPARE(tmmu_run({"lazy", "run", shared, "--eager", "--record", "--sessions", db}).code,
+                 0);
+        const Result same = tmmu_run({"lazy", "diff", "1", "2", "--sessions", db});
+        QCOMPARE(same.code, 0);
+        QVERIFY2(same.out.contains("identical: the same trace hash") &&
+                     !same.out.contains("first difference"),
+                 qPrintable(same.out));
+        const Result eager = tmmu_run({"lazy", "diff", "1", "3", "--sessions", db});
+        QCOMPARE(eager.code, 1);
+        QVERIFY2(eager.out.contains("program shared-base (eager)") &&
+                     eager.out.contains("DIFFERENT: the trace hashes differ") &&
+                     eager.out.contains("first difference: event "),
+                 qPrintable(eager.out));
+
+        const QString exported = dir_.filePath("exported.json"), traced = dir_.filePath("t.json");
+        const Result out = tmmu_run({"lazy", "export", "1", "--out", exported, "--sessions", db});
+        QCOMPARE(out.code, 0);
+        QVERIFY2(out.out.startsWith("wrote lazy trace 1 to "), qPrintable(out.out));
+        QCOMPARE(tmmu_run({"lazy", "run", shared, "--trace", traced}).code, 0);
+        QCOMPARE(read_bytes(exported), read_bytes(traced));
+        QCOMPARE(tmmu_run({"lazy", "export", "2", "--sessions", db}).out.toUtf8(),
+                 read_bytes(traced)); // standard output by default
+
+        QCOMPARE(tmmu_run({"lazy", "diff", "1", "9", "--sessions", db}).code, 2);
+        QCOMPARE(tmmu_run({"lazy", "diff", "1", "--sessions", db}).code, 2);
+        QCOMPARE(tmmu_run({"lazy", "diff", "1", "2", "--out", exported, "--sessions", db}).code, 2);
+        QVERIFY(alter_behind_tmmu(db, "UPDATE lazy_traces SET trace_json = "
+                                      "replace(trace_json, 'shared-base', 'other') WHERE id = 2"));
+        const Result altered = tmmu_run({"lazy", "export", "2", "--sessions", db});
+        QCOMPARE(altered.code, 18); // CORRUPT_CHECKPOINT
+        QVERIFY2(altered.out.isEmpty() && altered.err.contains("not exported"),
+                 qPrintable(altered.err));
+        const Result both = tmmu_run({"lazy", "diff", "1", "2", "--sessions", db});
+        QCOMPARE(both.code, 18);
+        QVERIFY2(both.err.contains("lazy trace 2 is ALTERED"), qPrintable(both.err));
     }
     void recordOptionsApplyWhereTheyMean() {
         const QString db = dir_.filePath("options.db");
