@@ -54,6 +54,10 @@ struct Reader {
         if (!v.is_boolean()) bad(field, "expected true or false, got " + v.dump());
         return v.get<bool>();
     }
+    double positive_real(std::string_view field) const {
+        if (!has(field)) bad(field, "missing required field");
+        return positive_real_or(field, 0);
+    }
     double positive_real_or(std::string_view field, double fallback) const {
         if (!has(field)) return fallback;
         const json& v = obj.at(std::string(field));
@@ -146,8 +150,8 @@ void read_gpt2(const Reader& r, TransformerConfig& c) {
              r.unsupported_flag("add_cross_attention", false, false, "cross-attention"));
 }
 
-// RoPE scaling (Llama 3's "llama3", "linear", "dynamic", "yarn", ...) changes every rotation
-// angle; the backends rotate by theta^(-2i/d) unscaled, which is rope_type "default" or none.
+// RoPE scaling changes every rotation angle. The runtime computes "linear" and Llama 3's
+// "llama3" (runtime/rope.h) and of course "default"; "dynamic", "yarn", ... are marked.
 void read_rope_scaling(const Reader& r, TransformerConfig& c) {
     if (!r.has("rope_scaling")) return;
     const json& v = r.obj.at("rope_scaling");
@@ -155,8 +159,26 @@ void read_rope_scaling(const Reader& r, TransformerConfig& c) {
     const Reader scaling{v, r.origin, "rope_scaling."};
     // transformers reads "rope_type", and "type" in configs written before it was renamed.
     const std::string_view key = scaling.has("rope_type") ? "rope_type" : "type";
-    scaling.mark_unrunnable(key, scaling.unsupported(key, "default", {"default"}, "RoPE scaling"),
-                            c);
+    const std::string type = scaling.string_or(key, "default");
+    RopeScaling& s = c.rope_scaling;
+    if (type == "linear") {
+        s.kind = RopeScaling::Kind::Linear;
+        s.factor = scaling.positive_real("factor");
+    } else if (type == "llama3") {
+        s.kind = RopeScaling::Kind::Llama3;
+        s.factor = scaling.positive_real("factor");
+        s.low_freq_factor = scaling.positive_real("low_freq_factor");
+        s.high_freq_factor = scaling.positive_real("high_freq_factor");
+        s.original_max_positions = scaling.positive("original_max_position_embeddings");
+        // The blend between the two divides by their difference.
+        if (!(s.high_freq_factor > s.low_freq_factor))
+            scaling.bad("high_freq_factor",
+                        fmt::format("{} must be greater than low_freq_factor {}",
+                                    s.high_freq_factor, s.low_freq_factor));
+    }
+    scaling.mark_unrunnable(
+        key, scaling.unsupported(key, "default", {"default", "linear", "llama3"}, "RoPE scaling"),
+        c);
 }
 
 void read_llama(const Reader& r, TransformerConfig& c) {

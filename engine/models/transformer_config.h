@@ -10,6 +10,18 @@
 
 namespace tmmu {
 
+// A Llama config's rope_scaling: how the rotation frequencies theta^(-2i/d) are rescaled for
+// contexts past the one the model was trained on (Hugging Face's rope_type "linear" and
+// "llama3"; others are not computed, and marked Unrunnable).
+struct RopeScaling {
+    enum class Kind : uint32_t { None = 0, Linear = 1, Llama3 = 2 };
+    Kind kind = Kind::None;
+    double factor = 1;                   // every frequency (linear), the low ones (llama3), / this
+    double low_freq_factor = 1;          // llama3: wavelengths above original / this are scaled
+    double high_freq_factor = 4;         // llama3: those below original / this are kept
+    uint64_t original_max_positions = 0; // llama3: the context the model was trained on
+};
+
 struct TransformerConfig {
     enum class Family { Gpt2, Llama };
     Family family = Family::Gpt2;
@@ -24,9 +36,11 @@ struct TransformerConfig {
     bool tied_embeddings = false; // lm head shares the token embedding matrix
     double norm_eps = 1e-5;       // GPT-2 layer_norm_epsilon, Llama rms_norm_eps
     double rope_theta = 0;        // Llama rope_theta (default 10000); 0 for GPT-2 (no RoPE)
+    RopeScaling rope_scaling;     // Llama rope_scaling; None without one or for "default"
     // Set where the config asks for a computation the runtime's kernels do not do (RoPE
-    // scaling, another activation): its graph and memory are the model's, but
-    // compile_transformer refuses it, naming this field, rather than run it as the default.
+    // scaling other than linear or llama3, another activation): its graph and memory are the
+    // model's, but compile_transformer refuses it, naming this field, rather than run it as the
+    // default.
     struct Unrunnable {
         std::string where; // the file and field, as a failure's where()
         std::string message;

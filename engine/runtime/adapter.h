@@ -67,7 +67,8 @@ using AdapterTable = std::array<AdapterFn, 256>;
 struct AdapterCapability {
     bool supports_batch = true;
     bool supports_graph_emit = false;
-    uint32_t max_batch_size = 0; // 0: no limit
+    uint32_t max_batch_size = 0;       // 0: no limit
+    bool supports_rope_scaling = true; // multihead_attention: AttentionParams::rope_scaling
 };
 using AdapterCapabilities = std::array<AdapterCapability, 256>;
 

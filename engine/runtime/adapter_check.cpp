@@ -1,6 +1,7 @@
 #include "runtime/adapter_check.h"
 
 #include "core/failure.h"
+#include "runtime/param_block.h"
 
 #include <fmt/format.h>
 
@@ -23,6 +24,13 @@ void check_backend_supports(const ExecutionPlan& plan, const AdapterTable& table
                              "another one",
                              backend, opcode_name(op)));
         const AdapterCapability& can = capabilities[uint8_t(op)];
+        if (op == Opcode::MultiheadAttention && !can.supports_rope_scaling &&
+            param_view<AttentionParams>(plan.params[plan.instructions[i].param_block])
+                    .rope_scaling != 0)
+            fail(FailureCode::UnsupportedOpcode, where,
+                 fmt::format("the {} backend's {} adapter does not compute RoPE scaling (the "
+                             "config's rope_scaling); run it on another backend (cpu, vulkan)",
+                             backend, opcode_name(op)));
         const uint32_t limit = can.supports_batch ? can.max_batch_size : 1;
         if (limit != 0 && slots > limit)
             fail(FailureCode::BatchUnsupported, where,

@@ -17,7 +17,8 @@ uint32_t slots_per_step(const ExecutionPlan& plan);
 // UNSUPPORTED_OPCODE naming the instruction and opcode when `table` has no adapter for it;
 // BATCH_UNSUPPORTED naming them, the slots and the limit when the adapter's capability
 // (supports_batch false: 1; else max_batch_size, 0 meaning no limit) is below
-// slots_per_step(plan). `backend` names the backend in messages ("cpu", "cuda").
+// slots_per_step(plan); UNSUPPORTED_OPCODE too for an attention instruction whose RoPE scaling
+// the adapter does not compute. `backend` names the backend in messages ("cpu", "cuda").
 void check_backend_supports(const ExecutionPlan& plan, const AdapterTable& table,
                             const AdapterCapabilities& capabilities, std::string_view backend);
 

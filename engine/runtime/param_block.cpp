@@ -3,6 +3,7 @@
 #include "core/failure.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace tmmu::runtime {
@@ -12,6 +13,24 @@ namespace {
 template <class P>
 constexpr ParamLayout layout_of() {
     return {P::kVersion, uint16_t(sizeof(P))};
+}
+
+// The scaling's numbers as rope_frequencies() needs them: a known kind, a positive factor, and
+// for llama3 a trained context and a high factor above the low one (the blend divides by their
+// difference).
+template <class Bad>
+void check_rope_scaling(const AttentionParams& p, const Bad& bad) {
+    if (p.rope_scaling == 0) return;
+    if (p.rope_scaling > 2) bad(fmt::format("unknown RoPE scaling kind {}", p.rope_scaling));
+    if (!(p.rope_factor > 0) || !std::isfinite(p.rope_factor))
+        bad(fmt::format("RoPE scaling factor {} is not a positive number", p.rope_factor));
+    if (p.rope_scaling == 2 && (p.rope_original_positions == 0 || !(p.rope_low_freq_factor > 0) ||
+                                !(p.rope_high_freq_factor > p.rope_low_freq_factor) ||
+                                !std::isfinite(p.rope_high_freq_factor)))
+        bad(fmt::format("llama3 RoPE scaling needs a trained context and 0 < low_freq_factor < "
+                        "high_freq_factor, got {}, {} and {}",
+                        p.rope_original_positions, p.rope_low_freq_factor,
+                        p.rope_high_freq_factor));
 }
 
 } // namespace
@@ -53,6 +72,7 @@ void check_param_block(const ParamBlock& b, Opcode op, std::string_view where) {
                         want.version, want.size));
     if (std::any_of(b.data.begin() + b.size, b.data.end(), [](uint8_t x) { return x != 0; }))
         bad("bytes past the payload are not zero");
+    if (op == Opcode::MultiheadAttention) check_rope_scaling(param_view<AttentionParams>(b), bad);
 }
 
 } // namespace tmmu::runtime

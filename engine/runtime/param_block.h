@@ -25,16 +25,18 @@ struct ParamBlock {
     bool operator==(const ParamBlock&) const = default;
 };
 
-// The v1 payloads. Fields are 4-byte little-endian values in declaration order; each struct is
-// padded to a multiple of 8 (the static_asserts below pin the layouts, which are ABI). A
-// layout change is a new kVersion, which blocks of the old one then fail to load against.
+// The payloads (attention's is version 2, the others version 1). Fields are 4-byte
+// little-endian values in declaration order; each struct is padded to a multiple of 8 (the
+// static_asserts below pin the layouts, which are ABI). A layout change is a new kVersion,
+// which blocks of the old one then fail to load against.
 struct NormParams { // layernorm, rmsnorm
     static constexpr uint8_t kVersion = 1;
     float eps;
     uint32_t width;
 };
 struct AttentionParams { // multihead_attention
-    static constexpr uint8_t kVersion = 1;
+    // 2: RoPE scaling (the rope_* fields after max_positions; version 1 ended there).
+    static constexpr uint8_t kVersion = 2;
     static constexpr uint32_t kCausal = 1; // a token attends to itself and earlier tokens only
     // Weights are q, k, v and o projections (Llama: [out, in], no bias); without the flag they
     // are a fused qkv matrix and an output matrix, [in, out] each with a bias (GPT-2 Conv1D).
@@ -43,6 +45,12 @@ struct AttentionParams { // multihead_attention
     float rope_theta; // 0: no rotary embedding
     uint32_t flags;
     uint32_t max_positions;
+    uint32_t rope_scaling;            // a RopeScaling::Kind: 0 none, 1 linear, 2 llama3
+    float rope_factor;                // linear and llama3
+    float rope_low_freq_factor;       // llama3
+    float rope_high_freq_factor;      // llama3 (greater than the low one)
+    uint32_t rope_original_positions; // llama3: the context the model was trained on
+    uint32_t reserved;
 };
 struct MlpParams { // gelu_mlp, swiglu
     static constexpr uint8_t kVersion = 1;
@@ -62,7 +70,7 @@ struct LmHeadParams { // lm_head
     static constexpr uint8_t kVersion = 1;
     uint32_t width, vocab;
 };
-static_assert(sizeof(NormParams) == 8 && sizeof(AttentionParams) == 24 && sizeof(MlpParams) == 8 &&
+static_assert(sizeof(NormParams) == 8 && sizeof(AttentionParams) == 48 && sizeof(MlpParams) == 8 &&
               sizeof(EmbeddingParams) == 16 && sizeof(ResidualParams) == 8 &&
               sizeof(LmHeadParams) == 8);
 

@@ -79,12 +79,30 @@ struct Dims {
 
 AttentionParams attention_params(const TransformerConfig& c, const Dims& d) {
     const bool llama = c.family == TransformerConfig::Family::Llama;
-    return {dim(d.H, "heads"),
-            dim(d.KV, "kv heads"),
-            dim(d.D, "head dim"),
-            float(c.rope_theta),
-            AttentionParams::kCausal | (llama ? AttentionParams::kSeparateProjections : 0),
-            dim(d.P, "max positions")};
+    AttentionParams p{dim(d.H, "heads"),
+                      dim(d.KV, "kv heads"),
+                      dim(d.D, "head dim"),
+                      float(c.rope_theta),
+                      AttentionParams::kCausal |
+                          (llama ? AttentionParams::kSeparateProjections : 0),
+                      dim(d.P, "max positions"),
+                      0,
+                      0,
+                      0,
+                      0,
+                      0,
+                      0};
+    // Fields a kind does not use stay 0, so equal computations give equal blocks.
+    const RopeScaling& s = c.rope_scaling;
+    p.rope_scaling = uint32_t(s.kind);
+    if (s.kind != RopeScaling::Kind::None) p.rope_factor = float(s.factor);
+    if (s.kind == RopeScaling::Kind::Llama3) {
+        p.rope_low_freq_factor = float(s.low_freq_factor);
+        p.rope_high_freq_factor = float(s.high_freq_factor);
+        p.rope_original_positions =
+            dim(s.original_max_positions, "rope_scaling.original_max_position_embeddings");
+    }
+    return p;
 }
 
 // x -> norm -> attention -> +x -> norm -> MLP -> +; `name(stem)` gives a layer weight's name.

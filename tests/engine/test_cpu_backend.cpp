@@ -30,11 +30,14 @@ TransformerConfig tiny_gpt2() {
         "vocab_size":97,"n_positions":80})",
                                     "tiny-gpt2");
 }
-TransformerConfig tiny_llama() {
-    return parse_transformer_config(R"({"model_type":"llama","hidden_size":64,
+// `rope_scaling`: a config.json rope_scaling object (test_support.h), or none.
+TransformerConfig tiny_llama(const char* rope_scaling = nullptr) {
+    const char* llama = R"({"model_type":"llama","hidden_size":64,
         "num_hidden_layers":2,"num_attention_heads":8,"num_key_value_heads":2,
         "intermediate_size":96,"vocab_size":101,"max_position_embeddings":80,
-        "rms_norm_eps":1e-5,"rope_theta":10000.0})",
+        "rms_norm_eps":1e-5,"rope_theta":10000.0})";
+    return parse_transformer_config(rope_scaling ? test::with_rope_scaling(llama, rope_scaling)
+                                                 : std::string(llama),
                                     "tiny-llama");
 }
 
@@ -102,14 +105,21 @@ class TestCpuBackend : public QObject {
     // A 64-step greedy decode after an 8-token prompt: at every step the logits match the
     // naive reference (NMSE <= 1e-6) and so does the chosen token. The reference is causal, so
     // one pass over the final sequence gives every step's logits: step s's are position 7 + s's.
+    // Llama 3's and linear RoPE scaling (rope_scaling) too, against the reference's own formulas.
     void decodeMatchesTheNaiveReference_data() {
         QTest::addColumn<bool>("llama");
-        QTest::newRow("gpt2") << false;
-        QTest::newRow("llama") << true;
+        QTest::addColumn<QByteArray>("scaling"); // empty: none
+        QTest::newRow("gpt2") << false << QByteArray();
+        QTest::newRow("llama") << true << QByteArray();
+        QTest::newRow("llama, llama3 RoPE scaling") << true << QByteArray(test::kLlama3RopeScaling);
+        QTest::newRow("llama, linear RoPE scaling") << true << QByteArray(test::kLinearRopeScaling);
     }
     void decodeMatchesTheNaiveReference() {
         QFETCH(bool, llama);
-        Runner run(llama ? tiny_llama() : tiny_gpt2(), 8, 1);
+        QFETCH(QByteArray, scaling);
+        Runner run(llama ? tiny_llama(scaling.isEmpty() ? nullptr : scaling.constData())
+                         : tiny_gpt2(),
+                   8, 1);
         std::vector<int32_t> sequence;
         const auto steps = run.generate(seeded_prompt(8, run.config.vocab, 3), 64, sequence);
         const auto ref =

@@ -31,6 +31,7 @@ using test::kTinyLlama;
 
 using test::tiny_config;
 using test::tiny_request;
+using test::with_rope_scaling;
 
 // A small multiple of 1/16 (-1/2 to 1/2), exact in f16, different for each i and salt: sums of
 // their products are exact in f32, so a kernel's output can be checked bit for bit.
@@ -82,6 +83,19 @@ class TestCudaBackend : public QObject {
             compile_transformer(tiny_config(kTinyLlama), {PlanMode::Prefill, 8, 80});
         for (bool t : runtime::conv1d_weights(llama.plan))
             QVERIFY(!t);
+        // The kernels compute RoPE angles from theta alone: a plan with RoPE scaling is refused
+        // when it loads, naming what is missing, not run unscaled.
+        const std::string scaled_json = with_rope_scaling(kTinyLlama, test::kLlama3RopeScaling);
+        const CompiledPlan scaled =
+            compile_transformer(tiny_config(scaled_json.c_str()), {PlanMode::Decode, 1, 80});
+        const auto refused = test::capture_failure([&] {
+            check_backend_supports(scaled.plan, cuda::cuda_adapters(), cuda::cuda_capabilities(),
+                                   "cuda");
+        });
+        QVERIFY(refused && refused->code() == FailureCode::UnsupportedOpcode);
+        QVERIFY2(std::string(refused->what()).find("does not compute RoPE scaling") !=
+                     std::string::npos,
+                 refused->what());
     }
 
     // Issue 13's f32 gate over a 64-step seeded run: NMSE <= 1e-5 at every step and the same

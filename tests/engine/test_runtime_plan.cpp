@@ -244,7 +244,8 @@ class TestRuntimePlan : public QObject {
         check_param_block(norm, Opcode::LayerNorm, "p");
         QCOMPARE(param_view<NormParams>(norm).width, 768u);
         const ParamBlock attn =
-            make_param_block(Opcode::MultiheadAttention, AttentionParams{32, 4, 64, 1e4f, 1, 2048});
+            make_param_block(Opcode::MultiheadAttention,
+                             AttentionParams{32, 4, 64, 1e4f, 1, 2048, 0, 0, 0, 0, 0, 0});
         check_param_block(attn, Opcode::MultiheadAttention, "p");
         QCOMPARE(param_view<AttentionParams>(attn).n_kv_heads, 4u);
         // Every mismatch is a load-time INVALID_PARAM_BLOCK_ABI naming what is wrong.
@@ -256,10 +257,34 @@ class TestRuntimePlan : public QObject {
                     check_param_block(b, Opcode::LayerNorm, "p");
                 }).find("version 2") != std::string::npos);
         b = attn;
-        b.opcode = Opcode::LayerNorm; // a 24-byte payload where layernorm v1 has 8
+        b.opcode = Opcode::LayerNorm; // a 48-byte payload where layernorm v1 has 8
+        b.version = 1;
         QVERIFY(failure_text([&] {
                     check_param_block(b, Opcode::LayerNorm, "p");
-                }).find("24 payload bytes") != std::string::npos);
+                }).find("48 payload bytes") != std::string::npos);
+        // Attention's version 1 (24 bytes, before RoPE scaling) no longer loads.
+        b = attn;
+        b.version = 1;
+        b.size = 24;
+        std::fill(b.data.begin() + 24, b.data.end(), uint8_t(0));
+        QVERIFY(failure_text([&] {
+                    check_param_block(b, Opcode::MultiheadAttention, "p");
+                }).find("version 1, this build reads multihead_attention version 2") !=
+                std::string::npos);
+        // RoPE scaling's numbers are checked too: each of these would give wrong angles.
+        const auto scaled = [](uint32_t kind, float factor, float low, float high,
+                               uint32_t trained) {
+            return make_param_block(
+                Opcode::MultiheadAttention,
+                AttentionParams{8, 8, 64, 5e5f, 1, 2048, kind, factor, low, high, trained, 0});
+        };
+        check_param_block(scaled(2, 32, 1, 4, 8192), Opcode::MultiheadAttention, "p");
+        check_param_block(scaled(1, 2, 0, 0, 0), Opcode::MultiheadAttention, "p");
+        for (const ParamBlock& bad :
+             {scaled(3, 2, 1, 4, 8192), scaled(1, 0, 0, 0, 0), scaled(2, 32, 4, 4, 8192),
+              scaled(2, 32, 1, 4, 0), scaled(2, -1, 1, 4, 8192)})
+            TMMU_EXPECT_FAILURE(check_param_block(bad, Opcode::MultiheadAttention, "p"),
+                                FailureCode::InvalidParamBlockAbi);
         b = norm;
         b.data[100] = 1;
         TMMU_EXPECT_FAILURE(check_param_block(b, Opcode::LayerNorm, "p"),
@@ -517,12 +542,12 @@ class TestRuntimePlan : public QObject {
         TMMU_EXPECT_FAILURE(compile_transformer(c, {PlanMode::Prefill, 65, 64}),
                             FailureCode::InvalidArgument);
         (void)compile_transformer(c, {PlanMode::Prefill, 64, 64});
-        // A computation the kernels do not do (Llama 3's RoPE scaling) is refused at compile,
+        // A computation the kernels do not do ("dynamic" RoPE scaling) is refused at compile,
         // naming the config's field, instead of running as unscaled RoPE.
         TransformerConfig scaled = config("tinyllama-1.1b.json");
         (void)compile_transformer(scaled, {PlanMode::Decode, 1, 16});
         scaled.unrunnable = TransformerConfig::Unrunnable{
-            "cfg.json field 'rope_scaling.rope_type'", "RoPE scaling \"llama3\" is not supported"};
+            "cfg.json field 'rope_scaling.rope_type'", "RoPE scaling \"dynamic\" is not supported"};
         const auto f = test::capture_failure([&] {
             (void)compile_transformer(scaled, {PlanMode::Decode, 1, 16});
         });
@@ -577,6 +602,23 @@ class TestRuntimePlan : public QObject {
         TMMU_EXPECT_FAILURE(check_backend_supports(decode4, table, single, "test"),
                             FailureCode::BatchUnsupported);
         check_backend_supports(decode1, table, single, "test");
+
+        // An attention adapter that does not compute RoPE scaling (CUDA's) refuses a plan that
+        // has it, and only such a plan: never runs it unscaled.
+        AdapterCapabilities unscaled = caps;
+        unscaled[uint8_t(Opcode::MultiheadAttention)].supports_rope_scaling = false;
+        TransformerConfig llama = config("tinyllama-1.1b.json");
+        check_backend_supports(compile_transformer(llama, {PlanMode::Decode, 1, 64}).plan, table,
+                               unscaled, "test");
+        llama.rope_scaling = {RopeScaling::Kind::Linear, 2.0, 1.0, 4.0, 0};
+        const ExecutionPlan scaled = compile_transformer(llama, {PlanMode::Decode, 1, 64}).plan;
+        check_backend_supports(scaled, table, caps, "test");
+        const auto no_scaling =
+            test::capture_failure([&] { check_backend_supports(scaled, table, unscaled, "test"); });
+        QVERIFY(no_scaling && no_scaling->code() == FailureCode::UnsupportedOpcode);
+        QVERIFY2(std::string(no_scaling->what()).find("does not compute RoPE scaling") !=
+                     std::string::npos,
+                 no_scaling->what());
     }
 };
 

@@ -204,6 +204,43 @@ class TestTransformer : public QObject {
                  f->what());
     }
 
+    // Llama 3's and linear RoPE scaling are read (the runtime computes them); a field they need
+    // missing or out of range is refused, naming it.
+    void ropeScalingIsRead() {
+        const TransformerConfig llama3 = parse_transformer_config(
+            with_field(llama_text_, "rope_scaling",
+                       R"({"factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                           "original_max_position_embeddings": 8192, "rope_type": "llama3"})"),
+            "cfg.json");
+        QVERIFY(!llama3.unrunnable);
+        QCOMPARE(llama3.rope_scaling.kind, RopeScaling::Kind::Llama3);
+        QCOMPARE(llama3.rope_scaling.factor, 32.0);
+        QCOMPARE(llama3.rope_scaling.low_freq_factor, 1.0);
+        QCOMPARE(llama3.rope_scaling.high_freq_factor, 4.0);
+        QCOMPARE(llama3.rope_scaling.original_max_positions, uint64_t(8192));
+        const TransformerConfig linear = parse_transformer_config(
+            with_field(llama_text_, "rope_scaling", R"({"type": "linear", "factor": 2.0})"),
+            "cfg.json");
+        QVERIFY(!linear.unrunnable);
+        QCOMPARE(linear.rope_scaling.kind, RopeScaling::Kind::Linear);
+        QCOMPARE(linear.rope_scaling.factor, 2.0);
+        QCOMPARE(parse_transformer_config(llama_text_, "cfg.json").rope_scaling.kind,
+                 RopeScaling::Kind::None);
+        expect_config_error(
+            with_field(llama_text_, "rope_scaling", R"({"rope_type": "llama3", "factor": 32.0})"),
+            "rope_scaling.low_freq_factor");
+        expect_config_error(with_field(llama_text_, "rope_scaling",
+                                       R"({"rope_type": "llama3", "factor": 8.0,
+                                           "low_freq_factor": 4.0, "high_freq_factor": 4.0,
+                                           "original_max_position_embeddings": 8192})"),
+                            "rope_scaling.high_freq_factor");
+        expect_config_error(with_field(llama_text_, "rope_scaling", R"({"type": "linear"})"),
+                            "rope_scaling.factor");
+        expect_config_error(
+            with_field(llama_text_, "rope_scaling", R"({"type": "linear", "factor": -2})"),
+            "rope_scaling.factor");
+    }
+
     // A config that changes only what the kernels compute plans (its memory is the model's)
     // but is marked unrunnable, naming the first such field; spelling the default otherwise
     // is not.
@@ -215,13 +252,15 @@ class TestTransformer : public QObject {
         };
         QCOMPARE(unrunnable_at(with_field(llama_text_, "hidden_act", "\"gelu\"")),
                  std::string("cfg.json field 'hidden_act'"));
-        const std::string llama3 =
-            with_field(llama_text_, "rope_scaling", R"({"factor": 32.0, "rope_type": "llama3"})");
-        QCOMPARE(unrunnable_at(llama3), std::string("cfg.json field 'rope_scaling.rope_type'"));
-        QVERIFY(parse_transformer_config(llama3, "cfg.json")
-                    .unrunnable->message.find("\"llama3\" is not supported") != std::string::npos);
-        QCOMPARE(unrunnable_at(with_field(llama_text_, "rope_scaling",
-                                          R"({"type": "linear", "factor": 2.0})")),
+        const std::string dynamic =
+            with_field(llama_text_, "rope_scaling", R"({"factor": 2.0, "rope_type": "dynamic"})");
+        QCOMPARE(unrunnable_at(dynamic), std::string("cfg.json field 'rope_scaling.rope_type'"));
+        QVERIFY(parse_transformer_config(dynamic, "cfg.json")
+                    .unrunnable->message.find("\"dynamic\" is not supported (supported: "
+                                              "\"default\", \"linear\", \"llama3\")") !=
+                std::string::npos);
+        QCOMPARE(unrunnable_at(
+                     with_field(llama_text_, "rope_scaling", R"({"type": "yarn", "factor": 2.0})")),
                  std::string("cfg.json field 'rope_scaling.type'"));
         QCOMPARE(unrunnable_at(with_field(gpt2_text_, "activation_function", "\"relu\"")),
                  std::string("cfg.json field 'activation_function'"));

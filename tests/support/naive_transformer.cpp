@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <numbers>
 #include <stdexcept>
 #include <string>
 
@@ -62,9 +63,26 @@ Matrix norm(const Model& m, const Matrix& x, const std::string& stem) {
     return y;
 }
 
-void rope(std::vector<double>& v, uint64_t offset, uint64_t d, uint64_t pos, double theta) {
+// Pair i's turn rate: Hugging Face's RoPE initialisations, written out again here (not the
+// runtime's rope.h), scaling included.
+double frequency(const TransformerConfig& c, uint64_t i, uint64_t d) {
+    const double base = std::pow(c.rope_theta, -2.0 * double(i) / double(d));
+    const RopeScaling& s = c.rope_scaling;
+    if (s.kind == RopeScaling::Kind::Linear) return base / s.factor;
+    if (s.kind != RopeScaling::Kind::Llama3) return base;
+    const double turn = 2.0 * std::numbers::pi / base; // positions per full turn
+    const double trained = double(s.original_max_positions);
+    if (turn > trained / s.low_freq_factor) return base / s.factor;
+    if (turn < trained / s.high_freq_factor) return base;
+    const double t =
+        (trained / turn - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+    return base * (t + (1.0 - t) / s.factor);
+}
+
+void rope(std::vector<double>& v, uint64_t offset, uint64_t d, uint64_t pos,
+          const TransformerConfig& c) {
     for (uint64_t i = 0; i < d / 2; ++i) {
-        const double a = double(pos) * std::pow(theta, -2.0 * double(i) / double(d));
+        const double a = double(pos) * frequency(c, i, d);
         const double x = v[offset + i], y = v[offset + i + d / 2];
         v[offset + i] = x * std::cos(a) - y * std::sin(a);
         v[offset + i + d / 2] = y * std::cos(a) + x * std::sin(a);
@@ -88,9 +106,9 @@ Matrix attention(const Model& m, const Matrix& h, uint64_t l) {
         v = times(h, m.w(m.layer(l, "self_attn.v_proj.weight")), E, KV * D, true);
         for (size_t t = 0; t < h.size(); ++t) {
             for (uint64_t hd = 0; hd < H; ++hd)
-                rope(q[t], hd * D, D, t, m.c.rope_theta);
+                rope(q[t], hd * D, D, t, m.c);
             for (uint64_t hd = 0; hd < KV; ++hd)
-                rope(k[t], hd * D, D, t, m.c.rope_theta);
+                rope(k[t], hd * D, D, t, m.c);
         }
     }
     Matrix out(h.size(), std::vector<double>(H * D, 0.0));

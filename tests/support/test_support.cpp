@@ -21,6 +21,16 @@ const char* const kTinyLlama = R"({"model_type":"llama","hidden_size":64,"num_hi
     "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,"vocab_size":101,
     "max_position_embeddings":80,"rms_norm_eps":1e-5,"rope_theta":10000.0})";
 
+const char* const kLlama3RopeScaling = R"({"rope_type":"llama3","factor":8.0,
+    "low_freq_factor":1.0,"high_freq_factor":4.0,"original_max_position_embeddings":64})";
+const char* const kLinearRopeScaling = R"({"type":"linear","factor":4.0})";
+
+std::string with_rope_scaling(const char* config_json, const char* scaling) {
+    std::string text = config_json;
+    text.insert(text.rfind('}'), std::string(",\"rope_scaling\":") + scaling);
+    return text;
+}
+
 TransformerConfig tiny_config(const char* json) {
     return parse_transformer_config(json, "tiny");
 }

@@ -25,6 +25,13 @@ namespace tmmu::test {
 extern const char* const kTinyGpt2;
 extern const char* const kTinyLlama;
 TransformerConfig tiny_config(const char* json); // named "tiny"
+// rope_scaling objects for kTinyLlama's heads of 4 pairs (turning every 6, 63, 628 and 6283
+// positions). Llama 3's is trained on 64 positions: pair 0 is kept, pair 1 blended and pairs 2
+// and 3 slowed by 8, which the 72 positions a test decodes go past.
+extern const char* const kLlama3RopeScaling;
+extern const char* const kLinearRopeScaling;
+// A config's JSON text with "rope_scaling": `scaling` added.
+std::string with_rope_scaling(const char* config_json, const char* scaling);
 // `batch` sequences of `prompt` seeded tokens, `decode` tokens each, seed 7.
 runtime::RunRequest tiny_request(uint32_t batch, uint32_t decode, uint32_t prompt = 8);
 

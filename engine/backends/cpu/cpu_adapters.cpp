@@ -3,6 +3,7 @@
 #include "backends/cpu/cpu_math.h"
 #include "runtime/adapter_memory.h"
 #include "runtime/param_block.h"
+#include "runtime/rope.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,11 +94,12 @@ void lm_head(const ExecutionContext& ctx, const Operands& o) {
     matmul_out_in(input_f32(o, 0), weight_f32(o, 0), output_f32(o), ctx.rows, p.width, p.vocab);
 }
 
-// Rotates pairs (i, i + d/2) of one head by position * theta^(-2i/d), as Hugging Face Llama.
-void rope(float* head, uint32_t d, uint32_t position, float theta) {
-    const uint32_t half = d / 2;
+// Rotates pairs (i, i + d/2) of one head by position * rope_frequency(i), as Hugging Face
+// Llama.
+void rope(float* head, const AttentionParams& p, uint32_t position) {
+    const uint32_t half = p.head_dim / 2;
     for (uint32_t i = 0; i < half; ++i) {
-        const double angle = position * std::pow(double(theta), -2.0 * i / d);
+        const double angle = position * rope_frequency(p, i);
         const float c = float(std::cos(angle)), s = float(std::sin(angle));
         const float a = head[i], b = head[i + half];
         head[i] = a * c - b * s;
@@ -129,11 +131,9 @@ void project_qkv(const ExecutionContext& ctx, const Operands& o, const Attention
     if (p.rope_theta <= 0) return;
     for (uint32_t r = 0; r < ctx.rows; ++r) {
         for (uint32_t h = 0; h < p.n_heads; ++h)
-            rope(q + r * s.q_width + h * p.head_dim, p.head_dim, ctx.position_of_row[r],
-                 p.rope_theta);
+            rope(q + r * s.q_width + h * p.head_dim, p, ctx.position_of_row[r]);
         for (uint32_t h = 0; h < p.n_kv_heads; ++h)
-            rope(k + r * s.kv_width + h * p.head_dim, p.head_dim, ctx.position_of_row[r],
-                 p.rope_theta);
+            rope(k + r * s.kv_width + h * p.head_dim, p, ctx.position_of_row[r]);
     }
 }
 

@@ -35,7 +35,10 @@ const AdapterTable& cuda_adapters() {
 }
 
 const AdapterCapabilities& cuda_capabilities() {
-    static const AdapterCapabilities caps = uniform_capabilities({true, true, 0});
+    // No RoPE scaling: the kernels compute angles on the device from theta alone, and using
+    // rope_frequency's values there wants a GPU to check it on. Plans with scaling are refused
+    // when they load (check_backend_supports), never run unscaled.
+    static const AdapterCapabilities caps = uniform_capabilities({true, true, 0, false});
     return caps;
 }
 

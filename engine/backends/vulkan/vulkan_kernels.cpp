@@ -1,6 +1,7 @@
 #include "backends/vulkan/vulkan_kernels.h"
 
 #include "core/failure.h"
+#include "runtime/rope.h"
 
 #include <algorithm>
 #include <cmath>
@@ -169,13 +170,13 @@ Pipelines::~Pipelines() {
     if (layout_) fn.vkDestroyPipelineLayout(context_.device(), layout_, nullptr);
 }
 
-std::vector<float> rope_table(float theta, uint32_t head_dim, uint32_t positions) {
-    const uint32_t half = head_dim / 2;
+std::vector<float> rope_table(const runtime::AttentionParams& rotation, uint32_t positions) {
+    const uint32_t half = rotation.head_dim / 2;
     std::vector<float> table(2 * uint64_t(positions) * half);
     float* sines = table.data() + uint64_t(positions) * half;
     for (uint32_t p = 0; p < positions; ++p)
         for (uint32_t i = 0; i < half; ++i) {
-            const double angle = p * std::pow(double(theta), -2.0 * i / head_dim);
+            const double angle = p * runtime::rope_frequency(rotation, i);
             table[uint64_t(p) * half + i] = float(std::cos(angle));
             sines[uint64_t(p) * half + i] = float(std::sin(angle));
         }

@@ -4,6 +4,7 @@
 // buffer of a step. VulkanKernels is the kernel set runtime::GpuAdapters calls, with
 // ExecutionContext::queue the step's Recorder and every pointer a device address.
 #include "backends/vulkan/vulkan_context.h"
+#include "runtime/param_block.h"
 
 #include <array>
 #include <cstdint>
@@ -49,7 +50,8 @@ struct RopeTable {
     uint32_t head_dim = 0, positions = 0;
     uint64_t address = 0;
 };
-std::vector<float> rope_table(float theta, uint32_t head_dim, uint32_t positions);
+// cos then sin of position * rope_frequency(rotation, i), [positions][head_dim / 2] each.
+std::vector<float> rope_table(const runtime::AttentionParams& rotation, uint32_t positions);
 
 // Appends kernels to `commands`, each followed by a barrier that makes its writes visible to
 // the next (the step's kernels run in order, as the plan's instructions do).

@@ -10,6 +10,7 @@
 #include "runtime/generate.h"
 #include "runtime/gpu_adapters.h"
 #include "runtime/physical_mapping.h"
+#include "runtime/rope.h"
 
 #include <algorithm>
 #include <cstring>
@@ -213,10 +214,13 @@ VulkanProgram::VulkanProgram(CompiledPlan plan, VulkanExecutor& executor)
 
 // Attention's scores buffer (the most any attention instruction needs at the plan's rows)
 // and the RoPE tables of every (theta, head size) the plan rotates by, up to its cache length.
+// The kernels find a table by theta and head size (what GpuAdapters passes), so two rotations
+// that share those but scale differently are refused rather than given the wrong table.
 void VulkanProgram::prepare_attention(VulkanContext& context) {
     const ExecutionPlan& p = plan_.plan;
     uint64_t scores = 1;
     std::vector<float> tables;
+    std::vector<AttentionParams> rotations; // one per table
     for (const Instruction& insn : p.instructions) {
         if (insn.opcode != Opcode::MultiheadAttention) continue;
         const auto a = param_view<AttentionParams>(p.params[insn.param_block]);
@@ -227,13 +231,20 @@ void VulkanProgram::prepare_attention(VulkanContext& context) {
                              a.head_dim, kMaxHeadDim));
         const uint32_t max_seq = limits_.max_seq;
         scores = std::max(scores, uint64_t(p.rows) * a.n_heads * max_seq);
-        const bool known =
-            std::any_of(rope_tables_.begin(), rope_tables_.end(), [&](const RopeTable& t) {
-                return t.theta == a.rope_theta && t.head_dim == a.head_dim;
-            });
-        if (a.rope_theta <= 0 || known) continue;
+        if (a.rope_theta <= 0) continue;
+        const auto known = std::find_if(rotations.begin(), rotations.end(), [&](const auto& r) {
+            return r.rope_theta == a.rope_theta && r.head_dim == a.head_dim;
+        });
+        if (known != rotations.end() && !same_rotation(*known, a))
+            fail(FailureCode::InvalidExecutionPlan, p.name,
+                 fmt::format("two attention instructions rotate by theta {} over heads of {} "
+                             "with different RoPE scaling; the Vulkan backend keeps one table "
+                             "per theta and head size",
+                             a.rope_theta, a.head_dim));
+        if (known != rotations.end()) continue;
+        rotations.push_back(a);
         rope_tables_.push_back({a.rope_theta, a.head_dim, max_seq, tables.size() * sizeof(float)});
-        const std::vector<float> t = rope_table(a.rope_theta, a.head_dim, max_seq);
+        const std::vector<float> t = rope_table(a, max_seq);
         tables.insert(tables.end(), t.begin(), t.end());
     }
     scores_ = Buffer(context, scores * sizeof(float), MemoryKind::Device, p.name + " scores");
