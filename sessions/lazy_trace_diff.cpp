@@ -45,7 +45,8 @@ std::string differing_fields(const ordered_json& was, const ordered_json& is) {
 }
 
 // The first entry of `kind` ("event", "plan") where the two lists differ, or "".
-std::string first_difference_in(const ordered_json& was, const ordered_json& is, const char* kind) {
+std::string first_difference_in(const ordered_json& was, const ordered_json& is, const char* kind,
+                                const TraceNames& names) {
     const size_t common = std::min(was.size(), is.size());
     for (size_t i = 0; i < common; ++i) {
         if (was[i] == is[i]) continue;
@@ -56,25 +57,26 @@ std::string first_difference_in(const ordered_json& was, const ordered_json& is,
         return fmt::format("{} {}{}: {}", kind, i, label, differing_fields(was[i], is[i]));
     }
     if (was.size() == is.size()) return "";
-    return was.size() > is.size() ? fmt::format("the replay ends after {}, the recording has {}",
-                                                count_of(common, kind), was.size())
-                                  : fmt::format("the recording ends after {}, the replay has {}",
-                                                count_of(common, kind), is.size());
+    return was.size() > is.size() ? fmt::format("{} ends after {}, {} has {}", names.second,
+                                                count_of(common, kind), names.first, was.size())
+                                  : fmt::format("{} ends after {}, {} has {}", names.first,
+                                                count_of(common, kind), names.second, is.size());
 }
 
 } // namespace
 
-std::string first_trace_difference(const std::string& recorded, const std::string& replayed) {
-    const ordered_json was = ordered_json::parse(recorded, nullptr, false);
-    const ordered_json is = ordered_json::parse(replayed, nullptr, false);
+std::string first_trace_difference(const std::string& first, const std::string& second,
+                                   const TraceNames& names) {
+    const ordered_json was = ordered_json::parse(first, nullptr, false);
+    const ordered_json is = ordered_json::parse(second, nullptr, false);
     const auto lists = [](const ordered_json& t) {
         return t.is_object() && t.contains("events") && t["events"].is_array() &&
                t.contains("plans") && t["plans"].is_array();
     };
-    if (!lists(was)) return "the recorded trace is not a lazy trace";
-    if (!lists(is)) return "the replayed trace is not a lazy trace";
-    std::string d = first_difference_in(was["events"], is["events"], "event");
-    return d.empty() ? first_difference_in(was["plans"], is["plans"], "plan") : d;
+    if (!lists(was)) return names.first + " is not a lazy trace";
+    if (!lists(is)) return names.second + " is not a lazy trace";
+    std::string d = first_difference_in(was["events"], is["events"], "event", names);
+    return d.empty() ? first_difference_in(was["plans"], is["plans"], "plan", names) : d;
 }
 
 } // namespace tmmu::sessions

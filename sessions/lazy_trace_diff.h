@@ -6,10 +6,17 @@
 
 namespace tmmu::sessions {
 
-// The first event, else the first plan, where `recorded` and `replayed` differ, in words
-// ("event 37 (g12:n0): op was \"matmul\", is \"add\""; at most three fields named), or where the
-// shorter one ends. "" when their events and plans agree. A text that is not a lazy trace, or
+// What the two traces compared are called in the words below.
+struct TraceNames {
+    std::string first = "the recording", second = "the replay";
+};
+
+// The first event, else the first plan, where `first` and `second` differ, in words
+// ("event 37 (g12:n0): op was \"matmul\", is \"add\"": was in `first`, is in `second`; at most
+// three fields named), or where the shorter one ends ("the replay ends after 12 events, the
+// recording has 15"). "" when their events and plans agree. A text that is not a lazy trace, or
 // an entry that is not an object, is named as such instead: a stored row may have been altered.
-std::string first_trace_difference(const std::string& recorded, const std::string& replayed);
+std::string first_trace_difference(const std::string& first, const std::string& second,
+                                   const TraceNames& names = {});
 
 } // namespace tmmu::sessions

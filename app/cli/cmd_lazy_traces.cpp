@@ -47,8 +47,9 @@ const char* const kLazyDiffHelp = R"(usage: tmmu lazy diff A B [--sessions PATH]
 
 Compares two recorded lazy traces without running anything: each one's program, trace hash,
 counters and error, then "identical" or what differs, and the first event (or plan) where the
-traces part with its fields that changed. Two runs of one program give identical traces; a
-program edited between recordings shows where its trace first changed.
+traces part with its fields that changed ("op was \"tanh\", is \"sigmoid\"": was in A, is in B).
+Two runs of one program give identical traces; a program edited between recordings shows where
+its trace first changed.
 
 Exit status: 0 when the trace hashes and the errors (or none) are the same, 1 when they
 differ; 18 CORRUPT_CHECKPOINT when either row was changed behind tmmu's back (compared anyway);
@@ -59,7 +60,8 @@ const char* const kLazyExportHelp = R"(usage: tmmu lazy export ID [--out FILE|-]
 
 Writes a recorded lazy trace as the JSON `tmmu lazy run --trace` writes (every event and plan
 record; resources/docs/outputs.md), exactly as it was recorded, to FILE or standard output
-(the default).
+(the default). A run that broke a rule of the engine is recorded with its trace up to the
+error, which `--trace` does not write: export is where that trace can be had.
 
 Exit status: 0 written; 18 CORRUPT_CHECKPOINT when the row was changed behind tmmu's back
 (nothing is written: the stored trace is not what ran); 2 for an unknown ID; 16 IO_ERROR.
@@ -209,7 +211,9 @@ int lazy_diff(const std::string& db, const std::string& a_text, const std::strin
     const LazyTraceSummary &x = a.summary, &y = b.summary;
     fmt::print("{}\n", verdict(x.trace_hash, y.trace_hash, x.failure, y.failure));
     if (x.trace_hash != y.trace_hash) {
-        const std::string where = sessions::first_trace_difference(a.trace_json, b.trace_json);
+        const std::string where = sessions::first_trace_difference(
+            a.trace_json, b.trace_json,
+            {fmt::format("trace {}", x.id), fmt::format("trace {}", y.id)});
         if (!where.empty()) fmt::print("first difference: {}\n", where);
     }
     if (a.altered || b.altered) return failure_exit_status(FailureCode::CorruptCheckpoint);

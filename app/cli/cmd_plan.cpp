@@ -44,7 +44,7 @@ options:
                        early once it proves a height minimal; the same N always gives the
                        same plan), or N milliseconds (e.g. 500ms: NOT reproducible, the plan
                        depends on the machine's speed and load)
-  --arena NAME=SIZE[:ALIGN]
+  --arena NAME=CAPACITY[:ALIGN]
                        an arena's capacity and/or alignment, e.g. activations=8GiB,
                        activations=8GiB:256 or parameters=:4KiB (repeatable, once per arena;
                        the alignment overrides --align there); CSV problems use the arena
@@ -97,12 +97,13 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
     fmt::print("{:<12} {:<16} {:>14} {:>14} {:>8.3f}%\n", "total", "", format_bytes(peak),
                format_bytes(bound), over);
     const ArenaReuse reuse = plan_reuse(plan);
-    fmt::print("\nreuse      saves {} ({:.1f}%) of {} without reuse; {} share bytes\n",
+    fmt::print("\nreuse      saves {} ({:.1f}%) of {} without reuse; {} share{} bytes\n",
                format_bytes(reuse.saved_bytes),
                reuse.isolated_bytes
                    ? 100.0 * double(reuse.saved_bytes) / double(reuse.isolated_bytes)
                    : 0.0,
-               format_bytes(reuse.isolated_bytes), count_of(reuse.sharing_pairs, "buffer pair"));
+               format_bytes(reuse.isolated_bytes), count_of(reuse.sharing_pairs, "buffer pair"),
+               reuse.sharing_pairs == 1 ? "s" : "");
     fmt::print("\nplan hash  {}\nir hash    {}\n", to_hex(plan.plan_hash), to_hex(plan.ir_hash));
     for (const std::string& note : plan.notes)
         fmt::print("note: {}\n", note);

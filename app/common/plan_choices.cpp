@@ -33,6 +33,8 @@ void apply_routes(const RouteList& routes, ArenaPolicy& policy) {
 void check_arena_settings(const ArenaSettings& settings, bool problem, const ArenaPolicy& policy) {
     for (size_t i = 0; i < settings.size(); ++i) {
         const std::string& name = settings[i].name;
+        if (!settings[i].capacity && !settings[i].alignment)
+            bad("--arena " + name, "gives neither a capacity nor an alignment");
         for (size_t j = 0; j < i; ++j)
             if (settings[j].name == name)
                 bad("--arena " + name, "given twice; give its capacity and alignment in one "
@@ -131,14 +133,15 @@ ArenaSetting parse_arena_setting(std::string_view spec, std::string_view where) 
     const size_t colon = value.find(':');
     const std::string_view capacity = value.substr(0, colon);
     const std::string_view alignment = colon == npos ? std::string_view() : value.substr(colon + 1);
-    if (eq == npos || eq == 0 || (colon != npos && alignment.empty()) || value.empty())
-        bad(where, fmt::format("'{}': expected NAME=CAPACITY[:ALIGNMENT], e.g. activations=8GiB, "
+    if (eq == npos || eq == 0 || (colon != npos && alignment.empty()) || value.empty() ||
+        alignment.find(':') != npos)
+        bad(where, fmt::format("'{}': expected NAME=CAPACITY[:ALIGN], e.g. activations=8GiB, "
                                "activations=8GiB:256 or activations=:4KiB",
                                spec));
     const std::string what = fmt::format("{} {}", where, spec);
     ArenaSetting s{std::string(spec.substr(0, eq))};
     if (!capacity.empty()) s.capacity = parse_byte_size(capacity, what);
-    if (!alignment.empty()) s.alignment = parse_byte_size(alignment, what);
+    if (!alignment.empty()) s.alignment = parse_alignment(alignment, what);
     return s;
 }
 

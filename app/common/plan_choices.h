@@ -17,7 +17,7 @@
 
 namespace tmmu::app {
 
-// One arena's settings (`--arena NAME=CAPACITY[:ALIGNMENT]`, seed 000 I.B's arena_config): a
+// One arena's settings (`--arena NAME=CAPACITY[:ALIGN]`, seed 000 I.B's arena_config): a
 // capacity, an alignment, or both.
 struct ArenaSetting {
     std::string name;
@@ -40,7 +40,8 @@ struct PlanChoices {
 
 // Engine options for a model of this kind. Throws Failure(InvalidArgument) for an unknown
 // strategy, a search budget for a strategy other than optimal, an arena setting naming an arena no
-// role is routed to (offset problems have the single arena "arena") or an arena set twice, or
+// role is routed to (offset problems have the single arena "arena"), an arena set twice or a
+// setting with neither a capacity nor an alignment, or
 // routes given for an offset problem; Failure(AlignmentViolation) for an alignment (global or an
 // arena's) that is not a power of two.
 PlanOptions make_plan_options(const PlanChoices& choices, ModelKind kind);

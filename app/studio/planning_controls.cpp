@@ -41,13 +41,14 @@ PlanningControls::PlanningControls(QWidget* parent)
     alignment_->addItem(tr("default"), qulonglong(0));
     for (int a : {1, 8, 16, 32, 64, 128, 256, 512, 1024, 4096})
         alignment_->addItem(QString::number(a), qulonglong(a));
-    alignment_->setToolTip(tr("Arena alignment in bytes (default: 128 for graphs, 1 for CSV)"));
+    alignment_->setToolTip(tr("Alignment of every arena in bytes (default: 128 for graphs, 1 for "
+                              "CSV); an alignment in Arenas overrides it there"));
     batch_->setRange(1, 1 << 16);
     seq_->setRange(1, 1 << 20);
     batch_->setToolTip(tr("Batch size (transformer configs)"));
     seq_->setToolTip(tr("Sequence length (transformer configs)"));
-    arenas_->setPlaceholderText(tr("capacities, e.g. activations=8GiB:256"));
-    arenas_->setToolTip(tr("Arena capacities and alignments NAME=SIZE[:ALIGN], separated by "
+    arenas_->setPlaceholderText(tr("capacity[:align] per arena, e.g. activations=8GiB:256"));
+    arenas_->setToolTip(tr("Arena capacities and alignments NAME=CAPACITY[:ALIGN], separated by "
                            "commas; parameters=:4KiB sets only an alignment, which overrides "
                            "Align there. Arenas: parameters, activations, gradients, optimizer "
                            "(CSV: arena)"));

@@ -36,7 +36,7 @@ struct Parser {
         QStringLiteral("arena"),
         QStringLiteral("An arena's capacity and/or alignment, e.g. activations=8GiB, "
                        "activations=8GiB:256 or parameters=:4KiB (repeatable, once per arena)."),
-        QStringLiteral("NAME=SIZE[:ALIGN]")};
+        QStringLiteral("NAME=CAPACITY[:ALIGN]")};
     QCommandLineOption dim{
         QStringLiteral("dim"),
         QStringLiteral("ONNX models: a symbolic dimension's value (repeatable)."),

@@ -150,8 +150,38 @@ void read_gpt2(const Reader& r, TransformerConfig& c) {
              r.unsupported_flag("add_cross_attention", false, false, "cross-attention"));
 }
 
-// RoPE scaling changes every rotation angle. The runtime computes "linear" and Llama 3's
-// "llama3" (runtime/rope.h) and of course "default"; "dynamic", "yarn", ... are marked.
+// A scaling number as the runtime carries it (AttentionParams: 32-bit floats): positive and
+// finite there too.
+double scaling_number(const Reader& scaling, std::string_view field) {
+    const double v = scaling.positive_real(field);
+    if (!std::isfinite(float(v)) || float(v) <= 0)
+        scaling.bad(field, fmt::format("{} does not fit the runtime's 32-bit floats", v));
+    return v;
+}
+
+RopeScaling read_scaling_numbers(const Reader& scaling, std::string_view type) {
+    RopeScaling s;
+    if (type == "linear") {
+        s.kind = RopeScaling::Kind::Linear;
+        s.factor = scaling_number(scaling, "factor");
+    } else if (type == "llama3") {
+        s.kind = RopeScaling::Kind::Llama3;
+        s.factor = scaling_number(scaling, "factor");
+        s.low_freq_factor = scaling_number(scaling, "low_freq_factor");
+        s.high_freq_factor = scaling_number(scaling, "high_freq_factor");
+        s.original_max_positions = scaling.positive("original_max_position_embeddings");
+        // The blend between the two divides by their difference (in floats, as it is run).
+        if (!(float(s.high_freq_factor) > float(s.low_freq_factor)))
+            scaling.bad("high_freq_factor",
+                        fmt::format("{} must be greater than low_freq_factor {}",
+                                    s.high_freq_factor, s.low_freq_factor));
+    }
+    return s;
+}
+
+// RoPE scaling changes every rotation angle, not the tensors. The runtime computes "linear" and
+// Llama 3's "llama3" (runtime/rope.h), and "default"; any other type, or numbers a scaling
+// cannot run with, mark the config unrunnable: its memory still plans.
 void read_rope_scaling(const Reader& r, TransformerConfig& c) {
     if (!r.has("rope_scaling")) return;
     const json& v = r.obj.at("rope_scaling");
@@ -160,25 +190,14 @@ void read_rope_scaling(const Reader& r, TransformerConfig& c) {
     // transformers reads "rope_type", and "type" in configs written before it was renamed.
     const std::string_view key = scaling.has("rope_type") ? "rope_type" : "type";
     const std::string type = scaling.string_or(key, "default");
-    RopeScaling& s = c.rope_scaling;
-    if (type == "linear") {
-        s.kind = RopeScaling::Kind::Linear;
-        s.factor = scaling.positive_real("factor");
-    } else if (type == "llama3") {
-        s.kind = RopeScaling::Kind::Llama3;
-        s.factor = scaling.positive_real("factor");
-        s.low_freq_factor = scaling.positive_real("low_freq_factor");
-        s.high_freq_factor = scaling.positive_real("high_freq_factor");
-        s.original_max_positions = scaling.positive("original_max_position_embeddings");
-        // The blend between the two divides by their difference.
-        if (!(s.high_freq_factor > s.low_freq_factor))
-            scaling.bad("high_freq_factor",
-                        fmt::format("{} must be greater than low_freq_factor {}",
-                                    s.high_freq_factor, s.low_freq_factor));
-    }
     scaling.mark_unrunnable(
         key, scaling.unsupported(key, "default", {"default", "linear", "llama3"}, "RoPE scaling"),
         c);
+    try {
+        c.rope_scaling = read_scaling_numbers(scaling, type);
+    } catch (const Failure& f) {
+        if (!c.unrunnable) c.unrunnable = TransformerConfig::Unrunnable{f.where(), f.message()};
+    }
 }
 
 void read_llama(const Reader& r, TransformerConfig& c) {

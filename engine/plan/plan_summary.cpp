@@ -16,10 +16,22 @@ uint64_t saturating_add(uint64_t a, uint64_t b) {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-// Stacked in index order, each buffer at the first offset its alignment allows above the last.
-uint64_t isolated_height(const OffsetProblem& p) {
+// Buffer indices by offset (ties: index), the order both figures below walk in.
+std::vector<size_t> by_offset(const OffsetProblem& p, const std::vector<uint64_t>& offsets) {
+    std::vector<size_t> order(p.buffers.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return offsets[a] < offsets[b]; });
+    return order;
+}
+
+// Stacked in the plan's own offset order, each buffer at the first offset its alignment allows
+// above the last: without sharing that is never above the plan (each buffer lands at or below
+// its own offset), so saved_bytes measures sharing, not a better order of padding.
+uint64_t isolated_height(const OffsetProblem& p, const std::vector<size_t>& order) {
     uint64_t top = 0;
-    for (const Buffer& b : p.buffers) {
+    for (size_t i : order) {
+        const Buffer& b = p.buffers[i];
         const uint64_t mask = b.alignment - 1;
         if (top > UINT64_MAX - mask) return UINT64_MAX;
         top = saturating_add((top + mask) & ~mask, b.size);
@@ -28,16 +40,13 @@ uint64_t isolated_height(const OffsetProblem& p) {
 }
 
 // Sweep the byte ranges in offset order, keeping the ends of those still open: each range
-// overlaps exactly the open ones it finds.
-uint64_t overlapping_pairs(const OffsetProblem& p, const std::vector<uint64_t>& offsets) {
-    std::vector<size_t> order(p.buffers.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::erase_if(order, [&](size_t i) { return p.buffers[i].size == 0; });
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return offsets[a] < offsets[b]; });
+// overlaps exactly the open ones it finds. Empty buffers share nothing.
+uint64_t overlapping_pairs(const OffsetProblem& p, const std::vector<uint64_t>& offsets,
+                           const std::vector<size_t>& order) {
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> open_ends;
     uint64_t pairs = 0;
     for (size_t i : order) {
+        if (p.buffers[i].size == 0) continue;
         while (!open_ends.empty() && open_ends.top() <= offsets[i])
             open_ends.pop();
         pairs += open_ends.size();
@@ -50,10 +59,11 @@ uint64_t overlapping_pairs(const OffsetProblem& p, const std::vector<uint64_t>& 
 
 ArenaReuse arena_reuse(const ArenaPlan& arena) {
     ArenaReuse r;
-    r.isolated_bytes = isolated_height(arena.problem);
+    const std::vector<size_t> order = by_offset(arena.problem, arena.solution.offsets);
+    r.isolated_bytes = isolated_height(arena.problem, order);
     const uint64_t peak = arena.metrics.peak_bytes;
     r.saved_bytes = r.isolated_bytes > peak ? r.isolated_bytes - peak : 0;
-    r.sharing_pairs = overlapping_pairs(arena.problem, arena.solution.offsets);
+    r.sharing_pairs = overlapping_pairs(arena.problem, arena.solution.offsets, order);
     return r;
 }
 

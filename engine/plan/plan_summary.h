@@ -13,8 +13,8 @@ namespace tmmu {
 // gives every buffer bytes of its own, what this plan saves against it, and how many pairs of
 // buffers share bytes (at different times: the validator allows nothing else).
 struct ArenaReuse {
-    uint64_t isolated_bytes = 0; // buffers stacked in index order, each at its next aligned offset
-    uint64_t saved_bytes = 0;    // isolated_bytes - peak_bytes; 0 where padding makes it higher
+    uint64_t isolated_bytes = 0; // buffers stacked in offset order, each at its next aligned offset
+    uint64_t saved_bytes = 0;    // isolated_bytes - peak_bytes; 0 without sharing
     uint64_t sharing_pairs = 0;  // pairs of buffers whose byte ranges overlap
 };
 

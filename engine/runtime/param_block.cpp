@@ -15,11 +15,18 @@ constexpr ParamLayout layout_of() {
     return {P::kVersion, uint16_t(sizeof(P))};
 }
 
-// The scaling's numbers as rope_frequencies() needs them: a known kind, a positive factor, and
+// The scaling's numbers as rope_frequency() needs them: a known kind, a positive factor, and
 // for llama3 a trained context and a high factor above the low one (the blend divides by their
-// difference).
+// difference). Fields a kind does not use, and the reserved ones, are zero, so two blocks that
+// rotate alike are equal (same_rotation compares them).
 template <class Bad>
 void check_rope_scaling(const AttentionParams& p, const Bad& bad) {
+    const bool llama3_fields =
+        p.rope_low_freq_factor != 0 || p.rope_high_freq_factor != 0 || p.rope_original_positions;
+    if (p.reserved != 0) bad("the reserved field is not zero");
+    if (p.rope_scaling == 0 && (p.rope_factor != 0 || llama3_fields))
+        bad("RoPE scaling numbers without a scaling kind");
+    if (p.rope_scaling == 1 && llama3_fields) bad("linear RoPE scaling with llama3's numbers");
     if (p.rope_scaling == 0) return;
     if (p.rope_scaling > 2) bad(fmt::format("unknown RoPE scaling kind {}", p.rope_scaling));
     if (!(p.rope_factor > 0) || !std::isfinite(p.rope_factor))

@@ -111,6 +111,9 @@ class TestPlanChoices : public QObject {
         const auto f = test::capture_failure([&] { app::make_plan_options(c, ModelKind::IrJson); });
         QVERIFY(f && f->code() == FailureCode::InvalidArgument);
         QVERIFY2(f->message().find("given twice") != std::string::npos, f->what());
+        c.arenas = {{"activations"}}; // nothing to set: a setting that does nothing is refused
+        TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
+                            FailureCode::InvalidArgument);
         c.arenas = {{"nowhere", std::nullopt, 256}};
         TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
                             FailureCode::InvalidArgument);
@@ -189,7 +192,7 @@ class TestPlanChoices : public QObject {
             QCOMPARE(app::parse_arena_setting(app::format_arena_setting(s), "--arena"), s);
         for (const char* bad : {"activations", "=8GiB", "activations=", "activations=lots",
                                 "activations=:", "activations=8GiB:", "activations=1:2:3",
-                                "activations=8GiB:lots", ":256"})
+                                "activations=8GiB:lots", ":256", "activations=:0"})
             TMMU_EXPECT_FAILURE(app::parse_arena_setting(bad, "--arena"),
                                 FailureCode::InvalidArgument);
         const auto route = app::parse_route("gradient=activations", "--route");

@@ -56,8 +56,8 @@ class TestPlanSummary : public QObject {
         QCOMPARE(sum.sharing_pairs, uint64_t(1));
     }
 
-    // Padding can make the stack higher than the plan's bytes: nothing is saved then, never a
-    // wrapped-around figure; sizes past 2^64 saturate.
+    // A plan above its own stack saves nothing, never a wrapped-around figure; sizes past 2^64
+    // saturate.
     void reuseFiguresNeverWrap() {
         ArenaPlan a;
         a.problem.buffers = {{0, 1, 1, 1, std::nullopt}, {1, 2, 1, 128, std::nullopt}};
@@ -75,6 +75,19 @@ class TestPlanSummary : public QObject {
         a.metrics.peak_bytes = half;
         QCOMPARE(arena_reuse(a).isolated_bytes, UINT64_MAX);
         QCOMPARE(arena_reuse(a).sharing_pairs, uint64_t(3));
+    }
+
+    // Without sharing nothing is saved, whatever order the plan chose for padded buffers: the
+    // stack follows the plan's offsets (in index order it would be 129 bytes, "saving" 127).
+    void onlySharingSaves() {
+        ArenaPlan a;
+        a.problem.buffers = {{0, 2, 1, 1, std::nullopt}, {0, 2, 1, 128, std::nullopt}};
+        a.solution.offsets = {1, 0};
+        a.metrics.peak_bytes = 2;
+        const ArenaReuse r = arena_reuse(a);
+        QCOMPARE(r.isolated_bytes, uint64_t(2));
+        QCOMPARE(r.saved_bytes, uint64_t(0));
+        QCOMPARE(r.sharing_pairs, uint64_t(0));
     }
 
     // The sweep against every pair, on random ranges (empty buffers share nothing).

@@ -282,7 +282,8 @@ class TestRuntimePlan : public QObject {
         check_param_block(scaled(1, 2, 0, 0, 0), Opcode::MultiheadAttention, "p");
         for (const ParamBlock& bad :
              {scaled(3, 2, 1, 4, 8192), scaled(1, 0, 0, 0, 0), scaled(2, 32, 4, 4, 8192),
-              scaled(2, 32, 1, 4, 0), scaled(2, -1, 1, 4, 8192)})
+              scaled(2, 32, 1, 4, 0), scaled(2, -1, 1, 4, 8192), scaled(0, 2, 0, 0, 0),
+              scaled(1, 2, 1, 4, 0)})
             TMMU_EXPECT_FAILURE(check_param_block(bad, Opcode::MultiheadAttention, "p"),
                                 FailureCode::InvalidParamBlockAbi);
         b = norm;

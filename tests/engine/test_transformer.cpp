@@ -204,8 +204,7 @@ class TestTransformer : public QObject {
                  f->what());
     }
 
-    // Llama 3's and linear RoPE scaling are read (the runtime computes them); a field they need
-    // missing or out of range is refused, naming it.
+    // Llama 3's and linear RoPE scaling are read (the runtime computes them).
     void ropeScalingIsRead() {
         const TransformerConfig llama3 = parse_transformer_config(
             with_field(llama_text_, "rope_scaling",
@@ -226,19 +225,29 @@ class TestTransformer : public QObject {
         QCOMPARE(linear.rope_scaling.factor, 2.0);
         QCOMPARE(parse_transformer_config(llama_text_, "cfg.json").rope_scaling.kind,
                  RopeScaling::Kind::None);
-        expect_config_error(
-            with_field(llama_text_, "rope_scaling", R"({"rope_type": "llama3", "factor": 32.0})"),
-            "rope_scaling.low_freq_factor");
-        expect_config_error(with_field(llama_text_, "rope_scaling",
-                                       R"({"rope_type": "llama3", "factor": 8.0,
-                                           "low_freq_factor": 4.0, "high_freq_factor": 4.0,
-                                           "original_max_position_embeddings": 8192})"),
-                            "rope_scaling.high_freq_factor");
-        expect_config_error(with_field(llama_text_, "rope_scaling", R"({"type": "linear"})"),
-                            "rope_scaling.factor");
-        expect_config_error(
-            with_field(llama_text_, "rope_scaling", R"({"type": "linear", "factor": -2})"),
-            "rope_scaling.factor");
+        // Numbers a scaling cannot run with change only the angles: the memory still plans, and
+        // the config is marked, naming the field.
+        const auto unrunnable_at = [&](const char* scaling) -> std::string {
+            const TransformerConfig c = parse_transformer_config(
+                with_field(llama_text_, "rope_scaling", scaling), "cfg.json");
+            if (c.rope_scaling.kind != RopeScaling::Kind::None) return "scaled";
+            return c.unrunnable ? c.unrunnable->where + ": " + c.unrunnable->message : "";
+        };
+        QCOMPARE(unrunnable_at(R"({"rope_type": "llama3", "factor": 32.0})"),
+                 std::string("cfg.json field 'rope_scaling.low_freq_factor': missing required "
+                             "field"));
+        const std::string equal = unrunnable_at(R"({"rope_type": "llama3", "factor": 8.0,
+            "low_freq_factor": 4.0, "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 8192})");
+        QVERIFY2(equal.find("'rope_scaling.high_freq_factor': 4 must be greater than "
+                            "low_freq_factor 4") != std::string::npos,
+                 equal.c_str());
+        QVERIFY(unrunnable_at(R"({"type": "linear"})").find("'rope_scaling.factor'") !=
+                std::string::npos);
+        QVERIFY(unrunnable_at(R"({"type": "linear", "factor": -2})").find("positive") !=
+                std::string::npos);
+        QVERIFY(unrunnable_at(R"({"type": "linear", "factor": 1e300})").find("32-bit floats") !=
+                std::string::npos);
     }
 
     // A config that changes only what the kernels compute plans (its memory is the model's)

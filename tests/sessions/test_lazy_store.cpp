@@ -234,7 +234,13 @@ class TestLazyStore : public QObject {
             sessions::first_trace_difference(trace("[]," + e1, p0), base),
             std::string(R"(event 0: was [], is {"index":0,"key":"g1:n0","op":"exp","bytes":4})"));
         QCOMPARE(sessions::first_trace_difference(base, "{not json"),
-                 std::string("the replayed trace is not a lazy trace"));
+                 std::string("the replay is not a lazy trace"));
+        // Two recordings (tmmu lazy diff) are named as the caller says.
+        const sessions::TraceNames two{"trace 1", "trace 3"};
+        QCOMPARE(sessions::first_trace_difference(base, trace(e0, p0), two),
+                 std::string("trace 3 ends after 1 event, trace 1 has 2"));
+        QCOMPARE(sessions::first_trace_difference("[]", base, two),
+                 std::string("trace 1 is not a lazy trace"));
     }
 
     void unknownIdsAreNamed() {

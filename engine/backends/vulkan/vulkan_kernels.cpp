@@ -255,7 +255,7 @@ void VulkanKernels::rope(void* queue, float* x, const uint32_t* positions, uint3
     const Recorder& r = recorder(queue);
     const auto table =
         std::find_if(r.rope_tables.begin(), r.rope_tables.end(), [&](const RopeTable& t) {
-            return t.theta == theta && t.head_dim == head_dim;
+            return t.rotation.rope_theta == theta && t.rotation.head_dim == head_dim;
         });
     if (table == r.rope_tables.end())
         fail(FailureCode::InvalidExecutionPlan, "vulkan rope", // the program made every table

@@ -43,14 +43,14 @@ class Pipelines {
     std::array<VkPipeline, size_t(Kernel::Count)> pipelines_{};
 };
 
-// A RoPE table: cos then sin of position * theta^(-2i/d), [positions][head_dim / 2] each,
-// computed on the host in double (as the CPU backend computes the angle).
+// A RoPE table: cos then sin of position * rope_frequency(rotation, i), [positions][head_dim / 2]
+// each, computed on the host in double (as the CPU backend computes the angle). `rotation` is
+// the attention block it was made for (its theta, head size and scaling).
 struct RopeTable {
-    float theta = 0;
-    uint32_t head_dim = 0, positions = 0;
+    runtime::AttentionParams rotation{};
+    uint32_t positions = 0;
     uint64_t address = 0;
 };
-// cos then sin of position * rope_frequency(rotation, i), [positions][head_dim / 2] each.
 std::vector<float> rope_table(const runtime::AttentionParams& rotation, uint32_t positions);
 
 // Appends kernels to `commands`, each followed by a barrier that makes its writes visible to

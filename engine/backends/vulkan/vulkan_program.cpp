@@ -220,7 +220,6 @@ void VulkanProgram::prepare_attention(VulkanContext& context) {
     const ExecutionPlan& p = plan_.plan;
     uint64_t scores = 1;
     std::vector<float> tables;
-    std::vector<AttentionParams> rotations; // one per table
     for (const Instruction& insn : p.instructions) {
         if (insn.opcode != Opcode::MultiheadAttention) continue;
         const auto a = param_view<AttentionParams>(p.params[insn.param_block]);
@@ -232,18 +231,18 @@ void VulkanProgram::prepare_attention(VulkanContext& context) {
         const uint32_t max_seq = limits_.max_seq;
         scores = std::max(scores, uint64_t(p.rows) * a.n_heads * max_seq);
         if (a.rope_theta <= 0) continue;
-        const auto known = std::find_if(rotations.begin(), rotations.end(), [&](const auto& r) {
-            return r.rope_theta == a.rope_theta && r.head_dim == a.head_dim;
-        });
-        if (known != rotations.end() && !same_rotation(*known, a))
+        const auto known =
+            std::find_if(rope_tables_.begin(), rope_tables_.end(), [&](const RopeTable& t) {
+                return t.rotation.rope_theta == a.rope_theta && t.rotation.head_dim == a.head_dim;
+            });
+        if (known != rope_tables_.end() && !same_rotation(known->rotation, a))
             fail(FailureCode::InvalidExecutionPlan, p.name,
                  fmt::format("two attention instructions rotate by theta {} over heads of {} "
                              "with different RoPE scaling; the Vulkan backend keeps one table "
                              "per theta and head size",
                              a.rope_theta, a.head_dim));
-        if (known != rotations.end()) continue;
-        rotations.push_back(a);
-        rope_tables_.push_back({a.rope_theta, a.head_dim, max_seq, tables.size() * sizeof(float)});
+        if (known != rope_tables_.end()) continue;
+        rope_tables_.push_back({a, max_seq, tables.size() * sizeof(float)});
         const std::vector<float> t = rope_table(a, max_seq);
         tables.insert(tables.end(), t.begin(), t.end());
     }
