@@ -88,11 +88,6 @@ class TestLazyCli : public QObject {
         return parsed(tmmu_run({"lazy", "traces", "--sessions", db, "--json", "-"}).out);
     }
 
-    static QByteArray read_bytes(const QString& path) {
-        QFile f(path);
-        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("(unreadable)");
-    }
-
     // Runs `sql` on the database behind tmmu's back; false when SQLite refuses it.
     static bool alter_behind_tmmu(const QString& db, const char* sql) {
         sqlite3* raw = nullptr;
@@ -381,9 +376,11 @@ class TestLazyCli : public QObject {
         QCOMPARE(out.code, 0);
         QVERIFY2(out.out.startsWith("wrote lazy trace 1 to "), qPrintable(out.out));
         QCOMPARE(tmmu_run({"lazy", "run", shared, "--trace", traced}).code, 0);
-        QCOMPARE(read_bytes(exported), read_bytes(traced));
-        QCOMPARE(tmmu_run({"lazy", "export", "2", "--sessions", db}).out.toUtf8(),
-                 read_bytes(traced)); // standard output by default
+        const auto trace_text = tmmu::test::read_file(traced.toStdString());
+        QVERIFY(trace_text);
+        QCOMPARE(tmmu::test::read_file(exported.toStdString()), trace_text);
+        QCOMPARE(tmmu_run({"lazy", "export", "2", "--sessions", db}).out.toStdString(),
+                 *trace_text); // standard output by default
 
         QCOMPARE(tmmu_run({"lazy", "diff", "1", "9", "--sessions", db}).code, 2);
         QCOMPARE(tmmu_run({"lazy", "diff", "1", "--sessions", db}).code, 2);

@@ -183,6 +183,13 @@ std::vector<float> rope_table(const runtime::AttentionParams& rotation, uint32_t
     return table;
 }
 
+const RopeTable* find_rope_table(const std::vector<RopeTable>& tables, float theta,
+                                 uint32_t head_dim) {
+    for (const RopeTable& t : tables)
+        if (t.rotation.rope_theta == theta && t.rotation.head_dim == head_dim) return &t;
+    return nullptr;
+}
+
 void Recorder::dispatch(Kernel k, const void* push, uint32_t bytes, uint32_t x, uint32_t y) {
     const VulkanFns& fn = context_.fn();
     const VkPipeline pipeline = pipelines_.pipeline(k);
@@ -253,11 +260,8 @@ void VulkanKernels::linear(void* queue, const float* x, const void* w, bool half
 void VulkanKernels::rope(void* queue, float* x, const uint32_t* positions, uint32_t rows,
                          uint32_t heads, uint32_t head_dim, float theta) {
     const Recorder& r = recorder(queue);
-    const auto table =
-        std::find_if(r.rope_tables.begin(), r.rope_tables.end(), [&](const RopeTable& t) {
-            return t.rotation.rope_theta == theta && t.rotation.head_dim == head_dim;
-        });
-    if (table == r.rope_tables.end())
+    const RopeTable* table = find_rope_table(r.rope_tables, theta, head_dim);
+    if (!table)
         fail(FailureCode::InvalidExecutionPlan, "vulkan rope", // the program made every table
              fmt::format("no RoPE table for theta {} and head size {}", theta, head_dim));
     const uint64_t n = uint64_t(rows) * heads * (head_dim / 2);

@@ -52,6 +52,9 @@ struct RopeTable {
     uint64_t address = 0;
 };
 std::vector<float> rope_table(const runtime::AttentionParams& rotation, uint32_t positions);
+// The table made for this theta and head size (what GpuAdapters passes the kernels), or null.
+const RopeTable* find_rope_table(const std::vector<RopeTable>& tables, float theta,
+                                 uint32_t head_dim);
 
 // Appends kernels to `commands`, each followed by a barrier that makes its writes visible to
 // the next (the step's kernels run in order, as the plan's instructions do).

@@ -231,17 +231,14 @@ void VulkanProgram::prepare_attention(VulkanContext& context) {
         const uint32_t max_seq = limits_.max_seq;
         scores = std::max(scores, uint64_t(p.rows) * a.n_heads * max_seq);
         if (a.rope_theta <= 0) continue;
-        const auto known =
-            std::find_if(rope_tables_.begin(), rope_tables_.end(), [&](const RopeTable& t) {
-                return t.rotation.rope_theta == a.rope_theta && t.rotation.head_dim == a.head_dim;
-            });
-        if (known != rope_tables_.end() && !same_rotation(known->rotation, a))
+        const RopeTable* known = find_rope_table(rope_tables_, a.rope_theta, a.head_dim);
+        if (known && !same_rotation(known->rotation, a))
             fail(FailureCode::InvalidExecutionPlan, p.name,
                  fmt::format("two attention instructions rotate by theta {} over heads of {} "
                              "with different RoPE scaling; the Vulkan backend keeps one table "
                              "per theta and head size",
                              a.rope_theta, a.head_dim));
-        if (known != rope_tables_.end()) continue;
+        if (known) continue;
         rope_tables_.push_back({a, max_seq, tables.size() * sizeof(float)});
         const std::vector<float> t = rope_table(a, max_seq);
         tables.insert(tables.end(), t.begin(), t.end());
