@@ -6,6 +6,7 @@
 #include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
 
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -21,8 +22,15 @@ constexpr const char* kProblemArena = "arena"; // the one arena of an offset pro
     fail(FailureCode::InvalidArgument, std::string(where), std::move(message));
 }
 
+// A second route for one role would silently replace the first: refuse it.
 void apply_routes(const RouteList& routes, ArenaPolicy& policy) {
-    for (const auto& [role, arena] : routes) {
+    for (size_t i = 0; i < routes.size(); ++i) {
+        const auto& [role, arena] = routes[i];
+        for (size_t j = 0; j < i; ++j)
+            if (routes[j].first == role)
+                bad(fmt::format("--route {}", role_name(role)),
+                    fmt::format("given twice (to {} and to {}); a role goes to one arena",
+                                routes[j].second, arena));
         if (!policy.find(arena)) policy.set_capacity(arena, UINT64_MAX);
         policy.route(role, arena);
     }
@@ -64,6 +72,15 @@ void apply_arena_alignments(const ArenaSettings& settings, ArenaPolicy& policy) 
         for (ArenaConfig& a : policy.arenas)
             if (a.name == s.name) a.alignment = *s.alignment;
     }
+}
+
+// Arena names are words, so a list of settings or routes reads back as it was written (the
+// studio's fields separate entries with commas and spaces).
+std::string check_arena_name(std::string_view name, std::string_view where) {
+    for (char c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+            bad(where, fmt::format("arena name '{}': use letters, digits, '_', '-' and '.'", name));
+    return std::string(name);
 }
 
 // The largest binary unit that holds the size exactly ("8GiB", "4KiB", "96"), so the text reads
@@ -139,7 +156,7 @@ ArenaSetting parse_arena_setting(std::string_view spec, std::string_view where) 
                                "activations=8GiB:256 or activations=:4KiB",
                                spec));
     const std::string what = fmt::format("{} {}", where, spec);
-    ArenaSetting s{std::string(spec.substr(0, eq))};
+    ArenaSetting s{check_arena_name(spec.substr(0, eq), what)};
     if (!capacity.empty()) s.capacity = parse_byte_size(capacity, what);
     if (!alignment.empty()) s.alignment = parse_alignment(alignment, what);
     return s;
@@ -160,7 +177,11 @@ RouteList::value_type parse_route(std::string_view spec, std::string_view where)
                                "parameter input output activation gradient optimizer_state "
                                "workspace",
                                spec));
-    return {*role, std::string(spec.substr(eq + 1))};
+    return {*role, check_arena_name(spec.substr(eq + 1), fmt::format("{} {}", where, spec))};
+}
+
+std::string format_route(const RouteList::value_type& route) {
+    return fmt::format("{}={}", role_name(route.first), route.second);
 }
 
 void parse_budget(std::string_view text, PlanChoices& c, std::string_view where) {

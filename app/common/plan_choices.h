@@ -41,8 +41,8 @@ struct PlanChoices {
 // Engine options for a model of this kind. Throws Failure(InvalidArgument) for an unknown
 // strategy, a search budget for a strategy other than optimal, an arena setting naming an arena no
 // role is routed to (offset problems have the single arena "arena"), an arena set twice or a
-// setting with neither a capacity nor an alignment, or
-// routes given for an offset problem; Failure(AlignmentViolation) for an alignment (global or an
+// setting with neither a capacity nor an alignment, a role routed twice, or routes given for an
+// offset problem; Failure(AlignmentViolation) for an alignment (global or an
 // arena's) that is not a power of two.
 PlanOptions make_plan_options(const PlanChoices& choices, ModelKind kind);
 
@@ -56,7 +56,11 @@ ArenaSetting parse_arena_setting(std::string_view spec, std::string_view where);
 // The same setting as text, each size in the largest binary unit that holds it exactly
 // ("activations=8GiB:256", "parameters=:4KiB").
 std::string format_arena_setting(const ArenaSetting& setting);
+// "ROLE=ARENA" (--route): a role by its name (parameter, gradient, workspace, ...) and an arena,
+// an existing one or a new one. Arena names, here and in arena settings, are letters, digits,
+// '_', '-' and '.'.
 RouteList::value_type parse_route(std::string_view spec, std::string_view where);
+std::string format_route(const RouteList::value_type& route); // "workspace=scratch"
 // "N" search nodes (reproducible) or "Nms" milliseconds; sets one of the two budgets.
 void parse_budget(std::string_view text, PlanChoices& choices, std::string_view where);
 Mode parse_mode_choice(std::string_view text, std::string_view where);

@@ -9,30 +9,54 @@
 
 namespace tmmu::studio {
 
-ArenaSettings parse_arena_settings(const std::string& text) {
-    ArenaSettings list;
-    std::string spec;
+namespace {
+
+// A toolbar field's entries, separated by commas, semicolons or white space, each parsed as
+// the command line's option would be: parse(entry, where).
+template <typename List, typename Parse>
+List field_list(const std::string& text, Parse parse, std::string_view where) {
+    List list;
+    std::string entry;
     auto flush = [&] {
-        if (!spec.empty()) list.push_back(app::parse_arena_setting(spec, "arena settings"));
-        spec.clear();
+        if (!entry.empty()) list.push_back(parse(entry, where));
+        entry.clear();
     };
     for (char c : text) {
         if (c == ',' || c == ';' || c == ' ' || c == '\t')
             flush();
         else
-            spec += c;
+            entry += c;
     }
     flush();
     return list;
 }
 
-std::string format_arena_settings(const ArenaSettings& settings) {
+template <typename List, typename Format>
+std::string field_text(const List& list, Format format) {
     std::string text;
-    for (const app::ArenaSetting& s : settings) {
+    for (const auto& item : list) {
         if (!text.empty()) text += ", ";
-        text += app::format_arena_setting(s);
+        text += format(item);
     }
     return text;
+}
+
+} // namespace
+
+ArenaSettings parse_arena_settings(const std::string& text) {
+    return field_list<ArenaSettings>(text, app::parse_arena_setting, "arena settings");
+}
+
+std::string format_arena_settings(const ArenaSettings& settings) {
+    return field_text(settings, app::format_arena_setting);
+}
+
+RouteList parse_routes(const std::string& text) {
+    return field_list<RouteList>(text, app::parse_route, "routes");
+}
+
+std::string format_routes(const RouteList& routes) {
+    return field_text(routes, app::format_route);
 }
 
 bool load_depends_on_change(ModelKind kind, const PlanSettings& loaded,
@@ -48,6 +72,7 @@ PlanOptions make_options(const PlanSettings& settings, ModelKind kind) {
     choices.strategy = settings.strategy;
     choices.alignment = settings.alignment;
     choices.arenas = settings.arenas;
+    choices.routes = settings.routes;
     return app::make_plan_options(choices, kind);
 }
 

@@ -16,6 +16,7 @@
 namespace tmmu::studio {
 
 using app::ArenaSettings;
+using app::RouteList;
 
 // What loading an ONNX model is asked (ModelRequest's dims, input_shapes and aliasing; the dims
 // dialog edits them, --dim, --input-shape and --no-aliasing set them); other models ignore it.
@@ -34,6 +35,7 @@ struct PlanSettings {
     std::string strategy = "auto";
     uint64_t alignment = 0; // 0: the model kind's default (128 for graphs, 1 for CSV problems)
     ArenaSettings arenas;   // per arena: capacity and/or an alignment over `alignment`
+    RouteList routes;       // role -> arena, over the default routes (graphs only)
     DimBindings bindings;   // ONNX models only
 
     ModelRequest request() const {
@@ -50,6 +52,9 @@ bool load_depends_on_change(ModelKind kind, const PlanSettings& loaded, const Pl
 // each as `tmmu plan --arena`). Throws Failure(InvalidArgument) naming the bad entry.
 ArenaSettings parse_arena_settings(const std::string& text);
 std::string format_arena_settings(const ArenaSettings& settings);
+// "workspace=scratch, gradient=activations" (each as `tmmu plan --route`), likewise.
+RouteList parse_routes(const std::string& text);
+std::string format_routes(const RouteList& routes);
 
 // Engine options for a model kind, validated exactly as `tmmu plan` validates its flags
 // (app::make_plan_options).

@@ -22,13 +22,21 @@ QLabel* caption(const QString& text, QWidget* buddy, QWidget* parent) {
     return label;
 }
 
+// A text field of comma-separated settings, as wide as `chars` characters at least.
+void setUpListField(QLineEdit* edit, const QString& placeholder, const QString& tip, int chars) {
+    edit->setPlaceholderText(placeholder);
+    edit->setToolTip(tip);
+    edit->setClearButtonEnabled(true);
+    edit->setMinimumWidth(edit->fontMetrics().averageCharWidth() * chars);
+}
+
 } // namespace
 
 PlanningControls::PlanningControls(QWidget* parent)
     : QWidget(parent), mode_(new QComboBox(this)), strategy_(new QComboBox(this)),
       alignment_(new QComboBox(this)), batch_(new QSpinBox(this)), seq_(new QSpinBox(this)),
-      arenas_(new QLineEdit(this)), dims_(new QPushButton(tr("&Dims…"), this)),
-      replan_(new QPushButton(tr("Re-plan"), this)) {
+      arenas_(new QLineEdit(this)), routes_(new QLineEdit(this)),
+      dims_(new QPushButton(tr("&Dims…"), this)), replan_(new QPushButton(tr("Re-plan"), this)) {
     for (Mode m : {Mode::Inference, Mode::Forward, Mode::Training})
         mode_->addItem(qs(mode_name(m)), int(m));
     mode_->setToolTip(tr("Liveness mode: inference (forward only), forward (saved tensors kept "
@@ -47,13 +55,17 @@ PlanningControls::PlanningControls(QWidget* parent)
     seq_->setRange(1, 1 << 20);
     batch_->setToolTip(tr("Batch size (transformer configs)"));
     seq_->setToolTip(tr("Sequence length (transformer configs)"));
-    arenas_->setPlaceholderText(tr("capacity[:align] per arena, e.g. activations=8GiB:256"));
-    arenas_->setToolTip(tr("Arena capacities and alignments NAME=CAPACITY[:ALIGN], separated by "
-                           "commas; parameters=:4KiB sets only an alignment, which overrides "
-                           "Align there. Arenas: parameters, activations, gradients, optimizer "
-                           "(CSV: arena)"));
-    arenas_->setClearButtonEnabled(true);
-    arenas_->setMinimumWidth(arenas_->fontMetrics().averageCharWidth() * 28);
+    setUpListField(arenas_, tr("capacity[:align] per arena, e.g. activations=8GiB:256"),
+                   tr("Arena capacities and alignments NAME=CAPACITY[:ALIGN], separated by "
+                      "commas; parameters=:4KiB sets only an alignment, which overrides Align "
+                      "there. Arenas: parameters, activations, gradients, optimizer (CSV: arena)"),
+                   20);
+    setUpListField(routes_, tr("role=arena, e.g. workspace=scratch"),
+                   tr("Send a role's tensors to another arena, ROLE=ARENA separated by commas; "
+                      "a new name makes a new arena, which Arenas may then size. Roles: "
+                      "parameter, input, output, activation, gradient, optimizer_state, "
+                      "workspace (model graphs only)"),
+                   14);
     dims_->setToolTip(tr("Bind an ONNX model's symbolic dimensions and input shapes, and choose "
                          "whether views and in-place ops alias"));
     replan_->setToolTip(tr("Plan the model again with these settings (Ctrl+R)"));
@@ -73,13 +85,16 @@ PlanningControls::PlanningControls(QWidget* parent)
     layout->addWidget(caption(tr("Se&q"), seq_, this));
     layout->addWidget(seq_);
     layout->addWidget(caption(tr("A&renas"), arenas_, this));
-    layout->addWidget(arenas_, 1);
+    layout->addWidget(arenas_, 3);
+    layout->addWidget(caption(tr("Ro&utes"), routes_, this));
+    layout->addWidget(routes_, 2);
     layout->addWidget(dims_);
     layout->addWidget(replan_);
 
     connect(dims_, &QPushButton::clicked, this, &PlanningControls::bindingsRequested);
     connect(replan_, &QPushButton::clicked, this, &PlanningControls::replanRequested);
     connect(arenas_, &QLineEdit::returnPressed, this, &PlanningControls::replanRequested);
+    connect(routes_, &QLineEdit::returnPressed, this, &PlanningControls::replanRequested);
     setSettings(PlanSettings{});
 }
 
@@ -91,6 +106,7 @@ PlanSettings PlanningControls::settings() const {
     s.strategy = strategy_->currentText().toStdString();
     s.alignment = alignment_->currentData().toULongLong();
     s.arenas = parse_arena_settings(arenas_->text().toStdString());
+    s.routes = parse_routes(routes_->text().toStdString());
     s.bindings = bindings_;
     return s;
 }
@@ -107,6 +123,7 @@ void PlanningControls::setSettings(const PlanSettings& s) {
     batch_->setValue(int(s.batch));
     seq_->setValue(int(s.seq));
     arenas_->setText(QString::fromStdString(format_arena_settings(s.arenas)));
+    routes_->setText(QString::fromStdString(format_routes(s.routes)));
     setBindings(s.bindings);
 }
 
@@ -119,6 +136,7 @@ void PlanningControls::setModelKind(std::optional<ModelKind> kind) {
     batch_->setEnabled(config);
     seq_->setEnabled(config);
     mode_->setEnabled(kind != ModelKind::DsaCsv);
+    routes_->setEnabled(kind != ModelKind::DsaCsv); // a problem's buffers have no roles
     dims_->setEnabled(kind == ModelKind::Onnx);
 }
 

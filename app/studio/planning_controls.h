@@ -1,6 +1,7 @@
 #pragma once
 // The planning toolbar: mode, strategy, alignment, batch and sequence length (transformer
-// configs), arena settings ("activations=8GiB:256, gradients=2GiB"), Dims (an ONNX model's
+// configs), arena settings ("activations=8GiB:256, gradients=2GiB"), routes
+// ("workspace=scratch"), Dims (an ONNX model's
 // bindings, kept here so a re-plan keeps them; the dims dialog edits them) and Re-plan.
 #include "planning.h"
 
@@ -22,7 +23,7 @@ class PlanningControls : public QWidget {
   public:
     explicit PlanningControls(QWidget* parent = nullptr);
 
-    // Throws Failure(InvalidArgument) when the arena settings text does not parse.
+    // Throws Failure(InvalidArgument) when the arena settings or routes text does not parse.
     PlanSettings settings() const;
     void setSettings(const PlanSettings& settings);
     // Batch and sequence apply to transformer configs, the mode to graphs only.
@@ -35,6 +36,7 @@ class PlanningControls : public QWidget {
     QSpinBox* batchBox() const { return batch_; }
     QSpinBox* seqBox() const { return seq_; }
     QLineEdit* arenasEdit() const { return arenas_; }
+    QLineEdit* routesEdit() const { return routes_; }
     QPushButton* replanButton() const { return replan_; }
     QPushButton* dimsButton() const { return dims_; }
 
@@ -49,6 +51,7 @@ class PlanningControls : public QWidget {
     QSpinBox* batch_;
     QSpinBox* seq_;
     QLineEdit* arenas_;
+    QLineEdit* routes_;
     QPushButton* dims_;
     QPushButton* replan_;
     DimBindings bindings_;

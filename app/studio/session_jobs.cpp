@@ -40,6 +40,19 @@ uint64_t most_common_alignment(const std::vector<ArenaConfig>& arenas) {
     return best;
 }
 
+// The routes that differ from the default ones. A route to a new arena creates it, and the arena
+// order is part of the plan's hash: they are listed in the order of their arenas, so planning
+// again creates the arenas in the order they were recorded in.
+RouteList routes_of(const ArenaPolicy& policy) {
+    const ArenaPolicy defaults = ArenaPolicy::defaults();
+    RouteList routes;
+    for (const ArenaConfig& a : policy.arenas)
+        for (size_t r = 0; r < kRoleCount; ++r)
+            if (policy.arena_of_role[r] == a.name && defaults.arena_of_role[r] != a.name)
+                routes.emplace_back(Role(r), a.name);
+    return routes;
+}
+
 } // namespace
 
 sessions::SessionStore StoreRef::open() const {
@@ -81,6 +94,7 @@ PlanSettings settings_of(const sessions::SessionInput& in) {
         if (s.alignment != 0 && a.alignment != s.alignment) setting.alignment = a.alignment;
         if (setting.capacity || setting.alignment) s.arenas.push_back(std::move(setting));
     }
+    if (!in.is_problem) s.routes = routes_of(in.options.policy);
     return s;
 }
 

@@ -37,6 +37,11 @@ struct Parser {
         QStringLiteral("An arena's capacity and/or alignment, e.g. activations=8GiB, "
                        "activations=8GiB:256 or parameters=:4KiB (repeatable, once per arena)."),
         QStringLiteral("NAME=CAPACITY[:ALIGN]")};
+    QCommandLineOption route{
+        QStringLiteral("route"),
+        QStringLiteral("Send a role's tensors to an arena, e.g. workspace=scratch; a new name "
+                       "makes a new arena (repeatable, once per role)."),
+        QStringLiteral("ROLE=ARENA")};
     QCommandLineOption dim{
         QStringLiteral("dim"),
         QStringLiteral("ONNX models: a symbolic dimension's value (repeatable)."),
@@ -97,9 +102,9 @@ struct Parser {
         screenshotPanel.setDescription(
             QStringLiteral("Render only this panel for --screenshot: %1 (default window).")
                 .arg(panel_names().join(QStringLiteral(", "))));
-        parser.addOptions({mode, batch, seq, strategy, align, arena, dim, inputShape, noAliasing,
-                           step, theme, screenshot, screenshotSize, screenshotPanel, sessions,
-                           openSession, help, version});
+        parser.addOptions({mode, batch, seq, strategy, align, arena, route, dim, inputShape,
+                           noAliasing, step, theme, screenshot, screenshotSize, screenshotPanel,
+                           sessions, openSession, help, version});
         parser.addPositionalArgument(
             QStringLiteral("MODEL"),
             QStringLiteral("Native IR JSON, an ONNX model, a GPT-2/Llama config.json or an "
@@ -140,6 +145,8 @@ void readSettings(const Parser& p, PlanSettings& s) {
     if (q.isSet(p.align)) s.alignment = app::parse_alignment(text(q.value(p.align)), "--align");
     for (const QString& v : q.values(p.arena))
         s.arenas.push_back(app::parse_arena_setting(text(v), "--arena"));
+    for (const QString& v : q.values(p.route))
+        s.routes.push_back(app::parse_route(text(v), "--route"));
     for (const QString& v : q.values(p.dim))
         s.bindings.dims.insert(app::parse_dim_binding(text(v), "--dim"));
     for (const QString& v : q.values(p.inputShape))

@@ -133,6 +133,20 @@ class TestPlanChoices : public QObject {
                                                   "optimizer", "second", "first", "third"}));
     }
 
+    // A second route for a role would silently replace the first.
+    void aRoleRoutedTwiceIsRefused() {
+        app::PlanChoices c;
+        c.routes = {{Role::Workspace, "scratch"},
+                    {Role::Gradient, "grads"},
+                    {Role::Workspace, "activations"}};
+        const auto f = test::capture_failure([&] { app::make_plan_options(c, ModelKind::IrJson); });
+        QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+        QCOMPARE(f->where(), std::string("--route workspace"));
+        QVERIFY2(f->message().find("given twice (to scratch and to activations)") !=
+                     std::string::npos,
+                 f->what());
+    }
+
     void budgetsAndTokensPassThrough() {
         app::PlanChoices c;
         app::parse_budget("250ms", c, "--budget");
@@ -198,8 +212,13 @@ class TestPlanChoices : public QObject {
         const auto route = app::parse_route("gradient=activations", "--route");
         QCOMPARE(route.first, Role::Gradient);
         QCOMPARE(route.second, std::string("activations"));
-        for (const char* bad : {"gradient", "gradients=activations", "gradient="})
+        for (const char* bad : {"gradient", "gradients=activations", "gradient=",
+                                "workspace=my scratch", "workspace=a,b", "workspace=a=b"})
             TMMU_EXPECT_FAILURE(app::parse_route(bad, "--route"), FailureCode::InvalidArgument);
+        for (const char* spec : {"workspace=scratch", "optimizer_state=opt-2.bf16"})
+            QCOMPARE(app::format_route(app::parse_route(spec, "--route")), std::string(spec));
+        TMMU_EXPECT_FAILURE(app::parse_arena_setting("my:arena=8GiB", "--arena"),
+                            FailureCode::InvalidArgument);
         QCOMPARE(app::parse_mode_choice("backward", "--mode"), Mode::Training);
         TMMU_EXPECT_FAILURE(app::parse_mode_choice("sideways", "--mode"),
                             FailureCode::InvalidArgument);

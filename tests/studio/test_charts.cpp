@@ -258,6 +258,12 @@ class TestCharts : public QObject {
         TMMU_EXPECT_FAILURE(parse_studio_options({"--align", "0"}), FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(parse_studio_options({"--arena", "activations"}),
                             FailureCode::InvalidArgument);
+        const StudioOptions routes = parse_studio_options(
+            {"--route", "workspace=scratch", "--route", "gradient=activations"});
+        QCOMPARE(format_routes(routes.settings.routes),
+                 std::string("workspace=scratch, gradient=activations"));
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--route", "gradients=activations"}),
+                            FailureCode::InvalidArgument);
         StudioOptions d = parse_studio_options({});
         QVERIFY(d.model.isEmpty());
         QCOMPARE(d.settings.batch, uint64_t(8));

@@ -195,6 +195,38 @@ class TestMainWindow : public QObject {
         w.replan();
         QVERIFY(failed.wait(30000));
         QVERIFY2(w.lastFailure().contains("nosucharena"), qPrintable(w.lastFailure()));
+        w.controls()->arenasEdit()->clear();
+        w.controls()->routesEdit()->setText("gradients=activations");
+        w.replan();
+        QVERIFY2(w.lastFailure().startsWith("INVALID_ARGUMENT at routes"),
+                 qPrintable(w.lastFailure()));
+    }
+
+    // The Routes field sends a role's tensors to another arena, a new one here, which the
+    // Arenas field may then size.
+    void routesSendARoleToItsOwnArena() {
+        MainWindow w;
+        w.controls()->setSettings(smallSettings());
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        w.controls()->routesEdit()->setText("gradient=grads");
+        w.controls()->arenasEdit()->setText("grads=1GiB:4KiB");
+        QVERIFY2(waitForPlan(w, [&] { w.replan(); }), qPrintable(w.lastFailure()));
+        const Plan& plan = *w.context()->plan();
+        // The default gradients arena is left empty, and a plan holds no empty arena.
+        QCOMPARE(plan.arenas.size(), size_t(4));
+        QCOMPARE(plan.arenas[3].config.name, std::string("grads"));
+        QCOMPARE(plan.arenas[3].config.capacity, uint64_t(1) << 30);
+        QCOMPARE(plan.arenas[3].config.alignment, uint64_t(4096));
+        size_t gradients = 0;
+        for (const PlannedTensor& t : plan.tensors)
+            if (t.role == Role::Gradient) {
+                QCOMPARE(t.arena, uint32_t(3));
+                ++gradients;
+            }
+        QVERIFY(gradients > 0);
+        QVERIFY(w.controls()->routesEdit()->isEnabled());
+        w.controls()->setModelKind(ModelKind::DsaCsv); // a problem's buffers have no roles
+        QVERIFY(!w.controls()->routesEdit()->isEnabled());
     }
 
     void cancelKeepsThePlanAndShowsNoBox() {

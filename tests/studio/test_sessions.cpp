@@ -231,6 +231,37 @@ class TestSessions : public QObject {
                  std::string("parameters=:4KiB, activations=1GiB"));
     }
 
+    // A session recorded with routes opens with them in the Routes field, so Re-plan accepts
+    // the arena settings that name a routed arena and plans the same arenas in the same order:
+    // the same plan hash.
+    void openingASessionRestoresItsRoutes() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        PlanSettings settings = smallSettings("slots");
+        settings.arenas = parse_arena_settings("activations=1GiB:256");
+        // Routes in an order their roles do not have: the new arenas follow the routes.
+        settings.routes = parse_routes("gradient=grads, input=late, optimizer_state=parameters");
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
+        QVERIFY(waitIdle(w));
+        const int64_t id = w.sessions()->currentSession();
+        QVERIFY(id > 0);
+        const Digest recorded = w.context()->plan()->plan_hash;
+        std::vector<std::string> names;
+        for (const ArenaPlan& a : w.context()->plan()->arenas)
+            names.push_back(a.config.name);
+        QCOMPARE(names, (std::vector<std::string>{"parameters", "activations", "grads", "late"}));
+
+        w.controls()->setSettings(smallSettings());
+        runAndWait(w, &SessionActions::openFinished, [&] { w.sessions()->openSession(id); });
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.controls()->routesEdit()->text(),
+                 QStringLiteral("optimizer_state=parameters, gradient=grads, input=late"));
+        QCOMPARE(w.controls()->arenasEdit()->text(), QStringLiteral("activations=1GiB:256"));
+        w.sessions()->setRecording(false);
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+        QCOMPARE(to_hex(w.context()->plan()->plan_hash), to_hex(recorded));
+    }
+
     void renamesAnnotatesAndDeletesThroughThePanel() {
         MainWindow w;
         QVERIFY(w.sessions()->openStore(freshDb()));
