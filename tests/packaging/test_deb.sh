@@ -39,7 +39,10 @@ unset TMMU_RESOURCES
 version=$("$usr/bin/tmmu" --version)
 [ "${version#tmmu }" = "$("$usr/bin/tmmu-studio" --version | sed 's/^tmmu-studio //')" ] ||
     fail "tmmu and tmmu-studio disagree on the version"
-"$usr/bin/tmmu-studio" --help | grep -q -- "--open-session" || fail "tmmu-studio --help"
+# Captured first: grep -q stops reading at the match, and a help text longer than one stdio
+# buffer (4 KiB) would then die of SIGPIPE under pipefail.
+help=$("$usr/bin/tmmu-studio" --help)
+grep -q -- "--open-session" <<< "$help" || fail "tmmu-studio --help"
 summary=$("$usr/bin/tmmu" plan --mode inference --batch 1 --seq 64)
 echo "$summary" | grep -q "^model      $usr/share/tmmu/models/gpt2-small.json" ||
     fail "the installed tmmu did not plan its own bundled model: $summary"
