@@ -79,4 +79,14 @@ std::string first_trace_difference(const std::string& first, const std::string& 
     return d.empty() ? first_difference_in(was["plans"], is["plans"], "plan", names) : d;
 }
 
+std::string trace_verdict(const std::string& hash_a, const std::string& hash_b,
+                          const std::string& failure_a, const std::string& failure_b) {
+    if (hash_a == hash_b && failure_a == failure_b)
+        return failure_a.empty() ? "identical: the same trace hash"
+                                 : "identical: the same trace hash and the same error";
+    if (hash_a != hash_b && failure_a != failure_b)
+        return "DIFFERENT: the trace hashes and the errors differ";
+    return hash_a != hash_b ? "DIFFERENT: the trace hashes differ" : "DIFFERENT: the errors differ";
+}
+
 } // namespace tmmu::sessions

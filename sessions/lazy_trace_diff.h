@@ -19,4 +19,10 @@ struct TraceNames {
 std::string first_trace_difference(const std::string& first, const std::string& second,
                                    const TraceNames& names = {});
 
+// What differs between two runs of a program (recorded and replayed, or two recordings) by
+// their trace hashes and errors ("" when none): "identical: the same trace hash", or
+// "DIFFERENT: the trace hashes differ" and so on.
+std::string trace_verdict(const std::string& hash_a, const std::string& hash_b,
+                          const std::string& failure_a, const std::string& failure_b);
+
 } // namespace tmmu::sessions

@@ -121,17 +121,6 @@ std::string trace_line(const std::string& hash, uint64_t events, uint64_t plans,
                        count_of(plans, "plan"), count_of(steps, "step"));
 }
 
-// What differs between two runs (recorded and replayed, or two recordings), or "identical ...".
-std::string verdict(const std::string& hash_a, const std::string& hash_b,
-                    const std::string& failure_a, const std::string& failure_b) {
-    if (hash_a == hash_b && failure_a == failure_b)
-        return failure_a.empty() ? "identical: the same trace hash"
-                                 : "identical: the same trace hash and the same error";
-    if (hash_a != hash_b && failure_a != failure_b)
-        return "DIFFERENT: the trace hashes and the errors differ";
-    return hash_a != hash_b ? "DIFFERENT: the trace hashes differ" : "DIFFERENT: the errors differ";
-}
-
 void warn_if_altered(const sessions::StoredLazyTrace& t, std::string_view doing) {
     if (t.altered)
         fmt::print(stderr, "tmmu: warning: lazy trace {} is ALTERED ({}); {}\n", t.summary.id,
@@ -186,8 +175,8 @@ int lazy_replay(const std::string& db, const std::string& id_text) {
         fmt::print("recorded  error: {}\nreplayed  error: {}\n",
                    r.recorded_failure.empty() ? "none" : r.recorded_failure,
                    r.replayed_failure.empty() ? "none" : r.replayed_failure);
-    fmt::print("{}\n",
-               verdict(r.recorded_hash, r.replayed_hash, r.recorded_failure, r.replayed_failure));
+    fmt::print("{}\n", sessions::trace_verdict(r.recorded_hash, r.replayed_hash, r.recorded_failure,
+                                               r.replayed_failure));
     if (!r.first_difference.empty()) fmt::print("first difference: {}\n", r.first_difference);
     if (stored.altered) {
         fmt::print("integrity ALTERED: {}\n", s.altered_reason);
@@ -209,7 +198,7 @@ int lazy_diff(const std::string& db, const std::string& a_text, const std::strin
                    s.failure.empty() ? "none" : s.failure);
     }
     const LazyTraceSummary &x = a.summary, &y = b.summary;
-    fmt::print("{}\n", verdict(x.trace_hash, y.trace_hash, x.failure, y.failure));
+    fmt::print("{}\n", sessions::trace_verdict(x.trace_hash, y.trace_hash, x.failure, y.failure));
     if (x.trace_hash != y.trace_hash) {
         const std::string where = sessions::first_trace_difference(
             a.trace_json, b.trace_json,

@@ -10,6 +10,7 @@
 #include "encoding/sha256.h"
 #include "job_runner.h"
 #include "lazy_jobs.h"
+#include "lazy_traces_panel.h"
 #include "models/run_comparison_model.h"
 #include "panels/instruction_panel.h"
 #include "panels/session_compare_panel.h"
@@ -157,9 +158,7 @@ void MainWindow::fitDocks(QSize window) {
 
 void MainWindow::buildRunDocks(QDockWidget* besideSessions, QDockWidget* besideCompare,
                                QDockWidget* besideRanges) {
-    runPanel_ = new RunPanel(jobs_, [this] {
-        return sessions_->store() ? QString::fromStdString(sessions_->store()->path()) : QString();
-    });
+    runPanel_ = new RunPanel(jobs_, [this] { return sessionsPath(); });
     QDockWidget* run =
         addDock(QStringLiteral("runDock"), tr("Run"), runPanel_, Qt::LeftDockWidgetArea);
     tabifyDockWidget(besideSessions, run);
@@ -203,17 +202,56 @@ void MainWindow::buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRan
     QDockWidget* runs = addDock(QStringLiteral("runComparisonDock"), tr("Run comparison"), table,
                                 Qt::RightDockWidgetArea);
     tabifyDockWidget(besideStrategies, runs);
+    lazyTraces_ = new LazyTracesPanel(
+        jobs_, [this] { return sessionsPath(); }, this);
+    QDockWidget* traces = addDock(QStringLiteral("lazyTracesDock"), tr("Lazy traces"), lazyTraces_,
+                                  Qt::LeftDockWidgetArea);
+    tabifyDockWidget(dock(QStringLiteral("runDock")), traces);
+    connect(lazyTraces_, &LazyTracesPanel::replayRequested, this, &MainWindow::replayLazyTrace);
+    connect(sessions_, &SessionActions::storeOpened, lazyTraces_, &LazyTracesPanel::refresh);
+}
+
+QString MainWindow::sessionsPath() const {
+    return sessions_->store() ? QString::fromStdString(sessions_->store()->path()) : QString();
 }
 
 void MainWindow::openLazyProgram(const QString& path, bool remember) {
     lastFailure_.clear();
     pendingPath_ = path;
+    const std::string recordTo = sessions_->recording() ? sessionsPath().toStdString() : "";
     jobs_->submit(
         {tr("Running %1").arg(QFileInfo(path).fileName()), kShownPlanKey, this},
-        [file = path.toStdString()](const Progress& p) { return run_lazy_job(file, p); },
+        [file = path.toStdString(), recordTo](const Progress& p) {
+            return run_lazy_job(file, p, recordTo);
+        },
         [this, remember](const LazyShown& shown) {
             pendingRemember_ = remember;
             onLazyShown(shown);
+            if (!shown.recorded_id) return;
+            lazyTraces_->refresh();
+            if (shown.failure.empty())
+                status_->showMessage(status_->currentMessage() +
+                                     tr("; recorded as lazy trace %1").arg(shown.recorded_id));
+        },
+        [this](const JobFailure& f) { onFailed(f); });
+}
+
+void MainWindow::replayLazyTrace(qint64 id) {
+    lastFailure_.clear();
+    jobs_->submit(
+        {tr("Replaying lazy trace %1").arg(id), kShownPlanKey, this},
+        [path = sessionsPath().toStdString(), id](const Progress& p) {
+            return replay_lazy_job(path, id, p);
+        },
+        [this](const ReplayedLazyTrace& replayed) {
+            pendingRemember_ = false;
+            onLazyShown(replayed.shown);
+            lazyTraces_->showReplay(replayed);
+            dock(QStringLiteral("lazyTracesDock"))->raise();
+            if (replayed.shown.failure.empty())
+                status_->showMessage(tr("Lazy trace %1 replayed: %2")
+                                         .arg(replayed.recorded.id)
+                                         .arg(QString::fromStdString(replayed.verdict)));
         },
         [this](const JobFailure& f) { onFailed(f); });
 }

@@ -43,6 +43,8 @@ struct JobFailure;
 struct LazyShown;
 class PlanningControls;
 class RunPanel;
+class LazyTracesPanel;
+struct ReplayedLazyTrace;
 struct RunShown;
 class SessionActions;
 class StudioStatusBar;
@@ -55,7 +57,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
     // Bump when docks are added, removed or renamed: older saved layouts are then ignored.
-    static constexpr int kStateVersion = 5;
+    static constexpr int kStateVersion = 6;
     static constexpr int kMaxRecentFiles = 10;
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -68,7 +70,12 @@ class MainWindow : public QMainWindow {
     // Runs a lazy program (tmmu-lazy-program JSON) off the UI thread and shows its trace: the
     // token graph and engine state docks, its pool buffers as the plan on screen, one event per
     // step. openModel comes here for files that look like one.
+    // With Sessions > Record runs on, the run is recorded as a lazy trace (the Lazy traces
+    // panel lists it).
     void openLazyProgram(const QString& path, bool remember = true);
+    // Runs a recorded lazy trace again from its stored program (off the UI thread), shows it as
+    // openLazyProgram does, and reports in the Lazy traces panel whether it matches.
+    void replayLazyTrace(qint64 id);
     // Shows a session exported as JSON (tmmu export --format json) as its plan, off the UI
     // thread; openModel comes here for files that look like one. There is no model in it to
     // re-plan or compare strategies with.
@@ -124,6 +131,7 @@ class MainWindow : public QMainWindow {
     views::InstructionPanel* instructionPanel() const { return instructions_; }
     views::TokenGraphPanel* tokenGraph() const { return tokenGraph_; }
     views::LazyStatePanel* lazyState() const { return lazyState_; }
+    LazyTracesPanel* lazyTraces() const { return lazyTraces_; }
     views::RunComparisonModel* runComparison() const { return runComparison_; }
     QDockWidget* dock(const QString& objectName) const;
     QList<QDockWidget*> docks() const;
@@ -165,6 +173,7 @@ class MainWindow : public QMainWindow {
     void buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRanges,
                         QDockWidget* besideStrategies);
     void onLazyShown(const LazyShown& shown);
+    QString sessionsPath() const; // the open sessions database, "" when none
     // main_window_menus.cpp
     void buildMenus();
     void buildStepShortcuts(QMenu* menu);
@@ -197,6 +206,7 @@ class MainWindow : public QMainWindow {
     views::InstructionPanel* instructions_ = nullptr;
     views::TokenGraphPanel* tokenGraph_ = nullptr;
     views::LazyStatePanel* lazyState_ = nullptr;
+    LazyTracesPanel* lazyTraces_ = nullptr;
     views::RunComparisonModel* runComparison_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QActionGroup* colorModes_ = nullptr;

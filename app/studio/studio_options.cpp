@@ -248,7 +248,7 @@ std::optional<int> answer_command_line(const QStringList& args, StudioOptions& o
 QStringList panel_names() {
     return QStringLiteral("window arena-layout tensor-table tensor-details memory strategy slots "
                           "live-ranges sessions session-compare run dispatch parity instructions "
-                          "token-graph lazy-state run-comparison")
+                          "token-graph lazy-state run-comparison lazy-traces")
         .split(QLatin1Char(' '));
 }
 

@@ -4,18 +4,25 @@
 // program that breaks an engine rule shows its trace up to the error and the spec's error name.
 #include "context/plan_context.h"
 #include "lazy/program.h"
+#include "lazy_traces_panel.h"
 #include "main_window.h"
+#include "session_actions.h"
+#include "session_store.h"
 #include "studio_test_util.h"
 #include "token_graph/lazy_state_panel.h"
 #include "token_graph/token_graph_panel.h"
 #include "token_graph/token_graph_view.h"
 
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sqlite3.h>
 
 using namespace tmmu;
 using namespace tmmu::studio;
@@ -93,6 +100,54 @@ class TestLazyProgram : public QObject {
         QCOMPARE(w.context()->currentEvent(), uint64_t(trace->events.size() - 1));
         QCOMPARE(failed.count(), 1);
         QCOMPARE(failed.front().front().toString(), w.lastFailure());
+    }
+
+    // With recording on, a program the studio runs is recorded as a lazy trace; the Lazy traces
+    // panel lists it, and Replay runs it again from the stored text, shows it and says whether
+    // it matches. A row whose program was edited behind tmmu's back replays to another trace:
+    // the panel says so and where the traces part.
+    void recordedTracesAreListedAndReplayed() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        QVERIFY(w.sessions()->openStore(dir_.path() + QStringLiteral("/lazy.db")));
+        LazyTracesPanel* panel = w.lazyTraces();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(panel->tracesBox()->count(), 0);
+        QVERIFY(!panel->replayButton()->isEnabled());
+        QVERIFY(openAndWait(w, program("mlp-training")));
+        QVERIFY(waitIdle(w));
+        QVERIFY2(w.statusBar()->currentMessage().contains("recorded as lazy trace 1"),
+                 qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY(openAndWait(w, program("shared-base")));
+        QVERIFY(waitIdle(w));
+        QCOMPARE(panel->tracesBox()->count(), 2);
+        QVERIFY2(panel->tracesBox()->itemText(1).startsWith("#1 mlp-training · 1248 events · ok"),
+                 qPrintable(panel->tracesBox()->itemText(1)));
+        panel->tracesBox()->setCurrentIndex(1);
+        QVERIFY2(panel->summaryText().contains("lazy, checkpoint policy recompute, compiled"),
+                 qPrintable(panel->summaryText()));
+
+        panel->replayButton()->click();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.tokenGraph()->view()->trace()->events.size(), size_t(1248));
+        QVERIFY2(
+            panel->summaryText().contains("replay of lazy trace 1: identical: the same trace hash"),
+            qPrintable(panel->summaryText()));
+        QVERIFY(w.statusBar()->currentMessage().startsWith("Lazy trace 1 replayed: identical"));
+
+        char* error = nullptr;
+        QCOMPARE(sqlite3_exec(w.sessions()->store()->handle(),
+                              "UPDATE lazy_traces SET program_text = replace(program_text, "
+                              "'\"op\": \"relu\"', '\"op\": \"tanh\"') WHERE id = 1",
+                              nullptr, nullptr, &error),
+                 SQLITE_OK);
+        panel->replayButton()->click();
+        QVERIFY(waitIdle(w));
+        const QString report = panel->summaryText();
+        QVERIFY2(report.contains("replay of lazy trace 1: DIFFERENT: the trace hashes differ") &&
+                     report.contains("changed after recording") &&
+                     report.contains("first difference: event ") && report.contains("\"relu\""),
+                 qPrintable(report));
     }
 
     void aModelStillOpensAsAModel() {

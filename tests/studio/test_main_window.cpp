@@ -540,11 +540,11 @@ class TestMainWindow : public QObject {
         for (QDockWidget* d : w.docks())
             names << d->objectName();
         names.sort();
-        QCOMPARE(names,
-                 QStringList({"dispatchDock", "instructionsDock", "lazyStateDock", "liveRangesDock",
-                              "memoryDock", "parityDock", "runComparisonDock", "runDock",
-                              "sessionCompareDock", "sessionsDock", "slotsDock", "strategyDock",
-                              "tensorDetailsDock", "tensorTableDock", "tokenGraphDock"}));
+        QCOMPARE(names, QStringList({"dispatchDock", "instructionsDock", "lazyStateDock",
+                                     "lazyTracesDock", "liveRangesDock", "memoryDock", "parityDock",
+                                     "runComparisonDock", "runDock", "sessionCompareDock",
+                                     "sessionsDock", "slotsDock", "strategyDock",
+                                     "tensorDetailsDock", "tensorTableDock", "tokenGraphDock"}));
         QVERIFY(w.centralWidget()); // the arena layout
         QCOMPARE(w.centralWidget()->objectName(), QString("arenaLayout"));
     }

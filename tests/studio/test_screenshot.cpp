@@ -87,9 +87,9 @@ class TestScreenshot : public QObject {
             // The session, run and lazy-program docks do not draw the plan: they wait as tabs
             // behind plan panels.
             static const QStringList kWaiting{
-                "sessionsDock",   "sessionCompareDock", "runDock",
-                "dispatchDock",   "parityDock",         "instructionsDock",
-                "tokenGraphDock", "lazyStateDock",      "runComparisonDock"};
+                "sessionsDock",      "sessionCompareDock", "runDock",        "dispatchDock",
+                "parityDock",        "instructionsDock",   "tokenGraphDock", "lazyStateDock",
+                "runComparisonDock", "lazyTracesDock"};
             if (kWaiting.contains(dock->objectName())) {
                 QVERIFY2(!dock->isFloating() && !w.tabifiedDockWidgets(dock).isEmpty(),
                          qPrintable(dock->objectName()));
