@@ -62,7 +62,7 @@ appstreamcli validate --no-net "$usr/share/metainfo/tmmu-studio.metainfo.xml" > 
 desktop-file-validate "$usr/share/applications/tmmu-studio.desktop" || fail "desktop file"
 update-mime-database "$usr/share/mime" > /dev/null
 for type in application/x-tmmu-ir+json text/x-tmmu-offsets+csv application/x-tmmu-session+json \
-            application/x-onnx; do
+            application/x-tmmu-lazy-program+json application/x-onnx; do
     grep -qx "$type" "$usr/share/mime/types" || fail "MIME type $type not registered"
     grep -q "$type" "$usr/share/applications/tmmu-studio.desktop" || fail "desktop file lacks $type"
 done
