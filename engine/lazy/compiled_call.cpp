@@ -69,6 +69,7 @@ void EngineState::begin_staging(uint64_t fn, std::string binding) {
     staging = fn;
     staging_binding = std::move(binding);
     staging_first_node = next_node;
+    staging_first_loc = next_loc;
     open_scope();
 }
 
@@ -153,19 +154,28 @@ void plan_region_arena(const std::vector<Node>& body, const std::map<ValueId, Va
 
 } // namespace
 
+// 10.6, readonly-or-reject and no auto-externalize: backward replays a checkpointed body, so a
+// compiled call there must leave persistent state as it found it. A write to a loc the call
+// made itself (the first in-place write to a value that had no loc) would also externalize that
+// value during the replay: the spec names that apart.
 void EngineState::refuse_writes_in_checkpoint() {
     if (open_checkpoint == 0) return;
     for (auto it = nodes.lower_bound(staging_first_node); it != nodes.end(); ++it) {
         const Node& n = it->second;
         if (!writes_persistent_state(n)) continue;
+        const bool externalizes = n.op != Op::BaseCommit && n.loc >= staging_first_loc;
         const std::string at = n.site;
         const std::string why = fmt::format(
-            "compiled '{}' writes persistent state ({}: {}) inside the checkpointed body begun "
-            "at {}: a compiled call there must only read (10.6), since backward replays the body",
-            compiled_fns.at(staging).name, op_name(n.op), n.detail,
-            checkpoints.at(open_checkpoint).site);
+            "compiled '{}' {} ({}: {}) inside the checkpointed body begun at {}: a compiled call "
+            "there must only read persistent state (10.6), since backward replays the body",
+            compiled_fns.at(staging).name,
+            externalizes ? "externalizes a value by writing it in place"
+                         : "writes persistent state",
+            op_name(n.op), n.detail, checkpoints.at(open_checkpoint).site);
         abandon_staging();
-        raise(LazyError::CheckpointImpureRegion, at, why);
+        raise(externalizes ? LazyError::CheckpointCompiledAutoExternalize
+                           : LazyError::CheckpointCompiledNotPure,
+              at, why);
     }
 }
 

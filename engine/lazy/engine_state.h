@@ -173,11 +173,14 @@ struct EngineState {
     NodeId checkpoint_first_node = 0;
     uint64_t recomputed_ops = 0;
     // Compiled functions and their calls (compiled.h); staging is the function whose call is
-    // being staged (0: none), staging_first_node the first node that call emitted.
+    // being staged (0: none), staging_first_node the first node that call emitted and
+    // staging_first_loc the first loc made while staging it (a loc at or after it was made by
+    // the call: a base it externalized).
     std::map<uint64_t, CompiledFnRec> compiled_fns;
     std::map<uint64_t, CompiledCallRec> calls;
     uint64_t next_compiled_fn = 1, next_call = 1, staging = 0;
     NodeId staging_first_node = 0;
+    LocId staging_first_loc = 0;
     std::string staging_binding;
     uint64_t cache_hits = 0, cache_misses = 0, kernels = 0, fused_groups = 0, fused_ops = 0;
     uint64_t compiled_planned_bytes = 0;

@@ -9,8 +9,16 @@
 
 namespace tmmu::lazy {
 
+// Every name of the spec is here; a few are never raised, because what they guard against cannot
+// happen in this engine: InputSignatureMismatch, StateSlotAliasMismatch, CompiledIllegalLocAccess
+// and NullStateSlot (a call whose signature changed stages a new variant; there are no bound
+// state slots), CheckpointDeterminism (random draws are keyed, so a replay draws the same
+// values), CheckpointPendingLocMaterialize (a materializing store is never replayed; the spec
+// lets it fold into CheckpointImpureRegion), NonReentrantBackward (nothing runs inside a
+// backward that could call another) and CompiledExecution (a failure inside a compiled call is
+// reported as the same failure outside one would be, KernelExecution for an unnamed one).
 enum class LazyError {
-    // 16.1 staging/compile (compiled regions come with a later issue; the names are reserved)
+    // 16.1 staging/compile
     HostReadInCompile,
     AsyncInCompile,
     InvalidTraceTensorEscape,
@@ -26,7 +34,7 @@ enum class LazyError {
     InvalidatedGrad,
     SavedTensorModified,
     NullStateSlot,
-    // 16.4 checkpoint (later issue)
+    // 16.4 checkpoint
     CheckpointImpureRegion,
     CheckpointDeterminism,
     CheckpointReentrancy,

@@ -292,6 +292,30 @@ class TestLazyProgram : public QObject {
         QVERIFY(std::abs(lazy.reads[0].values[0] - 0.132253f) < 1e-5f);
         QVERIFY(std::abs(lazy.reads[2].values[0] - 0.118783f) < 1e-5f);
     }
+    // 10.6 from a program: a compiled call inside a checkpointed body that writes a tensor
+    // written before (which has its own location) stops the run with
+    // CheckpointCompiledNotPureError at the statement; writing a fresh tensor in place would
+    // externalize it inside the body instead.
+    void compiledWritesInCheckpointsAreNamed() {
+        const std::string head =
+            "{\"let\": \"w\", \"tensor\": {\"values\": [3, 4]}}, "
+            "{\"op\": \"mul_\", \"args\": [\"w\", 1]}, "
+            "{\"let\": \"t\", \"tensor\": {\"values\": [1, 2]}}, "
+            "{\"checkpoint\": [{\"compile\": \"f\", \"body\": [{\"op\": \"mul_\", \"args\": [\"";
+        const std::string tail = "\", 2]}], \"returns\": []}]}";
+        const std::vector<std::pair<std::string, std::string>> cases{
+            {"w", "CheckpointCompiledNotPureError"},
+            {"t", "CheckpointCompiledAutoExternalizeError"}};
+        for (const auto& c : cases) {
+            const ProgramRun r =
+                run_lazy_program_to_failure(parse(head + c.first + tail), {.compile = true});
+            QCOMPARE(r.failure_code, FailureCode::LazyEngineError);
+            QVERIFY2(r.failure.find(c.second) != std::string::npos &&
+                         r.failure.find("program[3].checkpoint[0].body[0]") != std::string::npos,
+                     r.failure.c_str());
+        }
+    }
+
     void outputsAreJson() {
         const LazyProgram p = load_lazy_program((kPrograms + "/view-mutation.json").toStdString());
         const ProgramRun r = run_lazy_program(p);
