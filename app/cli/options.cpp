@@ -73,6 +73,8 @@ app::PlanChoices plan_choices_from(Args& args) {
     if (auto s = args.value("--strategy")) c.strategy = app::parse_strategy(*s, "--strategy");
     if (auto budget = args.value("--budget")) app::parse_budget(*budget, c, "--budget");
     if (auto a = args.value("--align")) c.alignment = app::parse_alignment(*a, "--align");
+    if (auto m = args.value("--memory-budget"))
+        c.memory_budget = app::parse_memory_budget(*m, "--memory-budget");
     for (const std::string& spec : args.values("--arena"))
         c.arenas.push_back(app::parse_arena_setting(spec, "--arena"));
     for (const std::string& spec : args.values("--route"))

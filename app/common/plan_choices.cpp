@@ -111,6 +111,7 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     o.search_budget = c.search_budget;
     o.search_budget_ms = c.search_budget_ms;
     o.replay_token = c.replay_token;
+    o.memory_budget = c.memory_budget;
     // An offset problem plans into the policy's arena "arena" (plan_problem), its only one:
     // no roles, so every role names it, and sessions record just the arena that was used.
     if (problem) {
@@ -141,6 +142,12 @@ uint64_t parse_alignment(std::string_view text, std::string_view where) {
     const uint64_t alignment = parse_byte_size(text, where);
     if (alignment == 0) bad(where, "must be a power of two, at least 1");
     return alignment;
+}
+
+uint64_t parse_memory_budget(std::string_view text, std::string_view where) {
+    const uint64_t budget = parse_byte_size(text, where);
+    if (budget == 0) bad(where, "must be at least 1 byte; leave it out for no budget");
+    return budget;
 }
 
 ArenaSetting parse_arena_setting(std::string_view spec, std::string_view where) {

@@ -35,6 +35,7 @@ struct PlanChoices {
     uint64_t alignment = 0;        // every arena's; 0: the kind's default, 128 graphs, 1 problems
     ArenaSettings arenas;          // per arena, over `alignment`; each name at most once
     RouteList routes;              // role -> arena (graphs only; a new name makes a new arena)
+    uint64_t memory_budget = 0;    // all arenas' bytes together at most; 0: no budget
     Digest replay_token{};
 };
 
@@ -61,6 +62,8 @@ std::string format_arena_setting(const ArenaSetting& setting);
 // '_', '-' and '.'.
 RouteList::value_type parse_route(std::string_view spec, std::string_view where);
 std::string format_route(const RouteList::value_type& route); // "workspace=scratch"
+// --memory-budget: a size, not 0 (0 stands for "no budget" in PlanChoices).
+uint64_t parse_memory_budget(std::string_view text, std::string_view where);
 // "N" search nodes (reproducible) or "Nms" milliseconds; sets one of the two budgets.
 void parse_budget(std::string_view text, PlanChoices& choices, std::string_view where);
 Mode parse_mode_choice(std::string_view text, std::string_view where);

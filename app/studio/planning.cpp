@@ -73,6 +73,7 @@ PlanOptions make_options(const PlanSettings& settings, ModelKind kind) {
     choices.alignment = settings.alignment;
     choices.arenas = settings.arenas;
     choices.routes = settings.routes;
+    choices.memory_budget = settings.memory_budget;
     return app::make_plan_options(choices, kind);
 }
 

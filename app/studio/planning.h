@@ -33,10 +33,11 @@ struct PlanSettings {
     uint64_t batch = 8;  // transformer configs only
     uint64_t seq = 1024; // transformer configs only
     std::string strategy = "auto";
-    uint64_t alignment = 0; // 0: the model kind's default (128 for graphs, 1 for CSV problems)
-    ArenaSettings arenas;   // per arena: capacity and/or an alignment over `alignment`
-    RouteList routes;       // role -> arena, over the default routes (graphs only)
-    DimBindings bindings;   // ONNX models only
+    uint64_t alignment = 0;     // 0: the model kind's default (128 for graphs, 1 for CSV problems)
+    ArenaSettings arenas;       // per arena: capacity and/or an alignment over `alignment`
+    RouteList routes;           // role -> arena, over the default routes (graphs only)
+    uint64_t memory_budget = 0; // all arenas together at most (--memory-budget); 0: none
+    DimBindings bindings;       // ONNX models only
 
     ModelRequest request() const {
         return ModelRequest{

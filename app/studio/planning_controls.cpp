@@ -1,5 +1,6 @@
 #include "planning_controls.h"
 
+#include "core/units.h"
 #include "plan/strategy.h"
 
 #include <QBoxLayout>
@@ -68,7 +69,6 @@ PlanningControls::PlanningControls(QWidget* parent)
                    14);
     dims_->setToolTip(tr("Bind an ONNX model's symbolic dimensions and input shapes, and choose "
                          "whether views and in-place ops alias"));
-    replan_->setToolTip(tr("Plan the model again with these settings (Ctrl+R)"));
     replan_->setDefault(true);
     dims_->setEnabled(false); // until an ONNX model is shown
 
@@ -108,6 +108,7 @@ PlanSettings PlanningControls::settings() const {
     s.arenas = parse_arena_settings(arenas_->text().toStdString());
     s.routes = parse_routes(routes_->text().toStdString());
     s.bindings = bindings_;
+    s.memory_budget = memoryBudget_;
     return s;
 }
 
@@ -125,6 +126,13 @@ void PlanningControls::setSettings(const PlanSettings& s) {
     arenas_->setText(QString::fromStdString(format_arena_settings(s.arenas)));
     routes_->setText(QString::fromStdString(format_routes(s.routes)));
     setBindings(s.bindings);
+    memoryBudget_ = s.memory_budget;
+    replan_->setToolTip(
+        memoryBudget_ == 0
+            ? tr("Plan the model again with these settings (Ctrl+R)")
+            : tr("Plan the model again with these settings and the memory budget of %1 "
+                 "(--memory-budget) (Ctrl+R)")
+                  .arg(QString::fromStdString(format_bytes(memoryBudget_))));
 }
 
 void PlanningControls::setBindings(const DimBindings& bindings) {

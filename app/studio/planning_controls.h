@@ -55,6 +55,7 @@ class PlanningControls : public QWidget {
     QPushButton* dims_;
     QPushButton* replan_;
     DimBindings bindings_;
+    uint64_t memoryBudget_ = 0; // --memory-budget, kept for re-plans (Re-plan's tooltip says it)
 };
 
 } // namespace tmmu::studio

@@ -42,6 +42,11 @@ struct Parser {
         QStringLiteral("Send a role's tensors to an arena, e.g. workspace=scratch; a new name "
                        "makes a new arena (repeatable, once per role)."),
         QStringLiteral("ROLE=ARENA")};
+    QCommandLineOption memoryBudget{
+        QStringLiteral("memory-budget"),
+        QStringLiteral("The most bytes all arenas may need together, e.g. 12GiB: a plan over it "
+                       "fails with MEMORY_BUDGET_EXCEEDED."),
+        QStringLiteral("SIZE")};
     QCommandLineOption dim{
         QStringLiteral("dim"),
         QStringLiteral("ONNX models: a symbolic dimension's value (repeatable)."),
@@ -102,9 +107,26 @@ struct Parser {
         screenshotPanel.setDescription(
             QStringLiteral("Render only this panel for --screenshot: %1 (default window).")
                 .arg(panel_names().join(QStringLiteral(", "))));
-        parser.addOptions({mode, batch, seq, strategy, align, arena, route, dim, inputShape,
-                           noAliasing, step, theme, screenshot, screenshotSize, screenshotPanel,
-                           sessions, openSession, help, version});
+        parser.addOptions({mode,
+                           batch,
+                           seq,
+                           strategy,
+                           align,
+                           arena,
+                           route,
+                           memoryBudget,
+                           dim,
+                           inputShape,
+                           noAliasing,
+                           step,
+                           theme,
+                           screenshot,
+                           screenshotSize,
+                           screenshotPanel,
+                           sessions,
+                           openSession,
+                           help,
+                           version});
         parser.addPositionalArgument(
             QStringLiteral("MODEL"),
             QStringLiteral("Native IR JSON, an ONNX model, a GPT-2/Llama config.json or an "
@@ -145,6 +167,9 @@ void readSettings(const Parser& p, PlanSettings& s) {
     if (q.isSet(p.align)) s.alignment = app::parse_alignment(text(q.value(p.align)), "--align");
     for (const QString& v : q.values(p.arena))
         s.arenas.push_back(app::parse_arena_setting(text(v), "--arena"));
+    if (q.isSet(p.memoryBudget))
+        s.memory_budget =
+            app::parse_memory_budget(text(q.value(p.memoryBudget)), "--memory-budget");
     for (const QString& v : q.values(p.route))
         s.routes.push_back(app::parse_route(text(v), "--route"));
     for (const QString& v : q.values(p.dim))

@@ -42,6 +42,8 @@ std::string_view failure_code_name(FailureCode code) {
         return "LAZY_ENGINE_ERROR";
     case FailureCode::UnboundDimension:
         return "UNBOUND_DIMENSION";
+    case FailureCode::MemoryBudgetExceeded:
+        return "MEMORY_BUDGET_EXCEEDED";
     }
     return "UNKNOWN";
 }

@@ -41,6 +41,9 @@ enum class FailureCode : uint8_t {
     // A model's dimension is still unknown after its bindings (an ONNX symbolic or unnamed dim):
     // the message lists every unbound name or input and where it is used.
     UnboundDimension = 17,
+    // A plan's arenas together need more bytes than the memory budget allows (seed 000, II.J:
+    // a quota failure, and nothing of the plan is written).
+    MemoryBudgetExceeded = 18,
 };
 
 static_assert(static_cast<int>(FailureCode::InvalidIrShapes) == 0);
@@ -61,6 +64,7 @@ static_assert(static_cast<int>(FailureCode::BatchUnsupported) == 14);
 static_assert(static_cast<int>(FailureCode::DeviceError) == 15);
 static_assert(static_cast<int>(FailureCode::LazyEngineError) == 16);
 static_assert(static_cast<int>(FailureCode::UnboundDimension) == 17);
+static_assert(static_cast<int>(FailureCode::MemoryBudgetExceeded) == 18);
 
 // Every code, in value order (tests and docs walk it).
 inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
@@ -80,7 +84,8 @@ inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
                                                    FailureCode::BatchUnsupported,
                                                    FailureCode::DeviceError,
                                                    FailureCode::LazyEngineError,
-                                                   FailureCode::UnboundDimension};
+                                                   FailureCode::UnboundDimension,
+                                                   FailureCode::MemoryBudgetExceeded};
 
 // Process exit status for an error that is no Failure: a bug in tmmu, never bad input. Apart
 // from 1 (a command's "no": plans differ), 2 (usage) and 10 + code, so scripts can tell it.

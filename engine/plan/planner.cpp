@@ -2,6 +2,7 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "core/units.h"
 #include "plan/linear_scan.h"
 #include "plan/memory_series.h"
 #include "plan/plan_hash.h"
@@ -236,6 +237,30 @@ void map_tensors(const Graph& g, const Liveness& lv,
               [](const PlannedTensor& x, const PlannedTensor& y) { return x.id < y.id; });
 }
 
+// II.J: a quota failure instead of a plan, naming what each arena needs and whether any plan
+// could fit (the lower bounds add up to what no strategy can go below).
+void check_memory_budget(const Plan& plan, uint64_t budget) {
+    if (budget == 0) return;
+    uint64_t total = 0, bound = 0;
+    std::string arenas;
+    for (const ArenaPlan& a : plan.arenas) {
+        total = checked_add(total, a.solution.height, "the plan's total bytes");
+        bound = checked_add(bound, a.metrics.lower_bound, "the plan's lower bound");
+        arenas += fmt::format("{}{} {}", arenas.empty() ? "" : ", ", a.config.name,
+                              format_bytes(a.solution.height));
+    }
+    if (total <= budget) return;
+    const std::string fits =
+        bound > budget
+            ? fmt::format("no plan fits: the lower bound alone is {}", format_bytes(bound))
+            : fmt::format("the lower bound is {}, so a tighter plan could fit "
+                          "(--strategy optimal searches for one)",
+                          format_bytes(bound));
+    fail(FailureCode::MemoryBudgetExceeded, "--memory-budget",
+         fmt::format("the plan needs {} ({} bytes: {}), over the budget of {} ({} bytes); {}",
+                     format_bytes(total), total, arenas, format_bytes(budget), budget, fits));
+}
+
 Plan plan_graph_stages(const Graph& g, Mode mode, const PlanOptions& options,
                        const Progress& progress, const std::string& source) {
     check_policy(options.policy);
@@ -256,6 +281,7 @@ Plan plan_graph_stages(const Graph& g, Mode mode, const PlanOptions& options,
     std::vector<std::vector<uint32_t>> storages_of_arena;
     plan.arenas = build_arenas(g, lv, options.policy, storages_of_arena);
     solve_all(plan, options, progress);
+    check_memory_budget(plan, options.memory_budget);
     map_tensors(g, lv, storages_of_arena, plan);
     for (auto& arena : plan.arenas)
         arena.metrics.derive_ratios();
@@ -293,6 +319,7 @@ Plan plan_problem_stages(const OffsetProblem& problem, const std::vector<std::st
     arena.buffer_names = ids;
     plan.arenas.push_back(std::move(arena));
     solve_all(plan, options, progress);
+    check_memory_budget(plan, options.memory_budget);
     ArenaPlan& solved = plan.arenas.front();
     for (uint32_t b = 0; b < ids.size(); ++b) {
         const Buffer& buf = solved.problem.buffers[b];

@@ -126,6 +126,26 @@ class TestExitStatus : public QObject {
                      "activations=1KiB"}),
                FailureCode::ArenaTooSmall);
     }
+    // Seed 000's II.J: a plan over the memory budget is a quota failure, and nothing of it is
+    // written. Residual blocks in training plan to 11.00 MiB over a lower bound of 10.50 MiB.
+    void memoryBudgetExceeded() {
+        const QString model = resource("resources/models/examples/residual_blocks.json");
+        const QString ckpt = dir_.filePath("over-budget.ckpt");
+        const test::ProgramRun over =
+            tmmu({"plan", model, "--memory-budget", "8MiB", "--checkpoint", ckpt});
+        expect(over, FailureCode::MemoryBudgetExceeded);
+        QVERIFY2(over.err.contains("over the budget of 8.00 MiB (8388608 bytes)") &&
+                     over.err.contains("no plan fits: the lower bound alone is"),
+                 qPrintable(over.err));
+        QVERIFY(!QFile::exists(ckpt));
+        const test::ProgramRun between = tmmu({"plan", model, "--memory-budget", "10.75MiB"});
+        expect(between, FailureCode::MemoryBudgetExceeded);
+        QVERIFY2(between.err.contains("the lower bound is 10.50 MiB, so a tighter plan could fit"),
+                 qPrintable(between.err));
+        QCOMPARE(tmmu({"plan", model, "--memory-budget", "12MiB", "--checkpoint", ckpt}).code, 0);
+        QVERIFY(QFile::exists(ckpt));
+        expect(tmmu({"plan", model, "--memory-budget", "0"}), FailureCode::InvalidArgument);
+    }
     void alignmentViolation() {
         expect(tmmu({"plan", "--align", "48"}), FailureCode::AlignmentViolation);
     }

@@ -57,7 +57,8 @@ class TestCore : public QObject {
                                                         {"BATCH_UNSUPPORTED", 24},
                                                         {"DEVICE_ERROR", 25},
                                                         {"LAZY_ENGINE_ERROR", 26},
-                                                        {"UNBOUND_DIMENSION", 27}};
+                                                        {"UNBOUND_DIMENSION", 27},
+                                                        {"MEMORY_BUDGET_EXCEEDED", 28}};
         QCOMPARE(std::size(kAllFailureCodes), std::size(expected));
         std::set<std::string_view> names;
         for (size_t i = 0; i < std::size(kAllFailureCodes); ++i) {

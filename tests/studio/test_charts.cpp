@@ -264,6 +264,10 @@ class TestCharts : public QObject {
                  std::string("workspace=scratch, gradient=activations"));
         TMMU_EXPECT_FAILURE(parse_studio_options({"--route", "gradients=activations"}),
                             FailureCode::InvalidArgument);
+        QCOMPARE(parse_studio_options({"--memory-budget", "2GiB"}).settings.memory_budget,
+                 uint64_t(2) << 30);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--memory-budget", "0"}),
+                            FailureCode::InvalidArgument);
         StudioOptions d = parse_studio_options({});
         QVERIFY(d.model.isEmpty());
         QCOMPARE(d.settings.batch, uint64_t(8));

@@ -229,6 +229,27 @@ class TestMainWindow : public QObject {
         QVERIFY(!w.controls()->routesEdit()->isEnabled());
     }
 
+    // --memory-budget has no field: the toolbar keeps it for re-plans and Re-plan's tooltip
+    // says so. A plan over it fails by name and the plan on screen stays.
+    void replansKeepTheMemoryBudget() {
+        MainWindow w;
+        PlanSettings settings = smallSettings();
+        w.controls()->setSettings(settings);
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
+        const auto before = w.context()->planPtr();
+        settings.memory_budget = uint64_t(1) << 30;
+        w.controls()->setSettings(settings);
+        QCOMPARE(w.controls()->settings().memory_budget, uint64_t(1) << 30);
+        QVERIFY(w.controls()->replanButton()->toolTip().contains("1.00 GiB (--memory-budget)"));
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.replan();
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(w.lastFailure().startsWith("MEMORY_BUDGET_EXCEEDED at --memory-budget"),
+                 qPrintable(w.lastFailure()));
+        QCOMPARE(w.context()->planPtr(), before);
+        if (auto* box = w.findChild<QMessageBox*>("failureBox")) box->close();
+    }
+
     void cancelKeepsThePlanAndShowsNoBox() {
         MainWindow w;
         QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
