@@ -55,7 +55,8 @@ options:
                        (default 128; 1 for CSV problems)
   --memory-budget SIZE the most bytes all arenas may need together, e.g. 12GiB: a plan
                        over it fails with MEMORY_BUDGET_EXCEEDED (exit 28), naming each
-                       arena's peak and the lower bound, and writes nothing
+                       arena's peak and the lower bound, and writes no plan (--trace gets
+                       the failure record)
   --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
   --tensors            include the per-tensor table in --json output

@@ -6,7 +6,6 @@
 #include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
 
-#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -78,7 +77,8 @@ void apply_arena_alignments(const ArenaSettings& settings, ArenaPolicy& policy) 
 // studio's fields separate entries with commas and spaces).
 std::string check_arena_name(std::string_view name, std::string_view where) {
     for (char c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+        if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') &&
+            c != '_' && c != '-' && c != '.')
             bad(where, fmt::format("arena name '{}': use letters, digits, '_', '-' and '.'", name));
     return std::string(name);
 }

@@ -53,12 +53,18 @@ LazyShown run_lazy_job(const std::string& path, const Progress& progress,
     const lazy::LazyProgram program = lazy::parse_lazy_program(text, path);
     lazy::ProgramRun run = lazy::run_lazy_program_to_failure(program);
     int64_t recorded = 0;
-    if (!record_to.empty()) {
-        sessions::SessionStore store(record_to);
-        recorded = sessions::record_lazy_trace(store, program, text, run, "");
-    }
+    std::string record_error;
+    // A database that cannot take the recording (read-only, locked, full) costs the recording,
+    // never the run on screen.
+    if (!record_to.empty()) try {
+            sessions::SessionStore store(record_to);
+            recorded = sessions::record_lazy_trace(store, program, text, run, "");
+        } catch (const Failure& f) {
+            record_error = f.what();
+        }
     LazyShown out = shown_of(program, std::move(run), path, progress);
     out.recorded_id = recorded;
+    out.record_error = std::move(record_error);
     return out;
 }
 
@@ -120,6 +126,7 @@ ReplayedLazyTrace replay_lazy_job(const std::string& sessions_path, int64_t id,
     lazy::LazyProgram program =
         lazy::parse_lazy_program(stored.program_text, fmt::format("lazy trace {}", id));
     program.name = stored.summary.program;
+    program.origin = stored.summary.origin;
     const std::string where =
         stored.summary.origin.empty() ? fmt::format("lazy trace {}", id) : stored.summary.origin;
     r.shown = shown_of(program, std::move(r.replay.run), where, progress);

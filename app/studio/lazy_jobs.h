@@ -26,7 +26,8 @@ struct LazyShown {
     // The program with and without checkpointing, compile and fusion (the run shown above is
     // the default one: checkpoints replayed, compile statements compiled).
     std::vector<lazy::ComparedRun> comparison;
-    int64_t recorded_id = 0; // the lazy trace it was recorded as; 0 when not recorded
+    int64_t recorded_id = 0;  // the lazy trace it was recorded as; 0 when not recorded
+    std::string record_error; // why recording it failed; the run itself is shown all the same
 };
 
 // A recorded lazy trace run again from its stored program (sessions::replay_lazy_trace), shown
@@ -48,8 +49,8 @@ bool looks_like_lazy_program_file(const std::string& path);
 LazyShown run_lazy_job(const std::string& path, const Progress& progress,
                        const std::string& record_to = {});
 
-// "#3 mlp-training · 1248 events · ok" (a combo box entry); ALTERED or the error's name when
-// there is one.
+// "#3 mlp-training · 1248 events · ok" (a combo box entry); "ALTERED" or "stopped by an error"
+// instead of "ok" when so.
 std::string lazy_trace_label(const sessions::LazyTraceSummary& trace);
 // The recorded details, a line each: program, how it ran, trace, memory and result.
 std::string lazy_trace_details(const sessions::LazyTraceSummary& trace);

@@ -25,7 +25,8 @@ LazyTracesPanel::LazyTracesPanel(JobRunner* jobs, std::function<QString()> sessi
                                  QWidget* parent)
     : QWidget(parent), jobs_(jobs), sessionsPath_(std::move(sessionsPath)),
       where_(new QLabel(this)), traces_(new QComboBox(this)),
-      replay_(new QPushButton(tr("Replay"), this)), summary_(new QPlainTextEdit(this)) {
+      replay_(new QPushButton(tr("Replay"), this)), refresh_(new QPushButton(tr("Refresh"), this)),
+      summary_(new QPlainTextEdit(this)) {
     setObjectName(QStringLiteral("lazyTracesPanel"));
     where_->setWordWrap(true);
     traces_->setPlaceholderText(tr("No recorded lazy traces"));
@@ -48,9 +49,13 @@ LazyTracesPanel::LazyTracesPanel(JobRunner* jobs, std::function<QString()> sessi
     auto* row = new QHBoxLayout;
     row->addWidget(traces_, 1);
     row->addWidget(replay_);
+    row->addWidget(refresh_);
     column->addLayout(row);
     column->addWidget(summary_, 1);
 
+    refresh_->setToolTip(tr("List the traces again (those `tmmu lazy run --record` added since, "
+                            "say)"));
+    connect(refresh_, &QPushButton::clicked, this, &LazyTracesPanel::refresh);
     connect(traces_, &QComboBox::currentIndexChanged, this, &LazyTracesPanel::showSelected);
     connect(replay_, &QPushButton::clicked, this, [this] {
         if (traces_->currentIndex() >= 0) emit replayRequested(traces_->currentData().toLongLong());
@@ -63,6 +68,7 @@ void LazyTracesPanel::refresh() {
     where_->setText(path.isEmpty() ? tr("No sessions database is open")
                                    : tr("Recorded in %1").arg(path));
     replay_->setEnabled(false);
+    refresh_->setEnabled(!path.isEmpty());
     if (path.isEmpty()) {
         traces_->clear();
         return;
@@ -81,7 +87,11 @@ void LazyTracesPanel::refresh() {
             traces_->setCurrentIndex(traces.empty() ? -1 : 0); // the newest
             showSelected();
         },
-        [this](const JobFailure& f) { where_->setText(f.text()); });
+        [this](const JobFailure& f) {
+            traces_->clear(); // what was listed may not be in the database named now
+            showSelected();
+            where_->setText(f.text());
+        });
 }
 
 void LazyTracesPanel::showSelected() {

@@ -33,6 +33,7 @@ class LazyTracesPanel : public QWidget {
 
     QComboBox* tracesBox() const { return traces_; }
     QPushButton* replayButton() const { return replay_; }
+    QPushButton* refreshButton() const { return refresh_; }
     QString summaryText() const;
 
   signals:
@@ -46,6 +47,7 @@ class LazyTracesPanel : public QWidget {
     QLabel* where_;
     QComboBox* traces_;
     QPushButton* replay_;
+    QPushButton* refresh_;
     QPlainTextEdit* summary_;
 };
 

@@ -204,11 +204,19 @@ void MainWindow::buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRan
     tabifyDockWidget(besideStrategies, runs);
     lazyTraces_ = new LazyTracesPanel(
         jobs_, [this] { return sessionsPath(); }, this);
+    // Beside the token graph, which a replay fills; the left tabs are full.
     QDockWidget* traces = addDock(QStringLiteral("lazyTracesDock"), tr("Lazy traces"), lazyTraces_,
-                                  Qt::LeftDockWidgetArea);
-    tabifyDockWidget(dock(QStringLiteral("runDock")), traces);
+                                  Qt::BottomDockWidgetArea);
+    tabifyDockWidget(graph, traces);
     connect(lazyTraces_, &LazyTracesPanel::replayRequested, this, &MainWindow::replayLazyTrace);
     connect(sessions_, &SessionActions::storeOpened, lazyTraces_, &LazyTracesPanel::refresh);
+}
+
+// A stored plan brings its settings to the toolbar; the memory budget is not stored (a check,
+// not part of the plan), so the one given stays for the next re-plan.
+void MainWindow::showStoredSettings(PlanSettings settings) {
+    settings.memory_budget = controls_->memoryBudget();
+    controls_->setSettings(settings);
 }
 
 QString MainWindow::sessionsPath() const {
@@ -227,6 +235,10 @@ void MainWindow::openLazyProgram(const QString& path, bool remember) {
         [this, remember](const LazyShown& shown) {
             pendingRemember_ = remember;
             onLazyShown(shown);
+            if (!shown.record_error.empty())
+                status_->showMessage(
+                    status_->currentMessage() +
+                    tr("; NOT recorded: %1").arg(QString::fromStdString(shown.record_error)));
             if (!shown.recorded_id) return;
             lazyTraces_->refresh();
             if (shown.failure.empty())
@@ -293,7 +305,7 @@ void MainWindow::openCheckpoint(const QString& path, bool remember) {
 
 void MainWindow::showStoredPlan(const PlanOutcome& outcome, bool remember, const QString& file) {
     pendingRemember_ = remember;
-    controls_->setSettings(outcome.settings);
+    showStoredSettings(outcome.settings);
     onPlanned(outcome);
     // No model in the file: nothing to plan the other strategies with.
     strategies_->showMessage(
@@ -467,7 +479,7 @@ void MainWindow::showStoredOutcome(const PlanOutcome& outcome) {
     pendingRemember_ = false;
     pendingPath_.clear();
     lastFailure_.clear();
-    controls_->setSettings(outcome.settings);
+    showStoredSettings(outcome.settings);
     onPlanned(outcome);
     // The stored plan is shown as it was; the other strategies are planned again beside it
     // (the comparison is never stored).

@@ -174,6 +174,7 @@ class MainWindow : public QMainWindow {
                         QDockWidget* besideStrategies);
     void onLazyShown(const LazyShown& shown);
     QString sessionsPath() const; // the open sessions database, "" when none
+    void showStoredSettings(PlanSettings settings);
     // main_window_menus.cpp
     void buildMenus();
     void buildStepShortcuts(QMenu* menu);

@@ -104,6 +104,7 @@ std::vector<views::StrategyResult> compare_strategies(const LoadedModel& model,
         progress.report(double(i) / double(strategies.size()), "comparing: " + name);
         PlanSettings s = settings;
         s.strategy = name;
+        s.memory_budget = 0; // every strategy's height, those over the budget included
         views::StrategyResult r;
         r.strategy = name;
         Progress quiet; // per-strategy progress would make the bar jump back and forth

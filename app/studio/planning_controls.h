@@ -29,6 +29,7 @@ class PlanningControls : public QWidget {
     // Batch and sequence apply to transformer configs, the mode to graphs only.
     void setModelKind(std::optional<ModelKind> kind);
     void setBindings(const DimBindings& bindings);
+    uint64_t memoryBudget() const { return memoryBudget_; }
 
     QComboBox* modeBox() const { return mode_; }
     QComboBox* strategyBox() const { return strategy_; }

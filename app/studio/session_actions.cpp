@@ -62,7 +62,9 @@ SessionActions::SessionActions(MainWindow* window, views::PlanContext* ctx, JobR
     record_->setCheckable(true);
     record_->setChecked(true);
     record_->setEnabled(false); // until a store is open
-    record_->setToolTip(tr("Record every successful planning run in the sessions database"));
+    record_->setToolTip(
+        tr("Record every successful planning run, and every lazy program run (a failed one with "
+           "its trace up to the error), in the sessions database"));
     panel_->setStore(nullptr, tr("no sessions database is open"));
     connect(panel_, &views::SessionsPanel::openRequested, this, &SessionActions::openSession);
     connect(panel_, &views::SessionsPanel::replayRequested, this, &SessionActions::replaySession);

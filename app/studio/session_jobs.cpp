@@ -40,9 +40,8 @@ uint64_t most_common_alignment(const std::vector<ArenaConfig>& arenas) {
     return best;
 }
 
-// The routes that differ from the default ones. A route to a new arena creates it, and the arena
-// order is part of the plan's hash: they are listed in the order of their arenas, so planning
-// again creates the arenas in the order they were recorded in.
+// The routes that differ from the default ones, in the order of their arenas (settings_of gives
+// every new arena a setting, so no route creates one).
 RouteList routes_of(const ArenaPolicy& policy) {
     const ArenaPolicy defaults = ArenaPolicy::defaults();
     RouteList routes;
@@ -84,14 +83,20 @@ PlanSettings settings_of(const sessions::SessionInput& in) {
     s.strategy = in.options.strategy;
     // A problem plans into its arena "arena" (absent in sessions recorded before --align
     // applied to problems: their default then). A graph's arenas mostly share --align's
-    // alignment; an arena with another one keeps it as its own setting.
+    // alignment; an arena with another one keeps it as its own setting. An arena the defaults
+    // lack always gets a setting: settings create new arenas before routes do, in the order
+    // given, and the arena order is part of the plan's hash, so every new arena is created by
+    // a setting in the order the policy holds them.
     const ArenaConfig* problem_arena = in.is_problem ? in.options.policy.find("arena") : nullptr;
     if (problem_arena) s.alignment = problem_arena->alignment;
     if (!in.is_problem) s.alignment = most_common_alignment(in.options.policy.arenas);
+    const ArenaPolicy defaults = ArenaPolicy::defaults();
     for (const ArenaConfig& a : in.options.policy.arenas) {
         app::ArenaSetting setting{a.name, std::nullopt, std::nullopt};
         if (a.capacity != UINT64_MAX) setting.capacity = a.capacity;
-        if (s.alignment != 0 && a.alignment != s.alignment) setting.alignment = a.alignment;
+        const bool added = !in.is_problem && !defaults.find(a.name);
+        if (s.alignment != 0 && (a.alignment != s.alignment || (added && !setting.capacity)))
+            setting.alignment = a.alignment;
         if (setting.capacity || setting.alignment) s.arenas.push_back(std::move(setting));
     }
     if (!in.is_problem) s.routes = routes_of(in.options.policy);

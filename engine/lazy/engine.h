@@ -232,9 +232,10 @@ class Engine {
     // not return are disposed when the call returns; using one later is
     // InvalidTraceTensorEscapeError. A call inside a call stages into the outer one. Inside a
     // checkpointed body a call that only reads persistent state runs (backward's replay of the
-    // body replays its ops), one that writes is CheckpointImpureRegionError (10.6's
-    // readonly-or-reject). EngineOptions::compile = false runs fn plainly. An argument may be
-    // absent (a default Tensor: optional state not made yet, say): fn gets it as it is, and the
+    // body replays its ops), one that writes is CheckpointCompiledNotPureError, or
+    // CheckpointCompiledAutoExternalizeError when the write would give a value its first loc
+    // (10.6's readonly-or-reject). EngineOptions::compile = false runs fn plainly. An argument may
+    // be absent (a default Tensor: optional state not made yet, say): fn gets it as it is, and the
     // variant key binds that position to a sentinel of its own (8.8), so absent state never
     // looks like an alias of another argument; the arguments' alias and view pattern (which
     // share a base, through which views) is part of the key too.

@@ -341,7 +341,8 @@ struct EngineState {
     void end_staging(const std::vector<TensorId>& returned);
     // Inside a checkpointed body, a staged call that writes persistent state is rejected
     // (10.6's readonly-or-reject): its nodes stay plain lazy nodes (abandon_staging) and the
-    // call is CheckpointImpureRegionError.
+    // call is CheckpointCompiledNotPureError (CheckpointCompiledAutoExternalizeError when the
+    // write externalizes a value).
     void refuse_writes_in_checkpoint();
     // After a failure inside the function: the nodes staged so far stay plain lazy nodes, as if
     // the function had run uncompiled up to the error.

@@ -239,7 +239,8 @@ void map_tensors(const Graph& g, const Liveness& lv,
 
 // II.J: a quota failure instead of a plan, naming what each arena needs and whether any plan
 // could fit (the lower bounds add up to what no strategy can go below).
-void check_memory_budget(const Plan& plan, uint64_t budget) {
+void check_memory_budget(const Plan& plan, const PlanOptions& options) {
+    const uint64_t budget = options.memory_budget;
     if (budget == 0) return;
     uint64_t total = 0, bound = 0;
     std::string arenas;
@@ -252,10 +253,12 @@ void check_memory_budget(const Plan& plan, uint64_t budget) {
     if (total <= budget) return;
     const std::string fits =
         bound > budget
-            ? fmt::format("no plan fits: the lower bound alone is {}", format_bytes(bound))
-            : fmt::format("the lower bound is {}, so a tighter plan could fit "
-                          "(--strategy optimal searches for one)",
-                          format_bytes(bound));
+            ? fmt::format("no plan of these arenas fits: their lower bounds alone add up to {}",
+                          format_bytes(bound))
+            : fmt::format("their lower bounds add up to {}, so a tighter plan could fit{}",
+                          format_bytes(bound),
+                          options.strategy == "optimal" ? " (a larger --budget searches further)"
+                                                        : " (--strategy optimal searches for one)");
     fail(FailureCode::MemoryBudgetExceeded, "--memory-budget",
          fmt::format("the plan needs {} ({} bytes: {}), over the budget of {} ({} bytes); {}",
                      format_bytes(total), total, arenas, format_bytes(budget), budget, fits));
@@ -281,7 +284,7 @@ Plan plan_graph_stages(const Graph& g, Mode mode, const PlanOptions& options,
     std::vector<std::vector<uint32_t>> storages_of_arena;
     plan.arenas = build_arenas(g, lv, options.policy, storages_of_arena);
     solve_all(plan, options, progress);
-    check_memory_budget(plan, options.memory_budget);
+    check_memory_budget(plan, options);
     map_tensors(g, lv, storages_of_arena, plan);
     for (auto& arena : plan.arenas)
         arena.metrics.derive_ratios();
@@ -319,7 +322,7 @@ Plan plan_problem_stages(const OffsetProblem& problem, const std::vector<std::st
     arena.buffer_names = ids;
     plan.arenas.push_back(std::move(arena));
     solve_all(plan, options, progress);
-    check_memory_budget(plan, options.memory_budget);
+    check_memory_budget(plan, options);
     ArenaPlan& solved = plan.arenas.front();
     for (uint32_t b = 0; b < ids.size(); ++b) {
         const Buffer& buf = solved.problem.buffers[b];

@@ -131,16 +131,19 @@ class TestExitStatus : public QObject {
     void memoryBudgetExceeded() {
         const QString model = resource("resources/models/examples/residual_blocks.json");
         const QString ckpt = dir_.filePath("over-budget.ckpt");
+        const QString json = dir_.filePath("over-budget.json");
         const test::ProgramRun over =
-            tmmu({"plan", model, "--memory-budget", "8MiB", "--checkpoint", ckpt});
+            tmmu({"plan", model, "--memory-budget", "8MiB", "--checkpoint", ckpt, "--json", json});
         expect(over, FailureCode::MemoryBudgetExceeded);
         QVERIFY2(over.err.contains("over the budget of 8.00 MiB (8388608 bytes)") &&
-                     over.err.contains("no plan fits: the lower bound alone is"),
+                     over.err.contains(
+                         "no plan of these arenas fits: their lower bounds alone add up to"),
                  qPrintable(over.err));
-        QVERIFY(!QFile::exists(ckpt));
+        QVERIFY(!QFile::exists(ckpt) && !QFile::exists(json));
         const test::ProgramRun between = tmmu({"plan", model, "--memory-budget", "10.75MiB"});
         expect(between, FailureCode::MemoryBudgetExceeded);
-        QVERIFY2(between.err.contains("the lower bound is 10.50 MiB, so a tighter plan could fit"),
+        QVERIFY2(between.err.contains(
+                     "their lower bounds add up to 10.50 MiB, so a tighter plan could fit"),
                  qPrintable(between.err));
         QCOMPARE(tmmu({"plan", model, "--memory-budget", "12MiB", "--checkpoint", ckpt}).code, 0);
         QVERIFY(QFile::exists(ckpt));

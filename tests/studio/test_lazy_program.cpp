@@ -14,6 +14,7 @@
 #include "token_graph/token_graph_view.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
@@ -148,6 +149,25 @@ class TestLazyProgram : public QObject {
                      report.contains("changed after recording") &&
                      report.contains("first difference: event ") && report.contains("\"relu\""),
                  qPrintable(report));
+    }
+
+    // A database that cannot take the recording (here: a folder now stands where its file was)
+    // costs the recording, never the run: the trace is shown and the status bar says it was not
+    // recorded.
+    void aFailedRecordingKeepsTheRun() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        const QString folder = dir_.path() + QStringLiteral("/gone");
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(w.sessions()->openStore(folder + QStringLiteral("/lazy.db")));
+        QVERIFY(waitIdle(w));
+        QVERIFY(QDir(folder).removeRecursively());
+        QVERIFY(QDir().mkpath(folder + QStringLiteral("/lazy.db")));
+        QVERIFY(openAndWait(w, program("shared-base")));
+        QVERIFY2(w.lastFailure().isEmpty(), qPrintable(w.lastFailure()));
+        QVERIFY(w.tokenGraph()->view()->trace() != nullptr);
+        QVERIFY2(w.statusBar()->currentMessage().contains("NOT recorded: "),
+                 qPrintable(w.statusBar()->currentMessage()));
     }
 
     void aModelStillOpensAsAModel() {

@@ -227,6 +227,10 @@ class TestMainWindow : public QObject {
         QVERIFY(w.controls()->routesEdit()->isEnabled());
         w.controls()->setModelKind(ModelKind::DsaCsv); // a problem's buffers have no roles
         QVERIFY(!w.controls()->routesEdit()->isEnabled());
+        // The greyed text waits for the next graph instead of failing a problem's re-plan.
+        QVERIFY(w.controls()->settings().routes.empty());
+        w.controls()->setModelKind(ModelKind::TransformerConfig);
+        QCOMPARE(w.controls()->settings().routes.size(), size_t(1));
     }
 
     // --memory-budget has no field: the toolbar keeps it for re-plans and Re-plan's tooltip
@@ -248,6 +252,15 @@ class TestMainWindow : public QObject {
                  qPrintable(w.lastFailure()));
         QCOMPARE(w.context()->planPtr(), before);
         if (auto* box = w.findChild<QMessageBox*>("failureBox")) box->close();
+        // A stored plan (a session, a checkpoint) brings its settings, not a budget: the one
+        // given stays.
+        PlanOutcome stored;
+        stored.plan = before;
+        stored.model = std::make_shared<const LoadedModel>();
+        stored.settings = smallSettings();
+        w.showStoredOutcome(stored);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.controls()->settings().memory_budget, uint64_t(1) << 30);
     }
 
     void cancelKeepsThePlanAndShowsNoBox() {

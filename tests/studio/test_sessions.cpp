@@ -232,35 +232,53 @@ class TestSessions : public QObject {
                  std::string("parameters=:4KiB, activations=1GiB"));
     }
 
-    // A session recorded with routes opens with them in the Routes field, so Re-plan accepts
-    // the arena settings that name a routed arena and plans the same arenas in the same order:
-    // the same plan hash.
+    // A session recorded with routes opens with them in the Routes field, and with a setting
+    // for every arena it added, so Re-plan accepts the settings that name a routed arena and
+    // creates the same arenas in the same order: the same plan hash. Arenas made by routes in
+    // an order their roles do not have, and made by settings before routes made others.
     void openingASessionRestoresItsRoutes() {
-        MainWindow w;
-        QVERIFY(w.sessions()->openStore(freshDb()));
-        PlanSettings settings = smallSettings("slots");
-        settings.arenas = parse_arena_settings("activations=1GiB:256");
-        // Routes in an order their roles do not have: the new arenas follow the routes.
-        settings.routes = parse_routes("gradient=grads, input=late, optimizer_state=parameters");
-        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
-        QVERIFY(waitIdle(w));
-        const int64_t id = w.sessions()->currentSession();
-        QVERIFY(id > 0);
-        const Digest recorded = w.context()->plan()->plan_hash;
-        std::vector<std::string> names;
-        for (const ArenaPlan& a : w.context()->plan()->arenas)
-            names.push_back(a.config.name);
-        QCOMPARE(names, (std::vector<std::string>{"parameters", "activations", "grads", "late"}));
+        struct Case {
+            const char* arenas;
+            const char* routes;
+            std::vector<std::string> planned;
+            const char* shownArenas;
+            const char* shownRoutes;
+        };
+        const Case cases[] = {{"activations=1GiB:256",
+                               "gradient=grads, input=late, optimizer_state=parameters",
+                               {"parameters", "activations", "grads", "late"},
+                               "activations=1GiB:256, grads=:128, late=:128",
+                               "optimizer_state=parameters, gradient=grads, input=late"},
+                              {"late=:128, grads=1GiB",
+                               "gradient=grads, input=late",
+                               {"parameters", "activations", "optimizer", "late", "grads"},
+                               "late=:128, grads=1GiB",
+                               "input=late, gradient=grads"}};
+        for (const Case& c : cases) {
+            MainWindow w;
+            QVERIFY(w.sessions()->openStore(freshDb()));
+            PlanSettings settings = smallSettings("slots");
+            settings.arenas = parse_arena_settings(c.arenas);
+            settings.routes = parse_routes(c.routes);
+            QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
+            QVERIFY(waitIdle(w));
+            const int64_t id = w.sessions()->currentSession();
+            QVERIFY(id > 0);
+            const Digest recorded = w.context()->plan()->plan_hash;
+            std::vector<std::string> names;
+            for (const ArenaPlan& a : w.context()->plan()->arenas)
+                names.push_back(a.config.name);
+            QCOMPARE(names, c.planned);
 
-        w.controls()->setSettings(smallSettings());
-        runAndWait(w, &SessionActions::openFinished, [&] { w.sessions()->openSession(id); });
-        QVERIFY(waitIdle(w));
-        QCOMPARE(w.controls()->routesEdit()->text(),
-                 QStringLiteral("optimizer_state=parameters, gradient=grads, input=late"));
-        QCOMPARE(w.controls()->arenasEdit()->text(), QStringLiteral("activations=1GiB:256"));
-        w.sessions()->setRecording(false);
-        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
-        QCOMPARE(to_hex(w.context()->plan()->plan_hash), to_hex(recorded));
+            w.controls()->setSettings(smallSettings());
+            runAndWait(w, &SessionActions::openFinished, [&] { w.sessions()->openSession(id); });
+            QVERIFY(waitIdle(w));
+            QCOMPARE(w.controls()->routesEdit()->text(), QString(c.shownRoutes));
+            QCOMPARE(w.controls()->arenasEdit()->text(), QString(c.shownArenas));
+            w.sessions()->setRecording(false);
+            QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+            QCOMPARE(to_hex(w.context()->plan()->plan_hash), to_hex(recorded));
+        }
     }
 
     void renamesAnnotatesAndDeletesThroughThePanel() {
