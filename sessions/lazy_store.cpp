@@ -146,13 +146,12 @@ LazyReplay replay_lazy_trace(const StoredLazyTrace& stored) {
     const LazyTraceSummary& s = stored.summary;
     // Parsed under the trace's name, so errors point at the stored copy, then given back the
     // name and origin it was recorded with (a program without "name" was named after its file).
-    lazy::LazyProgram program =
-        lazy::parse_lazy_program(stored.program_text, fmt::format("lazy trace {}", s.id));
-    program.name = s.program;
-    program.origin = s.origin;
     LazyReplay r;
+    r.program = lazy::parse_lazy_program(stored.program_text, fmt::format("lazy trace {}", s.id));
+    r.program.name = s.program;
+    r.program.origin = s.origin;
     r.run = lazy::run_lazy_program_to_failure(
-        program,
+        r.program,
         lazy::EngineOptions{.eager = s.eager, .checkpoint = s.checkpoint, .compile = s.compile});
     r.recorded_hash = s.trace_hash;
     r.replayed_hash = to_hex(r.run.trace_hash);
@@ -161,7 +160,7 @@ LazyReplay replay_lazy_trace(const StoredLazyTrace& stored) {
     r.same = r.recorded_hash == r.replayed_hash && r.recorded_failure == r.replayed_failure;
     if (r.recorded_hash != r.replayed_hash)
         r.first_difference =
-            first_trace_difference(stored.trace_json, lazy::lazy_trace_json(program, r.run));
+            first_trace_difference(stored.trace_json, lazy::lazy_trace_json(r.program, r.run));
     return r;
 }
 

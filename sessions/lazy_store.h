@@ -43,6 +43,9 @@ struct LazyReplay {
     std::string recorded_hash, replayed_hash; // hex
     std::string recorded_failure, replayed_failure;
     bool same = false; // the same trace hash and the same failure (or none)
+    // The stored program as it ran again: parsed from the stored text, with the name and origin
+    // it was recorded with.
+    lazy::LazyProgram program;
     // Where the traces part (first_trace_difference), when the hashes differ; "" when they
     // agree, or when only the hashes differ (the events and plans are the same).
     std::string first_difference;

@@ -123,13 +123,9 @@ ReplayedLazyTrace replay_lazy_job(const std::string& sessions_path, int64_t id,
     r.replay = sessions::replay_lazy_trace(stored);
     r.verdict = sessions::trace_verdict(r.replay.recorded_hash, r.replay.replayed_hash,
                                         r.replay.recorded_failure, r.replay.replayed_failure);
-    lazy::LazyProgram program =
-        lazy::parse_lazy_program(stored.program_text, fmt::format("lazy trace {}", id));
-    program.name = stored.summary.program;
-    program.origin = stored.summary.origin;
     const std::string where =
         stored.summary.origin.empty() ? fmt::format("lazy trace {}", id) : stored.summary.origin;
-    r.shown = shown_of(program, std::move(r.replay.run), where, progress);
+    r.shown = shown_of(r.replay.program, std::move(r.replay.run), where, progress);
     return r;
 }
 

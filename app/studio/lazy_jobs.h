@@ -35,7 +35,7 @@ struct LazyShown {
 struct ReplayedLazyTrace {
     sessions::LazyTraceSummary recorded;
     bool altered = false;        // the row does not match its seal (replayed anyway)
-    sessions::LazyReplay replay; // hashes, errors, first difference; its run is in `shown`
+    sessions::LazyReplay replay; // program, hashes, errors, first difference; its run is in `shown`
     std::string verdict;         // "identical: the same trace hash", "DIFFERENT: ..."
     LazyShown shown;
 };

@@ -242,15 +242,13 @@ void map_tensors(const Graph& g, const Liveness& lv,
 void check_memory_budget(const Plan& plan, const PlanOptions& options) {
     const uint64_t budget = options.memory_budget;
     if (budget == 0) return;
-    uint64_t total = 0, bound = 0;
-    std::string arenas;
-    for (const ArenaPlan& a : plan.arenas) {
-        total = checked_add(total, a.solution.height, "the plan's total bytes");
-        bound = checked_add(bound, a.metrics.lower_bound, "the plan's lower bound");
-        arenas += fmt::format("{}{} {}", arenas.empty() ? "" : ", ", a.config.name,
-                              format_bytes(a.solution.height));
-    }
+    const PlanTotals totals = plan_totals(plan);
+    const uint64_t total = totals.peak_bytes, bound = totals.lower_bound;
     if (total <= budget) return;
+    std::string arenas;
+    for (const ArenaPlan& a : plan.arenas)
+        arenas += fmt::format("{}{} {}", arenas.empty() ? "" : ", ", a.config.name,
+                              format_bytes(a.metrics.peak_bytes));
     const std::string fits =
         bound > budget
             ? fmt::format("no plan of these arenas fits: their lower bounds alone add up to {}",
