@@ -292,12 +292,35 @@ json options_to_json(const PlanOptions& o) {
     json routes = json::array();
     for (const std::string& r : o.policy.arena_of_role)
         routes.push_back(r);
-    return {{"strategy", o.strategy},
-            {"search_budget", o.search_budget},
-            {"search_budget_ms", o.search_budget_ms},
-            {"arenas", arenas},
-            {"arena_of_role", routes},
-            {"replay_token", to_hex(o.replay_token)}};
+    json j = {{"strategy", o.strategy},
+              {"search_budget", o.search_budget},
+              {"search_budget_ms", o.search_budget_ms},
+              {"arenas", arenas},
+              {"arena_of_role", routes},
+              {"replay_token", to_hex(o.replay_token)}};
+    // Only a rank of a distributed run has one: single-rank options stay as they were stored
+    // before sharding, so their sealed rows still check.
+    if (!o.shard.single_rank()) j["shard"] = json(shard_json(o.shard));
+    return j;
+}
+
+ShardSpec shard_from_json(const json& j, const std::string& where) {
+    ShardSpec spec;
+    spec.rank = j.at("rank").get<uint32_t>();
+    spec.world_size = j.at("world_size").get<uint32_t>();
+    for (const json& name : j.at("roles")) {
+        const std::optional<Role> role = parse_role(name.get<std::string>());
+        if (!role)
+            fail(FailureCode::CorruptCheckpoint, where,
+                 fmt::format("stored options shard an unknown role {}", name.dump()));
+        spec.roles.push_back(*role);
+    }
+    try {
+        check_shard_spec(spec, where);
+    } catch (const Failure& f) {
+        fail(FailureCode::CorruptCheckpoint, where, "stored options: " + f.message());
+    }
+    return spec;
 }
 
 PlanOptions options_from_json(const std::string& text, const std::string& where) {
@@ -318,6 +341,7 @@ PlanOptions options_from_json(const std::string& text, const std::string& where)
         for (size_t i = 0; i < routes.size(); ++i)
             o.policy.arena_of_role[i] = routes[i].get<std::string>();
         o.replay_token = digest_from_hex(j.at("replay_token").get<std::string>(), where);
+        if (j.contains("shard")) o.shard = shard_from_json(j.at("shard"), where);
         return o;
     } catch (const json::exception& e) {
         fail(FailureCode::CorruptCheckpoint, where,

@@ -57,6 +57,18 @@ options:
                        over it fails with MEMORY_BUDGET_EXCEEDED (exit 28), naming each
                        arena's peak and the lower bound, and writes no plan (--trace gets
                        the failure record)
+  --world-size N       ranks of a distributed run (default 1); the plan is for one of them,
+                       and its hash names the rank and world size (seed 000 II.I)
+  --rank R             the rank to plan, 0 to N-1 (default 0)
+  --shard ROLES        roles split across the ranks: parameter, activation, optimizer_state
+                       (comma-separated). Each tensor's elements, flattened, are cut into N
+                       equal chunks and the rank holds its own (ZeRO/FSDP flat sharding).
+                       A sharded parameter is gathered whole into a workspace buffer before
+                       each forward and backward node that reads it (all_gather nodes); the
+                       optimizer updates its shard in place. Sharded activations are held
+                       1/N per rank, without the buffers of the collectives around them.
+                       ZeRO-1: --shard optimizer_state; ZeRO-3/FSDP without gradient
+                       sharding: --shard parameter,optimizer_state
   --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
   --tensors            include the per-tensor table in --json output
@@ -85,6 +97,7 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
     else
         fmt::print("mode       {}   strategy {}   buffers {}\n", mode_name(plan.mode),
                    plan.strategy, plan.tensors.size());
+    if (!plan.shard.single_rank()) fmt::print("shard      {}\n", describe_shard_spec(plan.shard));
     fmt::print("\n{:<12} {:<16} {:>14} {:>14} {:>9} {:>7} {:>8} {:>8} {:>7} {:>9}\n", "arena",
                "strategy", "peak", "lower bound", "over LB", "slots", "max live", "buffers",
                "reuse", "plan ms");

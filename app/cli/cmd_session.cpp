@@ -103,6 +103,8 @@ int show(const Session& s) {
                    ? fmt::format("batch {}   seq {}", s.input.request.batch, s.input.request.seq)
                    : std::string("batch and seq n/a (not a config)"),
                m.strategy);
+    if (!s.input.options.shard.single_rank())
+        fmt::print("shard      {}\n", describe_shard_spec(s.input.options.shard));
     fmt::print("ir hash    {}\nplan hash  {}\n", s.ir_hash, m.plan_hash);
     if (s.plan) {
         fmt::print("\n{:<14} {:<12} {:>14} {:>14} {:>8}\n", "arena", "strategy", "peak",

@@ -79,6 +79,11 @@ app::PlanChoices plan_choices_from(Args& args) {
         c.arenas.push_back(app::parse_arena_setting(spec, "--arena"));
     for (const std::string& spec : args.values("--route"))
         c.routes.push_back(app::parse_route(spec, "--route"));
+    if (auto n = args.value("--world-size"))
+        c.shard.world_size = app::parse_world_size(*n, "--world-size");
+    if (auto r = args.value("--rank")) c.shard.rank = app::parse_rank(*r, "--rank");
+    if (auto roles = args.value("--shard"))
+        c.shard.roles = app::parse_shard_roles(*roles, "--shard");
     if (auto t = args.value("--replay-token"))
         c.replay_token = digest_from_hex(*t, "--replay-token");
     return c;

@@ -6,6 +6,7 @@
 #include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -101,6 +102,11 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     parse_strategy(c.strategy, "--strategy");
     if (problem && !c.routes.empty())
         bad("--route", "offset-assignment problems have one arena; routes apply to model graphs");
+    if (problem && !c.shard.single_rank())
+        bad(c.shard.roles.empty() ? "--world-size" : "--shard",
+            "offset-assignment problems have no roles and no ranks; sharding applies to model "
+            "graphs");
+    check_shard_spec(c.shard, c.shard.rank >= c.shard.world_size ? "--rank" : "--shard");
     const uint64_t alignment = c.alignment != 0 ? c.alignment : (problem ? 1 : 128);
     check_alignment(alignment, "--align");
     if ((c.search_budget || c.search_budget_ms) && c.strategy != "optimal")
@@ -112,6 +118,7 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     o.search_budget_ms = c.search_budget_ms;
     o.replay_token = c.replay_token;
     o.memory_budget = c.memory_budget;
+    o.shard = c.shard;
     // An offset problem plans into the policy's arena "arena" (plan_problem), its only one:
     // no roles, so every role names it, and sessions record just the arena that was used.
     if (problem) {
@@ -142,6 +149,59 @@ uint64_t parse_alignment(std::string_view text, std::string_view where) {
     const uint64_t alignment = parse_byte_size(text, where);
     if (alignment == 0) bad(where, "must be a power of two, at least 1");
     return alignment;
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+    std::vector<std::string> entries;
+    std::string entry;
+    const auto flush = [&] {
+        if (!entry.empty()) entries.push_back(std::move(entry));
+        entry.clear();
+    };
+    for (char c : text) {
+        if (c == ',' || c == ';' || c == ' ' || c == '\t')
+            flush();
+        else
+            entry += c;
+    }
+    flush();
+    return entries;
+}
+
+uint32_t parse_world_size(std::string_view text, std::string_view where) {
+    const uint64_t n = parse_positive(text, where);
+    if (n > UINT32_MAX) bad(where, fmt::format("{} ranks is more than this build plans for", n));
+    return static_cast<uint32_t>(n);
+}
+
+uint32_t parse_rank(std::string_view text, std::string_view where) {
+    uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty() || n >= UINT32_MAX)
+        bad(where,
+            fmt::format("'{}' is not a rank: expected 0, 1, 2, ... (below the world size)", text));
+    return static_cast<uint32_t>(n);
+}
+
+std::vector<Role> parse_shard_roles(std::string_view text, std::string_view where) {
+    std::vector<Role> roles;
+    for (const std::string& name : split_list(text)) {
+        const std::optional<Role> role = parse_role(name);
+        if (!role || !shardable_role(*role))
+            bad(where, fmt::format("'{}' is not a role that can be sharded; expected parameter, "
+                                   "activation or optimizer_state{}",
+                                   name,
+                                   role == Role::Gradient
+                                       ? " (the gradient role holds activation gradients as "
+                                         "well as parameter gradients)"
+                                       : ""));
+        if (std::find(roles.begin(), roles.end(), *role) != roles.end())
+            bad(where, fmt::format("'{}' is given twice", name));
+        roles.push_back(*role);
+    }
+    if (roles.empty()) bad(where, "expected one or more roles, e.g. parameter,optimizer_state");
+    std::sort(roles.begin(), roles.end());
+    return roles;
 }
 
 uint64_t parse_memory_budget(std::string_view text, std::string_view where) {

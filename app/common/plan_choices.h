@@ -36,14 +36,16 @@ struct PlanChoices {
     ArenaSettings arenas;          // per arena, over `alignment`; each name at most once
     RouteList routes;              // role -> arena (graphs only; a new name makes a new arena)
     uint64_t memory_budget = 0;    // all arenas' bytes together at most; 0: no budget
+    ShardSpec shard;               // --world-size, --rank, --shard (graphs only)
     Digest replay_token{};
 };
 
 // Engine options for a model of this kind. Throws Failure(InvalidArgument) for an unknown
 // strategy, a search budget for a strategy other than optimal, an arena setting naming an arena no
 // role is routed to (offset problems have the single arena "arena"), an arena set twice or a
-// setting with neither a capacity nor an alignment, a role routed twice, or routes given for an
-// offset problem; Failure(AlignmentViolation) for an alignment (global or an
+// setting with neither a capacity nor an alignment, a role routed twice, routes or sharding
+// given for an offset problem, a rank outside the world or roles sharded over one rank;
+// Failure(AlignmentViolation) for an alignment (global or an
 // arena's) that is not a power of two.
 PlanOptions make_plan_options(const PlanChoices& choices, ModelKind kind);
 
@@ -62,6 +64,16 @@ std::string format_arena_setting(const ArenaSetting& setting);
 // '_', '-' and '.'.
 RouteList::value_type parse_route(std::string_view spec, std::string_view where);
 std::string format_route(const RouteList::value_type& route); // "workspace=scratch"
+// The entries of a list, separated by commas, semicolons or white space (empty ones dropped):
+// --shard's roles, the studio's fields.
+std::vector<std::string> split_list(std::string_view text);
+// --world-size: 1 to 2^32 - 1 ranks. --rank: 0 to 2^32 - 2 (make_plan_options checks it against
+// the world size).
+uint32_t parse_world_size(std::string_view text, std::string_view where);
+uint32_t parse_rank(std::string_view text, std::string_view where);
+// --shard: "parameter,optimizer_state" (commas or spaces), roles that can be sharded
+// (shardable_role), each once; returned in ascending role order.
+std::vector<Role> parse_shard_roles(std::string_view text, std::string_view where);
 // --memory-budget: a size, not 0 (0 stands for "no budget" in PlanChoices).
 uint64_t parse_memory_budget(std::string_view text, std::string_view where);
 // "N" search nodes (reproducible) or "Nms" milliseconds; sets one of the two budgets.

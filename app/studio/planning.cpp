@@ -11,23 +11,13 @@ namespace tmmu::studio {
 
 namespace {
 
-// A toolbar field's entries, separated by commas, semicolons or white space, each parsed as
-// the command line's option would be: parse(entry, where).
+// A toolbar field's entries (app::split_list), each parsed as the command line's option would
+// be: parse(entry, where).
 template <typename List, typename Parse>
 List field_list(const std::string& text, Parse parse, std::string_view where) {
     List list;
-    std::string entry;
-    auto flush = [&] {
-        if (!entry.empty()) list.push_back(parse(entry, where));
-        entry.clear();
-    };
-    for (char c : text) {
-        if (c == ',' || c == ';' || c == ' ' || c == '\t')
-            flush();
-        else
-            entry += c;
-    }
-    flush();
+    for (const std::string& entry : app::split_list(text))
+        list.push_back(parse(entry, where));
     return list;
 }
 
@@ -74,6 +64,9 @@ PlanOptions make_options(const PlanSettings& settings, ModelKind kind) {
     choices.arenas = settings.arenas;
     choices.routes = settings.routes;
     choices.memory_budget = settings.memory_budget;
+    // Like greyed Routes, the rank and its sharding wait for the next graph: a problem has
+    // neither roles nor ranks.
+    if (kind != ModelKind::DsaCsv) choices.shard = settings.shard;
     return app::make_plan_options(choices, kind);
 }
 

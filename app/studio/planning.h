@@ -37,6 +37,7 @@ struct PlanSettings {
     ArenaSettings arenas;       // per arena: capacity and/or an alignment over `alignment`
     RouteList routes;           // role -> arena, over the default routes (graphs only)
     uint64_t memory_budget = 0; // all arenas together at most (--memory-budget); 0: none
+    ShardSpec shard;            // --world-size, --rank, --shard (graphs only)
     DimBindings bindings;       // ONNX models only
 
     ModelRequest request() const {

@@ -110,6 +110,7 @@ PlanSettings PlanningControls::settings() const {
     if (routes_->isEnabledTo(this)) s.routes = parse_routes(routes_->text().toStdString());
     s.bindings = bindings_;
     s.memory_budget = memoryBudget_;
+    s.shard = shard_;
     return s;
 }
 
@@ -128,12 +129,15 @@ void PlanningControls::setSettings(const PlanSettings& s) {
     routes_->setText(QString::fromStdString(format_routes(s.routes)));
     setBindings(s.bindings);
     memoryBudget_ = s.memory_budget;
-    replan_->setToolTip(
-        memoryBudget_ == 0
-            ? tr("Plan the model again with these settings (Ctrl+R)")
-            : tr("Plan the model again with these settings and the memory budget of %1 "
-                 "(--memory-budget) (Ctrl+R)")
-                  .arg(QString::fromStdString(format_bytes(memoryBudget_))));
+    shard_ = s.shard;
+    QString also;
+    if (!shard_.single_rank())
+        also += tr(" for %1 (--world-size, --rank, --shard)")
+                    .arg(QString::fromStdString(describe_shard_spec(shard_)));
+    if (memoryBudget_ != 0)
+        also += tr(" within the memory budget of %1 (--memory-budget)")
+                    .arg(QString::fromStdString(format_bytes(memoryBudget_)));
+    replan_->setToolTip(tr("Plan the model again with these settings%1 (Ctrl+R)").arg(also));
 }
 
 void PlanningControls::setBindings(const DimBindings& bindings) {

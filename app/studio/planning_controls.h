@@ -57,6 +57,7 @@ class PlanningControls : public QWidget {
     QPushButton* replan_;
     DimBindings bindings_;
     uint64_t memoryBudget_ = 0; // --memory-budget, kept for re-plans (Re-plan's tooltip says it)
+    ShardSpec shard_;           // --world-size/--rank/--shard or a session's, likewise
 };
 
 } // namespace tmmu::studio

@@ -100,6 +100,7 @@ PlanSettings settings_of(const sessions::SessionInput& in) {
         if (setting.capacity || setting.alignment) s.arenas.push_back(std::move(setting));
     }
     if (!in.is_problem) s.routes = routes_of(in.options.policy);
+    s.shard = in.options.shard;
     return s;
 }
 

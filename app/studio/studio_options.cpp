@@ -47,6 +47,18 @@ struct Parser {
         QStringLiteral("The most bytes all arenas may need together, e.g. 12GiB: a plan over it "
                        "fails with MEMORY_BUDGET_EXCEEDED."),
         QStringLiteral("SIZE")};
+    QCommandLineOption worldSize{
+        QStringLiteral("world-size"),
+        QStringLiteral("Ranks of a distributed run (default 1): the plan is for one of them."),
+        QStringLiteral("N")};
+    QCommandLineOption rank{QStringLiteral("rank"),
+                            QStringLiteral("The rank to plan, 0 to N-1 (default 0)."),
+                            QStringLiteral("R")};
+    QCommandLineOption shard{
+        QStringLiteral("shard"),
+        QStringLiteral("Roles split across the ranks (parameter, activation, optimizer_state; "
+                       "comma-separated), as tmmu plan --shard."),
+        QStringLiteral("ROLES")};
     QCommandLineOption dim{
         QStringLiteral("dim"),
         QStringLiteral("ONNX models: a symbolic dimension's value (repeatable)."),
@@ -115,6 +127,9 @@ struct Parser {
                            arena,
                            route,
                            memoryBudget,
+                           worldSize,
+                           rank,
+                           shard,
                            dim,
                            inputShape,
                            noAliasing,
@@ -172,6 +187,10 @@ void readSettings(const Parser& p, PlanSettings& s) {
             app::parse_memory_budget(text(q.value(p.memoryBudget)), "--memory-budget");
     for (const QString& v : q.values(p.route))
         s.routes.push_back(app::parse_route(text(v), "--route"));
+    if (q.isSet(p.worldSize))
+        s.shard.world_size = app::parse_world_size(text(q.value(p.worldSize)), "--world-size");
+    if (q.isSet(p.rank)) s.shard.rank = app::parse_rank(text(q.value(p.rank)), "--rank");
+    if (q.isSet(p.shard)) s.shard.roles = app::parse_shard_roles(text(q.value(p.shard)), "--shard");
     for (const QString& v : q.values(p.dim))
         s.bindings.dims.insert(app::parse_dim_binding(text(v), "--dim"));
     for (const QString& v : q.values(p.inputShape))

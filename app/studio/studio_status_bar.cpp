@@ -29,6 +29,14 @@ PlanSummary PlanSummary::of(const Plan& plan, const LoadedModel* model) {
     if (model && !model->description.empty())
         s.modelTip += QStringLiteral("\n") + QString::fromStdString(model->description);
     s.mode = plan.mode ? qs(mode_name(*plan.mode)) : QObject::tr("offset problem");
+    s.modeTip = QObject::tr("Liveness mode");
+    // A rank's plan holds a share of the model: say so where the mode is, the notes in the tip.
+    if (!plan.shard.single_rank()) {
+        s.mode += QObject::tr(", rank %1/%2").arg(plan.shard.rank).arg(plan.shard.world_size);
+        s.modeTip += QStringLiteral("; ") + QString::fromStdString(describe_shard_spec(plan.shard));
+        for (const std::string& note : plan.notes)
+            s.modeTip += QStringLiteral("\n") + QString::fromStdString(note);
+    }
     s.strategy = QString::fromStdString(plan.strategy);
     QStringList winners;
     for (const ArenaPlan& a : plan.arenas)
@@ -146,7 +154,7 @@ void StudioStatusBar::showPlan(const Plan& plan, const LoadedModel* model) {
         label->setToolTip(tip);
     };
     set("model", s.model, s.modelTip);
-    set("mode", s.mode, tr("Liveness mode"));
+    set("mode", s.mode, s.modeTip);
     set("strategy", s.strategy, s.strategyTip);
     set("height", s.height, s.heightTip);
     set("over", s.overBound, tr("Height above the sum of the arenas' lower bounds"));

@@ -1,5 +1,6 @@
 #pragma once
-// The main window's status bar: a summary of the plan on screen (model, mode, strategy, height,
+// The main window's status bar: a summary of the plan on screen (model, mode and the rank of a
+// distributed run, strategy, height,
 // % over the lower bound, plan hash prefix) as permanent fields, plus a progress bar with a
 // Cancel button for the worker's running job. They appear only when the worker stays busy longer
 // than kProgressDelayMs, so quick jobs do not flicker, and stay up across back-to-back jobs. A
@@ -24,8 +25,8 @@ namespace tmmu::studio {
 
 // The summary's texts, separate from the widgets so tests can read them.
 struct PlanSummary {
-    QString model, modelTip, mode, strategy, strategyTip, height, heightTip, overBound, hash,
-        hashTip;
+    QString model, modelTip, mode, modeTip, strategy, strategyTip, height, heightTip, overBound,
+        hash, hashTip;
     static PlanSummary of(const Plan& plan, const LoadedModel* model);
 };
 

@@ -80,12 +80,13 @@ void check_length(const std::string& path, size_t found, size_t expected) {
                 "expected " + std::to_string(expected) + " items, found " + std::to_string(found));
 }
 
-// Reads a map holding exactly `keys` (any order; the CBOR scan already refused duplicates
-// and disorder) and hands each value to on_field with its key's index. Unknown keys are
-// refused: they would be lost on restore and break the byte-identical round trip.
+// Reads a map holding `keys` (any order; the CBOR scan already refused duplicates and
+// disorder) and hands each value to on_field with its key's index. The first `required` keys
+// must be present, the rest may be. Unknown keys are refused: they would be lost on restore
+// and break the byte-identical round trip.
 template <size_t N, class F>
 void read_map(Reader& r, int depth, const std::string& path,
-              const std::array<std::string_view, N>& keys, F&& on_field) {
+              const std::array<std::string_view, N>& keys, F&& on_field, size_t required = N) {
     expect(r, Type::Map, at(path));
     std::array<bool, N> seen{};
     for (size_t i = 0, n = r.map(depth); i < n; ++i) {
@@ -97,7 +98,7 @@ void read_map(Reader& r, int depth, const std::string& path,
         seen[size_t(k - keys.begin())] = true;
         on_field(size_t(k - keys.begin()));
     }
-    for (size_t k = 0; k < N; ++k)
+    for (size_t k = 0; k < required; ++k)
         if (!seen[k]) corrupt(path, "missing key '" + std::string(keys[k]) + "'");
 }
 
@@ -304,16 +305,45 @@ std::optional<Mode> read_mode(Reader& r, const std::string& path) {
     return mode;
 }
 
+// The optional "shard" entry: {"rank", "roles", "world_size"}, present for a plan of a rank of
+// a distributed run only (the writer leaves a single rank's out).
+ShardSpec read_shard(Reader& r, const std::string& path) {
+    static constexpr std::array<std::string_view, 3> kKeys = {"rank", "roles", "world_size"};
+    ShardSpec spec;
+    read_map(r, 2, path, kKeys, [&](size_t k) {
+        const std::string field = path + "." + std::string(kKeys[k]);
+        if (k == 0) spec.rank = read_u32(r, at(field));
+        if (k == 2) spec.world_size = read_u32(r, at(field));
+        if (k != 1) return;
+        const size_t n = read_array(r, 3, at(field));
+        for (size_t i = 0; i < n; ++i) {
+            const std::string_view name = read_text(r, item(field, i));
+            const std::optional<Role> role = parse_role(name);
+            if (!role) corrupt(item(field, i)(), "unknown role '" + std::string(name) + "'");
+            spec.roles.push_back(*role);
+        }
+    });
+    try {
+        check_shard_spec(spec, path);
+    } catch (const Failure& f) {
+        corrupt(f.where(), f.message());
+    }
+    if (spec.single_rank()) corrupt(path, "a single rank's plan has no shard entry");
+    return spec;
+}
+
 } // namespace
 
 Plan read_plan(const uint8_t* data, size_t size, Digest& content_hash) {
-    static constexpr std::array<std::string_view, kRootFields> kKeys = {
+    static constexpr std::array<std::string_view, kRootFields + 1> kKeys = {
         "format",    "version",         "source", "mode",    "strategy", "ir_hash", "replay_token",
-        "plan_hash", "execution_order", "arenas", "tensors", "series",   "notes",   "content_hash"};
+        "plan_hash", "execution_order", "arenas", "tensors", "series",   "notes",   "content_hash",
+        "shard"};
     const std::string root = "checkpoint";
     Reader r(data, size);
     Plan plan;
-    read_map(r, 1, root, kKeys, [&](size_t k) {
+    // "shard" is the one optional key: a single rank's plan leaves it out.
+    const auto on_field = [&](size_t k) {
         const std::string field = root + "." + std::string(kKeys[k]);
         switch (k) {
         case 0: // format and version were checked before the content hash
@@ -355,11 +385,15 @@ Plan read_plan(const uint8_t* data, size_t size, Digest& content_hash) {
         case 12:
             plan.notes = read_texts(r, 2, field);
             break;
-        default:
+        case 13:
             content_hash = read_digest(r, field);
             break;
+        default:
+            plan.shard = read_shard(r, field);
+            break;
         }
-    });
+    };
+    read_map(r, 1, root, kKeys, on_field, kRootFields);
     return plan;
 }
 

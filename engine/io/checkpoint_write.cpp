@@ -103,6 +103,17 @@ void write_series(Writer& w, const MemorySeries& s) {
                   {"high_water", [&] { rows(s.high_water); }}});
 }
 
+void write_shard(Writer& w, const ShardSpec& spec) {
+    write_map(w, {{"rank", [&] { w.uint64(spec.rank); }},
+                  {"roles",
+                   [&] {
+                       w.array(spec.roles.size());
+                       for (Role r : spec.roles)
+                           w.text(role_name(r));
+                   }},
+                  {"world_size", [&] { w.uint64(spec.world_size); }}});
+}
+
 } // namespace
 
 void write_plan(Writer& w, const Plan& plan, const Digest* content_hash) {
@@ -132,6 +143,7 @@ void write_plan(Writer& w, const Plan& plan, const Digest* content_hash) {
         {"series", [&] { write_series(w, plan.series); }},
         {"notes", [&] { write_texts(w, plan.notes); }},
     };
+    if (!plan.shard.single_rank()) fields.push_back({"shard", [&] { write_shard(w, plan.shard); }});
     if (content_hash) fields.push_back({"content_hash", [&] { write_digest(w, *content_hash); }});
     write_map(w, std::move(fields));
 }

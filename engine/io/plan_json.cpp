@@ -101,6 +101,13 @@ ordered_json series_json(const Plan& plan) {
     return j;
 }
 
+ordered_json shard_json(const ShardSpec& spec) {
+    ordered_json roles = ordered_json::array();
+    for (Role r : spec.roles)
+        roles.push_back(role_name(r));
+    return {{"rank", spec.rank}, {"world_size", spec.world_size}, {"roles", std::move(roles)}};
+}
+
 std::string plan_to_json(const Plan& plan, bool include_tensors) {
     ordered_json arenas = ordered_json::array();
     for (const ArenaPlan& a : plan.arenas) {
@@ -117,6 +124,7 @@ std::string plan_to_json(const Plan& plan, bool include_tensors) {
     j["strategy"] = plan.strategy;
     j["ir_hash"] = to_hex(plan.ir_hash);
     j["plan_hash"] = to_hex(plan.plan_hash);
+    if (!plan.shard.single_rank()) j["shard"] = shard_json(plan.shard);
     j["arenas"] = std::move(arenas);
     j["totals"] = totals_json(plan);
     j["series"] = series_json(plan);

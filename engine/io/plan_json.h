@@ -30,5 +30,8 @@ nlohmann::ordered_json metrics_json(const Plan& plan);
 nlohmann::ordered_json totals_json(const Plan& plan);
 // {"times": [...], "arenas": {name: {"live_bytes": [...], "high_water": [...]}}}.
 nlohmann::ordered_json series_json(const Plan& plan);
+// {"rank", "world_size", "roles": [sharded role names]}: the plan's "shard", which the plan
+// JSON and the trace header carry only for a rank of a distributed run (not single_rank()).
+nlohmann::ordered_json shard_json(const ShardSpec& spec);
 
 } // namespace tmmu

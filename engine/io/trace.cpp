@@ -70,6 +70,7 @@ ordered_json header(const Plan& plan) {
     j["mode"] = mode_name(plan.mode);
     j["replay_token_prefix"] = to_hex(plan.replay_token).substr(0, 8);
     j["strategy"] = plan.strategy;
+    if (!plan.shard.single_rank()) j["shard"] = shard_json(plan.shard);
     j["arenas"] = std::move(arenas);
     return j;
 }

@@ -4,6 +4,7 @@
 #include "ir/graph.h"
 #include "liveness/liveness.h"
 #include "plan/offset_problem.h"
+#include "plan/shard_spec.h"
 
 #include <array>
 #include <cstdint>
@@ -74,6 +75,7 @@ struct Plan {
     Digest ir_hash{};
     Digest replay_token{};
     Digest plan_hash{};
+    ShardSpec shard; // the rank this plan is for (single_rank: the run's only one)
     std::vector<std::string> execution_order; // node ids of the schedule (empty for CSV)
     std::vector<ArenaPlan> arenas;
     std::vector<PlannedTensor> tensors; // ascending id

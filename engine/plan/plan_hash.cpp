@@ -127,6 +127,17 @@ Digest execution_order_hash(const Plan& plan) {
 
 } // namespace
 
+Value shard_spec_value(const ShardSpec& spec) {
+    if (spec.roles.empty()) return Value::map();
+    Value roles = Value::array();
+    for (Role r : spec.roles)
+        roles.items.push_back(Value::str(role_name(r)));
+    Value v = Value::map();
+    v.set("contract", Value::str("tmmu_flat_shard_v1"));
+    v.set("roles", std::move(roles));
+    return v;
+}
+
 Value canonical_ir(const Graph& g) {
     Value tensors = Value::array();
     for (size_t i : sorted_by_id(g.tensors.size(),
@@ -182,7 +193,7 @@ std::vector<uint8_t> plan_hash_preimage(const Plan& plan) {
         plan.tensors.size(), [&](size_t k) -> const std::string& { return plan.tensors[k].id; });
     const Digest arena_hash = arena_config_hash(plan);
     const Digest order_hash = execution_order_hash(plan);
-    const Digest shard_hash = hash_value(Value::map());
+    const Digest shard_hash = hash_value(shard_spec_value(plan.shard));
     cbor::Writer w;
     w.array(2);
     w.text("tmmu_plan_v1");
@@ -191,8 +202,8 @@ std::vector<uint8_t> plan_hash_preimage(const Plan& plan) {
     w.text(mode_name(plan.mode));
     w.bytes(arena_hash.data(), arena_hash.size());
     w.bytes(order_hash.data(), order_hash.size());
-    w.uint64(0); // rank
-    w.uint64(1); // world_size
+    w.uint64(plan.shard.rank);
+    w.uint64(plan.shard.world_size);
     w.bytes(shard_hash.data(), shard_hash.size());
     w.array(2); // slot_assignment_table
     w.bytes(plan.replay_token.data(), plan.replay_token.size());

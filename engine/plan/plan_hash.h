@@ -29,13 +29,18 @@ Digest problem_hash(const OffsetProblem& p, const std::vector<std::string>& ids)
 // checkpoint both write them (the caller writes the enclosing array head).
 void write_buffer_fields(cbor::Writer& w, const Buffer& b);
 
+// The sharding configuration of a plan as the plan hash takes it: {} when nothing is sharded,
+// else {"contract": "tmmu_flat_shard_v1", "roles": [role names, ascending]} (the contract of
+// shard_spec.h). Rank and world size are fields of the plan hash of their own.
+cbor::Value shard_spec_value(const ShardSpec& spec);
+
 // The canonical CBOR bytes hashed by compute_plan_hash (streamed, not built as a Value):
-//   ["tmmu_plan_v1", [ir_hash, mode, arena_config_hash, execution_order_hash, rank = 0,
-//     world_size = 1, shard_spec_hash, slot_assignment_table, logical_address_table]]
+//   ["tmmu_plan_v1", [ir_hash, mode, arena_config_hash, execution_order_hash, rank,
+//     world_size, shard_spec_hash, slot_assignment_table, logical_address_table]]
 // mode is the mode's name or "none" (bare problems); hashes are 32-byte byte strings;
 //   arena_config_hash     = SHA-256(CBOR([[name, capacity, alignment], ...] in arena order))
 //   execution_order_hash  = SHA-256(CBOR([node id, ...]))
-//   shard_spec_hash       = SHA-256(CBOR({}))  (single rank, nothing sharded)
+//   shard_spec_hash       = SHA-256(CBOR(shard_spec_value(shard)))  ({} on a single rank)
 //   slot_assignment_table = [replay_token, [[tensor_id, arena_name, slot], ...]]
 //   logical_address_table = [[tensor_id, arena_name, offset, size], ...]
 // with both tables sorted by tensor id. Throws Failure(InvalidArgument) when a tensor names an

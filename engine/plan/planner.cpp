@@ -7,6 +7,7 @@
 #include "plan/memory_series.h"
 #include "plan/plan_hash.h"
 #include "plan/plan_summary.h"
+#include "plan/shard_graph.h"
 #include "plan/strategies/optimal.h"
 #include "plan/strategy.h"
 #include "plan/validator.h"
@@ -262,9 +263,14 @@ void check_memory_budget(const Plan& plan, const PlanOptions& options) {
                      format_bytes(total), total, arenas, format_bytes(budget), budget, fits));
 }
 
-Plan plan_graph_stages(const Graph& g, Mode mode, const PlanOptions& options,
+Plan plan_graph_stages(const Graph& model, Mode mode, const PlanOptions& options,
                        const Progress& progress, const std::string& source) {
     check_policy(options.policy);
+    check_shard_spec(options.shard, "shard");
+    // A sharded rank plans a graph of its own; the plan keeps the model's IR hash.
+    std::optional<ShardedGraph> sharded;
+    if (!options.shard.roles.empty()) sharded = shard_graph(model, options.shard);
+    const Graph& g = sharded ? sharded->graph : model;
     progress.report(0.0, "liveness");
     Liveness lv = as_operator(kAnalyzeLiveness, [&] {
         Liveness l = analyze_liveness(g, mode);
@@ -276,7 +282,9 @@ Plan plan_graph_stages(const Graph& g, Mode mode, const PlanOptions& options,
     plan.mode = mode;
     plan.strategy = options.strategy;
     plan.replay_token = options.replay_token;
-    plan.notes = lv.notes;
+    plan.shard = options.shard;
+    if (sharded) plan.notes = std::move(sharded->notes);
+    plan.notes.insert(plan.notes.end(), lv.notes.begin(), lv.notes.end());
     for (NodeIndex n : lv.schedule)
         plan.execution_order.push_back(g.nodes[n].id);
     std::vector<std::vector<uint32_t>> storages_of_arena;
@@ -289,7 +297,7 @@ Plan plan_graph_stages(const Graph& g, Mode mode, const PlanOptions& options,
     std::vector<uint64_t> steps(std::max<uint32_t>(lv.steps(), 1));
     std::iota(steps.begin(), steps.end(), 0);
     plan.series = build_memory_series(plan.arenas, std::move(steps));
-    plan.ir_hash = ir_hash(g);
+    plan.ir_hash = ir_hash(model);
     plan.plan_hash = compute_plan_hash(plan);
     return plan;
 }
@@ -301,6 +309,9 @@ Plan plan_problem_stages(const OffsetProblem& problem, const std::vector<std::st
         fail(FailureCode::InvalidArgument, "plan_problem",
              fmt::format("{} ids for {} buffers", ids.size(), problem.buffers.size()));
     check_policy(options.policy);
+    if (!options.shard.single_rank())
+        fail(FailureCode::InvalidArgument, "shard",
+             "an offset-assignment problem has no roles to shard and no ranks: it plans as given");
     for (size_t i = 0; i < problem.buffers.size(); ++i)
         if (problem.buffers[i].end > kMaxTimeStep)
             fail(FailureCode::InvalidArgument, fmt::format("{}: buffer '{}'", source, ids[i]),

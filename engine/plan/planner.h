@@ -31,6 +31,8 @@ struct PlanOptions {
     uint64_t search_budget_ms = 0;
     ArenaPolicy policy = ArenaPolicy::defaults();
     Digest replay_token{};
+    // The rank to plan and the roles sharded across ranks (seed 000, II.I; shard_spec.h).
+    ShardSpec shard;
     // The most bytes the plan's arenas may need together (seed 000, II.J's
     // memory_bytes_budget); 0: no budget. A check, not a goal: it never changes the plan, so
     // it is not part of the plan or its hash.

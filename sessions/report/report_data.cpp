@@ -36,6 +36,8 @@ std::vector<Fact> input_facts(const Session& s, const Plan& p) {
     if (request_shapes_model(in))
         f.push_back({"batch / seq", fmt::format("{} / {}", in.request.batch, in.request.seq)});
     f.push_back({"strategy", in.options.strategy});
+    if (!in.options.shard.single_rank())
+        f.push_back({"shard", describe_shard_spec(in.options.shard)});
     if (in.options.search_budget)
         f.push_back({"search budget", fmt::format("{} nodes", in.options.search_budget)});
     if (in.options.search_budget_ms)

@@ -70,6 +70,26 @@ struct Reader {
     }
 };
 
+// inputs.shard, present for a rank of a distributed run: {"rank", "world_size", "roles"}.
+ShardSpec read_shard(const Reader& r, const json& inputs) {
+    constexpr std::string_view path = "inputs.shard";
+    const json& j = r.at(inputs, "shard", "inputs");
+    ShardSpec spec;
+    spec.rank = uint32_t(r.count(j, "rank", path, UINT32_MAX));
+    spec.world_size = uint32_t(r.count(j, "world_size", path, UINT32_MAX));
+    for (const std::string& name : r.get<std::vector<std::string>>(j, "roles", path)) {
+        const std::optional<Role> role = parse_role(name);
+        if (!role) r.bad(path, fmt::format("unknown role '{}'", name));
+        spec.roles.push_back(*role);
+    }
+    try {
+        check_shard_spec(spec, path);
+    } catch (const Failure& f) {
+        r.bad(path, f.message());
+    }
+    return spec;
+}
+
 uint32_t arena_index(const Reader& r, const Plan& plan, const std::string& name,
                      std::string_view path) {
     for (size_t i = 0; i < plan.arenas.size(); ++i)
@@ -217,6 +237,7 @@ ExportedSession read_session_json(std::string_view text, std::string_view where)
     plan.source = r.get<std::string>(inputs, "source_path", "inputs");
     plan.mode = parse_mode(r.get<std::string>(inputs, "mode", "inputs")); // "none": no mode
     plan.strategy = r.get<std::string>(inputs, "strategy", "inputs");
+    if (inputs.contains("shard")) plan.shard = read_shard(r, inputs);
     plan.ir_hash = digest_from_hex(r.get<std::string>(j, "ir_hash", "ir_hash"), "ir_hash");
     plan.plan_hash = digest_from_hex(r.get<std::string>(j, "plan_hash", "plan_hash"), "plan_hash");
     read_arenas(r, r.at(j, "metrics", "metrics"), plan);

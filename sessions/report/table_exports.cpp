@@ -61,16 +61,18 @@ ojson inputs_json(const Session& s) {
     ojson routes = ojson::object();
     for (size_t r = 0; r < in.options.policy.arena_of_role.size(); ++r)
         routes[std::string(role_name(Role(r)))] = in.options.policy.arena_of_role[r];
-    return ojson{{"source_path", in.source_path},
-                 {"kind", in.is_problem ? "problem" : "graph"},
-                 {"mode", mode_text(s)},
-                 {"batch", shaped ? ojson(in.request.batch) : ojson(nullptr)},
-                 {"seq", shaped ? ojson(in.request.seq) : ojson(nullptr)},
-                 {"strategy", in.options.strategy},
-                 {"search_budget", in.options.search_budget},
-                 {"search_budget_ms", in.options.search_budget_ms},
-                 {"arenas", arenas},
-                 {"routes", in.is_problem ? ojson(nullptr) : routes}};
+    ojson j{{"source_path", in.source_path},
+            {"kind", in.is_problem ? "problem" : "graph"},
+            {"mode", mode_text(s)},
+            {"batch", shaped ? ojson(in.request.batch) : ojson(nullptr)},
+            {"seq", shaped ? ojson(in.request.seq) : ojson(nullptr)},
+            {"strategy", in.options.strategy},
+            {"search_budget", in.options.search_budget},
+            {"search_budget_ms", in.options.search_budget_ms},
+            {"arenas", arenas},
+            {"routes", in.is_problem ? ojson(nullptr) : routes}};
+    if (!in.options.shard.single_rank()) j["shard"] = shard_json(in.options.shard);
+    return j;
 }
 
 } // namespace

@@ -219,6 +219,17 @@ class TestPlanChoices : public QObject {
             QCOMPARE(app::format_route(app::parse_route(spec, "--route")), std::string(spec));
         TMMU_EXPECT_FAILURE(app::parse_arena_setting("my:arena=8GiB", "--arena"),
                             FailureCode::InvalidArgument);
+        QCOMPARE(app::parse_shard_roles("optimizer_state, parameter", "--shard"),
+                 (std::vector<Role>{Role::Parameter, Role::OptimizerState}));
+        for (const char* bad : {"", ",", "gradient", "workspace", "params", "parameter,parameter"})
+            TMMU_EXPECT_FAILURE(app::parse_shard_roles(bad, "--shard"),
+                                FailureCode::InvalidArgument);
+        QCOMPARE(app::parse_world_size("4294967295", "--world-size"), UINT32_MAX);
+        QCOMPARE(app::parse_rank("0", "--rank"), 0u);
+        for (const char* bad : {"", "-1", "one", "4294967295", "1 "})
+            TMMU_EXPECT_FAILURE(app::parse_rank(bad, "--rank"), FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(app::parse_world_size("4294967296", "--world-size"),
+                            FailureCode::InvalidArgument);
         QCOMPARE(app::parse_mode_choice("backward", "--mode"), Mode::Training);
         TMMU_EXPECT_FAILURE(app::parse_mode_choice("sideways", "--mode"),
                             FailureCode::InvalidArgument);

@@ -510,6 +510,66 @@ class TestCli : public QObject {
         QCOMPARE(twice.code, 2);
         QVERIFY2(twice.err.contains("given twice"), qPrintable(twice.err));
     }
+    // Seed 000 II.I: a plan for one rank, its sharded roles cut to a quarter, the parameters
+    // gathered whole before their readers, and the rank named in every output.
+    void shardingPlansOneRank() {
+        QTemporaryDir dir;
+        const QString ckpt = dir.filePath("rank1.ckpt"), trace = dir.filePath("rank1.jsonl");
+        const QStringList model{"plan", "--batch", "1", "--seq", "64", "--json", "-"};
+        Result whole = run_tmmu(model);
+        Result rank = run_tmmu(model + QStringList{"--world-size", "4", "--rank", "1", "--shard",
+                                                   "optimizer_state,parameter", "--tensors",
+                                                   "--checkpoint", ckpt, "--trace", trace});
+        QCOMPARE(whole.code, 0);
+        QCOMPARE(rank.code, 0);
+        const QJsonDocument a = QJsonDocument::fromJson(whole.out.toUtf8());
+        const QJsonDocument b = QJsonDocument::fromJson(rank.out.toUtf8());
+        QVERIFY(a["shard"].isUndefined());
+        QCOMPARE(b["shard"]["rank"].toInt(), 1);
+        QCOMPARE(b["shard"]["world_size"].toInt(), 4);
+        QCOMPARE(b["shard"]["roles"].toArray(), QJsonArray({"parameter", "optimizer_state"}));
+        QCOMPARE(b["ir_hash"], a["ir_hash"]);
+        QVERIFY(b["plan_hash"] != a["plan_hash"]);
+        // A quarter of each sharded arena, give or take each buffer's alignment padding.
+        for (int arena : {0, 3}) {
+            const qint64 full = a["arenas"][arena]["peak_bytes"].toInteger();
+            const qint64 quarter = b["arenas"][arena]["peak_bytes"].toInteger();
+            QVERIFY2(quarter >= full / 4 && quarter <= full / 4 + 296 * 128,
+                     qPrintable(QString("%1 of %2").arg(quarter).arg(full)));
+        }
+        QCOMPARE(b["arenas"][2]["peak_bytes"], a["arenas"][2]["peak_bytes"]); // gradients
+        int gathered = 0;
+        for (const auto& t : b["tensors"].toArray())
+            if (t.toObject()["id"].toString().contains("@gathered:")) {
+                QCOMPARE(t.toObject()["role"].toString(), QString("workspace"));
+                ++gathered;
+            }
+        QVERIFY2(gathered > 148, qPrintable(QString::number(gathered))); // forward and backward
+        Result summary = run_tmmu({"plan", "--batch", "1", "--seq", "64", "--world-size", "4",
+                                   "--rank", "1", "--shard", "parameter,optimizer_state"});
+        QVERIFY2(summary.out.contains(
+                     "shard      rank 1 of 4, sharding parameter and optimizer_state\n"),
+                 qPrintable(summary.out));
+        Result v = run_tmmu({"validate", ckpt});
+        QCOMPARE(v.code, 0);
+        QVERIFY2(v.out.contains(b["plan_hash"].toString()), qPrintable(v.out));
+        QFile t(trace);
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        const QJsonDocument header = QJsonDocument::fromJson(t.readLine());
+        QCOMPARE(header["shard"].toObject(), b["shard"].toObject());
+        const auto refused = [](const QStringList& args, const char* says) {
+            Result r = run_tmmu(QStringList{"plan"} + args);
+            QVERIFY2(r.code == 2 && r.err.contains(says), qPrintable(r.err));
+        };
+        refused({"--world-size", "4", "--rank", "4"},
+                "INVALID_ARGUMENT at --rank: rank 4 is outside a world of 4 (ranks 0 to 3)");
+        refused({"--world-size", "4", "--shard", "gradient"},
+                "'gradient' is not a role that can be sharded");
+        refused({"--shard", "parameter"}, "sharding over a single rank changes nothing");
+        refused({"--world-size", "0"}, "--world-size");
+        refused({TMMU_DSA_DIR "/minimalloc/A.1048576.csv", "--world-size", "2"},
+                "offset-assignment problems have no roles and no ranks");
+    }
     void everyCommandHasHelp() {
         const char* const commands[] = {"plan",       "validate",  "gen",     "bench",
                                         "strategies", "session",   "export",  "compile",

@@ -28,6 +28,7 @@ void compare_plans(const Plan& a, const Plan& b) {
     QCOMPARE(a.ir_hash, b.ir_hash);
     QCOMPARE(a.replay_token, b.replay_token);
     QCOMPARE(a.plan_hash, b.plan_hash);
+    QCOMPARE(a.shard, b.shard);
     QCOMPARE(a.execution_order, b.execution_order);
     QCOMPARE(a.notes, b.notes);
     QCOMPARE(a.series.times, b.series.times);
@@ -346,28 +347,61 @@ class TestCheckpoint : public QObject {
     void realPlansRoundTrip_data() {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("strategy");
+        QTest::addColumn<bool>("sharded"); // rank 1 of 3, parameters and activations sharded
         const QString models = TMMU_SOURCE_DIR "/resources/models/";
         QTest::newRow("views") << models + "examples/views_and_inplace.json"
-                               << "auto";
+                               << "auto" << false;
+        QTest::newRow("views, sharded") << models + "examples/views_and_inplace.json"
+                                        << "auto" << true;
         QTest::newRow("residual") << models + "examples/residual_blocks.json"
-                                  << "auto";
+                                  << "auto" << false;
         QTest::newRow("gpt2 small") << models + "gpt2-small.json"
-                                    << "slots";
-        QTest::newRow("csv") << QString(TMMU_DSA_DIR "/minimalloc/A.1048576.csv") << "auto";
+                                    << "slots" << false;
+        QTest::newRow("gpt2 small, sharded") << models + "gpt2-small.json"
+                                             << "slots" << true;
+        QTest::newRow("csv") << QString(TMMU_DSA_DIR "/minimalloc/A.1048576.csv") << "auto"
+                             << false;
     }
     void realPlansRoundTrip() {
         QFETCH(QString, path);
         QFETCH(QString, strategy);
+        QFETCH(bool, sharded);
         TMMU_REQUIRE_DATA(QFile::exists(path), path);
         const ModelRequest request{Mode::Training, 1, 128};
         PlanOptions options;
         options.strategy = strategy.toStdString();
+        if (sharded) options.shard = {3, 1, {Role::Parameter, Role::Activation}};
         const Plan p =
             plan_model(load_model(path.toStdString(), request), request.mode, options, {});
         const auto bytes = encode_checkpoint(p);
         const Plan q = decode(bytes);
         compare_plans(p, q);
         QCOMPARE(encode_checkpoint(q), bytes);
+    }
+    // The shard entry is there for a rank of a distributed run only, and read back checked.
+    void shardEntryIsCheckedOnRead() {
+        const Value single = as_value(encode_checkpoint(sample_plan()));
+        QVERIFY(std::none_of(single.entries.begin(), single.entries.end(),
+                             [](const auto& e) { return e.first.text == "shard"; }));
+        const auto sharded = rehashed([](Plan& p) { p.shard = {4, 2, {Role::OptimizerState}}; });
+        QCOMPARE(decode(sharded).shard, (ShardSpec{4, 2, {Role::OptimizerState}}));
+        const auto edited = [&](const char* key, Value value) {
+            Value v = as_value(sharded);
+            field(field(v, "shard"), key) = std::move(value);
+            return test::capture_failure([&] { (void)decode(reseal(std::move(v))); });
+        };
+        auto f = edited("rank", Value::uint64(4));
+        QVERIFY(f && f->code() == FailureCode::CorruptCheckpoint);
+        QCOMPARE(QString::fromStdString(f->where()), QString("checkpoint.shard"));
+        QVERIFY2(QString::fromStdString(f->message()).contains("outside a world of 4"), f->what());
+        f = edited("roles", Value::array({Value::str("gradient")}));
+        QVERIFY2(f && f->code() == FailureCode::CorruptCheckpoint &&
+                     QString::fromStdString(f->message()).contains("cannot be sharded"),
+                 f ? f->what() : "accepted");
+        // A valid spec of another rank: the plan hash names the rank, so it no longer matches.
+        f = edited("rank", Value::uint64(3));
+        QVERIFY(f && f->code() == FailureCode::CorruptCheckpoint);
+        QCOMPARE(QString::fromStdString(f->where()), QString("checkpoint.plan_hash"));
     }
     // Every damaged byte is caught (content hash) and nothing crashes; truncations too.
     void randomDamageAlwaysFails() {

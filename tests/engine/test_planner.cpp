@@ -3,6 +3,7 @@
 #include "models/graph_builder.h"
 #include "naive_liveness.h"
 #include "plan/planner.h"
+#include "plan/shard_spec.h"
 #include "plan/strategy.h"
 #include "test_support.h"
 
@@ -45,6 +46,54 @@ PlanOptions with_strategy(const std::string& s) {
     o.strategy = s;
     o.search_budget = 1'000;
     return o;
+}
+
+// One parameter w of `elements` f32 read by a forward node (n000000) and a backward node
+// (n000001), then updated in place by the optimizer (n000002).
+Graph trained_parameter(int64_t elements) {
+    GraphBuilder gb("trained");
+    TensorIndex x = gb.add_tensor("x", {4}, DType::F32, Role::Input);
+    TensorIndex w = gb.add_tensor("w", {elements}, DType::F32, Role::Parameter);
+    TensorIndex y = gb.add_tensor("y", {4}, DType::F32, Role::Activation);
+    gb.add_node("matmul", {x, w}, {y}, Phase::Forward);
+    TensorIndex g = gb.add_tensor("w.grad", {elements}, DType::F32, Role::Gradient);
+    gb.add_node("matmul_grad_weight", {y, w}, {g}, Phase::Backward);
+    TensorIndex updated = gb.add_tensor("w.updated", {elements}, DType::F32, Role::Parameter);
+    gb.tensor(updated).in_place_of = w;
+    gb.add_node("sgd", {w, g}, {updated}, Phase::Optimizer);
+    Graph graph = gb.take();
+    finalize_graph(graph);
+    return graph;
+}
+
+PlanOptions for_rank(uint32_t rank, uint32_t world, std::vector<Role> roles) {
+    PlanOptions o = with_strategy("auto");
+    o.shard = {world, rank, std::move(roles)};
+    return o;
+}
+
+const PlannedTensor& planned(const Plan& plan, const std::string& id) {
+    for (const PlannedTensor& t : plan.tensors)
+        if (t.id == id) return t;
+    throw std::runtime_error("no planned tensor " + id);
+}
+
+// An activation a (t000001) and a view v of its bytes from view_offset (t000002), both read by
+// the node writing the output (t000003).
+Graph activation_with_view(DType base_dtype, int64_t base_elements, DType view_dtype,
+                           uint64_t view_offset, int64_t view_elements) {
+    GraphBuilder gb("view");
+    TensorIndex x = gb.add_tensor("x", {4}, DType::F32, Role::Input);
+    TensorIndex a = gb.add_tensor("a", {base_elements}, base_dtype, Role::Activation);
+    gb.add_node("expand", {x}, {a}, Phase::Forward);
+    TensorIndex v = gb.add_tensor("v", {view_elements}, view_dtype, Role::Activation);
+    gb.tensor(v).view = ViewDesc{a, view_offset, 0};
+    gb.add_node("slice", {a}, {v}, Phase::Forward);
+    TensorIndex out = gb.add_tensor("out", {4}, DType::F32, Role::Output);
+    gb.add_node("reduce", {a, v}, {out}, Phase::Forward);
+    Graph graph = gb.take();
+    finalize_graph(graph);
+    return graph;
 }
 
 } // namespace
@@ -271,6 +320,123 @@ class TestPlanner : public QObject {
         QCOMPARE(f->code(), FailureCode::AlignmentViolation);
         QCOMPARE(f->step(), std::nullopt);
         QCOMPARE(f->operator_name(), std::string("UML_OS.TMMU.PlanMemory_v2"));
+    }
+    void shardRangesSplitElementsEvenly() {
+        auto range = [](uint64_t elements, uint32_t rank, uint32_t world) {
+            const ShardRange r = shard_range(elements, ShardSpec{world, rank, {}});
+            return std::pair(r.begin, r.end);
+        };
+        QCOMPARE(range(10, 0, 4), std::pair(uint64_t(0), uint64_t(3)));
+        QCOMPARE(range(10, 3, 4), std::pair(uint64_t(9), uint64_t(10)));
+        QCOMPARE(range(2, 1, 4), std::pair(uint64_t(1), uint64_t(2)));
+        QCOMPARE(range(2, 3, 4), std::pair(uint64_t(2), uint64_t(2))); // nothing left for it
+        // chunk * rank would pass 2^64 here.
+        QCOMPARE(range(UINT64_MAX, 2, 3), std::pair(uint64_t(12297829382473034410u), UINT64_MAX));
+        for (uint64_t elements : {0, 1, 7, 100, 1001})
+            for (uint32_t world : {1u, 2u, 3u, 8u, 1024u}) {
+                uint64_t next = 0;
+                for (uint32_t rank = 0; rank < world; ++rank) {
+                    const auto [begin, end] = range(elements, rank, world);
+                    QCOMPARE(begin, next); // the chunks tile the elements in rank order
+                    QVERIFY(end - begin <= elements / world + 1);
+                    next = end;
+                }
+                QCOMPARE(next, elements);
+            }
+    }
+    void shardedParametersAreGatheredBeforeTheirReaders() {
+        const Graph g = trained_parameter(1001);
+        const Plan whole = plan_graph(g, Mode::Training, with_strategy("auto"), {}, "t");
+        const Plan plan = plan_graph(g, Mode::Training, for_rank(3, 4, {Role::Parameter}), {}, "t");
+        // Rank 3 holds elements [753, 1001) of w; the in-place update shares them.
+        QCOMPARE(planned(plan, "t000001").size, uint64_t(248 * 4));
+        QCOMPARE(plan.arenas[0].config.name, std::string("parameters"));
+        QCOMPARE(plan.arenas[0].metrics.peak_bytes, uint64_t(248 * 4));
+        QCOMPARE(plan.execution_order,
+                 (std::vector<std::string>{"all_gather:t000001@n000000", "n000000",
+                                           "all_gather:t000001@n000001", "n000001", "n000002"}));
+        for (const char* reader : {"n000000", "n000001"}) {
+            const PlannedTensor& copy = planned(plan, std::string("t000001@gathered:") + reader);
+            QCOMPARE(copy.size, uint64_t(1001 * 4));
+            QCOMPARE(copy.role, Role::Workspace);
+            QCOMPARE(plan.arenas[copy.arena].config.name, std::string("activations"));
+        }
+        // The two copies never live together, so they share bytes.
+        const ArenaPlan& activations = plan.arenas[planned(plan, "t000002").arena];
+        QVERIFY(activations.metrics.peak_bytes < 2 * 1001 * 4);
+        // The model's IR hash, a plan hash of the rank's own.
+        QCOMPARE(plan.ir_hash, whole.ir_hash);
+        QVERIFY(plan.plan_hash != whole.plan_hash);
+        QCOMPARE(plan.shard, (ShardSpec{4, 3, {Role::Parameter}}));
+        QVERIFY(!plan.notes.empty());
+        QVERIFY(plan.notes[0].find("rank 3 of 4, sharding parameter") == 0);
+    }
+    void shardingARoleTheGraphLacksOnlyNamesTheRank() {
+        const Graph g = trained_parameter(1000);
+        const Plan plan =
+            plan_graph(g, Mode::Training, for_rank(0, 4, {Role::OptimizerState}), {}, "t");
+        const Plan whole = plan_graph(g, Mode::Training, with_strategy("auto"), {}, "t");
+        // No optimizer state in this graph: nothing cut, nothing gathered, yet the hash names
+        // the rank.
+        QCOMPARE(plan.execution_order, whole.execution_order);
+        QCOMPARE(planned(plan, "t000001").size, uint64_t(4000));
+        QVERIFY(plan.plan_hash != whole.plan_hash);
+    }
+    void rankAndWorldSizeEnterThePlanHash() {
+        const Graph g = trained_parameter(1000);
+        const Plan single = plan_graph(g, Mode::Training, for_rank(0, 1, {}), {}, "t");
+        const Plan rank0 = plan_graph(g, Mode::Training, for_rank(0, 2, {}), {}, "t");
+        const Plan rank1 = plan_graph(g, Mode::Training, for_rank(1, 2, {}), {}, "t");
+        QCOMPARE(single.plan_hash,
+                 plan_graph(g, Mode::Training, with_strategy("auto"), {}, "t").plan_hash);
+        // Data parallel: every rank holds everything, the same layout, a hash per rank.
+        QCOMPARE(rank0.tensors.size(), single.tensors.size());
+        for (size_t i = 0; i < rank0.tensors.size(); ++i)
+            QCOMPARE(rank0.tensors[i].offset, single.tensors[i].offset);
+        QVERIFY(rank0.plan_hash != single.plan_hash);
+        QVERIFY(rank0.plan_hash != rank1.plan_hash);
+    }
+    void shardedViewsCoverTheirPartOfTheChunk() {
+        // a's 32 bytes: rank 0 holds [0, 16), rank 1 [16, 32); the view covers [12, 28).
+        const Graph g = activation_with_view(DType::F32, 8, DType::F32, 12, 4);
+        const Plan rank0 =
+            plan_graph(g, Mode::Inference, for_rank(0, 2, {Role::Activation}), {}, "v");
+        const Plan rank1 =
+            plan_graph(g, Mode::Inference, for_rank(1, 2, {Role::Activation}), {}, "v");
+        QCOMPARE(planned(rank0, "t000001").size, uint64_t(16));
+        QCOMPARE(planned(rank0, "t000002").size, uint64_t(4));
+        QCOMPARE(planned(rank0, "t000002").offset, planned(rank0, "t000001").offset + 12);
+        QCOMPARE(planned(rank1, "t000002").size, uint64_t(12));
+        QCOMPARE(planned(rank1, "t000002").offset, planned(rank1, "t000001").offset);
+        // Inputs and outputs are never cut.
+        QCOMPARE(planned(rank1, "t000000").size, uint64_t(16));
+        QCOMPARE(planned(rank1, "t000003").size, uint64_t(16));
+    }
+    void aViewCutInsideAnElementIsRefused() {
+        // Rank 0 holds bytes [0, 3) of a 6-byte base: one byte of the f32 view over [2, 6).
+        const Graph g = activation_with_view(DType::U8, 6, DType::F32, 2, 1);
+        try {
+            plan_graph(g, Mode::Inference, for_rank(0, 2, {Role::Activation}), {}, "v");
+            QFAIL("expected a failure");
+        } catch (const Failure& f) {
+            QCOMPARE(f.code(), FailureCode::InvalidIrShapes);
+            QCOMPARE(f.where(), std::string("tensor 't000002'.view"));
+            QVERIFY(std::string(f.message()).find("not a whole number") != std::string::npos);
+        }
+    }
+    void shardSpecsAreChecked() {
+        const Graph g = trained_parameter(8);
+        for (const PlanOptions& o :
+             {for_rank(2, 2, {}), for_rank(0, 0, {}), for_rank(0, 1, {Role::Parameter}),
+              for_rank(0, 2, {Role::Gradient}), for_rank(0, 2, {Role::Input}),
+              for_rank(0, 2, {Role::OptimizerState, Role::Parameter}),
+              for_rank(0, 2, {Role::Parameter, Role::Parameter})})
+            TMMU_EXPECT_FAILURE(plan_graph(g, Mode::Training, o, {}, "t"),
+                                FailureCode::InvalidArgument);
+        OffsetProblem p;
+        p.buffers.push_back(Buffer{0, 1, 8, 1, std::nullopt});
+        TMMU_EXPECT_FAILURE(plan_problem(p, {"0"}, for_rank(1, 2, {}), {}, "p"),
+                            FailureCode::InvalidArgument);
     }
     void cancellationStopsPlanning() {
         std::atomic<bool> cancel{true};

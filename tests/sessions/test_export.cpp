@@ -36,12 +36,14 @@ const char* kViews = TMMU_SOURCE_DIR "/resources/models/examples/views_and_inpla
 const std::string kOddName = "odd, \"quoted\"\nname";
 const std::string kTitle = "<b>Demo & \"friends\"</b> \xC3\x9Cn\xC3\xAF \xE2\x9C\x93"; // Üñï ✓
 
-NewSession graph_session(const char* model = kModel, Mode mode = Mode::Inference) {
+NewSession graph_session(const char* model = kModel, Mode mode = Mode::Inference,
+                         const ShardSpec& shard = {}) {
     ModelRequest req;
     req.mode = mode;
     LoadedModel m = load_model(model, req);
     m.graph->tensors[0].name = kOddName; // display names do not enter the hashes
     PlanOptions o;
+    o.shard = shard;
     Plan p = plan_model(m, req.mode, o, Progress{});
     return {input_from_model(m, req, o),
             p,
@@ -118,7 +120,7 @@ class TestExport : public QObject {
     QTemporaryDir dir_;
     std::string db_;
     int64_t graph_id_ = 0, problem_id_ = 0;
-    Session graph_, problem_, views_;
+    Session graph_, problem_, views_, sharded_;
 
     std::string path(const char* name) { return (dir_.path() + "/" + name).toStdString(); }
 
@@ -132,6 +134,8 @@ class TestExport : public QObject {
         graph_ = store.load(graph_id_);
         problem_ = store.load(problem_id_);
         views_ = store.load(store.record(graph_session(kViews, Mode::Training)));
+        sharded_ = store.load(store.record(
+            graph_session(kViews, Mode::Training, {3, 1, {Role::Parameter, Role::Activation}})));
         QVERIFY(!graph_.altered && !problem_.altered);
     }
 
@@ -247,7 +251,7 @@ class TestExport : public QObject {
     // An exported JSON reads back into the plan it was made from: every tensor, every arena's
     // buffers where the plan put them (views inside their bases), metrics, series, hashes.
     void jsonReadsBackIntoThePlan() {
-        for (const Session* s : {&graph_, &problem_, &views_}) {
+        for (const Session* s : {&graph_, &problem_, &views_, &sharded_}) {
             const Plan& original = *s->plan;
             const std::string text = export_session(*s, ExportFormat::Json);
             QVERIFY(report::looks_like_session_json(text.substr(0, 4096)));
@@ -256,6 +260,7 @@ class TestExport : public QObject {
             QCOMPARE(read.id, s->summary.id);
             QCOMPARE(read.title, s->summary.title);
             QCOMPARE(p.plan_hash, original.plan_hash);
+            QCOMPARE(p.shard, original.shard);
             QCOMPARE(p.mode, original.mode);
             QCOMPARE(p.tensors.size(), original.tensors.size());
             for (size_t i = 0; i < p.tensors.size(); ++i) {
@@ -281,6 +286,9 @@ class TestExport : public QObject {
             QCOMPARE(p.series.live_bytes, original.series.live_bytes);
         }
         QVERIFY(!report::looks_like_session_json("{\"format\": \"tmmu-lazy-program\"}"));
+        // The report names the rank among the inputs.
+        QVERIFY(contains(export_session(sharded_, ExportFormat::Html),
+                         "rank 1 of 3, sharding parameter and activation"));
     }
 
     // A damaged export says what is wrong and where; a placement no plan could have is refused

@@ -161,6 +161,26 @@ class TestSessionCli : public QObject {
         QCOMPARE(s.input.request.batch, uint64_t(0));
     }
 
+    // A rank's plan is recorded with its rank and sharding, and replays to the same hash.
+    void shardedRunsRecordTheirRank() {
+        QTemporaryDir dir;
+        const QString db = dir.path() + "/s.db";
+        QCOMPARE(run_tmmu({"plan", kModel, "--world-size", "3", "--rank", "2", "--shard",
+                           "activation,parameter", "--record", "--quiet", "--sessions", db})
+                     .code,
+                 0);
+        QCOMPARE(run_tmmu({"plan", kModel, "--record", "--quiet", "--sessions", db}).code, 0);
+        Result show = run_tmmu({"session", "show", "1", "--sessions", db});
+        QVERIFY2(show.out.contains("shard      rank 2 of 3, sharding parameter and activation"),
+                 qPrintable(show.out));
+        QVERIFY(!run_tmmu({"session", "show", "2", "--sessions", db}).out.contains("shard"));
+        const Session s = SessionStore(db.toStdString()).load(1);
+        QCOMPARE(s.input.options.shard,
+                 (tmmu::ShardSpec{3, 2, {tmmu::Role::Parameter, tmmu::Role::Activation}}));
+        Result replay = run_tmmu({"session", "replay", "1", "--sessions", db});
+        QVERIFY2(replay.code == 0, qPrintable(replay.out + replay.err));
+    }
+
     // Tags are single words (no comma, not blank), refused before anything is planned or
     // written; a diff of two different models says so before its deltas.
     void tagsAndDiffsSayWhatTheyMean() {

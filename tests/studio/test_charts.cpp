@@ -268,6 +268,11 @@ class TestCharts : public QObject {
                  uint64_t(2) << 30);
         TMMU_EXPECT_FAILURE(parse_studio_options({"--memory-budget", "0"}),
                             FailureCode::InvalidArgument);
+        QCOMPARE(parse_studio_options({"--world-size", "8", "--rank", "7", "--shard", "parameter"})
+                     .settings.shard,
+                 (ShardSpec{8, 7, {Role::Parameter}}));
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--shard", "gradient"}),
+                            FailureCode::InvalidArgument);
         StudioOptions d = parse_studio_options({});
         QVERIFY(d.model.isEmpty());
         QCOMPARE(d.settings.batch, uint64_t(8));

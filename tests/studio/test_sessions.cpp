@@ -281,6 +281,39 @@ class TestSessions : public QObject {
         }
     }
 
+    // A rank's plan: the toolbar keeps its rank and sharding (Re-plan's tooltip says them),
+    // a session brings them back, and re-planning gives the recorded hash.
+    void openingAShardedSessionRestoresItsRank() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        PlanSettings settings = smallSettings("slots");
+        settings.shard = ShardSpec{4, 1, {Role::Parameter, Role::OptimizerState}};
+        w.controls()->setSettings(settings);
+        QVERIFY(w.controls()->replanButton()->toolTip().contains(
+            "for rank 1 of 4, sharding parameter and optimizer_state"));
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
+        QVERIFY(waitIdle(w));
+        const int64_t id = w.sessions()->currentSession();
+        QVERIFY(id > 0);
+        const Digest recorded = w.context()->plan()->plan_hash;
+        QCOMPARE(w.context()->plan()->shard, settings.shard);
+        QLabel* mode = w.studioStatusBar()->field("mode");
+        QCOMPARE(mode->text(), QString("training, rank 1/4"));
+        QVERIFY2(mode->toolTip().contains("all_gathers of sharded parameters"),
+                 qPrintable(mode->toolTip()));
+
+        w.controls()->setSettings(smallSettings());
+        QVERIFY(w.controls()->settings().shard.single_rank());
+        runAndWait(w, &SessionActions::openFinished, [&] { w.sessions()->openSession(id); });
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.controls()->settings().shard, settings.shard);
+        w.sessions()->setRecording(false);
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+        QCOMPARE(to_hex(w.context()->plan()->plan_hash), to_hex(recorded));
+        // A problem has no ranks: its re-plan leaves them for the next graph.
+        QVERIFY(make_options(w.controls()->settings(), ModelKind::DsaCsv).shard.single_rank());
+    }
+
     void renamesAnnotatesAndDeletesThroughThePanel() {
         MainWindow w;
         QVERIFY(w.sessions()->openStore(freshDb()));
