@@ -60,15 +60,18 @@ options:
   --world-size N       ranks of a distributed run (default 1); the plan is for one of them,
                        and its hash names the rank and world size (seed 000 II.I)
   --rank R             the rank to plan, 0 to N-1 (default 0)
-  --shard ROLES        roles split across the ranks: parameter, activation, optimizer_state
-                       (comma-separated). Each tensor's elements, flattened, are cut into N
-                       equal chunks and the rank holds its own (ZeRO/FSDP flat sharding).
-                       A sharded parameter is gathered whole into a workspace buffer before
-                       each forward and backward node that reads it (all_gather nodes); the
-                       optimizer updates its shard in place. Sharded activations are held
-                       1/N per rank, without the buffers of the collectives around them.
-                       ZeRO-1: --shard optimizer_state; ZeRO-3/FSDP without gradient
-                       sharding: --shard parameter,optimizer_state
+  --shard ROLES        roles split across the ranks: parameter, activation, gradient,
+                       optimizer_state (comma-separated). Each tensor's elements, flattened,
+                       are cut into N equal chunks and the rank holds its own (ZeRO/FSDP
+                       flat sharding). A sharded parameter is gathered whole into a
+                       workspace buffer before each forward and backward node that reads it
+                       (all_gather nodes); the optimizer updates its shard in place. A
+                       parameter gradient is reduce-scattered into its shard as soon as it
+                       is complete (reduce_scatter nodes); activation gradients stay whole.
+                       Sharded activations are held 1/N per rank, without the buffers of the
+                       collectives around them. ZeRO-1: --shard optimizer_state; ZeRO-2:
+                       gradient,optimizer_state; ZeRO-3/FSDP: parameter,gradient,
+                       optimizer_state
   --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
   --tensors            include the per-tensor table in --json output

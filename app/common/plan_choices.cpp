@@ -189,12 +189,8 @@ std::vector<Role> parse_shard_roles(std::string_view text, std::string_view wher
         const std::optional<Role> role = parse_role(name);
         if (!role || !shardable_role(*role))
             bad(where, fmt::format("'{}' is not a role that can be sharded; expected parameter, "
-                                   "activation or optimizer_state{}",
-                                   name,
-                                   role == Role::Gradient
-                                       ? " (the gradient role holds activation gradients as "
-                                         "well as parameter gradients)"
-                                       : ""));
+                                   "activation, gradient or optimizer_state",
+                                   name));
         if (std::find(roles.begin(), roles.end(), *role) != roles.end())
             bad(where, fmt::format("'{}' is given twice", name));
         roles.push_back(*role);

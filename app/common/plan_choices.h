@@ -71,7 +71,7 @@ std::vector<std::string> split_list(std::string_view text);
 // the world size).
 uint32_t parse_world_size(std::string_view text, std::string_view where);
 uint32_t parse_rank(std::string_view text, std::string_view where);
-// --shard: "parameter,optimizer_state" (commas or spaces), roles that can be sharded
+// --shard: "gradient,optimizer_state" (commas or spaces), roles that can be sharded
 // (shardable_role), each once; returned in ascending role order.
 std::vector<Role> parse_shard_roles(std::string_view text, std::string_view where);
 // --memory-budget: a size, not 0 (0 stands for "no budget" in PlanChoices).

@@ -56,8 +56,9 @@ struct Parser {
                             QStringLiteral("R")};
     QCommandLineOption shard{
         QStringLiteral("shard"),
-        QStringLiteral("Roles split across the ranks (parameter, activation, optimizer_state; "
-                       "comma-separated), as tmmu plan --shard."),
+        QStringLiteral(
+            "Roles split across the ranks (parameter, activation, gradient, optimizer_state; "
+            "comma-separated), as tmmu plan --shard."),
         QStringLiteral("ROLES")};
     QCommandLineOption dim{
         QStringLiteral("dim"),

@@ -31,10 +31,7 @@ class Sharder {
         for (TensorIndex t = 0; t < g_.tensors.size(); ++t)
             cut(t);
         out_.graph.nodes = g_.nodes;
-        if (spec_.sharded(Role::Parameter))
-            gather_parameters();
-        else
-            out_.graph.execution_order = g_.execution_order;
+        schedule();
         finalize_graph(out_.graph);
         describe();
         return std::move(out_);
@@ -56,7 +53,19 @@ class Sharder {
         return t;
     }
 
-    bool sharded(TensorIndex t) const { return spec_.sharded(g_.tensors[root_of(t)].role); }
+    // Whether tensor t is cut to the rank's share where it is. Gradients are not: a parameter's
+    // gradient gets a shard of its own (reduce_scatter), activation gradients stay whole.
+    bool sharded(TensorIndex t) const {
+        const Role role = g_.tensors[root_of(t)].role;
+        return role != Role::Gradient && spec_.sharded(role);
+    }
+
+    // A parameter gradient as the optimizer reads it: the last of its accumulation chain.
+    bool optimizer_reads(TensorIndex t) const {
+        for (NodeIndex n : g_.tensors[t].consumers)
+            if (g_.nodes[n].phase == Phase::Optimizer) return true;
+        return false;
+    }
 
     // The bytes of tensor t inside its root, unsharded.
     Extent extent_of(TensorIndex t) const {
@@ -111,34 +120,82 @@ class Sharder {
                    std::string_view what) {
         if (!taken.insert(name).second)
             fail(FailureCode::InvalidIrShapes, fmt::format("{} '{}'", what, name),
-                 "the graph already uses this name, which sharding gives a gather");
+                 "the graph already uses this name, which sharding gives a collective");
     }
 
-    // Every forward or backward node reading a sharded parameter (or a view of one) reads a
-    // whole copy instead, written by an all_gather node scheduled just before it.
-    void gather_parameters() {
-        Graph& out = out_.graph;
-        std::unordered_set<std::string> tensor_ids, node_ids;
-        for (const Tensor& t : out.tensors)
-            tensor_ids.insert(t.id);
-        for (const Node& n : out.nodes)
-            node_ids.insert(n.id);
+    // The model's schedule with the collectives inserted: every forward or backward node
+    // reading a sharded parameter (or a view of one) reads a whole copy instead, written by an
+    // all_gather just before it; with gradients sharded, every parameter gradient the optimizer
+    // reads is reduce-scattered into a shard just after the node completing it, and the
+    // optimizer reads the shard.
+    void schedule() {
+        for (const Tensor& t : out_.graph.tensors)
+            tensor_ids_.insert(t.id);
+        for (const Node& n : out_.graph.nodes)
+            node_ids_.insert(n.id);
+        const bool gather_params = spec_.sharded(Role::Parameter);
+        const bool scatter_grads = spec_.sharded(Role::Gradient);
         for (NodeIndex n : g_.execution_order) {
-            if (g_.nodes[n].phase != Phase::Optimizer) {
+            if (gather_params && g_.nodes[n].phase != Phase::Optimizer) {
                 std::vector<TensorIndex> read = g_.nodes[n].inputs;
                 std::sort(read.begin(), read.end());
                 read.erase(std::unique(read.begin(), read.end()), read.end());
                 for (TensorIndex t : read)
-                    if (sharded(t) && g_.tensors[root_of(t)].role == Role::Parameter)
-                        gather(t, n, tensor_ids, node_ids);
+                    if (sharded(t) && g_.tensors[root_of(t)].role == Role::Parameter) gather(t, n);
             }
-            out.execution_order.push_back(n);
+            out_.graph.execution_order.push_back(n);
+            if (!scatter_grads) continue;
+            for (TensorIndex t : g_.nodes[n].outputs)
+                if (g_.tensors[t].role == Role::Gradient && !g_.tensors[t].view &&
+                    optimizer_reads(t))
+                    reduce_scatter(t, n);
         }
     }
 
-    void gather(TensorIndex t, NodeIndex reader, std::unordered_set<std::string>& tensor_ids,
-                std::unordered_set<std::string>& node_ids) {
+    // Appends a collective node writing `output` from `input`, next in the schedule.
+    void add_collective(const char* opcode, std::string id, TensorIndex input, Tensor output,
+                        Phase phase) {
         Graph& out = out_.graph;
+        take_name(tensor_ids_, output.id, "tensor");
+        take_name(node_ids_, id, "node");
+        const auto written = static_cast<TensorIndex>(out.tensors.size());
+        out.tensors.push_back(std::move(output));
+        Node node;
+        node.id = std::move(id);
+        node.opcode = opcode;
+        node.inputs = {input};
+        node.outputs = {written};
+        node.phase = phase;
+        out.execution_order.push_back(static_cast<NodeIndex>(out.nodes.size()));
+        out.nodes.push_back(std::move(node));
+    }
+
+    void reduce_scatter(TensorIndex t, NodeIndex producer) {
+        const Tensor& source = g_.tensors[t];
+        const uint64_t size = dtype_bytes(source.dtype);
+        const ShardRange chunk = shard_range(source.bytes / size, spec_);
+        Tensor shard;
+        shard.id = source.id + "@shard";
+        shard.name = source.name + " (shard)";
+        shard.shape = {static_cast<int64_t>(chunk.end - chunk.begin)};
+        shard.dtype = source.dtype;
+        shard.role = Role::Gradient;
+        const auto written = static_cast<TensorIndex>(out_.graph.tensors.size());
+        add_collective("reduce_scatter", "reduce_scatter:" + source.id, t, std::move(shard),
+                       g_.nodes[producer].phase);
+        for (NodeIndex reader : source.consumers)
+            if (g_.nodes[reader].phase == Phase::Optimizer) {
+                std::vector<TensorIndex>& inputs = out_.graph.nodes[reader].inputs;
+                std::replace(inputs.begin(), inputs.end(), t, written);
+            }
+        ++scatters_;
+        ++cut_tensors_;
+        scattered_bytes_ = checked_add(scattered_bytes_, source.bytes, "scattered bytes");
+        held_bytes_ = checked_add(held_bytes_, (chunk.end - chunk.begin) * size, "held bytes");
+        whole_bytes_ = checked_add(whole_bytes_, source.bytes, "sharded tensors' bytes");
+    }
+
+    void gather(TensorIndex t, NodeIndex reader) {
         const Tensor& source = g_.tensors[t];
         const Node& node = g_.nodes[reader];
         Tensor whole;
@@ -147,19 +204,11 @@ class Sharder {
         whole.shape = source.shape;
         whole.dtype = source.dtype;
         whole.role = Role::Workspace;
-        take_name(tensor_ids, whole.id, "tensor");
-        const auto copy = static_cast<TensorIndex>(out.tensors.size());
-        out.tensors.push_back(std::move(whole));
-        Node all_gather;
-        all_gather.id = fmt::format("all_gather:{}@{}", source.id, node.id);
-        all_gather.opcode = "all_gather";
-        all_gather.inputs = {t};
-        all_gather.outputs = {copy};
-        all_gather.phase = node.phase;
-        take_name(node_ids, all_gather.id, "node");
-        out.execution_order.push_back(static_cast<NodeIndex>(out.nodes.size()));
-        out.nodes.push_back(std::move(all_gather));
-        std::replace(out.nodes[reader].inputs.begin(), out.nodes[reader].inputs.end(), t, copy);
+        const auto copy = static_cast<TensorIndex>(out_.graph.tensors.size());
+        add_collective("all_gather", fmt::format("all_gather:{}@{}", source.id, node.id), t,
+                       std::move(whole), node.phase);
+        std::vector<TensorIndex>& inputs = out_.graph.nodes[reader].inputs;
+        std::replace(inputs.begin(), inputs.end(), t, copy);
         ++gathers_;
         gathered_bytes_ = checked_add(gathered_bytes_, source.bytes, "gathered bytes");
     }
@@ -174,13 +223,21 @@ class Sharder {
                 "{} of sharded parameters before their forward and backward readers ({} in "
                 "all, each live from its gather to its reader)",
                 count_of(gathers_, "all_gather"), format_bytes(gathered_bytes_)));
+        if (scatters_ != 0)
+            out_.notes.push_back(fmt::format(
+                "{} of parameter gradients into this rank's shards right after each is complete "
+                "({} whole, each live until its reduce_scatter); activation gradients stay "
+                "whole",
+                count_of(scatters_, "reduce_scatter"), format_bytes(scattered_bytes_)));
     }
 
     const Graph& g_;
     const ShardSpec& spec_;
     ShardedGraph out_;
     std::vector<std::optional<Extent>> held_;
-    uint64_t cut_tensors_ = 0, held_bytes_ = 0, whole_bytes_ = 0, gathers_ = 0, gathered_bytes_ = 0;
+    std::unordered_set<std::string> tensor_ids_, node_ids_; // taken names, collectives' included
+    uint64_t cut_tensors_ = 0, held_bytes_ = 0, whole_bytes_ = 0, gathers_ = 0, gathered_bytes_ = 0,
+             scatters_ = 0, scattered_bytes_ = 0;
 };
 
 } // namespace

@@ -12,7 +12,8 @@ bool ShardSpec::sharded(Role r) const {
 }
 
 bool shardable_role(Role r) {
-    return r == Role::Parameter || r == Role::Activation || r == Role::OptimizerState;
+    return r == Role::Parameter || r == Role::Activation || r == Role::Gradient ||
+           r == Role::OptimizerState;
 }
 
 void check_shard_spec(const ShardSpec& spec, std::string_view where) {
@@ -26,12 +27,9 @@ void check_shard_spec(const ShardSpec& spec, std::string_view where) {
     for (size_t i = 0; i < spec.roles.size(); ++i) {
         const Role r = spec.roles[i];
         if (!shardable_role(r))
-            bad(fmt::format("role '{}' cannot be sharded; parameter, activation and "
-                            "optimizer_state can{}",
-                            role_name(r),
-                            r == Role::Gradient ? " (the gradient role holds activation gradients "
-                                                  "as well as parameter gradients)"
-                                                : ""));
+            bad(fmt::format("role '{}' cannot be sharded; parameter, activation, gradient and "
+                            "optimizer_state can",
+                            role_name(r)));
         if (i > 0 && spec.roles[i - 1] >= r)
             bad(fmt::format("role '{}' is given twice or out of order", role_name(r)));
     }

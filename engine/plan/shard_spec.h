@@ -4,9 +4,12 @@
 // each tensor's elements, flattened, are split into world_size chunks of ceil(E / world_size)
 // elements, and rank r holds chunk r (the last ranks hold less, possibly nothing). A sharded
 // parameter is gathered whole before every forward or backward node that reads it (a transient
-// all_gather buffer, role workspace); optimizer-phase readers update the shard in place.
-// Sharded activations are held 1/world_size per rank; the transient buffers of the collectives
-// around them (sequence or tensor parallelism) are not modelled.
+// all_gather buffer, role workspace); optimizer-phase readers update the shard in place. With
+// gradients sharded, each parameter gradient the optimizer reads is reduce-scattered into a
+// shard of its own right after the node completing it, and the optimizer reads the shard;
+// activation gradients (the same IR role) stay whole. Sharded activations are held
+// 1/world_size per rank; the transient buffers of the collectives around them (sequence or
+// tensor parallelism) are not modelled.
 #include "ir/graph.h"
 
 #include <cstdint>
@@ -27,8 +30,7 @@ struct ShardSpec {
     bool operator==(const ShardSpec&) const = default;
 };
 
-// Parameter, activation and optimizer_state: the contracts the seed names. Gradients are not:
-// the IR's gradient role holds activation gradients as well as parameter gradients.
+// Parameter, activation and optimizer_state (the contracts the seed names) and gradient.
 bool shardable_role(Role r);
 
 // Throws Failure(InvalidArgument) at `where` for world_size 0, a rank outside [0, world_size),

@@ -219,9 +219,9 @@ class TestPlanChoices : public QObject {
             QCOMPARE(app::format_route(app::parse_route(spec, "--route")), std::string(spec));
         TMMU_EXPECT_FAILURE(app::parse_arena_setting("my:arena=8GiB", "--arena"),
                             FailureCode::InvalidArgument);
-        QCOMPARE(app::parse_shard_roles("optimizer_state, parameter", "--shard"),
-                 (std::vector<Role>{Role::Parameter, Role::OptimizerState}));
-        for (const char* bad : {"", ",", "gradient", "workspace", "params", "parameter,parameter"})
+        QCOMPARE(app::parse_shard_roles("optimizer_state, parameter;gradient", "--shard"),
+                 (std::vector<Role>{Role::Parameter, Role::Gradient, Role::OptimizerState}));
+        for (const char* bad : {"", ",", "output", "workspace", "params", "parameter,parameter"})
             TMMU_EXPECT_FAILURE(app::parse_shard_roles(bad, "--shard"),
                                 FailureCode::InvalidArgument);
         QCOMPARE(app::parse_world_size("4294967295", "--world-size"), UINT32_MAX);

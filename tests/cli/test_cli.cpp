@@ -545,6 +545,20 @@ class TestCli : public QObject {
                 ++gathered;
             }
         QVERIFY2(gathered > 148, qPrintable(QString::number(gathered))); // forward and backward
+        // ZeRO-2: each of the 148 parameter gradients reduce-scattered into a shard the
+        // optimizer reads; the activation gradients stay whole.
+        Result zero2 =
+            run_tmmu(model + QStringList{"--world-size", "4", "--shard", "gradient", "--tensors"});
+        QCOMPARE(zero2.code, 0);
+        const QJsonDocument c = QJsonDocument::fromJson(zero2.out.toUtf8());
+        QVERIFY(c["arenas"][2]["peak_bytes"].toInteger() <
+                a["arenas"][2]["peak_bytes"].toInteger());
+        QCOMPARE(c["arenas"][0]["peak_bytes"], a["arenas"][0]["peak_bytes"]); // parameters
+        int shards = 0;
+        for (const auto& t : c["tensors"].toArray())
+            shards += t.toObject()["id"].toString().endsWith("@shard") &&
+                      t.toObject()["role"].toString() == "gradient";
+        QCOMPARE(shards, 148);
         Result summary = run_tmmu({"plan", "--batch", "1", "--seq", "64", "--world-size", "4",
                                    "--rank", "1", "--shard", "parameter,optimizer_state"});
         QVERIFY2(summary.out.contains(
@@ -563,8 +577,8 @@ class TestCli : public QObject {
         };
         refused({"--world-size", "4", "--rank", "4"},
                 "INVALID_ARGUMENT at --rank: rank 4 is outside a world of 4 (ranks 0 to 3)");
-        refused({"--world-size", "4", "--shard", "gradient"},
-                "'gradient' is not a role that can be sharded");
+        refused({"--world-size", "4", "--shard", "workspace"},
+                "'workspace' is not a role that can be sharded");
         refused({"--shard", "parameter"}, "sharding over a single rank changes nothing");
         refused({"--world-size", "0"}, "--world-size");
         refused({TMMU_DSA_DIR "/minimalloc/A.1048576.csv", "--world-size", "2"},

@@ -394,7 +394,7 @@ class TestCheckpoint : public QObject {
         QVERIFY(f && f->code() == FailureCode::CorruptCheckpoint);
         QCOMPARE(QString::fromStdString(f->where()), QString("checkpoint.shard"));
         QVERIFY2(QString::fromStdString(f->message()).contains("outside a world of 4"), f->what());
-        f = edited("roles", Value::array({Value::str("gradient")}));
+        f = edited("roles", Value::array({Value::str("workspace")}));
         QVERIFY2(f && f->code() == FailureCode::CorruptCheckpoint &&
                      QString::fromStdString(f->message()).contains("cannot be sharded"),
                  f ? f->what() : "accepted");

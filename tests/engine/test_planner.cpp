@@ -371,6 +371,23 @@ class TestPlanner : public QObject {
         QVERIFY(!plan.notes.empty());
         QVERIFY(plan.notes[0].find("rank 3 of 4, sharding parameter") == 0);
     }
+    void parameterGradientsAreReduceScatteredIntoShards() {
+        const Graph g = trained_parameter(1001);
+        const Plan plan = plan_graph(g, Mode::Training, for_rank(3, 4, {Role::Gradient}), {}, "t");
+        QCOMPARE(
+            plan.execution_order,
+            (std::vector<std::string>{"n000000", "n000001", "reduce_scatter:t000003", "n000002"}));
+        // The whole gradient lives until it is scattered; the optimizer reads the shard.
+        const PlannedTensor& whole = planned(plan, "t000003");
+        const PlannedTensor& shard = planned(plan, "t000003@shard");
+        QCOMPARE(whole.size, uint64_t(1001 * 4));
+        QCOMPARE(shard.size, uint64_t(248 * 4));
+        QCOMPARE(shard.role, Role::Gradient);
+        QVERIFY(whole.life.end <= shard.life.begin + 1);
+        QVERIFY(shard.life.end > whole.life.end); // read by the optimizer, after the scatter
+        QCOMPARE(planned(plan, "t000001").size, uint64_t(1001 * 4)); // parameters stay whole
+        QVERIFY(plan.notes[1].find("1 reduce_scatter of parameter gradients") == 0);
+    }
     void shardingARoleTheGraphLacksOnlyNamesTheRank() {
         const Graph g = trained_parameter(1000);
         const Plan plan =
@@ -428,7 +445,7 @@ class TestPlanner : public QObject {
         const Graph g = trained_parameter(8);
         for (const PlanOptions& o :
              {for_rank(2, 2, {}), for_rank(0, 0, {}), for_rank(0, 1, {Role::Parameter}),
-              for_rank(0, 2, {Role::Gradient}), for_rank(0, 2, {Role::Input}),
+              for_rank(0, 2, {Role::Workspace}), for_rank(0, 2, {Role::Input}),
               for_rank(0, 2, {Role::OptimizerState, Role::Parameter}),
               for_rank(0, 2, {Role::Parameter, Role::Parameter})})
             TMMU_EXPECT_FAILURE(plan_graph(g, Mode::Training, o, {}, "t"),

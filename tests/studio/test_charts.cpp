@@ -271,7 +271,7 @@ class TestCharts : public QObject {
         QCOMPARE(parse_studio_options({"--world-size", "8", "--rank", "7", "--shard", "parameter"})
                      .settings.shard,
                  (ShardSpec{8, 7, {Role::Parameter}}));
-        TMMU_EXPECT_FAILURE(parse_studio_options({"--shard", "gradient"}),
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--shard", "input"}),
                             FailureCode::InvalidArgument);
         StudioOptions d = parse_studio_options({});
         QVERIFY(d.model.isEmpty());
