@@ -38,6 +38,7 @@ class RunComparisonModel;
 namespace tmmu::studio {
 
 class DimsDialog;
+class ShardDialog;
 class JobRunner;
 struct JobFailure;
 struct LazyShown;
@@ -94,6 +95,12 @@ class MainWindow : public QMainWindow {
     void editBindings();
     // The dims dialog while it is open, else null.
     DimsDialog* dimsDialog() const;
+    // Plan > Distributed run: the rank to plan and the roles sharded across the ranks (as
+    // --world-size, --rank and --shard); OK keeps them in the toolbar and re-plans. Greyed for
+    // an offset problem, which has neither roles nor ranks.
+    void editShard();
+    // The distributed-run dialog while it is open, else null.
+    ShardDialog* shardDialog() const;
     // Shows an outcome that was not planned here (a recorded session) exactly as a planned one,
     // without re-planning; a running planning job is cancelled so it cannot replace it.
     void showStoredOutcome(const PlanOutcome& outcome);
@@ -214,6 +221,8 @@ class MainWindow : public QMainWindow {
     QMessageBox* failureBox_ = nullptr;
     QAction* bindingsAction_ = nullptr; // Plan > ONNX dimensions
     QPointer<DimsDialog> dimsDialog_;
+    QAction* shardAction_ = nullptr; // Plan > Distributed run
+    QPointer<ShardDialog> shardDialog_;
     QString bindingsPath_; // the ONNX file editBindings() binds: shown, or failed for dims
     QByteArray defaultState_;
     std::shared_ptr<const LoadedModel> model_;

@@ -71,6 +71,7 @@ void MainWindow::buildMenus() {
     plan->addAction(tr("&Cancel planning"), this, [this] { jobs_->cancel(kShownPlanKey); });
     bindingsAction_ = plan->addAction(tr("ONNX &dimensions…"), this, &MainWindow::editBindings);
     bindingsAction_->setEnabled(false);
+    shardAction_ = plan->addAction(tr("Distributed &run…"), this, &MainWindow::editShard);
     connect(controls_, &PlanningControls::bindingsRequested, this, &MainWindow::editBindings);
     menuBar()->addMenu(sessions_->buildMenu(this));
 

@@ -130,6 +130,15 @@ void PlanningControls::setSettings(const PlanSettings& s) {
     setBindings(s.bindings);
     memoryBudget_ = s.memory_budget;
     shard_ = s.shard;
+    updateReplanTip();
+}
+
+void PlanningControls::setShard(const ShardSpec& shard) {
+    shard_ = shard;
+    updateReplanTip();
+}
+
+void PlanningControls::updateReplanTip() {
     QString also;
     if (!shard_.single_rank())
         also += tr(" for %1 (--world-size, --rank, --shard)")

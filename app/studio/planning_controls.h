@@ -30,6 +30,9 @@ class PlanningControls : public QWidget {
     void setModelKind(std::optional<ModelKind> kind);
     void setBindings(const DimBindings& bindings);
     uint64_t memoryBudget() const { return memoryBudget_; }
+    // The rank and sharding the next re-plan uses (Plan > Distributed run).
+    const ShardSpec& shard() const { return shard_; }
+    void setShard(const ShardSpec& shard);
 
     QComboBox* modeBox() const { return mode_; }
     QComboBox* strategyBox() const { return strategy_; }
@@ -46,6 +49,9 @@ class PlanningControls : public QWidget {
     void bindingsRequested(); // Dims…
 
   private:
+    // Re-plan's tooltip names what the toolbar keeps without a field.
+    void updateReplanTip();
+
     QComboBox* mode_;
     QComboBox* strategy_;
     QComboBox* alignment_;

@@ -14,11 +14,13 @@
 #include "plan/plan_summary.h"
 #include "plan/strategy.h"
 #include "planning_controls.h"
+#include "shard_dialog.h"
 #include "studio_app.h"
 #include "studio_options.h"
 #include "studio_status_bar.h"
 #include "studio_test_util.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -231,6 +233,48 @@ class TestMainWindow : public QObject {
         QVERIFY(w.controls()->settings().routes.empty());
         w.controls()->setModelKind(ModelKind::TransformerConfig);
         QCOMPARE(w.controls()->settings().routes.size(), size_t(1));
+    }
+
+    // Plan > Distributed run: the dialog shows the command line its fields make, refuses what
+    // tmmu refuses with its message, and plans the rank it was given.
+    void distributedRunDialogPlansARank() {
+        MainWindow w;
+        const PlanSettings settings = smallSettings();
+        w.controls()->setSettings(settings);
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
+        QVERIFY(waitIdle(w));
+        w.editShard();
+        ShardDialog* d = w.shardDialog();
+        QVERIFY(d && d->isVisible());
+        QVERIFY(d->commandLabel()->text().startsWith("One rank, nothing sharded"));
+        QCOMPARE(d->roleBox(Role::Input), nullptr);
+        d->worldSizeBox()->setValue(4);
+        d->rankBox()->setValue(9); // beyond the world: held at its last rank
+        QCOMPARE(d->rankBox()->value(), 3);
+        d->roleBox(Role::Gradient)->setChecked(true);
+        d->roleBox(Role::OptimizerState)->setChecked(true);
+        QCOMPARE(d->commandLabel()->text(),
+                 QString("As tmmu plan --world-size 4 --rank 3 --shard gradient,optimizer_state"));
+        QVERIFY(waitForPlan(w, [&] { d->accept(); }));
+        QCOMPARE(w.context()->plan()->shard,
+                 (ShardSpec{4, 3, {Role::Gradient, Role::OptimizerState}}));
+        QCOMPARE(w.studioStatusBar()->field("mode")->text(), QString("training, rank 3/4"));
+        QVERIFY(waitIdle(w));
+
+        // Sharding over one rank is refused as tmmu refuses it; the dialog stays open.
+        w.editShard();
+        d = w.shardDialog();
+        QVERIFY(d->roleBox(Role::Gradient)->isChecked()); // it starts from the toolbar's
+        d->worldSizeBox()->setValue(1);
+        d->accept();
+        QVERIFY(d->isVisible());
+        QVERIFY2(d->errorLabel()->text().contains("sharding over a single rank changes nothing"),
+                 qPrintable(d->errorLabel()->text()));
+        d->roleBox(Role::Gradient)->setChecked(false);
+        d->roleBox(Role::OptimizerState)->setChecked(false);
+        QVERIFY(waitForPlan(w, [&] { d->accept(); }));
+        QVERIFY(w.context()->plan()->shard.single_rank());
+        QCOMPARE(w.studioStatusBar()->field("mode")->text(), QString("training"));
     }
 
     // --memory-budget has no field: the toolbar keeps it for re-plans and Re-plan's tooltip
