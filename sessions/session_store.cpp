@@ -305,22 +305,12 @@ json options_to_json(const PlanOptions& o) {
 }
 
 ShardSpec shard_from_json(const json& j, const std::string& where) {
-    ShardSpec spec;
-    spec.rank = j.at("rank").get<uint32_t>();
-    spec.world_size = j.at("world_size").get<uint32_t>();
-    for (const json& name : j.at("roles")) {
-        const std::optional<Role> role = parse_role(name.get<std::string>());
-        if (!role)
-            fail(FailureCode::CorruptCheckpoint, where,
-                 fmt::format("stored options shard an unknown role {}", name.dump()));
-        spec.roles.push_back(*role);
-    }
     try {
-        check_shard_spec(spec, where);
+        return stored_shard_spec(j.at("world_size").get<uint64_t>(), j.at("rank").get<uint64_t>(),
+                                 j.at("roles").get<std::vector<std::string>>(), where);
     } catch (const Failure& f) {
-        fail(FailureCode::CorruptCheckpoint, where, "stored options: " + f.message());
+        fail(FailureCode::CorruptCheckpoint, where, "stored options' shard: " + f.message());
     }
-    return spec;
 }
 
 PlanOptions options_from_json(const std::string& text, const std::string& where) {
@@ -457,6 +447,10 @@ std::string content_problem(StoredRow& row) {
     if (to_hex(p.ir_hash) != s.ir_hash)
         return fmt::format("stored plan is of IR {}, the session says {}", to_hex(p.ir_hash),
                            s.ir_hash);
+    if (!(p.shard == s.input.options.shard))
+        return fmt::format("stored plan is for {}, its options say {}",
+                           describe_shard_spec(p.shard),
+                           describe_shard_spec(s.input.options.shard));
     const PlanTotals totals = plan_totals(p);
     if (totals.peak_bytes != s.summary.peak_bytes || totals.lower_bound != s.summary.lower_bound)
         return fmt::format("the session lists peak {} B and lower bound {} B, its plan has {} B "

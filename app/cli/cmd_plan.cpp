@@ -62,8 +62,9 @@ options:
   --rank R             the rank to plan, 0 to N-1 (default 0)
   --shard ROLES        roles split across the ranks: parameter, activation, gradient,
                        optimizer_state (comma-separated). Each tensor's elements, flattened,
-                       are cut into N equal chunks and the rank holds its own (ZeRO/FSDP
-                       flat sharding). A sharded parameter is gathered whole into a
+                       are cut into N chunks of ceil(E/N) and the rank holds its own
+                       (ZeRO/FSDP flat sharding); tensors sharing bytes are cut together,
+                       or kept whole when one of them is of a role not sharded. A sharded parameter is gathered whole into a
                        workspace buffer before each forward and backward node that reads it
                        (all_gather nodes); the optimizer updates its shard in place. A
                        parameter gradient is reduce-scattered into its shard as soon as it

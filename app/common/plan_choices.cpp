@@ -103,7 +103,9 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     if (problem && !c.routes.empty())
         bad("--route", "offset-assignment problems have one arena; routes apply to model graphs");
     if (problem && !c.shard.single_rank())
-        bad(c.shard.roles.empty() ? "--world-size" : "--shard",
+        bad(!c.shard.roles.empty()   ? "--shard"
+            : c.shard.world_size > 1 ? "--world-size"
+                                     : "--rank",
             "offset-assignment problems have no roles and no ranks; sharding applies to model "
             "graphs");
     check_shard_spec(c.shard, c.shard.rank >= c.shard.world_size ? "--rank" : "--shard");

@@ -140,7 +140,7 @@ void PlanningControls::setShard(const ShardSpec& shard) {
 
 void PlanningControls::updateReplanTip() {
     QString also;
-    if (!shard_.single_rank())
+    if (!shard_.single_rank() && !problem_)
         also += tr(" for %1 (--world-size, --rank, --shard)")
                     .arg(QString::fromStdString(describe_shard_spec(shard_)));
     if (memoryBudget_ != 0)
@@ -159,6 +159,8 @@ void PlanningControls::setModelKind(std::optional<ModelKind> kind) {
     seq_->setEnabled(config);
     mode_->setEnabled(kind != ModelKind::DsaCsv);
     routes_->setEnabled(kind != ModelKind::DsaCsv); // a problem's buffers have no roles
+    problem_ = kind == ModelKind::DsaCsv;           // nor ranks: the shard waits, unmentioned
+    updateReplanTip();
     dims_->setEnabled(kind == ModelKind::Onnx);
 }
 

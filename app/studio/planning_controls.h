@@ -64,6 +64,7 @@ class PlanningControls : public QWidget {
     DimBindings bindings_;
     uint64_t memoryBudget_ = 0; // --memory-budget, kept for re-plans (Re-plan's tooltip says it)
     ShardSpec shard_;           // --world-size/--rank/--shard or a session's, likewise
+    bool problem_ = false;      // an offset problem is shown: no roles, no ranks
 };
 
 } // namespace tmmu::studio

@@ -309,27 +309,19 @@ std::optional<Mode> read_mode(Reader& r, const std::string& path) {
 // a distributed run only (the writer leaves a single rank's out).
 ShardSpec read_shard(Reader& r, const std::string& path) {
     static constexpr std::array<std::string_view, 3> kKeys = {"rank", "roles", "world_size"};
-    ShardSpec spec;
+    uint64_t rank = 0, world_size = 0;
+    std::vector<std::string> roles;
     read_map(r, 2, path, kKeys, [&](size_t k) {
         const std::string field = path + "." + std::string(kKeys[k]);
-        if (k == 0) spec.rank = read_u32(r, at(field));
-        if (k == 2) spec.world_size = read_u32(r, at(field));
-        if (k != 1) return;
-        const size_t n = read_array(r, 3, at(field));
-        for (size_t i = 0; i < n; ++i) {
-            const std::string_view name = read_text(r, item(field, i));
-            const std::optional<Role> role = parse_role(name);
-            if (!role) corrupt(item(field, i)(), "unknown role '" + std::string(name) + "'");
-            spec.roles.push_back(*role);
-        }
+        if (k == 0) rank = read_u64(r, at(field));
+        if (k == 1) roles = read_texts(r, 3, field);
+        if (k == 2) world_size = read_u64(r, at(field));
     });
     try {
-        check_shard_spec(spec, path);
+        return stored_shard_spec(world_size, rank, roles, path);
     } catch (const Failure& f) {
         corrupt(f.where(), f.message());
     }
-    if (spec.single_rank()) corrupt(path, "a single rank's plan has no shard entry");
-    return spec;
 }
 
 } // namespace

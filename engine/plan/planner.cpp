@@ -269,7 +269,7 @@ Plan plan_graph_stages(const Graph& model, Mode mode, const PlanOptions& options
     check_shard_spec(options.shard, "shard");
     // A sharded rank plans a graph of its own; the plan keeps the model's IR hash.
     std::optional<ShardedGraph> sharded;
-    if (!options.shard.roles.empty()) sharded = shard_graph(model, options.shard);
+    if (!options.shard.roles.empty()) sharded = shard_graph(model, options.shard, mode);
     const Graph& g = sharded ? sharded->graph : model;
     progress.report(0.0, "liveness");
     Liveness lv = as_operator(kAnalyzeLiveness, [&] {

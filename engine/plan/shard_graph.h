@@ -6,6 +6,7 @@
 // gradients sharded, every parameter gradient followed by a reduce_scatter node writing the
 // rank's shard of it, which the optimizer reads instead.
 #include "ir/graph.h"
+#include "ir/mode.h"
 #include "plan/shard_spec.h"
 
 #include <string>
@@ -18,13 +19,15 @@ struct ShardedGraph {
     std::vector<std::string> notes; // what was sharded and gathered, for the plan's notes
 };
 
-// `g` is finalized and `spec` checked (check_shard_spec). A view follows its base's storage:
-// it is cut when the tensor at the end of its view chain is sharded, whatever its own role.
-// Gathered tensors are named "<tensor>@gathered:<reader node>", their nodes
-// "all_gather:<tensor>@<reader node>"; gradient shards "<gradient>@shard", their nodes
-// "reduce_scatter:<gradient>".
+// `g` is finalized and `spec` checked (check_shard_spec); collectives are added for the nodes
+// `mode` runs. Tensors sharing bytes (views, alias groups, in-place writes) are cut as one
+// storage, and only when all of them have roles that are cut; otherwise they stay whole, as
+// does a gradient the optimizer updates in place. Gathered tensors are named
+// "<tensor>@gathered:<reader node>", their nodes "all_gather:<tensor>@<reader node>"; gradient
+// shards "<gradient>@shard", their nodes "reduce_scatter:<gradient>".
 // Throws Failure(InvalidIrShapes) for a view whose part on this rank is not a whole number of
-// its elements, or a gather name the graph already uses.
-ShardedGraph shard_graph(const Graph& g, const ShardSpec& spec);
+// its elements, a collective's name the graph already uses, or what finalize_graph refuses in
+// the rank's graph; Failure(AllocationOverflow) for a shard of more than 2^63 - 1 elements.
+ShardedGraph shard_graph(const Graph& g, const ShardSpec& spec, Mode mode);
 
 } // namespace tmmu

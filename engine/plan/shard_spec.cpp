@@ -37,6 +37,24 @@ void check_shard_spec(const ShardSpec& spec, std::string_view where) {
         bad("sharding over a single rank changes nothing: give the world size (--world-size)");
 }
 
+ShardSpec stored_shard_spec(uint64_t world_size, uint64_t rank,
+                            const std::vector<std::string>& role_names, std::string_view where) {
+    const auto bad = [&](const std::string& message) {
+        fail(FailureCode::InvalidArgument, std::string(where), message);
+    };
+    if (world_size > UINT32_MAX || rank > UINT32_MAX)
+        bad(fmt::format("world size {} and rank {} do not fit in 32 bits", world_size, rank));
+    ShardSpec spec{uint32_t(world_size), uint32_t(rank), {}};
+    for (const std::string& name : role_names) {
+        const std::optional<Role> role = parse_role(name);
+        if (!role) bad(fmt::format("unknown role '{}'", name));
+        spec.roles.push_back(*role);
+    }
+    check_shard_spec(spec, where);
+    if (spec.single_rank()) bad("a single rank's plan stores no shard entry");
+    return spec;
+}
+
 std::string format_shard_roles(const std::vector<Role>& roles) {
     std::string out;
     for (Role r : roles)

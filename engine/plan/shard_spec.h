@@ -38,6 +38,13 @@ bool shardable_role(Role r);
 // single rank.
 void check_shard_spec(const ShardSpec& spec, std::string_view where);
 
+// A spec as files store it (checkpoints, sessions, exported sessions): the role names are
+// parsed and the whole checked as check_shard_spec does. A single rank's spec is refused too:
+// writers leave it out. Throws Failure(InvalidArgument) at `where`; readers rethrow the message
+// under their own code.
+ShardSpec stored_shard_spec(uint64_t world_size, uint64_t rank,
+                            const std::vector<std::string>& role_names, std::string_view where);
+
 // "parameter,optimizer_state": the roles as --shard takes them; "" when none.
 std::string format_shard_roles(const std::vector<Role>& roles);
 // "rank 2 of 8, sharding parameter and optimizer_state": what a summary says of a spec.

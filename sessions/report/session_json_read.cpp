@@ -74,20 +74,13 @@ struct Reader {
 ShardSpec read_shard(const Reader& r, const json& inputs) {
     constexpr std::string_view path = "inputs.shard";
     const json& j = r.at(inputs, "shard", "inputs");
-    ShardSpec spec;
-    spec.rank = uint32_t(r.count(j, "rank", path, UINT32_MAX));
-    spec.world_size = uint32_t(r.count(j, "world_size", path, UINT32_MAX));
-    for (const std::string& name : r.get<std::vector<std::string>>(j, "roles", path)) {
-        const std::optional<Role> role = parse_role(name);
-        if (!role) r.bad(path, fmt::format("unknown role '{}'", name));
-        spec.roles.push_back(*role);
-    }
     try {
-        check_shard_spec(spec, path);
+        return stored_shard_spec(r.count(j, "world_size", path), r.count(j, "rank", path),
+                                 r.get<std::vector<std::string>>(j, "roles", path), path);
     } catch (const Failure& f) {
+        if (f.code() != FailureCode::InvalidArgument) throw;
         r.bad(path, f.message());
     }
-    return spec;
 }
 
 uint32_t arena_index(const Reader& r, const Plan& plan, const std::string& name,

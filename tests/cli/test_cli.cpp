@@ -582,7 +582,9 @@ class TestCli : public QObject {
         refused({"--shard", "parameter"}, "sharding over a single rank changes nothing");
         refused({"--world-size", "0"}, "--world-size");
         refused({TMMU_DSA_DIR "/minimalloc/A.1048576.csv", "--world-size", "2"},
-                "offset-assignment problems have no roles and no ranks");
+                "INVALID_ARGUMENT at --world-size: offset-assignment problems have no roles");
+        refused({TMMU_DSA_DIR "/minimalloc/A.1048576.csv", "--rank", "1"},
+                "INVALID_ARGUMENT at --rank");
     }
     void everyCommandHasHelp() {
         const char* const commands[] = {"plan",       "validate",  "gen",     "bench",
