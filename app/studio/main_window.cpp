@@ -39,6 +39,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QShortcut>
+#include <QTabBar>
 #include <QTableView>
 #include <QToolBar>
 
@@ -611,6 +612,16 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
     s.setValue(QStringLiteral("view/colorMode"), int(ctx_->colorMode()));
     s.setValue(QStringLiteral("sessions/record"), sessions_->recordAction()->isChecked());
+}
+
+void MainWindow::childEvent(QChildEvent* event) {
+    // The layout makes a tab bar for each group of tabbed docks, as a child of the window.
+    if (event->polished())
+        if (auto* bar = qobject_cast<QTabBar*>(event->child())) {
+            bar->setElideMode(Qt::ElideNone);
+            bar->setUsesScrollButtons(true);
+        }
+    QMainWindow::childEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

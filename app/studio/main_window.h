@@ -155,6 +155,9 @@ class MainWindow : public QMainWindow {
     void planFailed(const QString& text);
 
   protected:
+    // Tabbed docks keep whole titles and scroll their tab bar where it is too narrow: elided
+    // titles ("Session comparis…") read worse than a tab bar one scrolls.
+    void childEvent(QChildEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;

@@ -56,12 +56,13 @@ PlanningControls::PlanningControls(QWidget* parent)
     seq_->setRange(1, 1 << 20);
     batch_->setToolTip(tr("Batch size (transformer configs)"));
     seq_->setToolTip(tr("Sequence length (transformer configs)"));
-    setUpListField(arenas_, tr("capacity[:align] per arena, e.g. activations=8GiB:256"),
+    // Placeholders are short examples, whole down to 1280 px; the tooltips give the syntax.
+    setUpListField(arenas_, tr("e.g. activations=8GiB:256"),
                    tr("Arena capacities and alignments NAME=CAPACITY[:ALIGN], separated by "
                       "commas; parameters=:4KiB sets only an alignment, which overrides Align "
                       "there. Arenas: parameters, activations, gradients, optimizer (CSV: arena)"),
                    20);
-    setUpListField(routes_, tr("role=arena, e.g. workspace=scratch"),
+    setUpListField(routes_, tr("e.g. workspace=scratch"),
                    tr("Send a role's tensors to another arena, ROLE=ARENA separated by commas; "
                       "a new name makes a new arena, which Arenas may then size. Roles: "
                       "parameter, input, output, activation, gradient, optimizer_state, "

@@ -37,6 +37,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -478,6 +479,27 @@ class TestMainWindow : public QObject {
         QVERIFY(QTest::qWaitForWindowExposed(&fresh));
         QVERIFY(fresh.dock("strategyDock")->isVisible());
         QVERIFY(!fresh.dock("slotsDock")->isFloating());
+    }
+
+    // At 1440 px the bottom dock group's five titles do not fit: they stay whole and the tab
+    // bar scrolls, in every tab bar the layout makes, first shown or after a reset.
+    void tabbedDocksKeepWholeTitles() {
+        MainWindow w;
+        w.resize(1440, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const auto check = [&] {
+            const auto bars = w.findChildren<QTabBar*>(Qt::FindDirectChildrenOnly);
+            QVERIFY(bars.size() >= 3); // left, bottom and right groups
+            for (QTabBar* bar : bars) {
+                QCOMPARE(bar->elideMode(), Qt::ElideNone);
+                QVERIFY(bar->usesScrollButtons());
+            }
+        };
+        check();
+        w.resetLayout();
+        QCoreApplication::processEvents();
+        check();
     }
 
     void statusBarShowsProgressOnlyForSlowJobs() {
