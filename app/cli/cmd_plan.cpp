@@ -64,11 +64,12 @@ options:
                        optimizer_state (comma-separated). Each tensor's elements, flattened,
                        are cut into N chunks of ceil(E/N) and the rank holds its own
                        (ZeRO/FSDP flat sharding); tensors sharing bytes are cut together,
-                       or kept whole when one of them is of a role not sharded. A sharded parameter is gathered whole into a
-                       workspace buffer before each forward and backward node that reads it
-                       (all_gather nodes); the optimizer updates its shard in place. A
-                       parameter gradient is reduce-scattered into its shard as soon as it
-                       is complete (reduce_scatter nodes); activation gradients stay whole.
+                       or kept whole when one of them is of a role not sharded. A sharded
+                       parameter is gathered whole into a workspace buffer before each
+                       forward and backward node that reads it (all_gather nodes); the
+                       optimizer updates its shard in place. A parameter gradient is
+                       reduce-scattered into its shard as soon as it is complete
+                       (reduce_scatter nodes); activation gradients stay whole.
                        Sharded activations are held 1/N per rank, without the buffers of the
                        collectives around them. ZeRO-1: --shard optimizer_state; ZeRO-2:
                        gradient,optimizer_state; ZeRO-3/FSDP: parameter,gradient,
