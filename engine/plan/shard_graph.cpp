@@ -336,23 +336,25 @@ class Sharder {
             fmt::format("{}: {} cut to this rank's share, {} of their {} held here",
                         describe_shard_spec(spec_), count_of(cut_tensors_, "tensor"),
                         format_bytes(held_bytes_), format_bytes(whole_bytes_)));
-        if (gathers_ != 0)
-            out_.notes.push_back(fmt::format(
-                "{} of sharded parameters before their forward and backward readers ({} in "
-                "all, each live from its gather to its reader)",
-                count_of(gathers_, "all_gather"), format_bytes(gathered_bytes_)));
-        if (scatters_ != 0)
-            out_.notes.push_back(fmt::format(
-                "{} of parameter gradients into this rank's shards right after each is complete "
-                "({} whole, each freed after its reduce_scatter unless a later node reads it); "
-                "activation gradients stay whole",
-                count_of(scatters_, "reduce_scatter"), format_bytes(scattered_bytes_)));
-        if (kept_whole_ != 0)
-            out_.notes.push_back(fmt::format(
-                "{} of sharded roles kept whole: they share bytes with tensors that are not "
-                "cut (views, alias groups, in-place writes), or the optimizer updates them in "
-                "place",
-                count_of(kept_whole_, "tensor")));
+        const auto note_if_any = [&](uint64_t count, std::string note) {
+            if (count != 0) out_.notes.push_back(std::move(note));
+        };
+        note_if_any(gathers_,
+                    fmt::format("{} of sharded parameters before their forward and "
+                                "backward readers ({} in all, each live from its "
+                                "gather to its reader)",
+                                count_of(gathers_, "all_gather"), format_bytes(gathered_bytes_)));
+        note_if_any(scatters_,
+                    fmt::format("{} of parameter gradients into this rank's shards right after "
+                                "each is complete ({} whole, each freed after its reduce_scatter "
+                                "unless a later node reads it); activation gradients stay whole",
+                                count_of(scatters_, "reduce_scatter"),
+                                format_bytes(scattered_bytes_)));
+        note_if_any(kept_whole_,
+                    fmt::format("{} of sharded roles kept whole: they share bytes with tensors "
+                                "that are not cut (views, alias groups, in-place writes), or the "
+                                "optimizer updates them in place",
+                                count_of(kept_whole_, "tensor")));
     }
 
     const Graph& g_;
