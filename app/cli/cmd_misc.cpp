@@ -81,7 +81,7 @@ int cmd_validate(Args& args) {
         return 0;
     }
     LoadedModel model = load_model(path, request);
-    check_request_applies(request_choice, model.kind);
+    check_request_applies(request_choice, model);
     if (model.graph) {
         Liveness lv = analyze_liveness(*model.graph, request.mode);
         fmt::print("valid model: {}\n{} mode: {}, {}\n", model.description, mode_name(request.mode),

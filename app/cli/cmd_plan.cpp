@@ -7,10 +7,13 @@
 #include "io/file_io.h"
 #include "io/plan_json.h"
 #include "io/trace.h"
+#include "ir/dynamic_dims.h"
 #include "plan/plan_summary.h"
+#include "plan/replan.h"
 
 #include <cstdio>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace tmmu::cli {
 namespace {
@@ -26,7 +29,19 @@ options:
   --mode M             inference | forward | training (default training; "backward" = training);
                        model graphs only
   --batch N --seq N    batch and sequence length, transformer configs only (default 8, 1024)
-  --dim NAME=VALUE     an ONNX model's symbolic dimension (repeatable)
+  --dim NAME=VALUE     an ONNX model's symbolic dimension, or an IR graph's dynamic dimension
+                       inside its shape_envelope (default: the envelope's max, or the
+                       dimension's "default"); repeatable
+  --iteration NAME=V[,NAME=V...]
+                       run an IR graph with a shape_envelope over iterations of these shapes
+                       (repeatable, in order; seed 000 II.H). An iteration that fits the plan
+                       in force runs on it; one that needs a larger dimension stops with
+                       SHAPE_ENVELOPE_VIOLATION (exit 29) when the model's replan_policy is
+                       ABORT, or gets a new plan at the safepoint before it (the iteration
+                       boundary) when it is REPLAN_AT_SAFEPOINT: each dimension grows to the
+                       larger of the old plan's and the iteration's. The outputs are those
+                       of the plan in force after the last iteration; --trace adds one
+                       replan record per replan (old and new plan hash)
   --input-shape IN=AxB an ONNX model's whole input shape, e.g. images=1x3x640x640 (repeatable;
                        for dims an exporter left unknown and unnamed)
   --no-aliasing        an ONNX model's Reshape/Flatten/Squeeze/Unsqueeze/Identity outputs and
@@ -93,6 +108,70 @@ environment:
                        processors', at most 4); the plan is the same for any N
 )";
 
+std::string short_hash(const Digest& d) {
+    return to_hex(d).substr(0, 16);
+}
+
+std::vector<DimBinding> iterations_from(Args& args) {
+    std::vector<DimBinding> out;
+    for (const std::string& spec : args.values("--iteration")) {
+        DimBinding b;
+        for (const std::string& part : app::split_list(spec)) {
+            const auto [name, value] = app::parse_dim_binding(part, "--iteration");
+            if (!b.emplace(name, value).second)
+                fail(FailureCode::InvalidArgument, "--iteration",
+                     fmt::format("'{}' names {} twice", spec, name));
+        }
+        if (b.empty())
+            fail(FailureCode::InvalidArgument, "--iteration",
+                 "an iteration names at least one dimension, e.g. --iteration seq=512");
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+void print_iteration(const IterationOutcome& i) {
+    fmt::print("  {:>4}  {:<24} {:<10} {}  {:>12}{}\n", i.iteration, binding_text(i.dims),
+               i.replanned ? "replanned" : "fits", short_hash(i.plan_hash),
+               format_bytes(i.peak_bytes),
+               i.replanned ? fmt::format("  (was {}; planned at {})", short_hash(i.old_plan_hash),
+                                         binding_text(i.plan_binding))
+                           : "");
+}
+
+// Runs the iterations from the first plan; the model and plan become those of the last.
+std::vector<IterationOutcome> run_iterations(LoadedModel& model, Plan& plan, Mode mode,
+                                             const PlanOptions& options,
+                                             const std::vector<DimBinding>& iterations,
+                                             bool print) {
+    if (!model.graph || model.graph->dims.empty())
+        fail(FailureCode::InvalidArgument, "--iteration",
+             "applies to IR graphs with a shape_envelope only (this model's shapes are fixed)");
+    if (print)
+        fmt::print("iterations replan_policy {}; first plan at {}: {}  {}\n",
+                   replan_policy_name(model.graph->replan_policy), binding_text(*model.graph),
+                   short_hash(plan.plan_hash), format_bytes(plan_totals(plan).peak_bytes));
+    ShapeScheduleRun run = run_shape_schedule(
+        *model.graph, std::move(plan), mode, options, iterations,
+        [print](const IterationOutcome& i) {
+            if (print) print_iteration(i);
+        },
+        interruptible_progress());
+    if (print) fmt::print("\n");
+    model.graph = std::move(run.graph);
+    model.annotations = dim_annotations(*model.graph);
+    plan = std::move(run.plan);
+    return std::move(run.iterations);
+}
+
+std::string envelope_text(const Graph& g) {
+    std::vector<std::string> parts;
+    for (const DynamicDim& d : g.dims)
+        parts.push_back(fmt::format("{}={} of [{}, {}]", d.name, d.value, d.min, d.max));
+    return fmt::format("{}; replan_policy {}", fmt::join(parts, ", "),
+                       replan_policy_name(g.replan_policy));
+}
+
 void print_summary(const LoadedModel& model, const Plan& plan) {
     fmt::print("model      {}\n           {}\n", model.path, model.description);
     // A problem has no schedule: its buffers' times are the file's own.
@@ -103,6 +182,8 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
         fmt::print("mode       {}   strategy {}   buffers {}\n", mode_name(plan.mode),
                    plan.strategy, plan.tensors.size());
     if (!plan.shard.single_rank()) fmt::print("shard      {}\n", describe_shard_spec(plan.shard));
+    if (model.graph && !model.graph->dims.empty())
+        fmt::print("dims       {}\n", envelope_text(*model.graph));
     fmt::print("\n{:<12} {:<16} {:>14} {:>14} {:>9} {:>7} {:>8} {:>8} {:>7} {:>9}\n", "arena",
                "strategy", "peak", "lower bound", "over LB", "slots", "max live", "buffers",
                "reuse", "plan ms");
@@ -158,6 +239,7 @@ int cmd_plan(Args& args) {
     auto checkpoint_out = args.value("--checkpoint");
     bool quiet = args.flag("--quiet");
     RecordOptions rec = record_options_from(args);
+    const std::vector<DimBinding> iterations = iterations_from(args);
     auto pos = args.positionals(0, 1);
     const bool to_stdout = sends_one_output_to_stdout(
         {{"--json", json_out}, {"--trace", trace_out}, {"--checkpoint", checkpoint_out}});
@@ -168,11 +250,15 @@ int cmd_plan(Args& args) {
     Plan plan;
     try {
         model = load_model(path, request);
-        check_request_applies(request_choice, model.kind);
+        check_request_applies(request_choice, model);
         options = app::make_plan_options(choices, model.kind);
         plan = plan_model(model, request.mode, options, interruptible_progress());
+        std::vector<IterationOutcome> ran;
+        if (!iterations.empty())
+            ran = run_iterations(model, plan, request.mode, options, iterations,
+                                 !quiet && !to_stdout);
         if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors) + "\n");
-        if (trace_out) write_trace_file(plan, *trace_out);
+        if (trace_out) write_trace_file(plan, *trace_out, ran);
         if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
     } catch (const Failure& f) {
         // Also after a later output failed: the trace then says the run failed, not how a plan

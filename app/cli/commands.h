@@ -67,8 +67,9 @@ struct RequestChoice {
 };
 RequestChoice model_request_from(Args& args);
 // InvalidArgument for an option the loaded model cannot use: --mode on an offset problem,
-// --batch or --seq on anything but a transformer config.
-void check_request_applies(const RequestChoice& choice, ModelKind kind);
+// --batch or --seq on anything but a transformer config, --dim on a model without symbolic or
+// dynamic dimensions, --input-shape and --no-aliasing on anything but an ONNX model.
+void check_request_applies(const RequestChoice& choice, const LoadedModel& model);
 
 // Whether one of the named output options is "-" (standard output). Two of them would
 // interleave on one stream, so that is InvalidArgument naming the second.

@@ -38,11 +38,17 @@ RequestChoice model_request_from(Args& args) {
     return c;
 }
 
-void check_request_applies(const RequestChoice& c, ModelKind kind) {
-    if (kind != ModelKind::Onnx && c.given_binding)
+void check_request_applies(const RequestChoice& c, const LoadedModel& model) {
+    const ModelKind kind = model.kind;
+    const bool ir_dims = kind == ModelKind::IrJson && model.graph && !model.graph->dims.empty() &&
+                         c.given_binding && std::string_view(c.given_binding) == "--dim";
+    if (kind != ModelKind::Onnx && c.given_binding && !ir_dims)
         fail(FailureCode::InvalidArgument, c.given_binding,
-             "applies to ONNX models only (other models have no symbolic dimensions and say "
-             "their own views and in-place writes)");
+             std::string_view(c.given_binding) == "--dim"
+                 ? "applies to ONNX models and IR graphs with a shape_envelope only (this "
+                   "model's shapes are fixed)"
+                 : "applies to ONNX models only (other models have no symbolic dimensions and "
+                   "say their own views and in-place writes)");
     if (kind == ModelKind::DsaCsv && c.given_mode)
         fail(FailureCode::InvalidArgument, c.given_mode,
              "offset-assignment problems (CSV) have no modes; --mode applies to model graphs");

@@ -1,17 +1,15 @@
 #include "dims_dialog.h"
 
 #include "core/failure.h"
+#include "dialog_parts.h"
 #include "plan_choices.h"
-#include "style/palette.h"
 
 #include <QCheckBox>
-#include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QPushButton>
 #include <QVBoxLayout>
 
 namespace tmmu::studio {
@@ -70,13 +68,6 @@ QPlainTextEdit* problemBox(const QString& text, QWidget* parent) {
     return box;
 }
 
-QLabel* wrapped(const QString& text, QWidget* parent) {
-    auto* label = new QLabel(text, parent);
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return label;
-}
-
 } // namespace
 
 DimsDialog::DimsDialog(const QString& modelName, const ModelAnnotations& declared,
@@ -84,14 +75,14 @@ DimsDialog::DimsDialog(const QString& modelName, const ModelAnnotations& declare
     : QDialog(parent), aliasing_(new QCheckBox(tr("Alias views and in-place ops like ONNX "
                                                   "runtimes"),
                                                this)),
-      error_(wrapped(QString(), this)), bindings_(current) {
+      error_(refusalLabel(QStringLiteral("dimsError"), this)), bindings_(current) {
     setObjectName(QStringLiteral("dimsDialog"));
     setWindowTitle(tr("Dimensions of %1").arg(modelName));
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(wrapped(tr("Give each symbolic dimension of <b>%1</b> a value, or an "
-                                 "input its whole shape, to plan the model with those sizes.")
-                                  .arg(modelName.toHtmlEscaped()),
-                              this));
+    layout->addWidget(wrappedLabel(tr("Give each symbolic dimension of <b>%1</b> a value, or an "
+                                      "input its whole shape, to plan the model with those sizes.")
+                                       .arg(modelName.toHtmlEscaped()),
+                                   this));
     if (!problem.isEmpty()) layout->addWidget(problemBox(problem, this));
     auto* inputs = new QGroupBox(tr("Inputs"), this);
     inputsForm_ = new QFormLayout(inputs);
@@ -107,18 +98,8 @@ DimsDialog::DimsDialog(const QString& modelName, const ModelAnnotations& declare
                              "their input's bytes, and single-consumer elementwise ops write in "
                              "place (off: every tensor gets bytes of its own, --no-aliasing)"));
     layout->addWidget(aliasing_);
-    error_->setObjectName(QStringLiteral("dimsError"));
-    error_->setTextFormat(Qt::PlainText);
-    QPalette warning = error_->palette();
-    warning.setColor(QPalette::WindowText, views::ViewPalette::fromApplication().warning());
-    error_->setPalette(warning);
-    error_->hide();
     layout->addWidget(error_);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Plan"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &DimsDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &DimsDialog::reject);
-    layout->addWidget(buttons);
+    layout->addWidget(planButtons(this, tr("Plan")));
     setMinimumWidth(fontMetrics().averageCharWidth() * 84);
 }
 

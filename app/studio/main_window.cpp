@@ -537,10 +537,13 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     modelPath_ = path;
     // A re-plan of the same model keeps the cursor and the zoom (PlanContext::setPlan).
     ctx_->setPlan(outcome.plan, outcome.model);
-    controls_->setModelKind(outcome.model->kind);
+    // An IR graph with a shape envelope is bound by Plan > Dimensions as an ONNX model is.
+    const bool dynamic = outcome.model->kind == ModelKind::IrJson && outcome.model->graph &&
+                         !outcome.model->graph->dims.empty();
+    controls_->setModelKind(outcome.model->kind, dynamic);
     // The toolbar keeps the bindings the shown model was loaded with, so a re-plan keeps them.
     controls_->setBindings(outcome.settings.bindings);
-    bindingsPath_ = outcome.model->kind == ModelKind::Onnx ? path : QString();
+    bindingsPath_ = outcome.model->kind == ModelKind::Onnx || dynamic ? path : QString();
     bindingsAction_->setEnabled(!bindingsPath_.isEmpty());
     shardAction_->setEnabled(outcome.model->kind != ModelKind::DsaCsv);
     if (outcome.model->kind == ModelKind::TransformerConfig) runPanel_->setConfigPath(path);

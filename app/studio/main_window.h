@@ -38,6 +38,7 @@ class RunComparisonModel;
 namespace tmmu::studio {
 
 class DimsDialog;
+class EnvelopeDialog;
 class ShardDialog;
 class JobRunner;
 struct JobFailure;
@@ -89,12 +90,13 @@ class MainWindow : public QMainWindow {
     bool openModelSync(const QString& path, const PlanSettings& settings);
     // Plans the current model again with the toolbar's settings (off the UI thread).
     void replan();
-    // Plan > ONNX dimensions: the dims dialog for the ONNX model on screen (or the one that just
+    // Plan > Dimensions: the dims dialog for the ONNX model on screen (or the one that just
     // failed with UNBOUND_DIMENSION); OK re-plans it with the bindings. A model that fails with
     // UNBOUND_DIMENSION opens the dialog by itself. The model's inputs are read off the UI thread.
     void editBindings();
     // The dims dialog while it is open, else null.
     DimsDialog* dimsDialog() const;
+    EnvelopeDialog* envelopeDialog() const; // Plan > Dimensions of an IR graph, while open
     // Plan > Distributed run: the rank to plan and the roles sharded across the ranks (as
     // --world-size, --rank and --shard); OK keeps them in the toolbar and re-plans. Greyed for
     // an offset problem, which has neither roles nor ranks.
@@ -199,6 +201,7 @@ class MainWindow : public QMainWindow {
                         bool remember);
     void showDimsDialog(const QString& path, const ModelAnnotations& declared,
                         const PlanSettings& settings, const QString& problem, bool remember);
+    void showEnvelopeDialog(const Graph& model); // for bindingsPath_, an IR graph shown
 
     views::PlanContext* ctx_;
     JobRunner* jobs_;
@@ -222,8 +225,9 @@ class MainWindow : public QMainWindow {
     QMenu* recentMenu_ = nullptr;
     QActionGroup* colorModes_ = nullptr;
     QMessageBox* failureBox_ = nullptr;
-    QAction* bindingsAction_ = nullptr; // Plan > ONNX dimensions
+    QAction* bindingsAction_ = nullptr; // Plan > Dimensions
     QPointer<DimsDialog> dimsDialog_;
+    QPointer<EnvelopeDialog> envelopeDialog_;
     QAction* shardAction_ = nullptr; // Plan > Distributed run
     QPointer<ShardDialog> shardDialog_;
     QString bindingsPath_; // the ONNX file editBindings() binds: shown, or failed for dims

@@ -1,9 +1,11 @@
-// The dims dialog's part of the main window: asking for an ONNX model's bindings when it fails
-// with UNBOUND_DIMENSION or when Plan > ONNX dimensions asks, and planning with what was given.
+// The dims dialogs' part of the main window: asking for an ONNX model's bindings when it fails
+// with UNBOUND_DIMENSION or when Plan > Dimensions asks, and for an IR graph's dynamic dimensions
+// when Plan > Dimensions asks; then planning with what was given.
 #include "main_window.h"
 
 #include "core/failure.h"
 #include "dims_dialog.h"
+#include "envelope_dialog.h"
 #include "job_runner.h"
 #include "planning_controls.h"
 
@@ -16,8 +18,16 @@ DimsDialog* MainWindow::dimsDialog() const {
     return dimsDialog_;
 }
 
+EnvelopeDialog* MainWindow::envelopeDialog() const {
+    return envelopeDialog_;
+}
+
 void MainWindow::editBindings() {
     if (bindingsPath_.isEmpty()) return;
+    if (model_ && model_->kind == ModelKind::IrJson && model_->graph) {
+        showEnvelopeDialog(*model_->graph);
+        return;
+    }
     try {
         askForBindings(bindingsPath_, controls_->settings(), QString(), false);
     } catch (const Failure& f) {
@@ -54,6 +64,19 @@ void MainWindow::showDimsDialog(const QString& path, const ModelAnnotations& dec
     });
     dimsDialog_ = dialog;
     // Window-modal and non-blocking: the event loop (and a test driving it) keeps running.
+    dialog->open();
+}
+
+void MainWindow::showEnvelopeDialog(const Graph& model) {
+    delete envelopeDialog_;
+    auto* dialog = new EnvelopeDialog(QFileInfo(bindingsPath_).fileName(), model, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, path = bindingsPath_] {
+        PlanSettings bound = controls_->settings();
+        bound.bindings.dims = dialog->binding();
+        openModel(path, bound, false);
+    });
+    envelopeDialog_ = dialog;
     dialog->open();
 }
 

@@ -69,7 +69,7 @@ void MainWindow::buildMenus() {
     QAction* replanAction = plan->addAction(tr("&Re-plan"), this, &MainWindow::replan);
     replanAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     plan->addAction(tr("&Cancel planning"), this, [this] { jobs_->cancel(kShownPlanKey); });
-    bindingsAction_ = plan->addAction(tr("ONNX &dimensions…"), this, &MainWindow::editBindings);
+    bindingsAction_ = plan->addAction(tr("&Dimensions…"), this, &MainWindow::editBindings);
     bindingsAction_->setEnabled(false);
     shardAction_ = plan->addAction(tr("Distributed &run…"), this, &MainWindow::editShard);
     connect(controls_, &PlanningControls::bindingsRequested, this, &MainWindow::editBindings);

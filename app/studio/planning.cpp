@@ -54,7 +54,9 @@ bool load_depends_on_change(ModelKind kind, const PlanSettings& loaded,
     if (kind == ModelKind::TransformerConfig)
         return loaded.batch != wanted.batch || loaded.seq != wanted.seq ||
                loaded.mode != wanted.mode;
-    return kind == ModelKind::Onnx && !(loaded.bindings == wanted.bindings);
+    // Bindings shape an ONNX model's graph, and an IR graph's with dynamic dimensions.
+    return (kind == ModelKind::Onnx || kind == ModelKind::IrJson) &&
+           !(loaded.bindings == wanted.bindings);
 }
 
 PlanOptions make_options(const PlanSettings& settings, ModelKind kind) {

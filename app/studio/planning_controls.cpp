@@ -69,9 +69,10 @@ PlanningControls::PlanningControls(QWidget* parent)
                       "workspace (model graphs only)"),
                    14);
     dims_->setToolTip(tr("Bind an ONNX model's symbolic dimensions and input shapes, and choose "
-                         "whether views and in-place ops alias"));
+                         "whether views and in-place ops alias; or an IR graph's dynamic "
+                         "dimensions inside their shape envelope"));
     replan_->setDefault(true);
-    dims_->setEnabled(false); // until an ONNX model is shown
+    dims_->setEnabled(false); // until an ONNX model or a dynamic IR graph is shown
 
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 0, 4, 0);
@@ -154,7 +155,7 @@ void PlanningControls::setBindings(const DimBindings& bindings) {
     bindings_ = bindings;
 }
 
-void PlanningControls::setModelKind(std::optional<ModelKind> kind) {
+void PlanningControls::setModelKind(std::optional<ModelKind> kind, bool dynamicDims) {
     const bool config = kind == ModelKind::TransformerConfig;
     batch_->setEnabled(config);
     seq_->setEnabled(config);
@@ -162,7 +163,7 @@ void PlanningControls::setModelKind(std::optional<ModelKind> kind) {
     routes_->setEnabled(kind != ModelKind::DsaCsv); // a problem's buffers have no roles
     problem_ = kind == ModelKind::DsaCsv;           // nor ranks: the shard waits, unmentioned
     updateReplanTip();
-    dims_->setEnabled(kind == ModelKind::Onnx);
+    dims_->setEnabled(kind == ModelKind::Onnx || dynamicDims);
 }
 
 } // namespace tmmu::studio

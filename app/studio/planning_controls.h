@@ -26,8 +26,9 @@ class PlanningControls : public QWidget {
     // Throws Failure(InvalidArgument) when the arena settings or routes text does not parse.
     PlanSettings settings() const;
     void setSettings(const PlanSettings& settings);
-    // Batch and sequence apply to transformer configs, the mode to graphs only.
-    void setModelKind(std::optional<ModelKind> kind);
+    // Batch and sequence apply to transformer configs, the mode to graphs only; Dims… to ONNX
+    // models and IR graphs with dynamic dimensions.
+    void setModelKind(std::optional<ModelKind> kind, bool dynamicDims = false);
     void setBindings(const DimBindings& bindings);
     uint64_t memoryBudget() const { return memoryBudget_; }
     // The rank and sharding the next re-plan uses (Plan > Distributed run).

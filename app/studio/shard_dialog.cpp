@@ -1,14 +1,13 @@
 #include "shard_dialog.h"
 
 #include "core/failure.h"
-#include "style/palette.h"
+#include "dialog_parts.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
-#include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -36,22 +35,15 @@ constexpr RoleChoice kChoices[] = {
 // The largest world the fields offer; --world-size takes more.
 constexpr int kMaxWorld = 1 << 20;
 
-QLabel* wrapped(QWidget* parent) {
-    auto* label = new QLabel(parent);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::PlainText);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return label;
-}
-
 } // namespace
 
 ShardDialog::ShardDialog(const ShardSpec& current, QWidget* parent)
     : QDialog(parent), worldSize_(new QSpinBox(this)), rank_(new QSpinBox(this)),
-      command_(wrapped(this)), error_(wrapped(this)), spec_(current) {
+      command_(wrappedLabel(QString(), this, true)),
+      error_(refusalLabel(QStringLiteral("shardError"), this)), spec_(current) {
     setObjectName(QStringLiteral("shardDialog"));
     setWindowTitle(tr("Distributed run"));
-    auto* intro = wrapped(this);
+    auto* intro = wrappedLabel(QString(), this, true);
     intro->setText(tr("Plan the memory of one rank of a run spread over several devices. Sharded "
                       "roles are cut into equal flat chunks, one per rank."));
     worldSize_->setObjectName(QStringLiteral("shardWorldSize"));
@@ -74,15 +66,7 @@ ShardDialog::ShardDialog(const ShardSpec& current, QWidget* parent)
         connect(box, &QCheckBox::toggled, this, &ShardDialog::showCommand);
     }
     command_->setObjectName(QStringLiteral("shardCommand"));
-    error_->setObjectName(QStringLiteral("shardError"));
-    QPalette warning = error_->palette();
-    warning.setColor(QPalette::WindowText, views::ViewPalette::fromApplication().warning());
-    error_->setPalette(warning);
-    error_->hide();
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Plan this rank"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &ShardDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &ShardDialog::reject);
+    QDialogButtonBox* buttons = planButtons(this, tr("Plan this rank"));
     // A rank outside the world cannot be entered: the rank's range follows the world size.
     connect(worldSize_, &QSpinBox::valueChanged, this, [this](int world) {
         rank_->setMaximum(world - 1);

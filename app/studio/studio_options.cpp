@@ -62,7 +62,8 @@ struct Parser {
         QStringLiteral("ROLES")};
     QCommandLineOption dim{
         QStringLiteral("dim"),
-        QStringLiteral("ONNX models: a symbolic dimension's value (repeatable)."),
+        QStringLiteral("ONNX models: a symbolic dimension's value; IR graphs: a dynamic "
+                       "dimension's value inside its shape envelope (repeatable)."),
         QStringLiteral("NAME=VALUE")};
     QCommandLineOption inputShape{
         QStringLiteral("input-shape"),

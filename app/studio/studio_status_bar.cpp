@@ -37,6 +37,15 @@ PlanSummary PlanSummary::of(const Plan& plan, const LoadedModel* model) {
         for (const std::string& note : plan.notes)
             s.modeTip += QStringLiteral("\n") + QString::fromStdString(note);
     }
+    // A plan of a model with dynamic shapes is for one binding: "inference, batch=1 seq=512".
+    if (!plan.dims.empty()) {
+        QStringList dims;
+        for (const auto& [name, value] : plan.dims)
+            dims << QStringLiteral("%1=%2").arg(qs(name)).arg(value);
+        s.mode += QStringLiteral(", ") + dims.join(' ');
+        s.modeTip += QObject::tr("; dynamic dimensions bound at %1 (Plan > Dimensions)")
+                         .arg(dims.join(QStringLiteral(", ")));
+    }
     s.strategy = QString::fromStdString(plan.strategy);
     QStringList winners;
     for (const ArenaPlan& a : plan.arenas)

@@ -44,6 +44,8 @@ std::string_view failure_code_name(FailureCode code) {
         return "UNBOUND_DIMENSION";
     case FailureCode::MemoryBudgetExceeded:
         return "MEMORY_BUDGET_EXCEEDED";
+    case FailureCode::ShapeEnvelopeViolation:
+        return "SHAPE_ENVELOPE_VIOLATION";
     }
     return "UNKNOWN";
 }

@@ -44,6 +44,9 @@ enum class FailureCode : uint8_t {
     // A plan's arenas together need more bytes than the memory budget allows (seed 000, II.J:
     // a quota failure, and nothing of the plan is written).
     MemoryBudgetExceeded = 18,
+    // A dynamic dimension's value lies outside its declared shape envelope, or an iteration's
+    // shapes outgrow the plan while the model's replan_policy is ABORT (seed 000, II.H).
+    ShapeEnvelopeViolation = 19,
 };
 
 static_assert(static_cast<int>(FailureCode::InvalidIrShapes) == 0);
@@ -65,6 +68,7 @@ static_assert(static_cast<int>(FailureCode::DeviceError) == 15);
 static_assert(static_cast<int>(FailureCode::LazyEngineError) == 16);
 static_assert(static_cast<int>(FailureCode::UnboundDimension) == 17);
 static_assert(static_cast<int>(FailureCode::MemoryBudgetExceeded) == 18);
+static_assert(static_cast<int>(FailureCode::ShapeEnvelopeViolation) == 19);
 
 // Every code, in value order (tests and docs walk it).
 inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
@@ -85,7 +89,8 @@ inline constexpr FailureCode kAllFailureCodes[] = {FailureCode::InvalidIrShapes,
                                                    FailureCode::DeviceError,
                                                    FailureCode::LazyEngineError,
                                                    FailureCode::UnboundDimension,
-                                                   FailureCode::MemoryBudgetExceeded};
+                                                   FailureCode::MemoryBudgetExceeded,
+                                                   FailureCode::ShapeEnvelopeViolation};
 
 // Process exit status for an error that is no Failure: a bug in tmmu, never bad input. Apart
 // from 1 (a command's "no": plans differ), 2 (usage) and 10 + code, so scripts can tell it.

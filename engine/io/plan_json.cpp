@@ -108,6 +108,13 @@ ordered_json shard_json(const ShardSpec& spec) {
     return {{"rank", spec.rank}, {"world_size", spec.world_size}, {"roles", std::move(roles)}};
 }
 
+ordered_json dims_json(const Plan& plan) {
+    ordered_json j = ordered_json::object();
+    for (const auto& [name, value] : plan.dims)
+        j[name] = value;
+    return j;
+}
+
 std::string plan_to_json(const Plan& plan, bool include_tensors) {
     ordered_json arenas = ordered_json::array();
     for (const ArenaPlan& a : plan.arenas) {
@@ -125,6 +132,7 @@ std::string plan_to_json(const Plan& plan, bool include_tensors) {
     j["ir_hash"] = to_hex(plan.ir_hash);
     j["plan_hash"] = to_hex(plan.plan_hash);
     if (!plan.shard.single_rank()) j["shard"] = shard_json(plan.shard);
+    if (!plan.dims.empty()) j["dims"] = dims_json(plan);
     j["arenas"] = std::move(arenas);
     j["totals"] = totals_json(plan);
     j["series"] = series_json(plan);

@@ -71,6 +71,7 @@ ordered_json header(const Plan& plan) {
     j["replay_token_prefix"] = to_hex(plan.replay_token).substr(0, 8);
     j["strategy"] = plan.strategy;
     if (!plan.shard.single_rank()) j["shard"] = shard_json(plan.shard);
+    if (!plan.dims.empty()) j["dims"] = dims_json(plan);
     j["arenas"] = std::move(arenas);
     return j;
 }
@@ -135,8 +136,31 @@ std::string trace_jsonl(const Plan& plan) {
     return out;
 }
 
-void write_trace_file(const Plan& plan, const std::string& path) {
-    write_output(path, trace_jsonl(plan));
+void write_trace_file(const Plan& plan, const std::string& path,
+                      const std::vector<IterationOutcome>& iterations) {
+    write_output(path, schedule_trace_jsonl(plan, iterations));
+}
+
+std::string replan_record_jsonl(const IterationOutcome& iteration) {
+    ordered_json dims = ordered_json::object();
+    for (const auto& [name, value] : iteration.plan_binding)
+        dims[name] = value;
+    ordered_json j;
+    j["record"] = "replan";
+    j["iteration"] = iteration.iteration;
+    j["safepoint"] = "iteration_boundary";
+    j["old_plan_hash"] = to_hex(iteration.old_plan_hash);
+    j["new_plan_hash"] = to_hex(iteration.plan_hash);
+    j["dims"] = std::move(dims);
+    return line(j);
+}
+
+std::string schedule_trace_jsonl(const Plan& plan,
+                                 const std::vector<IterationOutcome>& iterations) {
+    std::string out = trace_jsonl(plan);
+    for (const IterationOutcome& i : iterations)
+        if (i.replanned) out += replan_record_jsonl(i);
+    return out;
 }
 
 std::string failure_trace_jsonl(const Failure& failure, const Digest& replay_token) {

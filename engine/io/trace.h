@@ -6,6 +6,7 @@
 // traces compare files byte for byte).
 #include "core/failure.h"
 #include "plan/plan.h"
+#include "plan/replan.h"
 
 #include <cstdint>
 #include <string>
@@ -15,8 +16,17 @@ namespace tmmu {
 // Every line ends in '\n'. Field order and meaning: resources/docs/outputs.md.
 // Throws Failure(InvalidArgument) when a tensor names an arena or buffer the plan lacks.
 std::string trace_jsonl(const Plan& plan);
-// Written with write_output (io/file_io.h); Failure(IoError) naming the path.
-void write_trace_file(const Plan& plan, const std::string& path);
+// Written with write_output (io/file_io.h); Failure(IoError) naming the path. With iterations:
+// schedule_trace_jsonl.
+void write_trace_file(const Plan& plan, const std::string& path,
+                      const std::vector<IterationOutcome>& iterations = {});
+// A replan record (seed 000, II.H): the iteration, the safepoint, the old and new plan hashes
+// and the new plan's binding of the dynamic dimensions.
+std::string replan_record_jsonl(const IterationOutcome& iteration);
+// The trace of a run over iterations: the trace of `plan`, the one in force after the last
+// iteration, then one replan record per replan, in iteration order (just trace_jsonl(plan)
+// without iterations).
+std::string schedule_trace_jsonl(const Plan& plan, const std::vector<IterationOutcome>& iterations);
 // The trace of a run that failed (seed 0.Z's error trace rule): one failure record naming the
 // step, code, operator and replay token; no plan, so no header, tensor or summary records.
 std::string failure_trace_jsonl(const Failure& failure, const Digest& replay_token);

@@ -42,10 +42,30 @@ struct ViewDesc {
     uint64_t byte_length = 0;
 };
 
+// A dynamic dimension (seed 000, II.H): shapes may name it instead of giving a number. Its
+// shape envelope is [min, max]; a graph is always bound to one value inside it, and that value
+// is what its tensors' shapes hold. Planning at the envelope's max gives a plan that fits every
+// shape inside the envelope, since a tensor's bytes only grow with its dimensions.
+struct DynamicDim {
+    std::string name;
+    int64_t min = 0;
+    int64_t max = 0;
+    int64_t value = 0; // the binding: min <= value <= max
+};
+
+// What happens when a later iteration's shapes do not fit the plan (seed 000, II.H): stop, or
+// plan again at the next safepoint (the iteration boundary before that iteration).
+enum class ReplanPolicy : uint8_t { Abort, ReplanAtSafepoint };
+std::string_view replan_policy_name(ReplanPolicy p); // "ABORT", "REPLAN_AT_SAFEPOINT"
+std::optional<ReplanPolicy> parse_replan_policy(std::string_view s);
+
 struct Tensor {
     std::string id;   // unique; the seed's tie-break orders tensors by id, lexicographically
     std::string name; // human-readable; defaults to id
-    std::vector<int64_t> shape;
+    std::vector<int64_t> shape; // at the graph's binding where an axis is dynamic
+    // Per axis: the index of the Graph::dims entry the axis follows, or kNone for a fixed axis.
+    // Empty when every axis is fixed.
+    std::vector<uint32_t> shape_dims;
     DType dtype = DType::F32;
     Role role = Role::Activation;
     std::string alias_group;         // empty: none. Members share one storage.
@@ -60,6 +80,12 @@ struct Tensor {
     uint64_t bytes = 0;               // product(shape) * dtype_bytes, overflow-checked
     NodeIndex producer = kNone;       // node writing this tensor; kNone for parameters/inputs
     std::vector<NodeIndex> consumers; // nodes reading it, in execution order
+
+    bool dynamic() const { // some axis follows a dynamic dimension
+        for (uint32_t d : shape_dims)
+            if (d != kNone) return true;
+        return false;
+    }
 };
 
 struct Node {
@@ -74,6 +100,8 @@ struct Graph {
     std::string name;
     std::vector<Tensor> tensors;
     std::vector<Node> nodes;
+    std::vector<DynamicDim> dims; // empty: every shape is fixed
+    ReplanPolicy replan_policy = ReplanPolicy::Abort;
     // Node indices in execution order. Empty before finalize_graph() when the source gave no
     // order; then a deterministic topological order is derived (ties by node index).
     std::vector<NodeIndex> execution_order;
@@ -81,6 +109,7 @@ struct Graph {
     std::vector<uint32_t> step_of;
 
     TensorIndex find_tensor(std::string_view id) const; // kNone when absent; linear
+    uint32_t find_dim(std::string_view name) const;     // kNone when absent; linear
 };
 
 } // namespace tmmu

@@ -4,6 +4,7 @@
 #include "ir/ir_json.h"
 
 #include "core/failure.h"
+#include "ir/dynamic_dims.h"
 #include "ir/validate.h"
 
 #include <fmt/format.h>
@@ -232,12 +233,20 @@ class GraphReader : Reader {
 
     Graph read(const json& doc) {
         object(doc, "top level");
-        expect_keys(
-            doc, "top level",
-            {"$schema", "format", "version", "name", "tensors", "nodes", "execution_order"});
+        expect_keys(doc, "top level",
+                    {"$schema", "format", "version", "name", "shape_envelope", "replan_policy",
+                     "tensors", "nodes", "execution_order"});
         check_header(doc);
         Graph g;
         if (const json* name = optional(doc, "name")) g.name = string(*name, "name");
+        if (const json* envelope = optional(doc, "shape_envelope")) read_envelope(*envelope, g);
+        if (const json* policy = optional(doc, "replan_policy")) {
+            read_policy(*policy, g);
+            if (g.dims.empty())
+                bad("replan_policy", "a replan policy needs dynamic dimensions: the model "
+                                     "declares no shape_envelope");
+        }
+        dims_ = &g.dims;
         const json& tensors = array(require(doc, "tensors", "top level"), "tensors");
         const json& nodes = array(require(doc, "nodes", "top level"), "nodes");
         index_ids(tensors, "tensors", tensor_ids_);
@@ -254,6 +263,60 @@ class GraphReader : Reader {
 
   private:
     std::unordered_map<std::string, uint32_t> tensor_ids_, node_ids_;
+    const std::vector<DynamicDim>* dims_ = nullptr; // the graph's, once read
+
+    // {"seq": {"min": 1, "max": 2048, "default": 512}, ...}: dims in name order (the JSON
+    // object's); the default binding is the max unless "default" says otherwise.
+    void read_envelope(const json& v, Graph& g) const {
+        object(v, "shape_envelope");
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            const std::string at = fmt::format("shape_envelope.{}", it.key());
+            const json& d = object(it.value(), at);
+            expect_keys(d, at, {"min", "max", "default"});
+            DynamicDim dim{it.key(), this->dim(require(d, "min", at), at + ".min"),
+                           this->dim(require(d, "max", at), at + ".max"), 0};
+            dim.value = dim.max;
+            if (const json* def = optional(d, "default"))
+                dim.value = this->dim(*def, at + ".default");
+            g.dims.push_back(std::move(dim));
+        }
+    }
+
+    void read_policy(const json& v, Graph& g) const {
+        const std::string& name = string(v, "replan_policy");
+        auto policy = parse_replan_policy(name);
+        if (!policy)
+            bad("replan_policy",
+                fmt::format("unknown replan policy \"{}\"; expected ABORT or REPLAN_AT_SAFEPOINT",
+                            name));
+        g.replan_policy = *policy;
+    }
+
+    // A shape entry: a fixed size, or the name of a dimension of the shape envelope.
+    void read_shape_entry(const json& v, const std::string& where, Tensor& t) const {
+        if (!v.is_string()) {
+            t.shape.push_back(dim(v, where));
+            if (!t.shape_dims.empty()) t.shape_dims.push_back(kNone);
+            return;
+        }
+        const std::string& name = v.get_ref<const std::string&>();
+        uint32_t index = kNone;
+        std::vector<std::string> names;
+        for (size_t k = 0; k < dims_->size(); ++k) {
+            names.push_back((*dims_)[k].name);
+            if ((*dims_)[k].name == name) index = static_cast<uint32_t>(k);
+        }
+        if (index == kNone)
+            bad(where, names.empty() ? fmt::format("dimension \"{}\" is not declared: the model "
+                                                   "has no shape_envelope",
+                                                   name)
+                                     : fmt::format("dimension \"{}\" is not declared; the "
+                                                   "shape_envelope declares {}",
+                                                   name, fmt::join(names, ", ")));
+        t.shape_dims.resize(t.shape.size(), kNone);
+        t.shape_dims.push_back(index);
+        t.shape.push_back((*dims_)[index].value);
+    }
 
     void check_header(const json& doc) const {
         const std::string& format = string(require(doc, "format", "top level"), "format");
@@ -313,7 +376,7 @@ class GraphReader : Reader {
         const json& shape = array(require(j, "shape", at), at + ".shape");
         t.shape.reserve(shape.size());
         for (size_t k = 0; k < shape.size(); ++k)
-            t.shape.push_back(dim(shape[k], fmt::format("{}.shape[{}]", at, k)));
+            read_shape_entry(shape[k], fmt::format("{}.shape[{}]", at, k), t);
         const std::string& dtype = string(require(j, "dtype", at), at + ".dtype");
         auto dt = parse_dtype(dtype);
         if (!dt)
@@ -333,7 +396,13 @@ class GraphReader : Reader {
     void read_tensor_options(const json& j, const std::string& at, Tensor& t) const {
         if (const json* v = optional(j, "alias_group"))
             t.alias_group = string(*v, at + ".alias_group");
-        if (const json* v = optional(j, "view")) t.view = read_view(*v, at + ".view");
+        if (const json* v = optional(j, "view")) {
+            t.view = read_view(*v, at + ".view");
+            if (t.dynamic() && t.view->byte_length != 0)
+                bad(at + ".view.byte_length",
+                    "a view with a dynamic axis has the length of its shape at each binding; "
+                    "leave byte_length out");
+        }
         if (const json* v = optional(j, "in_place_of"))
             t.in_place_of = tensor_ref(*v, at + ".in_place_of");
         if (const json* v = optional(j, "saved_for_backward"))
@@ -425,6 +494,7 @@ class GraphWriter {
         out_ += fmt::format("  \"format\": {},\n", quoted(std::string(kIrFormatName)));
         out_ += fmt::format("  \"version\": {},\n", kIrFormatVersion);
         out_ += fmt::format("  \"name\": {},\n", quoted(g_.name));
+        write_envelope();
         write_list("tensors", g_.tensors.size(), [&](size_t i) { return tensor(g_.tensors[i]); });
         out_ += ",\n";
         write_list("nodes", g_.nodes.size(), [&](size_t i) { return node(g_.nodes[i]); });
@@ -450,6 +520,36 @@ class GraphWriter {
         out_ += count ? "\n  ]" : "]";
     }
 
+    // The binding is saved as each dimension's default, so a saved graph loads bound as it was.
+    void write_envelope() {
+        if (!g_.dims.empty()) {
+            ordered_json envelope = ordered_json::object();
+            for (const DynamicDim& d : g_.dims) {
+                ordered_json e{{"min", d.min}, {"max", d.max}};
+                if (d.value != d.max) e["default"] = d.value;
+                envelope[d.name] = std::move(e);
+            }
+            out_ += "  \"shape_envelope\": ";
+            dump_inline(envelope, out_);
+            out_ += ",\n";
+        }
+        if (g_.replan_policy != ReplanPolicy::Abort)
+            out_ += fmt::format("  \"replan_policy\": {},\n",
+                                quoted(std::string(replan_policy_name(g_.replan_policy))));
+    }
+
+    ordered_json shape(const Tensor& t) const {
+        ordered_json a = ordered_json::array();
+        for (size_t k = 0; k < t.shape.size(); ++k) {
+            const uint32_t d = k < t.shape_dims.size() ? t.shape_dims[k] : kNone;
+            if (d != kNone && d < g_.dims.size())
+                a.push_back(g_.dims[d].name);
+            else
+                a.push_back(t.shape[k]);
+        }
+        return a;
+    }
+
     const std::string& tensor_id(TensorIndex t) const {
         if (t >= g_.tensors.size())
             fail(FailureCode::InvalidArgument, "save_ir_json",
@@ -468,14 +568,15 @@ class GraphWriter {
         ordered_json j;
         j["id"] = t.id;
         if (!t.name.empty() && t.name != t.id) j["name"] = t.name;
-        j["shape"] = t.shape;
+        j["shape"] = shape(t);
         j["dtype"] = dtype_name(t.dtype);
         j["role"] = role_name(t.role);
         if (!t.alias_group.empty()) j["alias_group"] = t.alias_group;
-        if (t.view)
+        if (t.view) {
             j["view"] = ordered_json{{"base", tensor_id(t.view->base)},
-                                     {"byte_offset", t.view->byte_offset},
-                                     {"byte_length", t.view->byte_length}};
+                                     {"byte_offset", t.view->byte_offset}};
+            if (!t.dynamic()) j["view"]["byte_length"] = t.view->byte_length;
+        }
         if (t.in_place_of != kNone) j["in_place_of"] = tensor_id(t.in_place_of);
         if (t.saved_for_backward) j["saved_for_backward"] = true;
         if (!t.must_not_alias.empty()) j["must_not_alias"] = tensor_ids(t.must_not_alias);
@@ -527,6 +628,7 @@ Graph load_ir_string(std::string_view text, std::string_view origin) {
     Graph g = GraphReader(origin).read(doc);
     try {
         finalize_graph(g);
+        check_envelope_corners(g);
     } catch (const Failure& f) {
         throw Failure(f.code(), with_origin(origin, f.where()), f.message());
     }

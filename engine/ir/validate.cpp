@@ -39,6 +39,7 @@ class Finalizer {
         check_node_ids();
         check_enums();
         link_producers();
+        bind_dynamic_axes();
         compute_bytes();
         check_alignment();
         check_views();
@@ -155,6 +156,51 @@ class Finalizer {
         }
     }
 
+    // Every dimension is named once and bound inside its envelope; every dynamic axis then takes
+    // its dimension's value, so the shapes below are those of the binding (seed 000, II.H).
+    void bind_dynamic_axes() {
+        check_dims();
+        for (Tensor& t : g_.tensors) {
+            if (t.shape_dims.empty()) continue;
+            if (t.shape_dims.size() != t.shape.size())
+                fail(kShapes, tensor_at(t, "shape"),
+                     fmt::format("{} dynamic-axis entries for {} axes", t.shape_dims.size(),
+                                 t.shape.size()));
+            for (size_t k = 0; k < t.shape.size(); ++k) {
+                const uint32_t d = t.shape_dims[k];
+                if (d == kNone) continue;
+                if (d >= g_.dims.size())
+                    fail(kShapes, tensor_at(t, fmt::format("shape[{}]", k)),
+                         fmt::format("dimension index {} is out of range (the graph declares {})",
+                                     d, g_.dims.size()));
+                t.shape[k] = g_.dims[d].value;
+            }
+        }
+    }
+
+    void check_dims() const {
+        std::unordered_map<std::string_view, size_t> seen;
+        for (size_t i = 0; i < g_.dims.size(); ++i) {
+            const DynamicDim& d = g_.dims[i];
+            const std::string at = fmt::format("shape_envelope.{}", d.name);
+            if (d.name.empty()) fail(kShapes, "shape_envelope", "a dimension name is empty");
+            if (!seen.emplace(d.name, i).second)
+                fail(kShapes, at, fmt::format("dimension '{}' is declared twice", d.name));
+            if (d.min < 0 || d.min > d.max)
+                fail(kShapes, at,
+                     fmt::format("envelope [{}, {}] is empty or negative; it needs "
+                                 "0 <= min <= max",
+                                 d.min, d.max));
+            if (d.value < d.min || d.value > d.max)
+                fail(FailureCode::ShapeEnvelopeViolation, at,
+                     fmt::format("{}={} is outside its envelope [{}, {}]", d.name, d.value, d.min,
+                                 d.max));
+        }
+        if (static_cast<uint8_t>(g_.replan_policy) >
+            static_cast<uint8_t>(ReplanPolicy::ReplanAtSafepoint))
+            fail(kShapes, "replan_policy", "replan policy value is not a known ReplanPolicy");
+    }
+
     static uint64_t mul_or_fail(uint64_t a, uint64_t b, const Tensor& t) {
         uint64_t r;
         if (__builtin_mul_overflow(a, b, &r)) checked_mul(a, b, tensor_at(t, "shape")); // throws
@@ -201,7 +247,8 @@ class Finalizer {
         for (Tensor& t : g_.tensors) {
             if (!t.view) continue;
             ViewDesc& v = *t.view;
-            if (v.byte_length == 0) v.byte_length = t.bytes; // 0 means "the view's own size"
+            // 0 means "the view's own size"; a view with a dynamic axis follows its binding.
+            if (v.byte_length == 0 || t.dynamic()) v.byte_length = t.bytes;
             if (v.byte_length != t.bytes)
                 fail(kShapes, tensor_at(t, "view.byte_length"),
                      fmt::format("view byte_length {} differs from the tensor's own size {} bytes "

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tmmu {
@@ -76,6 +77,9 @@ struct Plan {
     Digest replay_token{};
     Digest plan_hash{};
     ShardSpec shard; // the rank this plan is for (single_rank: the run's only one)
+    // The binding of the model's dynamic dimensions the plan was made at (seed 000, II.H), in
+    // declaration order; empty for fixed shapes. The IR hash covers it.
+    std::vector<std::pair<std::string, int64_t>> dims;
     std::vector<std::string> execution_order; // node ids of the schedule (empty for CSV)
     std::vector<ArenaPlan> arenas;
     std::vector<PlannedTensor> tensors; // ascending id

@@ -47,6 +47,27 @@ Value tensor_ref(const Graph& g, TensorIndex t, const std::string& where) {
     return Value::str(g.tensors[t].id);
 }
 
+// Per axis: the dimension's name, or null for a fixed axis.
+Value shape_dims(const Graph& g, const Tensor& t, const std::string& where) {
+    Value axes = Value::array();
+    for (uint32_t d : t.shape_dims) {
+        if (d != kNone && d >= g.dims.size())
+            fail(FailureCode::InvalidIrShapes, where + ".shape",
+                 "dimension index " + std::to_string(d) + " is out of range");
+        axes.items.push_back(d == kNone ? Value::null() : Value::str(g.dims[d].name));
+    }
+    return axes;
+}
+
+// {name: [min, max, value], ...} and the replan policy: the envelope and the binding.
+Value shape_envelope(const Graph& g) {
+    Value dims = Value::map();
+    for (const DynamicDim& d : g.dims)
+        dims.set(d.name,
+                 tuple(Value::integer(d.min), Value::integer(d.max), Value::integer(d.value)));
+    return dims;
+}
+
 Value canonical_tensor(const Graph& g, const Tensor& t) {
     const std::string where = "tensor '" + t.id + "'";
     Value shape = Value::array();
@@ -82,6 +103,7 @@ Value canonical_tensor(const Graph& g, const Tensor& t) {
     m.set("must_not_alias", std::move(must_not_alias));
     m.set("alignment", Value::uint64(t.alignment));
     m.set("pinned_offset", t.pinned_offset ? Value::uint64(*t.pinned_offset) : Value::null());
+    if (t.dynamic()) m.set("shape_dims", shape_dims(g, t, where));
     return m;
 }
 
@@ -150,6 +172,10 @@ Value canonical_ir(const Graph& g) {
     Value body = Value::map();
     body.set("tensors", std::move(tensors));
     body.set("nodes", std::move(nodes));
+    if (!g.dims.empty()) {
+        body.set("shape_envelope", shape_envelope(g));
+        body.set("replan_policy", Value::str(replan_policy_name(g.replan_policy)));
+    }
     return tuple(Value::str("tmmu_ir_v1"), std::move(body));
 }
 

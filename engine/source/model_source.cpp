@@ -4,6 +4,7 @@
 #include "core/units.h"
 #include "io/checkpoint.h"
 #include "io/file_io.h"
+#include "ir/dynamic_dims.h"
 #include "ir/ir_json.h"
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
@@ -75,6 +76,10 @@ LoadedModel load_model(const std::string& path, const ModelRequest& request) {
     if (looks_like_ir_json(text)) {
         m.kind = ModelKind::IrJson;
         m.graph = load_ir_string(text, path);
+        // request.dims bind a graph's dynamic dimensions; a graph of fixed shapes ignores them,
+        // as it does batch and seq (the CLI refuses --dim for it, naming the option).
+        if (!m.graph->dims.empty()) bind_dims(*m.graph, request.dims, "--dim");
+        m.annotations = dim_annotations(*m.graph);
         m.description = fmt::format("IR '{}', {}, {}", m.graph->name,
                                     count_of(m.graph->tensors.size(), "tensor"),
                                     count_of(m.graph->nodes.size(), "node"));

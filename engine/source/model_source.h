@@ -19,7 +19,8 @@ struct ModelRequest {
     Mode mode = Mode::Training;
     uint64_t batch = 8;  // transformer configs only
     uint64_t seq = 1024; // transformer configs only
-    // ONNX models only: symbolic dimensions by name, whole input shapes by input name.
+    // ONNX models: symbolic dimensions by name; IR graphs with a shape envelope: dynamic
+    // dimensions by name (ignored by graphs of fixed shapes). Whole input shapes: ONNX only.
     std::map<std::string, int64_t> dims{};
     std::map<std::string, std::vector<int64_t>> input_shapes{};
     // ONNX models only: Reshape/Flatten/Squeeze/Unsqueeze/Identity outputs as views of their

@@ -586,6 +586,70 @@ class TestCli : public QObject {
         refused({TMMU_DSA_DIR "/minimalloc/A.1048576.csv", "--rank", "1"},
                 "INVALID_ARGUMENT at --rank");
     }
+    void dynamicShapesBindAndReplanOverIterations() {
+        QTemporaryDir dir;
+        const QString model = resource("models/examples/dynamic_seq.json");
+        const QString ckpt = dir.filePath("last.ckpt"), trace = dir.filePath("run.jsonl");
+        Result bound = run_tmmu({"plan", model, "--mode", "inference", "--dim", "seq=512", "--dim",
+                                 "batch=2", "--json", "-"});
+        QCOMPARE(bound.code, 0);
+        const QJsonDocument at512 = QJsonDocument::fromJson(bound.out.toUtf8());
+        QCOMPARE(at512["dims"].toObject(), QJsonObject({{"batch", 2}, {"seq", 512}}));
+        Result run = run_tmmu({"plan", model, "--mode", "inference", "--dim", "seq=128",
+                               "--iteration", "seq=64", "--iteration", "seq=512,batch=2",
+                               "--iteration", "seq=256", "--trace", trace, "--checkpoint", ckpt});
+        QCOMPARE(run.code, 0);
+        QVERIFY2(run.out.contains("iterations replan_policy REPLAN_AT_SAFEPOINT; first plan at "
+                                  "batch=1, seq=128: "),
+                 qPrintable(run.out));
+        const QStringList rows = run.out.split('\n').filter(QRegularExpression("^ +[0-9]+  "));
+        QCOMPARE(rows.size(), 3);
+        QVERIFY2(rows[0].contains("seq=64") && rows[0].contains(" fits "), qPrintable(rows[0]));
+        const QString last = at512["plan_hash"].toString();
+        QVERIFY2(rows[1].contains(" replanned  " + last.left(16)) &&
+                     rows[1].contains("planned at batch=2, seq=512)"),
+                 qPrintable(rows[1]));
+        QVERIFY2(rows[2].contains(" fits       " + last.left(16)), qPrintable(rows[2]));
+        QVERIFY2(run.out.contains("dims       batch=2 of [1, 8], seq=512 of [1, 2048]; "
+                                  "replan_policy REPLAN_AT_SAFEPOINT\n"),
+                 qPrintable(run.out));
+        QCOMPARE(hash_line(run.out, "plan hash"), last);
+        // The checkpoint holds the last plan; the trace ends in the replan record.
+        Result v = run_tmmu({"validate", ckpt});
+        QVERIFY2(v.code == 0 && v.out.contains(last), qPrintable(v.out + v.err));
+        QFile t(trace);
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = t.readAll().trimmed().split('\n');
+        const QJsonDocument replan = QJsonDocument::fromJson(lines.last());
+        QCOMPARE(replan["record"].toString(), QString("replan"));
+        QCOMPARE(replan["iteration"].toInt(), 1);
+        QCOMPARE(replan["new_plan_hash"].toString(), last);
+        QCOMPARE(QJsonDocument::fromJson(lines.first())["dims"].toObject(),
+                 QJsonObject({{"batch", 2}, {"seq", 512}}));
+
+        // Refusals: outside the envelope (exit 29), unknown names, fixed models.
+        Result outside = run_tmmu({"plan", model, "--iteration", "seq=4096"});
+        QCOMPARE(outside.code, 29);
+        QVERIFY2(outside.err.contains("SHAPE_ENVELOPE_VIOLATION at --iteration 0: seq=4096 is "
+                                      "outside the model's shape envelope [1, 2048]"),
+                 qPrintable(outside.err));
+        Result unknown = run_tmmu({"plan", model, "--dim", "heads=2"});
+        QCOMPARE(unknown.code, 2);
+        QVERIFY2(unknown.err.contains("no dynamic dimension 'heads'; it declares batch, seq"),
+                 qPrintable(unknown.err));
+        Result fixed = run_tmmu(
+            {"plan", resource("models/examples/linear_chain.json"), "--iteration", "seq=2"});
+        QCOMPARE(fixed.code, 2);
+        QVERIFY2(fixed.err.contains("INVALID_ARGUMENT at --iteration: applies to IR graphs with a "
+                                    "shape_envelope only"),
+                 qPrintable(fixed.err));
+        Result fixedDim =
+            run_tmmu({"plan", resource("models/examples/linear_chain.json"), "--dim", "seq=2"});
+        QVERIFY2(fixedDim.code == 2 && fixedDim.err.contains("(this model's shapes are fixed)"),
+                 qPrintable(fixedDim.err));
+        Result twice = run_tmmu({"plan", model, "--iteration", "seq=2,seq=3"});
+        QVERIFY2(twice.code == 2 && twice.err.contains("names seq twice"), qPrintable(twice.err));
+    }
     void everyCommandHasHelp() {
         const char* const commands[] = {"plan",       "validate",  "gen",     "bench",
                                         "strategies", "session",   "export",  "compile",

@@ -152,6 +152,24 @@ class TestExitStatus : public QObject {
     void alignmentViolation() {
         expect(tmmu({"plan", "--align", "48"}), FailureCode::AlignmentViolation);
     }
+    // Seed 000's II.H: a binding outside the envelope, and an iteration outgrowing the plan of
+    // a model whose replan policy is ABORT; nothing is written.
+    void shapeEnvelopeViolation() {
+        const QString model = resource("resources/models/examples/dynamic_seq.json");
+        expect(tmmu({"plan", model, "--dim", "seq=2049"}), FailureCode::ShapeEnvelopeViolation);
+        QFile f(model);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString aborting = dir_.filePath("aborting.json");
+        write(aborting, f.readAll().replace("REPLAN_AT_SAFEPOINT", "ABORT"));
+        const QString ckpt = dir_.filePath("aborted.ckpt");
+        const test::ProgramRun r = tmmu({"plan", aborting, "--dim", "seq=16", "--iteration",
+                                         "seq=8", "--iteration", "seq=17", "--checkpoint", ckpt});
+        expect(r, FailureCode::ShapeEnvelopeViolation);
+        QVERIFY2(r.err.contains("at --iteration 1: seq=17 outgrows the plan made at batch=1, "
+                                "seq=16, and the model's replan_policy is ABORT"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(ckpt));
+    }
     void ioError() { expect(tmmu({"plan", dir_.filePath("absent.json")}), FailureCode::IoError); }
     void invalidArgument() {
         expect(tmmu({"plan", "--strategy", "magic"}), FailureCode::InvalidArgument);

@@ -58,7 +58,8 @@ class TestCore : public QObject {
                                                         {"DEVICE_ERROR", 25},
                                                         {"LAZY_ENGINE_ERROR", 26},
                                                         {"UNBOUND_DIMENSION", 27},
-                                                        {"MEMORY_BUDGET_EXCEEDED", 28}};
+                                                        {"MEMORY_BUDGET_EXCEEDED", 28},
+                                                        {"SHAPE_ENVELOPE_VIOLATION", 29}};
         QCOMPARE(std::size(kAllFailureCodes), std::size(expected));
         std::set<std::string_view> names;
         for (size_t i = 0; i < std::size(kAllFailureCodes); ++i) {

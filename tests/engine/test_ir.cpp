@@ -1,7 +1,9 @@
 // The IR format: loading, saving, derived fields, deterministic orders, the example models and
 // scale. Failure cases live in test_ir_errors.cpp.
+#include "ir/dynamic_dims.h"
 #include "ir/ir_json.h"
 #include "ir/validate.h"
+#include "plan/plan_hash.h"
 #include "test_support.h"
 
 #include <QDir>
@@ -56,10 +58,16 @@ bool same_graph(const Graph& a, const Graph& b, QString* why) {
             x.role != y.role || x.alias_group != y.alias_group || !view_same ||
             x.in_place_of != y.in_place_of || x.saved_for_backward != y.saved_for_backward ||
             x.must_not_alias != y.must_not_alias || x.alignment != y.alignment ||
-            x.pinned_offset != y.pinned_offset || x.bytes != y.bytes || x.producer != y.producer ||
-            x.consumers != y.consumers)
+            x.shape_dims != y.shape_dims || x.pinned_offset != y.pinned_offset ||
+            x.bytes != y.bytes || x.producer != y.producer || x.consumers != y.consumers)
             return differ(QString("tensor %1").arg(QString::fromStdString(x.id)));
     }
+    if (a.dims.size() != b.dims.size()) return differ("dimension count");
+    for (size_t i = 0; i < a.dims.size(); ++i)
+        if (a.dims[i].name != b.dims[i].name || a.dims[i].min != b.dims[i].min ||
+            a.dims[i].max != b.dims[i].max || a.dims[i].value != b.dims[i].value)
+            return differ(QString("dimension %1").arg(QString::fromStdString(a.dims[i].name)));
+    if (a.replan_policy != b.replan_policy) return differ("replan policy");
     if (a.nodes.size() != b.nodes.size()) return differ("node count");
     for (size_t i = 0; i < a.nodes.size(); ++i) {
         const Node &x = a.nodes[i], &y = b.nodes[i];
@@ -267,6 +275,86 @@ class TestIr : public QObject {
         QCOMPARE(tensor(g, "w").alignment, 256u);
         QCOMPARE(g.nodes[g.execution_order.back()].phase, Phase::Optimizer);
         QCOMPARE(g.nodes[tensor(g, "g_h").producer].phase, Phase::Backward);
+    }
+
+    void dynamicShapesFollowTheirBinding() {
+        Graph g = load_ir_file(kExamples + "dynamic_seq.json");
+        QCOMPARE(g.dims.size(), size_t(2));
+        QCOMPARE(g.dims[0].name, std::string("batch"));
+        QCOMPARE(g.dims[0].value, int64_t(1)); // its default
+        QCOMPARE(g.dims[1].name, std::string("seq"));
+        QCOMPARE(g.dims[1].value, int64_t(2048)); // no default: the max
+        QVERIFY(g.replan_policy == ReplanPolicy::ReplanAtSafepoint);
+        QCOMPARE(tensor(g, "scores").shape, (std::vector<int64_t>{1, 4, 2048, 2048}));
+        QCOMPARE(tensor(g, "scores").bytes, uint64_t(4) * 4 * 2048 * 2048);
+        QVERIFY(!tensor(g, "qkv.w").dynamic());
+
+        bind_dims(g, {{"batch", 2}, {"seq", 100}}, "--dim");
+        QCOMPARE(binding_text(g), std::string("batch=2, seq=100"));
+        QCOMPARE(tensor(g, "scores").shape, (std::vector<int64_t>{2, 4, 100, 100}));
+        QCOMPARE(tensor(g, "scores").bytes, uint64_t(4) * 2 * 4 * 100 * 100);
+        // A dynamic view's length follows its shape at each binding.
+        QCOMPARE(tensor(g, "q").view->byte_length, uint64_t(2) * 2 * 100 * 256);
+        QCOMPARE(tensor(g, "q").bytes, tensor(g, "q").view->byte_length);
+
+        const ModelAnnotations a = dim_annotations(g);
+        QCOMPARE(a.symbolic_dims, (std::vector<std::string>{"batch", "seq"}));
+        QCOMPARE(a.dim_names[g.find_tensor("scores")],
+                 (std::vector<std::string>{"batch", "", "seq", "seq"}));
+        QVERIFY(a.dim_names[g.find_tensor("qkv.w")].empty());
+    }
+
+    void dynamicShapesRoundTripWithTheirBinding() {
+        Graph g = load_ir_file(kExamples + "dynamic_seq.json");
+        bind_dims(g, {{"seq", 512}}, "--dim");
+        const std::string text = save_ir_json(g);
+        QVERIFY2(text.find(R"("shape": ["batch", 4, "seq", "seq"])") != std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find(R"("replan_policy": "REPLAN_AT_SAFEPOINT")") != std::string::npos,
+                 text.c_str());
+        // The binding is saved as the defaults, and a dynamic view keeps no byte_length.
+        QVERIFY2(text.find(R"("seq": {"min": 1, "max": 2048, "default": 512})") !=
+                     std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find(R"("view": {"base": "qkv", "byte_offset": 0})") != std::string::npos,
+                 text.c_str());
+        Graph back = load_ir_string(text, "saved");
+        QString why;
+        QVERIFY2(same_graph(g, back, &why), qPrintable(why));
+        QCOMPARE(save_ir_json(back), text);
+    }
+
+    void irHashCoversTheBindingAndKeepsFixedModelsUnchanged() {
+        Graph g = load_ir_file(kExamples + "dynamic_seq.json");
+        const Digest at_max = ir_hash(g);
+        bind_dims(g, {{"seq", 512}}, "--dim");
+        const Digest at_512 = ir_hash(g);
+        QVERIFY(at_512 != at_max);
+        bind_dims(g, {{"seq", 2048}}, "--dim");
+        QCOMPARE(to_hex(ir_hash(g)), to_hex(at_max));
+        // The same shapes written as fixed numbers are another model: the envelope is hashed.
+        Graph fixed = g;
+        fixed.dims.clear();
+        for (Tensor& t : fixed.tensors)
+            t.shape_dims.clear();
+        finalize_graph(fixed);
+        QVERIFY(ir_hash(fixed) != at_max);
+        // So is another policy.
+        Graph aborting = g;
+        aborting.replan_policy = ReplanPolicy::Abort;
+        QVERIFY(ir_hash(aborting) != at_max);
+        // A model without dynamic dimensions writes neither key, so its hash is as before.
+        const Graph chain_model = load_ir_file(kExamples + "linear_chain.json");
+        QVERIFY(canonical_ir(chain_model).items[1].find("shape_envelope") == nullptr);
+        QVERIFY(canonical_ir(chain_model).items[1].find("replan_policy") == nullptr);
+    }
+
+    void bindingFitsNeedsNoLargerDimension() {
+        const DimBinding planned{{"batch", 2}, {"seq", 512}};
+        QVERIFY(binding_fits(planned, {{"seq", 512}}));
+        QVERIFY(binding_fits(planned, {{"seq", 1}, {"batch", 2}}));
+        QVERIFY(!binding_fits(planned, {{"seq", 513}}));
+        QVERIFY(!binding_fits(planned, {{"batch", 3}, {"seq", 8}}));
     }
 
     void largeChainFinalizes() {

@@ -1,5 +1,6 @@
 // Every check of the IR loader and of finalize_graph(): the failure code, and that where() names
 // the offending tensor, node or JSON field.
+#include "ir/dynamic_dims.h"
 #include "ir/ir_json.h"
 #include "ir/validate.h"
 #include "test_support.h"
@@ -25,6 +26,14 @@ std::string with_tensors(const std::string& more, const std::string& nodes = "")
                    (more.empty() ? "" : ", " + more),
                R"({"id": "relu", "opcode": "relu", "inputs": ["x"], "outputs": ["y"]})" +
                    (nodes.empty() ? "" : ", " + nodes));
+}
+
+// with_tensors(more, nodes) under a shape envelope of one dimension, seq in [1, 64].
+std::string with_seq(const std::string& more, const std::string& seq = R"({"min": 1, "max": 64})",
+                     const std::string& extra = "", const std::string& nodes = "") {
+    std::string text = with_tensors(more, nodes);
+    text.pop_back(); // the closing brace
+    return text + R"(, "shape_envelope": {"seq": )" + seq + "}" + extra + "}";
 }
 
 Graph small_graph() {
@@ -295,6 +304,85 @@ class TestIrErrors : public QObject {
                                "m.json")
                     .tensors[2]
                     .pinned_offset == 96u);
+    }
+
+    // --- dynamic dimensions --------------------------------------------------------------------
+    void shapesNameDeclaredDimensionsOnly() {
+        const std::string d = R"({"id": "d", "shape": ["seq", 4], "dtype": "f32",
+                                   "role": "input"})";
+        EXPECT_JSON_FAIL(with_tensors(d), "tensors[2] ('d').shape[0]", "has no shape_envelope");
+        EXPECT_JSON_FAIL(with_seq(R"({"id": "d", "shape": ["sq"], "dtype": "f32",
+                                      "role": "input"})"),
+                         "tensors[2] ('d').shape[0]", "the shape_envelope declares seq");
+        QCOMPARE(load_ir_string(with_seq(d), "m.json").tensors[2].bytes, uint64_t(64 * 4 * 4));
+    }
+    void envelopesMustHoldTheirBinding() {
+        const std::string d = R"({"id": "d", "shape": ["seq"], "dtype": "f32", "role": "input"})";
+        EXPECT_JSON_FAIL(with_seq(d, R"({"min": 9, "max": 8})"), "shape_envelope.seq",
+                         "0 <= min <= max");
+        EXPECT_JSON_FAIL(with_seq(d, R"({"min": 1})"), "shape_envelope.seq",
+                         "missing required key \"max\"");
+        EXPECT_JSON_FAIL(with_seq(d, R"({"min": 1, "max": 8, "step": 2})"), "shape_envelope.seq",
+                         "unknown key \"step\"");
+        EXPECT_JSON_FAIL(with_seq(d, R"({"min": -1, "max": 8})"), "shape_envelope.seq.min",
+                         "negative");
+        EXPECT_FAIL_AT(
+            load_ir_string(with_seq(d, R"({"min": 1, "max": 8, "default": 9})"), "m.json"),
+            FailureCode::ShapeEnvelopeViolation, "m.json: shape_envelope.seq",
+            "seq=9 is outside its envelope [1, 8]");
+    }
+    void replanPolicyNeedsAnEnvelope() {
+        const std::string d = R"({"id": "d", "shape": ["seq"], "dtype": "f32", "role": "input"})";
+        EXPECT_JSON_FAIL(with_seq(d, R"({"min": 1, "max": 8})", R"(, "replan_policy": "LATER")"),
+                         "replan_policy", "expected ABORT or REPLAN_AT_SAFEPOINT");
+        EXPECT_JSON_FAIL(doc(R"({"id": "x", "shape": [1], "dtype": "f32", "role": "input"})", "",
+                             R"(, "replan_policy": "ABORT")"),
+                         "replan_policy", "declares no shape_envelope");
+    }
+    void dynamicViewsTakeTheirLengthFromTheirShape() {
+        EXPECT_JSON_FAIL(with_seq(R"({"id": "d", "shape": ["seq"], "dtype": "f32",
+                                      "role": "input"},
+                                     {"id": "v", "shape": ["seq"], "dtype": "f32",
+                                      "role": "input", "view": {"base": "d",
+                                      "byte_length": 256}})"),
+                         "tensors[3] ('v').view.byte_length", "leave byte_length out");
+    }
+    void envelopeCornersAreCheckedWhenLoading() {
+        // v fits d at seq=64 (the binding and the max) but not at the min, seq=1.
+        EXPECT_FAIL_AT(load_ir_string(with_seq(R"({"id": "d", "shape": ["seq"], "dtype": "f32",
+                                                   "role": "input"},
+                                                  {"id": "v", "shape": [4], "dtype": "f32",
+                                                   "role": "input", "view": {"base": "d",
+                                                   "byte_offset": 16}})"),
+                                      "m.json"),
+                       FailureCode::InvalidIrShapes, "m.json: tensor 'v'.view",
+                       "at the envelope's min (seq=1): view bytes [16, 32) exceed base 'd' of 4 "
+                       "bytes");
+        // An in-place write over a tensor whose size only matches at one binding.
+        EXPECT_FAIL_AT(load_ir_string(with_seq(R"({"id": "d", "shape": ["seq"], "dtype": "f32",
+                                                   "role": "input"},
+                                                  {"id": "e", "shape": [64], "dtype": "f32",
+                                                   "role": "output", "in_place_of": "d"})",
+                                               R"({"min": 1, "max": 64})", "",
+                                               R"({"id": "w", "opcode": "relu",
+                                                   "inputs": ["d"], "outputs": ["e"]})"),
+                                      "m.json"),
+                       FailureCode::InvalidIrShapes, "tensor 'e'.in_place_of",
+                       "at the envelope's min (seq=1)");
+    }
+    void bindingNamesDeclaredDimensionsInsideTheirEnvelope() {
+        Graph g = load_ir_string(with_seq(R"({"id": "d", "shape": ["seq"], "dtype": "f32",
+                                              "role": "input"})"),
+                                 "m.json");
+        EXPECT_FAIL_AT(bind_dims(g, {{"batch", 2}}, "--dim"), FailureCode::InvalidArgument, "--dim",
+                       "no dynamic dimension 'batch'; it declares seq");
+        EXPECT_FAIL_AT(bind_dims(g, {{"seq", 65}}, "--dim"), FailureCode::ShapeEnvelopeViolation,
+                       "--dim", "seq=65 is outside the model's shape envelope [1, 64]");
+        QCOMPARE(g.tensors[2].bytes, uint64_t(256)); // unchanged by the refused bindings
+        Graph fixed = small_graph();
+        finalize_graph(fixed);
+        EXPECT_FAIL_AT(bind_dims(fixed, {{"seq", 2}}, "--dim"), FailureCode::InvalidArgument,
+                       "--dim", "declares no shape_envelope");
     }
 
     // --- views -------------------------------------------------------------------------------

@@ -1,8 +1,11 @@
 #include "encoding/sha256.h"
+#include "io/trace.h"
+#include "ir/ir_json.h"
 #include "ir/validate.h"
 #include "models/graph_builder.h"
 #include "naive_liveness.h"
 #include "plan/planner.h"
+#include "plan/replan.h"
 #include "plan/shard_spec.h"
 #include "plan/strategy.h"
 #include "test_support.h"
@@ -22,6 +25,17 @@ std::string problem_plan_is_disjoint(const OffsetProblem& p, const Plan& plan) {
         s.offsets.at(std::stoul(t.id)) = t.offset; // ids "0", "1", ... name the buffers
     s.height = test::height_of(p, s.offsets);
     return test::check_solution(p, s);
+}
+
+const std::string kDynamicSeq =
+    std::string(TMMU_SOURCE_DIR) + "/resources/models/examples/dynamic_seq.json";
+
+// The dynamic example bound at seq 128, and its inference plan there.
+std::pair<Graph, Plan> dynamic_seq_at_128() {
+    Graph g = load_ir_file(kDynamicSeq);
+    bind_dims(g, {{"seq", 128}}, "--dim");
+    Plan first = plan_graph(g, Mode::Inference, {}, {}, kDynamicSeq);
+    return {std::move(g), std::move(first)};
 }
 
 Graph chain(size_t length, bool in_place) {
@@ -544,6 +558,79 @@ class TestPlanner : public QObject {
         TMMU_EXPECT_FAILURE(plan_problem(p, {"0"}, for_rank(1, 2, {}), {}, "p"),
                             FailureCode::InvalidArgument);
     }
+    // --- dynamic shapes over iterations (seed 000, II.H) -------------------------------------
+    void iterationsReplanOnlyWhenTheyOutgrowThePlan() {
+        auto [g, first] = dynamic_seq_at_128();
+        std::vector<IterationOutcome> seen;
+        const ShapeScheduleRun run = run_shape_schedule(
+            g, first, Mode::Inference, {},
+            {{{"seq", 64}}, {{"seq", 512}, {"batch", 2}}, {{"seq", 256}}, {{"batch", 4}}},
+            [&](const IterationOutcome& i) { seen.push_back(i); }, {});
+        QCOMPARE(run.iterations.size(), size_t(4));
+        QCOMPARE(seen.size(), size_t(4));
+        const std::vector<bool> replanned{false, true, false, true};
+        for (size_t i = 0; i < 4; ++i)
+            QCOMPARE(run.iterations[i].replanned, bool(replanned[i]));
+        QCOMPARE(to_hex(run.iterations[0].plan_hash), to_hex(first.plan_hash));
+        QCOMPARE(to_hex(run.iterations[1].old_plan_hash), to_hex(first.plan_hash));
+        // Each dimension grows to the larger of the plan's and the iteration's: batch stays 2
+        // after iteration 2, and seq stays 512 when iteration 3 asks for batch 4 only.
+        QCOMPARE(binding_text(run.iterations[2].plan_binding), std::string("batch=2, seq=512"));
+        QCOMPARE(binding_text(run.iterations[3].plan_binding), std::string("batch=4, seq=512"));
+        QCOMPARE(to_hex(run.iterations[3].old_plan_hash), to_hex(run.iterations[2].plan_hash));
+        // The new plan is the plan of the model bound there, hash for hash.
+        Graph direct = load_ir_file(kDynamicSeq);
+        bind_dims(direct, {{"seq", 512}, {"batch", 4}}, "--dim");
+        const Plan expected = plan_graph(direct, Mode::Inference, {}, {}, kDynamicSeq);
+        QCOMPARE(to_hex(run.plan.plan_hash), to_hex(expected.plan_hash));
+        QCOMPARE(to_hex(run.iterations[3].plan_hash), to_hex(expected.plan_hash));
+        QCOMPARE(binding_text(run.graph), std::string("batch=4, seq=512"));
+        QVERIFY(run.iterations[3].peak_bytes > run.iterations[0].peak_bytes);
+
+        // The trace: the last plan's, then one replan record per replan.
+        const std::string trace = schedule_trace_jsonl(run.plan, run.iterations);
+        QVERIFY(trace.starts_with(trace_jsonl(run.plan)));
+        const std::string records = trace.substr(trace_jsonl(run.plan).size());
+        const std::string second =
+            "{\"record\":\"replan\",\"iteration\":3,\"safepoint\":\"iteration_boundary\","
+            "\"old_plan_hash\":\"" +
+            to_hex(run.iterations[2].plan_hash) + "\",\"new_plan_hash\":\"" +
+            to_hex(expected.plan_hash) + "\",\"dims\":{\"batch\":4,\"seq\":512}}\n";
+        QVERIFY2(records.ends_with(second), records.c_str());
+        QCOMPARE(std::count(records.begin(), records.end(), '\n'), 2l);
+    }
+
+    void iterationsOutsideTheEnvelopeOrOutgrowingAnAbortingPlanStop() {
+        auto [g, first] = dynamic_seq_at_128();
+        size_t decided = 0;
+        auto count = [&](const IterationOutcome&) { ++decided; };
+        auto f = test::capture_failure([&] {
+            run_shape_schedule(g, first, Mode::Inference, {}, {{{"seq", 8}}, {{"seq", 4096}}},
+                               count, {});
+        });
+        QVERIFY(f && f->code() == FailureCode::ShapeEnvelopeViolation);
+        QCOMPARE(f->where(), std::string("--iteration 1"));
+        QCOMPARE(decided, size_t(1)); // iteration 0 ran before 1 was refused
+        g.replan_policy = ReplanPolicy::Abort;
+        f = test::capture_failure([&] {
+            run_shape_schedule(g, first, Mode::Inference, {}, {{{"seq", 64}}, {{"seq", 129}}},
+                               count, {});
+        });
+        QVERIFY(f && f->code() == FailureCode::ShapeEnvelopeViolation);
+        QCOMPARE(f->where(), std::string("--iteration 1"));
+        QVERIFY2(f->message().find("seq=129 outgrows the plan made at batch=1, seq=128, and the "
+                                   "model's replan_policy is ABORT") != std::string::npos,
+                 f->what());
+        // Under ABORT, iterations inside the plan's binding all run on the first plan.
+        const ShapeScheduleRun run = run_shape_schedule(
+            g, first, Mode::Inference, {}, {{{"seq", 128}}, {{"seq", 1}}}, nullptr, {});
+        QCOMPARE(to_hex(run.plan.plan_hash), to_hex(first.plan_hash));
+        f = test::capture_failure([&] {
+            run_shape_schedule(g, first, Mode::Inference, {}, {{{"heads", 2}}}, nullptr, {});
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+    }
+
     void cancellationStopsPlanning() {
         std::atomic<bool> cancel{true};
         Progress progress;

@@ -181,6 +181,29 @@ class TestSessionCli : public QObject {
         QVERIFY2(replay.code == 0, qPrintable(replay.out + replay.err));
     }
 
+    // A run over iterations is recorded as the plan in force after the last one: the stored
+    // graph is bound there (as each dimension's default), so a replay plans the same again.
+    void dynamicShapesRecordTheirLastBinding() {
+        QTemporaryDir dir;
+        const QString db = dir.path() + "/s.db";
+        const QString model =
+            QStringLiteral(TMMU_SOURCE_DIR "/resources/models/examples/dynamic_seq.json");
+        Result run = run_tmmu({"plan", model, "--mode", "inference", "--dim", "seq=128",
+                               "--iteration", "seq=512", "--record", "--sessions", db});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        const Session s = SessionStore(db.toStdString()).load(1);
+        QVERIFY2(s.input.model_text.find(R"("seq": {"min": 1, "max": 2048, "default": 512})") !=
+                     std::string::npos,
+                 s.input.model_text.c_str());
+        Result replay = run_tmmu({"session", "replay", "1", "--sessions", db});
+        QVERIFY2(replay.code == 0 && replay.out.contains("identical"),
+                 qPrintable(replay.out + replay.err));
+        QVERIFY(s.plan);
+        QVERIFY2(run.out.contains(
+                     QString::fromStdString("plan hash  " + tmmu::to_hex(s.plan->plan_hash))),
+                 qPrintable(run.out));
+    }
+
     // Tags are single words (no comma, not blank), refused before anything is planned or
     // written; a diff of two different models says so before its deltas.
     void tagsAndDiffsSayWhatTheyMean() {

@@ -7,6 +7,7 @@
 #include "context/plan_context.h"
 #include "core/units.h"
 #include "encoding/sha256.h"
+#include "envelope_dialog.h"
 #include "io/checkpoint.h"
 #include "job_runner.h"
 #include "main_window.h"
@@ -276,6 +277,51 @@ class TestMainWindow : public QObject {
         QVERIFY(waitForPlan(w, [&] { d->accept(); }));
         QVERIFY(w.context()->plan()->shard.single_rank());
         QCOMPARE(w.studioStatusBar()->field("mode")->text(), QString("training"));
+    }
+
+    // An IR graph with dynamic dimensions: planned at its defaults, Dims… and Plan > Dimensions
+    // bind it inside its envelope (refusing what tmmu --dim refuses), and Re-plan keeps it.
+    void dynamicDimensionsAreBoundInsideTheirEnvelope() {
+        MainWindow w;
+        const QString model =
+            QStringLiteral(TMMU_SOURCE_DIR) + "/resources/models/examples/dynamic_seq.json";
+        PlanSettings settings = smallSettings();
+        settings.mode = Mode::Inference;
+        w.controls()->setSettings(settings);
+        QVERIFY(waitForPlan(w, [&] { w.openModel(model, settings, false); }));
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.context()->plan()->dims,
+                 (std::vector<std::pair<std::string, int64_t>>{{"batch", 1}, {"seq", 2048}}));
+        QVERIFY(w.controls()->dimsButton()->isEnabled());
+        w.editBindings();
+        EnvelopeDialog* d = w.envelopeDialog();
+        QVERIFY(d && d->isVisible());
+        QCOMPARE(d->dimField("seq")->text(), QString("2048"));
+        QCOMPARE(d->dimField("heads"), nullptr);
+        d->dimField("seq")->setText("4096");
+        d->accept();
+        QVERIFY(d->isVisible());
+        QVERIFY2(d->errorLabel()->text() == "--dim seq: seq=4096 is outside the model's shape "
+                                            "envelope [1, 2048]",
+                 qPrintable(d->errorLabel()->text()));
+        d->dimField("seq")->setText("512");
+        d->dimField("batch")->setText("2");
+        QVERIFY(waitForPlan(w, [&] { d->accept(); }));
+        QVERIFY(waitIdle(w));
+        const std::vector<std::pair<std::string, int64_t>> bound{{"batch", 2}, {"seq", 512}};
+        QCOMPARE(w.context()->plan()->dims, bound);
+        QCOMPARE(w.studioStatusBar()->field("mode")->text(), QString("inference, batch=2 seq=512"));
+        const Graph& g = *w.context()->model()->graph;
+        QCOMPARE(g.tensors[g.find_tensor("scores")].shape, (std::vector<int64_t>{2, 4, 512, 512}));
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+        QCOMPARE(w.context()->plan()->dims, bound);
+        // A model without dynamic dimensions has nothing to bind.
+        QVERIFY(waitForPlan(w, [&] {
+            w.openModel(QStringLiteral(TMMU_SOURCE_DIR) +
+                            "/resources/models/examples/linear_chain.json",
+                        settings, false);
+        }));
+        QVERIFY(!w.controls()->dimsButton()->isEnabled());
     }
 
     // --memory-budget has no field: the toolbar keeps it for re-plans and Re-plan's tooltip

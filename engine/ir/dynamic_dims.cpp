@@ -1,0 +1,120 @@
+#include "ir/dynamic_dims.h"
+
+#include "core/failure.h"
+#include "ir/validate.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
+
+namespace tmmu {
+namespace {
+
+std::string declared_names(const Graph& g) {
+    std::vector<std::string> names;
+    for (const DynamicDim& d : g.dims)
+        names.push_back(d.name);
+    return fmt::format("{}", fmt::join(names, ", "));
+}
+
+void check_corner(const Graph& g, bool at_max) {
+    Graph corner = g;
+    for (DynamicDim& d : corner.dims)
+        d.value = at_max ? d.max : d.min;
+    try {
+        finalize_graph(corner);
+    } catch (const Failure& f) {
+        throw Failure(f.code(), f.where(),
+                      fmt::format("at the envelope's {} ({}): {}", at_max ? "max" : "min",
+                                  binding_text(corner), f.message()));
+    }
+}
+
+} // namespace
+
+void check_binding(const Graph& g, const DimBinding& values, const std::string& where) {
+    for (const auto& [name, value] : values) {
+        const uint32_t k = g.find_dim(name);
+        if (k == kNone)
+            fail(FailureCode::InvalidArgument, where,
+                 g.dims.empty() ? fmt::format("the model has no dynamic dimension '{}' (its "
+                                              "shapes are fixed: it declares no shape_envelope)",
+                                              name)
+                                : fmt::format("the model has no dynamic dimension '{}'; it "
+                                              "declares {}",
+                                              name, declared_names(g)));
+        const DynamicDim& d = g.dims[k];
+        if (value < d.min || value > d.max)
+            fail(FailureCode::ShapeEnvelopeViolation, where,
+                 fmt::format("{}={} is outside the model's shape envelope [{}, {}]", name, value,
+                             d.min, d.max));
+    }
+}
+
+void bind_dims(Graph& g, const DimBinding& values, const std::string& where) {
+    if (values.empty()) return;
+    check_binding(g, values, where);
+    Graph bound = g;
+    for (const auto& [name, value] : values)
+        bound.dims[bound.find_dim(name)].value = value;
+    try {
+        finalize_graph(bound);
+    } catch (const Failure& f) {
+        throw Failure(f.code(), f.where(),
+                      fmt::format("at {}: {}", binding_text(bound), f.message()));
+    }
+    g = std::move(bound);
+}
+
+void check_envelope_corners(const Graph& g) {
+    if (g.dims.empty()) return;
+    check_corner(g, false);
+    check_corner(g, true);
+}
+
+ModelAnnotations dim_annotations(const Graph& g) {
+    ModelAnnotations a;
+    if (g.dims.empty()) return a;
+    a.dim_names.resize(g.tensors.size());
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+        const Tensor& tensor = g.tensors[t];
+        if (!tensor.dynamic()) continue;
+        for (uint32_t d : tensor.shape_dims)
+            a.dim_names[t].push_back(d == kNone ? std::string() : g.dims[d].name);
+    }
+    for (const DynamicDim& d : g.dims)
+        a.symbolic_dims.push_back(d.name);
+    return a;
+}
+
+DimBinding binding_of(const Graph& g) {
+    DimBinding b;
+    for (const DynamicDim& d : g.dims)
+        b[d.name] = d.value;
+    return b;
+}
+
+std::string binding_text(const Graph& g) {
+    std::vector<std::string> parts;
+    for (const DynamicDim& d : g.dims)
+        parts.push_back(fmt::format("{}={}", d.name, d.value));
+    return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string binding_text(const DimBinding& b) {
+    std::vector<std::string> parts;
+    for (const auto& [name, value] : b)
+        parts.push_back(fmt::format("{}={}", name, value));
+    return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+bool binding_fits(const DimBinding& planned, const DimBinding& next) {
+    for (const auto& [name, value] : next) {
+        auto it = planned.find(name);
+        if (it != planned.end() && value > it->second) return false;
+    }
+    return true;
+}
+
+} // namespace tmmu

@@ -1,0 +1,42 @@
+#pragma once
+// Binding a graph's dynamic dimensions (seed 000, II.H). A graph with a shape envelope is
+// always bound to one value per dimension (Graph::dims); binding again re-finalizes it, so
+// shapes, bytes and dynamic views follow the new values.
+#include "ir/annotations.h"
+#include "ir/graph.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace tmmu {
+
+using DimBinding = std::map<std::string, int64_t>; // dimension name -> value
+
+// Sets the named dimensions (the others keep theirs) and finalizes the graph again. Throws
+// InvalidArgument at `where` for a name the graph does not declare, SHAPE_ENVELOPE_VIOLATION
+// for a value outside its envelope, and what finalize_graph throws for a binding at which the
+// graph does not hold (a view beyond its base). The graph is unchanged when it throws.
+void bind_dims(Graph& g, const DimBinding& values, const std::string& where);
+// The checks of bind_dims that need no finalizing: names declared, values inside the envelope.
+void check_binding(const Graph& g, const DimBinding& values, const std::string& where);
+
+// Finalizes copies of the graph at both corners of its envelope (every dimension at its min,
+// then at its max), so that a view which fits at one binding but not at another is refused when
+// the model loads; the failure says which corner. Nothing to do without dynamic dimensions.
+void check_envelope_corners(const Graph& g);
+
+// The dynamic axes' names per tensor (ModelAnnotations::dim_names) and every declared name, so
+// views label shapes as they do an ONNX model's; empty without dynamic dimensions.
+ModelAnnotations dim_annotations(const Graph& g);
+
+DimBinding binding_of(const Graph& g);
+// "seq=512, batch=8" in declaration order; empty without dynamic dimensions.
+std::string binding_text(const Graph& g);
+std::string binding_text(const DimBinding& b);
+
+// Whether shapes at `next` fit a plan made at `planned`: no dimension is larger (a tensor's
+// bytes only grow with its dimensions). Names absent from `next` keep their planned value.
+bool binding_fits(const DimBinding& planned, const DimBinding& next);
+
+} // namespace tmmu

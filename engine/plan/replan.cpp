@@ -1,0 +1,64 @@
+#include "plan/replan.h"
+
+#include "core/failure.h"
+#include "plan/plan_summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace tmmu {
+namespace {
+
+DimBinding grown(DimBinding planned, const DimBinding& next) {
+    for (const auto& [name, value] : next) {
+        int64_t& v = planned[name];
+        v = std::max(v, value);
+    }
+    return planned;
+}
+
+} // namespace
+
+ShapeScheduleRun
+run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
+                   const std::vector<DimBinding>& iterations,
+                   const std::function<void(const IterationOutcome&)>& on_iteration,
+                   const Progress& progress) {
+    ShapeScheduleRun run;
+    run.plan = std::move(first);
+    DimBinding planned = binding_of(g);
+    for (uint32_t i = 0; i < iterations.size(); ++i) {
+        progress.check_cancel("iterations");
+        const std::string where = fmt::format("--iteration {}", i);
+        check_binding(g, iterations[i], where);
+        IterationOutcome out;
+        out.iteration = i;
+        out.dims = iterations[i];
+        if (!binding_fits(planned, iterations[i])) {
+            if (g.replan_policy == ReplanPolicy::Abort)
+                fail(FailureCode::ShapeEnvelopeViolation, where,
+                     fmt::format("{} outgrows the plan made at {}, and the model's replan_policy "
+                                 "is ABORT (REPLAN_AT_SAFEPOINT would plan again before this "
+                                 "iteration; --dim binds a larger first plan)",
+                                 binding_text(iterations[i]), binding_text(planned)));
+            out.replanned = true;
+            out.old_plan_hash = run.plan.plan_hash;
+            planned = grown(std::move(planned), iterations[i]);
+            bind_dims(g, planned, where);
+            progress.report(double(i) / double(iterations.size()), "replan");
+            run.plan = plan_graph(g, mode, options, Progress{nullptr, progress.cancel_flag},
+                                  run.plan.source);
+        }
+        out.plan_binding = planned;
+        out.plan_hash = run.plan.plan_hash;
+        out.peak_bytes = plan_totals(run.plan).peak_bytes;
+        if (on_iteration) on_iteration(out);
+        run.iterations.push_back(std::move(out));
+    }
+    run.graph = std::move(g);
+    return run;
+}
+
+} // namespace tmmu

@@ -1,0 +1,45 @@
+#pragma once
+// A model with dynamic shapes run over iterations (seed 000, II.H). The plan in force fits
+// every iteration whose dimensions are no larger than its binding. An iteration that needs more
+// is either refused (replan_policy ABORT: SHAPE_ENVELOPE_VIOLATION) or gets a new plan at the
+// safepoint before it, the iteration boundary (REPLAN_AT_SAFEPOINT). The new binding takes, per
+// dimension, the larger of the old binding and the iteration's value, so the plan only grows
+// and a later smaller iteration never replans. Every iteration must lie inside the envelope.
+#include "core/progress.h"
+#include "ir/dynamic_dims.h"
+#include "plan/planner.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tmmu {
+
+struct IterationOutcome {
+    uint32_t iteration = 0;
+    DimBinding dims;         // as the iteration gave them
+    bool replanned = false;  // a new plan was made at the safepoint before this iteration
+    Digest old_plan_hash{};  // replanned: the plan it replaced
+    DimBinding plan_binding; // the binding of the plan the iteration runs on
+    Digest plan_hash{};      // that plan's hash
+    uint64_t peak_bytes = 0; // that plan's arenas together
+};
+
+struct ShapeScheduleRun {
+    std::vector<IterationOutcome> iterations;
+    Graph graph; // bound as the last plan
+    Plan plan;   // the plan in force after the last iteration
+};
+
+// Runs `iterations` from `first`, the plan of `g` as bound now. on_iteration sees each
+// iteration as it is decided (before a later one can fail). Throws SHAPE_ENVELOPE_VIOLATION
+// naming "--iteration N" for an iteration outside the envelope, or one that outgrows the plan
+// under ABORT; InvalidArgument for an undeclared name; what plan_graph throws for a replan.
+ShapeScheduleRun
+run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
+                   const std::vector<DimBinding>& iterations,
+                   const std::function<void(const IterationOutcome&)>& on_iteration,
+                   const Progress& progress);
+
+} // namespace tmmu
