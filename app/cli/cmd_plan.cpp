@@ -40,8 +40,9 @@ options:
                        ABORT, or gets a new plan at the safepoint before it (the iteration
                        boundary) when it is REPLAN_AT_SAFEPOINT: each dimension grows to the
                        larger of the old plan's and the iteration's. The outputs are those
-                       of the plan in force after the last iteration; --trace adds one
-                       replan record per replan (old and new plan hash)
+                       of the plan in force after the last iteration; --json adds the
+                       iterations, --trace one replan record per replan (old and new plan
+                       hash)
   --input-shape IN=AxB an ONNX model's whole input shape, e.g. images=1x3x640x640 (repeatable;
                        for dims an exporter left unknown and unnamed)
   --no-aliasing        an ONNX model's Reshape/Flatten/Squeeze/Unsqueeze/Identity outputs and
@@ -257,7 +258,7 @@ int cmd_plan(Args& args) {
         if (!iterations.empty())
             ran = run_iterations(model, plan, request.mode, options, iterations,
                                  !quiet && !to_stdout);
-        if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors) + "\n");
+        if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors, ran) + "\n");
         if (trace_out) write_trace_file(plan, *trace_out, ran);
         if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
     } catch (const Failure& f) {

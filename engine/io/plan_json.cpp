@@ -34,6 +34,29 @@ ordered_json tensor_json(const Plan& plan, const PlannedTensor& t) {
     return j;
 }
 
+ordered_json binding_json(const DimBinding& b) {
+    ordered_json j = ordered_json::object();
+    for (const auto& [name, value] : b)
+        j[name] = value;
+    return j;
+}
+
+ordered_json iterations_json(const std::vector<IterationOutcome>& iterations) {
+    ordered_json a = ordered_json::array();
+    for (const IterationOutcome& i : iterations) {
+        ordered_json j;
+        j["iteration"] = i.iteration;
+        j["dims"] = binding_json(i.dims);
+        j["replanned"] = i.replanned;
+        if (i.replanned) j["old_plan_hash"] = to_hex(i.old_plan_hash);
+        j["plan_hash"] = to_hex(i.plan_hash);
+        j["plan_dims"] = binding_json(i.plan_binding);
+        j["peak_bytes"] = i.peak_bytes;
+        a.push_back(std::move(j));
+    }
+    return a;
+}
+
 } // namespace
 
 ordered_json capacity_json(uint64_t capacity) {
@@ -115,7 +138,8 @@ ordered_json dims_json(const Plan& plan) {
     return j;
 }
 
-std::string plan_to_json(const Plan& plan, bool include_tensors) {
+std::string plan_to_json(const Plan& plan, bool include_tensors,
+                         const std::vector<IterationOutcome>& iterations) {
     ordered_json arenas = ordered_json::array();
     for (const ArenaPlan& a : plan.arenas) {
         ordered_json j;
@@ -142,6 +166,7 @@ std::string plan_to_json(const Plan& plan, bool include_tensors) {
             tensors.push_back(tensor_json(plan, t));
         j["tensors"] = std::move(tensors);
     }
+    if (!iterations.empty()) j["iterations"] = iterations_json(iterations);
     j["notes"] = plan.notes;
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

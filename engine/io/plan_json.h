@@ -3,6 +3,7 @@
 // names and meanings are API (resources/docs/outputs.md). Unlike the trace, it carries the
 // timing fields (plan_ms) and floating-point ratios, so it is not byte-stable across runs.
 #include "plan/plan.h"
+#include "plan/replan.h"
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -10,9 +11,11 @@
 namespace tmmu {
 
 // Pretty-printed (2-space indent), ending in '\n'. The "tensors" array is present only when
-// include_tensors is true. Throws Failure(InvalidArgument) when a tensor names an arena the
+// include_tensors is true; "iterations" only for a run over iterations (tmmu plan --iteration),
+// whose last plan `plan` is. Throws Failure(InvalidArgument) when a tensor names an arena the
 // plan lacks, or Failure(AllocationOverflow) when the per-arena totals overflow uint64.
-std::string plan_to_json(const Plan& plan, bool include_tensors);
+std::string plan_to_json(const Plan& plan, bool include_tensors,
+                         const std::vector<IterationOutcome>& iterations = {});
 
 // The pieces every JSON that carries a plan is built from (tmmu plan --json, the session export
 // and the sessions store), each defined once here.

@@ -627,6 +627,25 @@ class TestCli : public QObject {
         QCOMPARE(QJsonDocument::fromJson(lines.first())["dims"].toObject(),
                  QJsonObject({{"batch", 2}, {"seq", 512}}));
 
+        // --json lists the iterations beside the last plan.
+        Result json =
+            run_tmmu({"plan", model, "--mode", "inference", "--dim", "seq=128", "--iteration",
+                      "seq=64", "--iteration", "seq=512,batch=2", "--json", "-"});
+        QCOMPARE(json.code, 0);
+        const QJsonDocument j = QJsonDocument::fromJson(json.out.toUtf8());
+        QCOMPARE(j["plan_hash"].toString(), last);
+        const QJsonArray its = j["iterations"].toArray();
+        QCOMPARE(its.size(), 2);
+        QCOMPARE(its[0]["replanned"].toBool(), false);
+        QVERIFY(its[0]["old_plan_hash"].isUndefined());
+        QCOMPARE(its[1]["replanned"].toBool(), true);
+        QCOMPARE(its[1]["old_plan_hash"], its[0]["plan_hash"]);
+        QCOMPARE(its[1]["plan_hash"].toString(), last);
+        QCOMPARE(its[1]["dims"].toObject(), QJsonObject({{"batch", 2}, {"seq", 512}}));
+        QCOMPARE(its[0]["plan_dims"].toObject(), QJsonObject({{"batch", 1}, {"seq", 128}}));
+        QCOMPARE(its[1]["peak_bytes"].toInteger(), j["totals"]["peak_bytes"].toInteger());
+        QVERIFY(at512["iterations"].isUndefined());
+
         // Refusals: outside the envelope (exit 29), unknown names, fixed models.
         Result outside = run_tmmu({"plan", model, "--iteration", "seq=4096"});
         QCOMPARE(outside.code, 29);
