@@ -3,6 +3,7 @@
 #include "core/failure.h"
 #include "core/units.h"
 #include "io/dsa_csv.h"
+#include "ir/dynamic_dims.h"
 #include "ir/ir_json.h"
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@ LoadedModel load_input(const SessionInput& input) {
     } else {
         m.kind = ModelKind::IrJson;
         m.graph = load_ir_string(input.model_text, origin);
+        m.annotations = dim_annotations(*m.graph); // a stored graph keeps its dynamic axes' names
         m.description = fmt::format("IR '{}', {}, {} (stored)", m.graph->name,
                                     count_of(m.graph->tensors.size(), "tensor"),
                                     count_of(m.graph->nodes.size(), "node"));

@@ -2,6 +2,8 @@
 
 #include "core/failure.h"
 #include "encoding/sha256.h"
+#include "ir/dynamic_dims.h"
+#include "ir/ir_json.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -80,6 +82,19 @@ std::string bindings_text(const SessionInput& in) {
     if (parts.empty()) parts.emplace_back("no bindings");
     parts.push_back(in.request.aliasing ? "aliasing on" : "aliasing off");
     return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string stored_envelope_text(const SessionInput& in) {
+    // save_ir_json writes the envelope before the tensors: no need to parse a graph without one.
+    if (in.is_problem ||
+        std::string_view(in.model_text).substr(0, 4096).find("\"shape_envelope\": ") ==
+            std::string_view::npos)
+        return {};
+    try {
+        return envelope_text(load_ir_string(in.model_text, "stored model"));
+    } catch (const Failure& f) {
+        return fmt::format("(the stored graph does not load: {})", f.what());
+    }
 }
 
 SourceCheck check_source(const SessionInput& in) {

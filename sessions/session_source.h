@@ -23,6 +23,10 @@ void read_bindings_json(const std::string& text, SessionInput& in, const std::st
 // "dims N=2, unk__0=8; input shapes x=1x3x224x224; aliasing on", "no bindings; aliasing on"; ""
 // for other models. For show and reports.
 std::string bindings_text(const SessionInput& in);
+// An IR graph with dynamic dimensions: its binding, envelope and replan policy as stored
+// (envelope_text); "" for other models. Reads the stored graph only when its head declares a
+// shape_envelope; a stored graph that does not load says so.
+std::string stored_envelope_text(const SessionInput& in);
 
 // The recorded model file against the file at source_path now.
 struct SourceCheck {

@@ -13,7 +13,6 @@
 
 #include <cstdio>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace tmmu::cli {
 namespace {
@@ -30,8 +29,8 @@ options:
                        model graphs only
   --batch N --seq N    batch and sequence length, transformer configs only (default 8, 1024)
   --dim NAME=VALUE     an ONNX model's symbolic dimension, or an IR graph's dynamic dimension
-                       inside its shape_envelope (default: the envelope's max, or the
-                       dimension's "default"); repeatable
+                       inside its shape_envelope (default: the dimension's "default", else
+                       its max); repeatable
   --iteration NAME=V[,NAME=V...]
                        run an IR graph with a shape_envelope over iterations of these shapes
                        (repeatable, in order; seed 000 II.H). An iteration that fits the plan
@@ -140,14 +139,23 @@ void print_iteration(const IterationOutcome& i) {
                            : "");
 }
 
+// Before anything is planned: only an IR graph with a shape envelope runs over iterations.
+void check_iterations_apply(const LoadedModel& model) {
+    if (model.kind == ModelKind::IrJson && !model.graph->dims.empty()) return;
+    fail(FailureCode::InvalidArgument, "--iteration",
+         fmt::format("applies to IR graphs with a shape_envelope only ({})",
+                     model.kind == ModelKind::Onnx ? "an ONNX model's symbolic dimensions are "
+                                                     "bound once, with --dim"
+                     : model.kind == ModelKind::TransformerConfig
+                         ? "a transformer config's shape is --batch and --seq"
+                         : "this model's shapes are fixed"));
+}
+
 // Runs the iterations from the first plan; the model and plan become those of the last.
 std::vector<IterationOutcome> run_iterations(LoadedModel& model, Plan& plan, Mode mode,
                                              const PlanOptions& options,
                                              const std::vector<DimBinding>& iterations,
                                              bool print) {
-    if (!model.graph || model.graph->dims.empty())
-        fail(FailureCode::InvalidArgument, "--iteration",
-             "applies to IR graphs with a shape_envelope only (this model's shapes are fixed)");
     if (print)
         fmt::print("iterations replan_policy {}; first plan at {}: {}  {}\n",
                    replan_policy_name(model.graph->replan_policy), binding_text(*model.graph),
@@ -163,14 +171,6 @@ std::vector<IterationOutcome> run_iterations(LoadedModel& model, Plan& plan, Mod
     model.annotations = dim_annotations(*model.graph);
     plan = std::move(run.plan);
     return std::move(run.iterations);
-}
-
-std::string envelope_text(const Graph& g) {
-    std::vector<std::string> parts;
-    for (const DynamicDim& d : g.dims)
-        parts.push_back(fmt::format("{}={} of [{}, {}]", d.name, d.value, d.min, d.max));
-    return fmt::format("{}; replan_policy {}", fmt::join(parts, ", "),
-                       replan_policy_name(g.replan_policy));
 }
 
 void print_summary(const LoadedModel& model, const Plan& plan) {
@@ -252,6 +252,7 @@ int cmd_plan(Args& args) {
     try {
         model = load_model(path, request);
         check_request_applies(request_choice, model);
+        if (!iterations.empty()) check_iterations_apply(model);
         options = app::make_plan_options(choices, model.kind);
         plan = plan_model(model, request.mode, options, interruptible_progress());
         std::vector<IterationOutcome> ran;

@@ -105,6 +105,8 @@ int show(const Session& s) {
                m.strategy);
     if (!s.input.options.shard.single_rank())
         fmt::print("shard      {}\n", describe_shard_spec(s.input.options.shard));
+    if (const std::string dims = stored_envelope_text(s.input); !dims.empty())
+        fmt::print("dims       {}\n", dims);
     fmt::print("ir hash    {}\nplan hash  {}\n", s.ir_hash, m.plan_hash);
     if (s.plan) {
         fmt::print("\n{:<14} {:<12} {:>14} {:>14} {:>8}\n", "arena", "strategy", "peak",

@@ -20,12 +20,10 @@ QString qs(std::string_view s) {
 } // namespace
 
 EnvelopeDialog::EnvelopeDialog(const QString& modelName, const Graph& model, QWidget* parent)
-    : QDialog(parent), error_(refusalLabel(QStringLiteral("envelopeError"), this)),
+    : QDialog(parent), model_(model), error_(refusalLabel(QStringLiteral("envelopeError"), this)),
       binding_(binding_of(model)) {
     setObjectName(QStringLiteral("envelopeDialog"));
     setWindowTitle(tr("Dimensions of %1").arg(modelName));
-    envelope_.dims = model.dims;
-    envelope_.replan_policy = model.replan_policy;
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(
         wrappedLabel(tr("Plan <b>%1</b> with these values of its dynamic dimensions. "
@@ -55,23 +53,28 @@ EnvelopeDialog::EnvelopeDialog(const QString& modelName, const Graph& model, QWi
 
 void EnvelopeDialog::accept() {
     DimBinding read;
-    for (auto it = fields_.cbegin(); it != fields_.cend(); ++it) {
-        const std::string name = it.key().toStdString();
-        try {
+    QLineEdit* field = nullptr;
+    try {
+        for (auto it = fields_.cbegin(); it != fields_.cend(); ++it) {
+            field = it.value();
+            const std::string name = it.key().toStdString();
             // The name stays out of the parsed text (it may hold '='), as in the ONNX dialog.
-            const int64_t value =
-                app::parse_dim_binding("_=" + it.value()->text().trimmed().toStdString(),
-                                       "--dim " + name)
-                    .second;
-            check_binding(envelope_, {{name, value}}, "--dim " + name);
-            read[name] = value;
-        } catch (const Failure& f) {
-            error_->setText(qs(f.where() + ": " + f.message()));
-            error_->show();
-            it.value()->setFocus();
-            it.value()->selectAll();
-            return;
+            read[name] = app::parse_dim_binding("_=" + field->text().trimmed().toStdString(),
+                                                "--dim " + name)
+                             .second;
+            check_binding(model_, {{name, read[name]}}, "--dim " + name);
         }
+        field = nullptr; // a graph that does not hold there is no one field's fault
+        Graph bound = model_;
+        bind_dims(bound, read, "--dim");
+    } catch (const Failure& f) {
+        error_->setText(qs(f.where() + ": " + f.message()));
+        error_->show();
+        if (field) {
+            field->setFocus();
+            field->selectAll();
+        }
+        return;
     }
     binding_ = std::move(read);
     QDialog::accept();

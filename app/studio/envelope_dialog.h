@@ -3,13 +3,14 @@
 // dynamic dimension inside its [min, max], what `tmmu plan --dim NAME=VALUE` takes. The fields
 // start at the binding shown; the replan policy is shown, not edited (it is the model's).
 //
-// Invariant: binding() is what the fields say only once accept() checked it with check_binding
-// (the rule and message `tmmu --dim` uses); a value it refuses keeps the dialog open with the
-// message shown and its field focused.
+// Invariant: binding() is what the fields say only once accept() bound a copy of the model there
+// (bind_dims: the rules and messages of `tmmu --dim`, the envelope and the graph at those
+// shapes); a binding it refuses keeps the dialog open with the message shown.
 #include "ir/dynamic_dims.h"
 
 #include <QDialog>
 #include <QMap>
+#include <QString>
 
 QT_BEGIN_NAMESPACE
 class QLabel;
@@ -34,7 +35,7 @@ class EnvelopeDialog : public QDialog {
     void accept() override;
 
   private:
-    Graph envelope_; // the model's dims and policy only: what check_binding reads
+    Graph model_; // bound copies of it check the fields
     QMap<QString, QLineEdit*> fields_;
     QLabel* error_;
     DimBinding binding_;

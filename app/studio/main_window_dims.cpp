@@ -24,7 +24,10 @@ EnvelopeDialog* MainWindow::envelopeDialog() const {
 
 void MainWindow::editBindings() {
     if (bindingsPath_.isEmpty()) return;
-    if (model_ && model_->kind == ModelKind::IrJson && model_->graph) {
+    // The IR graph on screen, when the bindings asked about are its own (not those of an ONNX
+    // model that failed to load since).
+    if (model_ && model_->kind == ModelKind::IrJson && model_->graph &&
+        !model_->graph->dims.empty() && QString::fromStdString(model_->path) == bindingsPath_) {
         showEnvelopeDialog(*model_->graph);
         return;
     }

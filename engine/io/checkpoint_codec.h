@@ -14,10 +14,12 @@ inline constexpr std::string_view kFormat = "tmmu-checkpoint";
 inline constexpr uint64_t kVersion = 1;
 inline constexpr size_t kTensorFields = 11;
 inline constexpr size_t kBufferFields = 5;
-inline constexpr size_t kRootFields = 14; // with content_hash; "shard" comes on top when present
+inline constexpr size_t kRootFields =
+    14; // with content_hash; "shard" and "dims" on top when present
 
 // The root map, sealed with content_hash when it is given, unsealed (13 entries) otherwise;
-// a plan for a rank of a distributed run has a "shard" entry too.
+// a plan for a rank of a distributed run has a "shard" entry too, and a plan of a model with
+// dynamic dimensions a "dims" entry (its binding).
 // Keys come out in deterministic order, so the bytes equal encode_canonical of the same map.
 void write_plan(cbor::Writer& w, const Plan& plan, const Digest* content_hash);
 

@@ -324,17 +324,38 @@ ShardSpec read_shard(Reader& r, const std::string& path) {
     }
 }
 
+// The optional "dims" entry: [[name, value], ...], names ascending and unique, each value a
+// dimension --dim could bind (the writer leaves a plan of fixed shapes without it).
+DimBinding read_dims(Reader& r, const std::string& path) {
+    DimBinding dims;
+    const size_t n = read_array(r, 2, at(path));
+    for (size_t i = 0; i < n; ++i) {
+        const std::string entry = item(path, i)();
+        read_array(r, 3, at(entry), 2);
+        const std::string name(read_text(r, item(entry, 0)));
+        const uint64_t value = read_u64(r, item(entry, 1));
+        if (name.empty() || (!dims.empty() && dims.rbegin()->first >= name))
+            corrupt(entry, "dimension names must be non-empty, ascending and unique");
+        if (value < 1 || value > uint64_t(kMaxDynamicDim))
+            corrupt(entry,
+                    name + "=" + std::to_string(value) + " is not a dimension a plan is made at");
+        dims.emplace(name, int64_t(value));
+    }
+    return dims;
+}
+
 } // namespace
 
 Plan read_plan(const uint8_t* data, size_t size, Digest& content_hash) {
-    static constexpr std::array<std::string_view, kRootFields + 1> kKeys = {
-        "format",    "version",         "source", "mode",    "strategy", "ir_hash", "replay_token",
-        "plan_hash", "execution_order", "arenas", "tensors", "series",   "notes",   "content_hash",
-        "shard"};
+    static constexpr std::array<std::string_view, kRootFields + 2> kKeys = {
+        "format",       "version",      "source",          "mode",   "strategy", "ir_hash",
+        "replay_token", "plan_hash",    "execution_order", "arenas", "tensors",  "series",
+        "notes",        "content_hash", "shard",           "dims"};
     const std::string root = "checkpoint";
     Reader r(data, size);
     Plan plan;
-    // "shard" is the one optional key: a single rank's plan leaves it out.
+    // "shard" and "dims" are optional: a single rank's plan leaves the first out, a plan of
+    // fixed shapes the second.
     const auto on_field = [&](size_t k) {
         const std::string field = root + "." + std::string(kKeys[k]);
         switch (k) {
@@ -380,8 +401,11 @@ Plan read_plan(const uint8_t* data, size_t size, Digest& content_hash) {
         case 13:
             content_hash = read_digest(r, field);
             break;
-        default:
+        case 14:
             plan.shard = read_shard(r, field);
+            break;
+        default:
+            plan.dims = read_dims(r, field);
             break;
         }
     };

@@ -114,6 +114,17 @@ void write_shard(Writer& w, const ShardSpec& spec) {
                   {"world_size", [&] { w.uint64(spec.world_size); }}});
 }
 
+// [[name, value], ...] in name order: names are free text, so an array keeps them out of the
+// map-key ordering rules.
+void write_dims(Writer& w, const DimBinding& dims) {
+    w.array(dims.size());
+    for (const auto& [name, value] : dims) {
+        w.array(2);
+        w.text(name);
+        w.uint64(uint64_t(value));
+    }
+}
+
 } // namespace
 
 void write_plan(Writer& w, const Plan& plan, const Digest* content_hash) {
@@ -144,6 +155,7 @@ void write_plan(Writer& w, const Plan& plan, const Digest* content_hash) {
         {"notes", [&] { write_texts(w, plan.notes); }},
     };
     if (!plan.shard.single_rank()) fields.push_back({"shard", [&] { write_shard(w, plan.shard); }});
+    if (!plan.dims.empty()) fields.push_back({"dims", [&] { write_dims(w, plan.dims); }});
     if (content_hash) fields.push_back({"content_hash", [&] { write_digest(w, *content_hash); }});
     write_map(w, std::move(fields));
 }

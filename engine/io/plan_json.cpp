@@ -34,13 +34,6 @@ ordered_json tensor_json(const Plan& plan, const PlannedTensor& t) {
     return j;
 }
 
-ordered_json binding_json(const DimBinding& b) {
-    ordered_json j = ordered_json::object();
-    for (const auto& [name, value] : b)
-        j[name] = value;
-    return j;
-}
-
 ordered_json iterations_json(const std::vector<IterationOutcome>& iterations) {
     ordered_json a = ordered_json::array();
     for (const IterationOutcome& i : iterations) {
@@ -124,18 +117,18 @@ ordered_json series_json(const Plan& plan) {
     return j;
 }
 
+ordered_json binding_json(const DimBinding& b) {
+    ordered_json j = ordered_json::object();
+    for (const auto& [name, value] : b)
+        j[name] = value;
+    return j;
+}
+
 ordered_json shard_json(const ShardSpec& spec) {
     ordered_json roles = ordered_json::array();
     for (Role r : spec.roles)
         roles.push_back(role_name(r));
     return {{"rank", spec.rank}, {"world_size", spec.world_size}, {"roles", std::move(roles)}};
-}
-
-ordered_json dims_json(const Plan& plan) {
-    ordered_json j = ordered_json::object();
-    for (const auto& [name, value] : plan.dims)
-        j[name] = value;
-    return j;
 }
 
 std::string plan_to_json(const Plan& plan, bool include_tensors,
@@ -156,7 +149,7 @@ std::string plan_to_json(const Plan& plan, bool include_tensors,
     j["ir_hash"] = to_hex(plan.ir_hash);
     j["plan_hash"] = to_hex(plan.plan_hash);
     if (!plan.shard.single_rank()) j["shard"] = shard_json(plan.shard);
-    if (!plan.dims.empty()) j["dims"] = dims_json(plan);
+    if (!plan.dims.empty()) j["dims"] = binding_json(plan.dims);
     j["arenas"] = std::move(arenas);
     j["totals"] = totals_json(plan);
     j["series"] = series_json(plan);

@@ -36,8 +36,8 @@ nlohmann::ordered_json series_json(const Plan& plan);
 // {"rank", "world_size", "roles": [sharded role names]}: the plan's "shard", which the plan
 // JSON and the trace header carry only for a rank of a distributed run (not single_rank()).
 nlohmann::ordered_json shard_json(const ShardSpec& spec);
-// {name: value, ...}: the plan's "dims", the binding of the model's dynamic dimensions, which
-// the plan JSON and the trace header carry when the model has any.
-nlohmann::ordered_json dims_json(const Plan& plan);
+// {name: value, ...} in name order: a binding of dynamic dimensions, as the plan's "dims" (which
+// the plan JSON and the trace header carry when the model has any) and the iterations' carry it.
+nlohmann::ordered_json binding_json(const DimBinding& binding);
 
 } // namespace tmmu

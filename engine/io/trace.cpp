@@ -71,7 +71,7 @@ ordered_json header(const Plan& plan) {
     j["replay_token_prefix"] = to_hex(plan.replay_token).substr(0, 8);
     j["strategy"] = plan.strategy;
     if (!plan.shard.single_rank()) j["shard"] = shard_json(plan.shard);
-    if (!plan.dims.empty()) j["dims"] = dims_json(plan);
+    if (!plan.dims.empty()) j["dims"] = binding_json(plan.dims);
     j["arenas"] = std::move(arenas);
     return j;
 }
@@ -142,16 +142,13 @@ void write_trace_file(const Plan& plan, const std::string& path,
 }
 
 std::string replan_record_jsonl(const IterationOutcome& iteration) {
-    ordered_json dims = ordered_json::object();
-    for (const auto& [name, value] : iteration.plan_binding)
-        dims[name] = value;
     ordered_json j;
     j["record"] = "replan";
     j["iteration"] = iteration.iteration;
     j["safepoint"] = "iteration_boundary";
     j["old_plan_hash"] = to_hex(iteration.old_plan_hash);
     j["new_plan_hash"] = to_hex(iteration.plan_hash);
-    j["dims"] = std::move(dims);
+    j["dims"] = binding_json(iteration.plan_binding);
     return line(j);
 }
 

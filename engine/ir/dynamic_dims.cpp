@@ -11,13 +11,6 @@
 namespace tmmu {
 namespace {
 
-std::string declared_names(const Graph& g) {
-    std::vector<std::string> names;
-    for (const DynamicDim& d : g.dims)
-        names.push_back(d.name);
-    return fmt::format("{}", fmt::join(names, ", "));
-}
-
 void check_corner(const Graph& g, bool at_max) {
     Graph corner = g;
     for (DynamicDim& d : corner.dims)
@@ -33,6 +26,13 @@ void check_corner(const Graph& g, bool at_max) {
 
 } // namespace
 
+void check_inside_envelope(const DynamicDim& d, int64_t value, const std::string& where) {
+    if (value < d.min || value > d.max)
+        fail(FailureCode::ShapeEnvelopeViolation, where,
+             fmt::format("{}={} is outside the model's shape envelope [{}, {}]", d.name, value,
+                         d.min, d.max));
+}
+
 void check_binding(const Graph& g, const DimBinding& values, const std::string& where) {
     for (const auto& [name, value] : values) {
         const uint32_t k = g.find_dim(name);
@@ -43,12 +43,8 @@ void check_binding(const Graph& g, const DimBinding& values, const std::string& 
                                               name)
                                 : fmt::format("the model has no dynamic dimension '{}'; it "
                                               "declares {}",
-                                              name, declared_names(g)));
-        const DynamicDim& d = g.dims[k];
-        if (value < d.min || value > d.max)
-            fail(FailureCode::ShapeEnvelopeViolation, where,
-                 fmt::format("{}={} is outside the model's shape envelope [{}, {}]", name, value,
-                             d.min, d.max));
+                                              name, declared_dim_names(g)));
+        check_inside_envelope(g.dims[k], value, where);
     }
 }
 
@@ -88,6 +84,13 @@ ModelAnnotations dim_annotations(const Graph& g) {
     return a;
 }
 
+std::string declared_dim_names(const Graph& g) {
+    std::vector<std::string> names;
+    for (const DynamicDim& d : g.dims)
+        names.push_back(d.name);
+    return fmt::format("{}", fmt::join(names, ", "));
+}
+
 DimBinding binding_of(const Graph& g) {
     DimBinding b;
     for (const DynamicDim& d : g.dims)
@@ -95,11 +98,17 @@ DimBinding binding_of(const Graph& g) {
     return b;
 }
 
-std::string binding_text(const Graph& g) {
+std::string envelope_text(const Graph& g) {
+    if (g.dims.empty()) return {};
     std::vector<std::string> parts;
     for (const DynamicDim& d : g.dims)
-        parts.push_back(fmt::format("{}={}", d.name, d.value));
-    return fmt::format("{}", fmt::join(parts, ", "));
+        parts.push_back(fmt::format("{}={} of [{}, {}]", d.name, d.value, d.min, d.max));
+    return fmt::format("{}; replan_policy {}", fmt::join(parts, ", "),
+                       replan_policy_name(g.replan_policy));
+}
+
+std::string binding_text(const Graph& g) {
+    return binding_text(binding_of(g));
 }
 
 std::string binding_text(const DimBinding& b) {

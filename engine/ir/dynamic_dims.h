@@ -5,6 +5,7 @@
 #include "ir/annotations.h"
 #include "ir/graph.h"
 
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -12,6 +13,12 @@
 namespace tmmu {
 
 using DimBinding = std::map<std::string, int64_t>; // dimension name -> value
+
+// The largest value a dynamic dimension may take, as --dim takes it (1 is the smallest).
+inline constexpr int64_t kMaxDynamicDim = INT32_MAX;
+
+// SHAPE_ENVELOPE_VIOLATION at `where` unless d.min <= value <= d.max.
+void check_inside_envelope(const DynamicDim& d, int64_t value, const std::string& where);
 
 // Sets the named dimensions (the others keep theirs) and finalizes the graph again. Throws
 // InvalidArgument at `where` for a name the graph does not declare, SHAPE_ENVELOPE_VIOLATION
@@ -31,7 +38,12 @@ void check_envelope_corners(const Graph& g);
 ModelAnnotations dim_annotations(const Graph& g);
 
 DimBinding binding_of(const Graph& g);
-// "seq=512, batch=8" in declaration order; empty without dynamic dimensions.
+// "batch, seq": the declared names, for messages.
+std::string declared_dim_names(const Graph& g);
+// "batch=2 of [1, 8], seq=512 of [1, 2048]; replan_policy REPLAN_AT_SAFEPOINT": the binding,
+// the envelope and the policy, for summaries; empty without dynamic dimensions.
+std::string envelope_text(const Graph& g);
+// "batch=8, seq=512" in name order; empty without dynamic dimensions.
 std::string binding_text(const Graph& g);
 std::string binding_text(const DimBinding& b);
 

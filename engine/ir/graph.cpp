@@ -33,7 +33,8 @@ std::optional<Phase> parse_phase(std::string_view s) {
 }
 
 std::string_view replan_policy_name(ReplanPolicy p) {
-    return kReplanPolicyNames[static_cast<size_t>(p)];
+    const auto k = static_cast<size_t>(p);
+    return k < kReplanPolicyNames.size() ? kReplanPolicyNames[k] : "UNKNOWN";
 }
 std::optional<ReplanPolicy> parse_replan_policy(std::string_view s) {
     return parse_name<ReplanPolicy>(kReplanPolicyNames, s);

@@ -100,7 +100,7 @@ struct Graph {
     std::string name;
     std::vector<Tensor> tensors;
     std::vector<Node> nodes;
-    std::vector<DynamicDim> dims; // empty: every shape is fixed
+    std::vector<DynamicDim> dims; // empty: every shape is fixed; in name order once finalized
     ReplanPolicy replan_policy = ReplanPolicy::Abort;
     // Node indices in execution order. Empty before finalize_graph() when the source gave no
     // order; then a deterministic topological order is derived (ties by node index).

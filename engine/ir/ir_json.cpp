@@ -240,13 +240,15 @@ class GraphReader : Reader {
         Graph g;
         if (const json* name = optional(doc, "name")) g.name = string(*name, "name");
         if (const json* envelope = optional(doc, "shape_envelope")) read_envelope(*envelope, g);
+        // finalize_graph refuses REPLAN_AT_SAFEPOINT without dimensions; the format refuses the
+        // key itself, ABORT included, so a policy is never written where it means nothing.
         if (const json* policy = optional(doc, "replan_policy")) {
             read_policy(*policy, g);
             if (g.dims.empty())
                 bad("replan_policy", "a replan policy needs dynamic dimensions: the model "
                                      "declares no shape_envelope");
         }
-        dims_ = &g.dims;
+        graph_ = &g;
         const json& tensors = array(require(doc, "tensors", "top level"), "tensors");
         const json& nodes = array(require(doc, "nodes", "top level"), "nodes");
         index_ids(tensors, "tensors", tensor_ids_);
@@ -263,10 +265,10 @@ class GraphReader : Reader {
 
   private:
     std::unordered_map<std::string, uint32_t> tensor_ids_, node_ids_;
-    const std::vector<DynamicDim>* dims_ = nullptr; // the graph's, once read
+    const Graph* graph_ = nullptr; // the graph being read, once its envelope is
 
-    // {"seq": {"min": 1, "max": 2048, "default": 512}, ...}: dims in name order (the JSON
-    // object's); the default binding is the max unless "default" says otherwise.
+    // {"seq": {"min": 1, "max": 2048, "default": 512}, ...}: dims in name order (the parsed
+    // object's, as finalize_graph keeps them); the binding is "default", else the max.
     void read_envelope(const json& v, Graph& g) const {
         object(v, "shape_envelope");
         for (auto it = v.begin(); it != v.end(); ++it) {
@@ -300,22 +302,18 @@ class GraphReader : Reader {
             return;
         }
         const std::string& name = v.get_ref<const std::string&>();
-        uint32_t index = kNone;
-        std::vector<std::string> names;
-        for (size_t k = 0; k < dims_->size(); ++k) {
-            names.push_back((*dims_)[k].name);
-            if ((*dims_)[k].name == name) index = static_cast<uint32_t>(k);
-        }
+        const uint32_t index = graph_->find_dim(name);
         if (index == kNone)
-            bad(where, names.empty() ? fmt::format("dimension \"{}\" is not declared: the model "
-                                                   "has no shape_envelope",
-                                                   name)
-                                     : fmt::format("dimension \"{}\" is not declared; the "
-                                                   "shape_envelope declares {}",
-                                                   name, fmt::join(names, ", ")));
+            bad(where, graph_->dims.empty()
+                           ? fmt::format("dimension \"{}\" is not declared: the model has no "
+                                         "shape_envelope",
+                                         name)
+                           : fmt::format("dimension \"{}\" is not declared; the shape_envelope "
+                                         "declares {}",
+                                         name, declared_dim_names(*graph_)));
         t.shape_dims.resize(t.shape.size(), kNone);
         t.shape_dims.push_back(index);
-        t.shape.push_back((*dims_)[index].value);
+        t.shape.push_back(graph_->dims[index].value);
     }
 
     void check_header(const json& doc) const {
@@ -542,10 +540,16 @@ class GraphWriter {
         ordered_json a = ordered_json::array();
         for (size_t k = 0; k < t.shape.size(); ++k) {
             const uint32_t d = k < t.shape_dims.size() ? t.shape_dims[k] : kNone;
-            if (d != kNone && d < g_.dims.size())
-                a.push_back(g_.dims[d].name);
-            else
+            if (d == kNone) {
                 a.push_back(t.shape[k]);
+                continue;
+            }
+            if (d >= g_.dims.size())
+                fail(FailureCode::InvalidArgument, "save_ir_json",
+                     fmt::format("tensor '{}' names dimension index {} of {}; finalize the graph "
+                                 "first",
+                                 t.id, d, g_.dims.size()));
+            a.push_back(g_.dims[d].name);
         }
         return a;
     }

@@ -5,11 +5,13 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "ir/dynamic_dims.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <queue>
 #include <string_view>
 #include <unordered_map>
@@ -178,27 +180,50 @@ class Finalizer {
         }
     }
 
-    void check_dims() const {
-        std::unordered_map<std::string_view, size_t> seen;
+    // Dimensions are kept in name order (the order a JSON object gives them), so a graph built
+    // through the API saves and loads with the same Graph::dims, Plan::dims and summaries.
+    void check_dims() {
+        sort_dims_by_name();
         for (size_t i = 0; i < g_.dims.size(); ++i) {
             const DynamicDim& d = g_.dims[i];
             const std::string at = fmt::format("shape_envelope.{}", d.name);
             if (d.name.empty()) fail(kShapes, "shape_envelope", "a dimension name is empty");
-            if (!seen.emplace(d.name, i).second)
+            if (i > 0 && g_.dims[i - 1].name == d.name)
                 fail(kShapes, at, fmt::format("dimension '{}' is declared twice", d.name));
-            if (d.min < 0 || d.min > d.max)
+            if (d.min < 1 || d.min > d.max || d.max > kMaxDynamicDim)
                 fail(kShapes, at,
-                     fmt::format("envelope [{}, {}] is empty or negative; it needs "
-                                 "0 <= min <= max",
-                                 d.min, d.max));
-            if (d.value < d.min || d.value > d.max)
-                fail(FailureCode::ShapeEnvelopeViolation, at,
-                     fmt::format("{}={} is outside its envelope [{}, {}]", d.name, d.value, d.min,
-                                 d.max));
+                     fmt::format("envelope [{}, {}] is not inside [1, {}] with min <= max", d.min,
+                                 d.max, kMaxDynamicDim));
+            check_inside_envelope(d, d.value, at);
         }
         if (static_cast<uint8_t>(g_.replan_policy) >
             static_cast<uint8_t>(ReplanPolicy::ReplanAtSafepoint))
             fail(kShapes, "replan_policy", "replan policy value is not a known ReplanPolicy");
+        if (g_.dims.empty() && g_.replan_policy != ReplanPolicy::Abort)
+            fail(kShapes, "replan_policy",
+                 "a replan policy needs dynamic dimensions: the model declares no "
+                 "shape_envelope");
+    }
+
+    void sort_dims_by_name() {
+        if (std::is_sorted(
+                g_.dims.begin(), g_.dims.end(),
+                [](const DynamicDim& a, const DynamicDim& b) { return a.name < b.name; }))
+            return;
+        std::vector<uint32_t> order(g_.dims.size());
+        std::iota(order.begin(), order.end(), 0u);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](uint32_t a, uint32_t b) { return g_.dims[a].name < g_.dims[b].name; });
+        std::vector<uint32_t> new_index(order.size());
+        std::vector<DynamicDim> sorted;
+        for (uint32_t k = 0; k < order.size(); ++k) {
+            new_index[order[k]] = k;
+            sorted.push_back(std::move(g_.dims[order[k]]));
+        }
+        g_.dims = std::move(sorted);
+        for (Tensor& t : g_.tensors)
+            for (uint32_t& d : t.shape_dims)
+                if (d != kNone && d < new_index.size()) d = new_index[d];
     }
 
     static uint64_t mul_or_fail(uint64_t a, uint64_t b, const Tensor& t) {

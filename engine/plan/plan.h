@@ -1,6 +1,7 @@
 #pragma once
 // A Plan is immutable data: every view, report and file format reads it; nothing edits it.
 #include "core/digest.h"
+#include "ir/dynamic_dims.h"
 #include "ir/graph.h"
 #include "liveness/liveness.h"
 #include "plan/offset_problem.h"
@@ -77,9 +78,9 @@ struct Plan {
     Digest replay_token{};
     Digest plan_hash{};
     ShardSpec shard; // the rank this plan is for (single_rank: the run's only one)
-    // The binding of the model's dynamic dimensions the plan was made at (seed 000, II.H), in
-    // declaration order; empty for fixed shapes. The IR hash covers it.
-    std::vector<std::pair<std::string, int64_t>> dims;
+    // The binding of the model's dynamic dimensions the plan was made at (seed 000, II.H);
+    // empty for fixed shapes. The IR hash covers it.
+    DimBinding dims;
     std::vector<std::string> execution_order; // node ids of the schedule (empty for CSV)
     std::vector<ArenaPlan> arenas;
     std::vector<PlannedTensor> tensors; // ascending id

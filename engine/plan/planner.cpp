@@ -283,8 +283,7 @@ Plan plan_graph_stages(const Graph& model, Mode mode, const PlanOptions& options
     plan.strategy = options.strategy;
     plan.replay_token = options.replay_token;
     plan.shard = options.shard;
-    for (const DynamicDim& d : model.dims)
-        plan.dims.emplace_back(d.name, d.value);
+    plan.dims = binding_of(model);
     if (sharded) plan.notes = std::move(sharded->notes);
     plan.notes.insert(plan.notes.end(), lv.notes.begin(), lv.notes.end());
     for (NodeIndex n : lv.schedule)

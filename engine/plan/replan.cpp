@@ -11,6 +11,27 @@
 namespace tmmu {
 namespace {
 
+// bind_dims, with every failure placed at the iteration (a tensor it names goes in the message).
+void bind_at_iteration(Graph& g, const DimBinding& at, const std::string& where) {
+    try {
+        bind_dims(g, at, where);
+    } catch (const Failure& f) {
+        throw Failure(f.code(), where,
+                      f.where() == where ? f.message() : f.where() + ": " + f.message());
+    }
+}
+
+// The model at the iteration's shapes (the plan's values for dimensions it leaves out) must
+// hold: a view of [a] over [b] fits at the plan's binding but not at every smaller one.
+void check_iteration(const Graph& g, const DimBinding& planned, const DimBinding& dims,
+                     const std::string& where) {
+    DimBinding at = planned;
+    for (const auto& [name, value] : dims)
+        at[name] = value;
+    Graph copy = g;
+    bind_at_iteration(copy, at, where);
+}
+
 DimBinding grown(DimBinding planned, const DimBinding& next) {
     for (const auto& [name, value] : next) {
         int64_t& v = planned[name];
@@ -32,7 +53,7 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
     for (uint32_t i = 0; i < iterations.size(); ++i) {
         progress.check_cancel("iterations");
         const std::string where = fmt::format("--iteration {}", i);
-        check_binding(g, iterations[i], where);
+        check_iteration(g, planned, iterations[i], where);
         IterationOutcome out;
         out.iteration = i;
         out.dims = iterations[i];
@@ -46,7 +67,7 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
             out.replanned = true;
             out.old_plan_hash = run.plan.plan_hash;
             planned = grown(std::move(planned), iterations[i]);
-            bind_dims(g, planned, where);
+            bind_at_iteration(g, planned, where);
             progress.report(double(i) / double(iterations.size()), "replan");
             run.plan = plan_graph(g, mode, options, Progress{nullptr, progress.cancel_flag},
                                   run.plan.source);

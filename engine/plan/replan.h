@@ -33,9 +33,11 @@ struct ShapeScheduleRun {
 };
 
 // Runs `iterations` from `first`, the plan of `g` as bound now. on_iteration sees each
-// iteration as it is decided (before a later one can fail). Throws SHAPE_ENVELOPE_VIOLATION
-// naming "--iteration N" for an iteration outside the envelope, or one that outgrows the plan
-// under ABORT; InvalidArgument for an undeclared name; what plan_graph throws for a replan.
+// iteration as it is decided (before a later one can fail). Throws, naming "--iteration N":
+// SHAPE_ENVELOPE_VIOLATION for an iteration outside the envelope, or one that outgrows the plan
+// under ABORT; InvalidArgument for an undeclared name; what finalize_graph throws for shapes at
+// which the model does not hold (each iteration's, over the plan's binding, and each new
+// binding). A replan that fails throws what plan_graph throws, as it names it.
 ShapeScheduleRun
 run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
                    const std::vector<DimBinding>& iterations,

@@ -662,6 +662,10 @@ class TestCli : public QObject {
         QVERIFY2(fixed.err.contains("INVALID_ARGUMENT at --iteration: applies to IR graphs with a "
                                     "shape_envelope only"),
                  qPrintable(fixed.err));
+        Result config = run_tmmu({"plan", "--iteration", "seq=2"});
+        QVERIFY2(config.code == 2 && config.err.contains("a transformer config's shape is --batch "
+                                                         "and --seq"),
+                 qPrintable(config.err));
         Result fixedDim =
             run_tmmu({"plan", resource("models/examples/linear_chain.json"), "--dim", "seq=2"});
         QVERIFY2(fixedDim.code == 2 && fixedDim.err.contains("(this model's shapes are fixed)"),

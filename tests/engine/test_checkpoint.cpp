@@ -29,6 +29,7 @@ void compare_plans(const Plan& a, const Plan& b) {
     QCOMPARE(a.replay_token, b.replay_token);
     QCOMPARE(a.plan_hash, b.plan_hash);
     QCOMPARE(a.shard, b.shard);
+    QCOMPARE(a.dims, b.dims);
     QCOMPARE(a.execution_order, b.execution_order);
     QCOMPARE(a.notes, b.notes);
     QCOMPARE(a.series.times, b.series.times);
@@ -361,6 +362,8 @@ class TestCheckpoint : public QObject {
                                              << "slots" << true;
         QTest::newRow("csv") << QString(TMMU_DSA_DIR "/minimalloc/A.1048576.csv") << "auto"
                              << false;
+        QTest::newRow("dynamic shapes") << models + "examples/dynamic_seq.json"
+                                        << "auto" << false;
     }
     void realPlansRoundTrip() {
         QFETCH(QString, path);
@@ -402,6 +405,32 @@ class TestCheckpoint : public QObject {
         f = edited("rank", Value::uint64(3));
         QVERIFY(f && f->code() == FailureCode::CorruptCheckpoint);
         QCOMPARE(QString::fromStdString(f->where()), QString("checkpoint.plan_hash"));
+    }
+    // A plan of a model with dynamic dimensions keeps its binding, read back checked.
+    void dimsEntryIsCheckedOnRead() {
+        const Value fixed = as_value(encode_checkpoint(sample_plan()));
+        QVERIFY(std::none_of(fixed.entries.begin(), fixed.entries.end(),
+                             [](const auto& e) { return e.first.text == "dims"; }));
+        const auto bound = rehashed([](Plan& p) { p.dims = {{"batch", 2}, {"seq", 512}}; });
+        QCOMPARE(decode(bound).dims, (DimBinding{{"batch", 2}, {"seq", 512}}));
+        const auto edited = [&](Value dims) {
+            Value v = as_value(bound);
+            field(v, "dims") = std::move(dims);
+            return test::capture_failure([&] { (void)decode(reseal(std::move(v))); });
+        };
+        const auto entry = [](const char* name, uint64_t value) {
+            return Value::array({Value::str(name), Value::uint64(value)});
+        };
+        auto f = edited(Value::array({entry("seq", 512), entry("batch", 2)}));
+        QVERIFY2(f && f->code() == FailureCode::CorruptCheckpoint &&
+                     f->message().find("ascending and unique") != std::string::npos,
+                 f ? f->what() : "accepted");
+        QCOMPARE(QString::fromStdString(f->where()), QString("checkpoint.dims[1]"));
+        f = edited(Value::array({entry("seq", 0)}));
+        QVERIFY2(f && f->message().find("seq=0 is not a dimension") != std::string::npos,
+                 f ? f->what() : "accepted");
+        f = edited(Value::array({Value::array({Value::str("seq")})}));
+        QVERIFY2(f && f->code() == FailureCode::CorruptCheckpoint, f ? f->what() : "accepted");
     }
     // Every damaged byte is caught (content hash) and nothing crashes; truncations too.
     void randomDamageAlwaysFails() {

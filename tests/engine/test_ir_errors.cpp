@@ -319,7 +319,11 @@ class TestIrErrors : public QObject {
     void envelopesMustHoldTheirBinding() {
         const std::string d = R"({"id": "d", "shape": ["seq"], "dtype": "f32", "role": "input"})";
         EXPECT_JSON_FAIL(with_seq(d, R"({"min": 9, "max": 8})"), "shape_envelope.seq",
-                         "0 <= min <= max");
+                         "envelope [9, 8] is not inside [1, 2147483647] with min <= max");
+        EXPECT_JSON_FAIL(with_seq(d, R"({"min": 0, "max": 8})"), "shape_envelope.seq",
+                         "envelope [0, 8] is not inside");
+        EXPECT_JSON_FAIL(with_seq(d, R"({"min": 1, "max": 2147483648})"), "shape_envelope.seq",
+                         "is not inside [1, 2147483647]");
         EXPECT_JSON_FAIL(with_seq(d, R"({"min": 1})"), "shape_envelope.seq",
                          "missing required key \"max\"");
         EXPECT_JSON_FAIL(with_seq(d, R"({"min": 1, "max": 8, "step": 2})"), "shape_envelope.seq",
@@ -329,7 +333,7 @@ class TestIrErrors : public QObject {
         EXPECT_FAIL_AT(
             load_ir_string(with_seq(d, R"({"min": 1, "max": 8, "default": 9})"), "m.json"),
             FailureCode::ShapeEnvelopeViolation, "m.json: shape_envelope.seq",
-            "seq=9 is outside its envelope [1, 8]");
+            "seq=9 is outside the model's shape envelope [1, 8]");
     }
     void replanPolicyNeedsAnEnvelope() {
         const std::string d = R"({"id": "d", "shape": ["seq"], "dtype": "f32", "role": "input"})";
@@ -338,6 +342,16 @@ class TestIrErrors : public QObject {
         EXPECT_JSON_FAIL(doc(R"({"id": "x", "shape": [1], "dtype": "f32", "role": "input"})", "",
                              R"(, "replan_policy": "ABORT")"),
                          "replan_policy", "declares no shape_envelope");
+    }
+    void apiGraphsNeedDimensionsForAReplanPolicy() {
+        Graph g = small_graph();
+        g.replan_policy = ReplanPolicy::ReplanAtSafepoint;
+        EXPECT_FAIL_AT(finalize_graph(g), FailureCode::InvalidIrShapes, "replan_policy",
+                       "declares no shape_envelope");
+        g.dims.push_back({"n", 1, 8, 4});
+        g.tensors[0].shape_dims = {0, 7}; // the second axis names no dimension there is
+        EXPECT_FAIL_AT(finalize_graph(g), FailureCode::InvalidIrShapes, "tensor 'x'.shape[1]",
+                       "dimension index 7 is out of range");
     }
     void dynamicViewsTakeTheirLengthFromTheirShape() {
         EXPECT_JSON_FAIL(with_seq(R"({"id": "d", "shape": ["seq"], "dtype": "f32",

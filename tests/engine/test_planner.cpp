@@ -38,6 +38,14 @@ std::pair<Graph, Plan> dynamic_seq_at_128() {
     return {std::move(g), std::move(first)};
 }
 
+// The failure of running `iterations` in inference from `first`, the plan of `g`, if any.
+std::optional<Failure>
+schedule_failure(const Graph& g, const Plan& first, const std::vector<DimBinding>& iterations,
+                 const std::function<void(const IterationOutcome&)>& seen = nullptr) {
+    return test::capture_failure(
+        [&] { run_shape_schedule(g, first, Mode::Inference, {}, iterations, seen, {}); });
+}
+
 Graph chain(size_t length, bool in_place) {
     GraphBuilder gb("chain");
     TensorIndex prev = gb.add_tensor("x", {256}, DType::F32, Role::Input);
@@ -604,18 +612,12 @@ class TestPlanner : public QObject {
         auto [g, first] = dynamic_seq_at_128();
         size_t decided = 0;
         auto count = [&](const IterationOutcome&) { ++decided; };
-        auto f = test::capture_failure([&] {
-            run_shape_schedule(g, first, Mode::Inference, {}, {{{"seq", 8}}, {{"seq", 4096}}},
-                               count, {});
-        });
+        auto f = schedule_failure(g, first, {{{"seq", 8}}, {{"seq", 4096}}}, count);
         QVERIFY(f && f->code() == FailureCode::ShapeEnvelopeViolation);
         QCOMPARE(f->where(), std::string("--iteration 1"));
         QCOMPARE(decided, size_t(1)); // iteration 0 ran before 1 was refused
         g.replan_policy = ReplanPolicy::Abort;
-        f = test::capture_failure([&] {
-            run_shape_schedule(g, first, Mode::Inference, {}, {{{"seq", 64}}, {{"seq", 129}}},
-                               count, {});
-        });
+        f = schedule_failure(g, first, {{{"seq", 64}}, {{"seq", 129}}}, count);
         QVERIFY(f && f->code() == FailureCode::ShapeEnvelopeViolation);
         QCOMPARE(f->where(), std::string("--iteration 1"));
         QVERIFY2(f->message().find("seq=129 outgrows the plan made at batch=1, seq=128, and the "
@@ -625,10 +627,30 @@ class TestPlanner : public QObject {
         const ShapeScheduleRun run = run_shape_schedule(
             g, first, Mode::Inference, {}, {{{"seq", 128}}, {{"seq", 1}}}, nullptr, {});
         QCOMPARE(to_hex(run.plan.plan_hash), to_hex(first.plan_hash));
-        f = test::capture_failure([&] {
-            run_shape_schedule(g, first, Mode::Inference, {}, {{{"heads", 2}}}, nullptr, {});
-        });
+        f = schedule_failure(g, first, {{{"heads", 2}}});
         QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+    }
+
+    // A view of [a] over [b] holds at both corners of the envelope but not where a > b: each
+    // iteration's shapes are checked, not only those that replan.
+    void iterationsAtWhichTheModelDoesNotHoldAreRefused() {
+        Graph g =
+            load_ir_string("{\"format\": \"tmmu-ir\", \"version\": 1, \"shape_envelope\": "
+                           "{\"a\": {\"min\": 1, \"max\": 64}, \"b\": {\"min\": 1, \"max\": 64}}, "
+                           "\"tensors\": [{\"id\": \"x\", \"shape\": [\"b\"], \"dtype\": \"f32\", "
+                           "\"role\": \"input\"}, {\"id\": \"v\", \"shape\": [\"a\"], \"dtype\": "
+                           "\"f32\", \"role\": \"input\", \"view\": {\"base\": \"x\"}}, {\"id\": "
+                           "\"y\", \"shape\": [\"a\"], \"dtype\": \"f32\", \"role\": \"output\"}], "
+                           "\"nodes\": [{\"id\": \"n\", \"opcode\": \"relu\", \"inputs\": [\"v\"], "
+                           "\"outputs\": [\"y\"]}]}",
+                           "mixed.json");
+        const Plan first = plan_graph(g, Mode::Inference, {}, {}, "mixed.json");
+        auto f = schedule_failure(g, first, {{{"a", 8}, {"b", 8}}, {{"b", 1}}});
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QCOMPARE(f->where(), std::string("--iteration 1"));
+        QVERIFY2(f->message().find("tensor 'v'.view: at a=64, b=1: view bytes [0, 256) exceed "
+                                   "base 'x' of 4 bytes") != std::string::npos,
+                 f->what());
     }
 
     void cancellationStopsPlanning() {

@@ -195,6 +195,12 @@ class TestSessionCli : public QObject {
         QVERIFY2(s.input.model_text.find(R"("seq": {"min": 1, "max": 2048, "default": 512})") !=
                      std::string::npos,
                  s.input.model_text.c_str());
+        Result show = run_tmmu({"session", "show", "1", "--sessions", db});
+        QVERIFY2(show.out.contains("dims       batch=1 of [1, 8], seq=512 of [1, 2048]; "
+                                   "replan_policy REPLAN_AT_SAFEPOINT\n"),
+                 qPrintable(show.out));
+        QCOMPARE(run_tmmu({"plan", kModel, "--record", "--quiet", "--sessions", db}).code, 0);
+        QVERIFY(!run_tmmu({"session", "show", "2", "--sessions", db}).out.contains("dims  "));
         Result replay = run_tmmu({"session", "replay", "1", "--sessions", db});
         QVERIFY2(replay.code == 0 && replay.out.contains("identical"),
                  qPrintable(replay.out + replay.err));

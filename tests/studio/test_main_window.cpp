@@ -290,8 +290,7 @@ class TestMainWindow : public QObject {
         w.controls()->setSettings(settings);
         QVERIFY(waitForPlan(w, [&] { w.openModel(model, settings, false); }));
         QVERIFY(waitIdle(w));
-        QCOMPARE(w.context()->plan()->dims,
-                 (std::vector<std::pair<std::string, int64_t>>{{"batch", 1}, {"seq", 2048}}));
+        QCOMPARE(w.context()->plan()->dims, (DimBinding{{"batch", 1}, {"seq", 2048}}));
         QVERIFY(w.controls()->dimsButton()->isEnabled());
         w.editBindings();
         EnvelopeDialog* d = w.envelopeDialog();
@@ -308,7 +307,7 @@ class TestMainWindow : public QObject {
         d->dimField("batch")->setText("2");
         QVERIFY(waitForPlan(w, [&] { d->accept(); }));
         QVERIFY(waitIdle(w));
-        const std::vector<std::pair<std::string, int64_t>> bound{{"batch", 2}, {"seq", 512}};
+        const DimBinding bound{{"batch", 2}, {"seq", 512}};
         QCOMPARE(w.context()->plan()->dims, bound);
         QCOMPARE(w.studioStatusBar()->field("mode")->text(), QString("inference, batch=2 seq=512"));
         const Graph& g = *w.context()->model()->graph;

@@ -171,6 +171,31 @@ class TestOnnxDimsDialog : public QObject {
                             [](const std::string& n) { return n.starts_with("aliasing is off"); }));
     }
 
+    // With an IR graph of dynamic dimensions on screen, an ONNX model that fails unbound asks
+    // for its own bindings; asked again from the menu, the ONNX dialog comes back, not the IR
+    // graph's dimensions.
+    void dimensionsFollowTheModelAskedAbout() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        PlanSettings settings = smallSettings();
+        settings.mode = Mode::Inference;
+        QVERIFY2(w.openModelSync(QStringLiteral(TMMU_SOURCE_DIR) +
+                                     "/resources/models/examples/dynamic_seq.json",
+                                 settings),
+                 qPrintable(w.lastFailure()));
+        QVERIFY(waitIdle(w));
+        QVERIFY(!w.openModelSync(kUnbound, smallSettings()));
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.dimsDialog());
+        w.dimsDialog()->reject();
+        QTRY_COMPARE(w.dimsDialog(), nullptr);
+        w.editBindings();
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.dimsDialog() && w.dimsDialog()->isVisible());
+        QCOMPARE(w.envelopeDialog(), nullptr);
+        QVERIFY(w.dimsDialog()->dimField(QStringLiteral("unk__0")));
+    }
+
     // A run of a bound model is recorded with its bindings; the studio's replay says whether the
     // model file is still what was recorded.
     void replaySaysWhetherTheFileChanged() {
