@@ -65,8 +65,7 @@ void EnvelopeDialog::accept() {
             check_binding(model_, {{name, read[name]}}, "--dim " + name);
         }
         field = nullptr; // a graph that does not hold there is no one field's fault
-        Graph bound = model_;
-        bind_dims(bound, read, "--dim");
+        (void)bound_at(model_, read, "--dim");
     } catch (const Failure& f) {
         error_->setText(qs(f.where() + ": " + f.message()));
         error_->show();

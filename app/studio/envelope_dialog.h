@@ -4,7 +4,7 @@
 // start at the binding shown; the replan policy is shown, not edited (it is the model's).
 //
 // Invariant: binding() is what the fields say only once accept() bound a copy of the model there
-// (bind_dims: the rules and messages of `tmmu --dim`, the envelope and the graph at those
+// (bound_at: the rules and messages of `tmmu --dim`, the envelope and the graph at those
 // shapes); a binding it refuses keeps the dialog open with the message shown.
 #include "ir/dynamic_dims.h"
 

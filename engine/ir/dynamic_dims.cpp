@@ -48,8 +48,7 @@ void check_binding(const Graph& g, const DimBinding& values, const std::string& 
     }
 }
 
-void bind_dims(Graph& g, const DimBinding& values, const std::string& where) {
-    if (values.empty()) return;
+Graph bound_at(const Graph& g, const DimBinding& values, const std::string& where) {
     check_binding(g, values, where);
     Graph bound = g;
     for (const auto& [name, value] : values)
@@ -60,7 +59,11 @@ void bind_dims(Graph& g, const DimBinding& values, const std::string& where) {
         throw Failure(f.code(), f.where(),
                       fmt::format("at {}: {}", binding_text(bound), f.message()));
     }
-    g = std::move(bound);
+    return bound;
+}
+
+void bind_dims(Graph& g, const DimBinding& values, const std::string& where) {
+    if (!values.empty()) g = bound_at(g, values, where);
 }
 
 void check_envelope_corners(const Graph& g) {

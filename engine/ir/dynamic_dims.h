@@ -25,6 +25,9 @@ void check_inside_envelope(const DynamicDim& d, int64_t value, const std::string
 // for a value outside its envelope, and what finalize_graph throws for a binding at which the
 // graph does not hold (a view beyond its base). The graph is unchanged when it throws.
 void bind_dims(Graph& g, const DimBinding& values, const std::string& where);
+// A copy of the graph bound there, for checks that keep the graph as it is: one copy, where
+// bind_dims on a copy would make two. Throws what bind_dims throws.
+Graph bound_at(const Graph& g, const DimBinding& values, const std::string& where);
 // The checks of bind_dims that need no finalizing: names declared, values inside the envelope.
 void check_binding(const Graph& g, const DimBinding& values, const std::string& where);
 

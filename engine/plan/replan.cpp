@@ -11,10 +11,10 @@
 namespace tmmu {
 namespace {
 
-// bind_dims, with every failure placed at the iteration (a tensor it names goes in the message).
-void bind_at_iteration(Graph& g, const DimBinding& at, const std::string& where) {
+// bound_at, with every failure placed at the iteration (a tensor it names goes in the message).
+Graph bound_at_iteration(const Graph& g, const DimBinding& at, const std::string& where) {
     try {
-        bind_dims(g, at, where);
+        return bound_at(g, at, where);
     } catch (const Failure& f) {
         throw Failure(f.code(), where,
                       f.where() == where ? f.message() : f.where() + ": " + f.message());
@@ -28,8 +28,7 @@ void check_iteration(const Graph& g, const DimBinding& planned, const DimBinding
     DimBinding at = planned;
     for (const auto& [name, value] : dims)
         at[name] = value;
-    Graph copy = g;
-    bind_at_iteration(copy, at, where);
+    (void)bound_at_iteration(g, at, where);
 }
 
 DimBinding grown(DimBinding planned, const DimBinding& next) {
@@ -67,7 +66,7 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
             out.replanned = true;
             out.old_plan_hash = run.plan.plan_hash;
             planned = grown(std::move(planned), iterations[i]);
-            bind_at_iteration(g, planned, where);
+            g = bound_at_iteration(g, planned, where);
             progress.report(double(i) / double(iterations.size()), "replan");
             run.plan = plan_graph(g, mode, options, Progress{nullptr, progress.cancel_flag},
                                   run.plan.source);
