@@ -114,6 +114,25 @@ struct ProgramRun {
 ProgramRun run_program(const QString& program, const QStringList& args, int timeout_ms = 120000,
                        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment());
 
+// The first quarter of a property test's n seeded cases in a build with AddressSanitizer (the
+// asan preset, where code runs about ten times slower), all n elsewhere. The main build checks
+// every case; the sanitized one looks for memory errors, which depend on the paths a case takes
+// more than on how many cases run, so each test keeps its case kinds in its first quarter.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+constexpr uint32_t property_cases(uint32_t n) {
+    return kSanitized ? (n + 3) / 4 : n;
+}
+
 // True when the environment says this is a CI run (CI=true): tests must then find their data.
 bool ci_run();
 
