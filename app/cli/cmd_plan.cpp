@@ -208,6 +208,8 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
                    : 0.0,
                format_bytes(reuse.isolated_bytes), count_of(reuse.sharing_pairs, "buffer pair"),
                reuse.sharing_pairs == 1 ? "s" : "");
+    if (const std::string retained = retention_text(plan); !retained.empty())
+        fmt::print("retention  {}\n", retained);
     fmt::print("\nplan hash  {}\nir hash    {}\n", to_hex(plan.plan_hash), to_hex(plan.ir_hash));
     for (const std::string& note : plan.notes)
         fmt::print("note: {}\n", note);

@@ -64,6 +64,8 @@ PlanSummary PlanSummary::of(const Plan& plan, const LoadedModel* model) {
             .arg(QString::fromStdString(format_bytes(reuse.saved_bytes)),
                  QString::fromStdString(format_bytes(reuse.isolated_bytes)))
             .arg(reuse.sharing_pairs);
+    if (const std::string retained = retention_text(plan); !retained.empty())
+        s.heightTip += QObject::tr("\nActivation retention: %1.").arg(qs(retained));
     double over = bound == 0 ? 0.0 : 100.0 * (double(height) - double(bound)) / double(bound);
     s.overBound = QObject::tr("+%1% over lower bound").arg(over, 0, 'f', 3);
     std::string hex = to_hex(plan.plan_hash);

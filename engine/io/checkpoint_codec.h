@@ -15,11 +15,12 @@ inline constexpr uint64_t kVersion = 1;
 inline constexpr size_t kTensorFields = 11;
 inline constexpr size_t kBufferFields = 5;
 inline constexpr size_t kRootFields =
-    14; // with content_hash; "shard" and "dims" on top when present
+    14; // with content_hash; "shard", "dims" and "retention" on top when present
 
 // The root map, sealed with content_hash when it is given, unsealed (13 entries) otherwise;
-// a plan for a rank of a distributed run has a "shard" entry too, and a plan of a model with
-// dynamic dimensions a "dims" entry (its binding).
+// a plan for a rank of a distributed run has a "shard" entry too, a plan of a model with
+// dynamic dimensions a "dims" entry (its binding), and a plan of a graph a "retention" entry
+// (checkpoints written before it was added lack it, and restore without it).
 // Keys come out in deterministic order, so the bytes equal encode_canonical of the same map.
 void write_plan(cbor::Writer& w, const Plan& plan, const Digest* content_hash);
 

@@ -344,18 +344,51 @@ DimBinding read_dims(Reader& r, const std::string& path) {
     return dims;
 }
 
+// The optional "retention" entry (see write_retention); a part never exceeds its whole.
+ActivationRetention read_retention(Reader& r, const std::string& path) {
+    static constexpr std::array<std::string_view, 5> kKeys = {
+        "backward_start", "forward_buffers", "forward_bytes", "retained_buffers", "retained_bytes"};
+    ActivationRetention a;
+    read_map(r, 2, path, kKeys, [&](size_t k) {
+        const auto field = [&] { return path + "." + std::string(kKeys[k]); };
+        switch (k) {
+        case 0:
+            if (r.peek() == Type::Null)
+                r.null();
+            else
+                a.backward_start = read_u32(r, field);
+            break;
+        case 1:
+            a.forward_storages = read_u32(r, field);
+            break;
+        case 2:
+            a.forward_bytes = read_u64(r, field);
+            break;
+        case 3:
+            a.retained_storages = read_u32(r, field);
+            break;
+        default:
+            a.retained_bytes = read_u64(r, field);
+            break;
+        }
+    });
+    if (a.retained_bytes > a.forward_bytes || a.retained_storages > a.forward_storages)
+        corrupt(path, "more activations retained than the forward pass writes");
+    return a;
+}
+
 } // namespace
 
 Plan read_plan(const uint8_t* data, size_t size, Digest& content_hash) {
-    static constexpr std::array<std::string_view, kRootFields + 2> kKeys = {
+    static constexpr std::array<std::string_view, kRootFields + 3> kKeys = {
         "format",       "version",      "source",          "mode",   "strategy", "ir_hash",
         "replay_token", "plan_hash",    "execution_order", "arenas", "tensors",  "series",
-        "notes",        "content_hash", "shard",           "dims"};
+        "notes",        "content_hash", "shard",           "dims",   "retention"};
     const std::string root = "checkpoint";
     Reader r(data, size);
     Plan plan;
-    // "shard" and "dims" are optional: a single rank's plan leaves the first out, a plan of
-    // fixed shapes the second.
+    // "shard", "dims" and "retention" are optional: a single rank's plan leaves the first out,
+    // a plan of fixed shapes the second, an offset problem's plan the third.
     const auto on_field = [&](size_t k) {
         const std::string field = root + "." + std::string(kKeys[k]);
         switch (k) {
@@ -404,8 +437,11 @@ Plan read_plan(const uint8_t* data, size_t size, Digest& content_hash) {
         case 14:
             plan.shard = read_shard(r, field);
             break;
-        default:
+        case 15:
             plan.dims = read_dims(r, field);
+            break;
+        default:
+            plan.retention = read_retention(r, field);
             break;
         }
     };

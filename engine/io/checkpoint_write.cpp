@@ -125,6 +125,22 @@ void write_dims(Writer& w, const DimBinding& dims) {
     }
 }
 
+// {"backward_start" (null when none), "forward_buffers", "forward_bytes", "retained_buffers",
+// "retained_bytes"}.
+void write_retention(Writer& w, const ActivationRetention& r) {
+    write_map(w, {{"backward_start",
+                   [&] {
+                       if (r.backward_start == kNone)
+                           w.null();
+                       else
+                           w.uint64(r.backward_start);
+                   }},
+                  {"forward_buffers", [&] { w.uint64(r.forward_storages); }},
+                  {"forward_bytes", [&] { w.uint64(r.forward_bytes); }},
+                  {"retained_buffers", [&] { w.uint64(r.retained_storages); }},
+                  {"retained_bytes", [&] { w.uint64(r.retained_bytes); }}});
+}
+
 } // namespace
 
 void write_plan(Writer& w, const Plan& plan, const Digest* content_hash) {
@@ -156,6 +172,8 @@ void write_plan(Writer& w, const Plan& plan, const Digest* content_hash) {
     };
     if (!plan.shard.single_rank()) fields.push_back({"shard", [&] { write_shard(w, plan.shard); }});
     if (!plan.dims.empty()) fields.push_back({"dims", [&] { write_dims(w, plan.dims); }});
+    if (plan.retention)
+        fields.push_back({"retention", [&] { write_retention(w, *plan.retention); }});
     if (content_hash) fields.push_back({"content_hash", [&] { write_digest(w, *content_hash); }});
     write_map(w, std::move(fields));
 }

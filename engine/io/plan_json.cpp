@@ -131,6 +131,18 @@ ordered_json shard_json(const ShardSpec& spec) {
     return {{"rank", spec.rank}, {"world_size", spec.world_size}, {"roles", std::move(roles)}};
 }
 
+ordered_json retention_json(const ActivationRetention& r) {
+    ordered_json j;
+    j["forward_bytes"] = r.forward_bytes;
+    j["retained_bytes"] = r.retained_bytes;
+    j["ratio"] = r.ratio();
+    j["forward_buffers"] = r.forward_storages;
+    j["retained_buffers"] = r.retained_storages;
+    j["backward_start"] =
+        r.backward_start == kNone ? ordered_json() : ordered_json(r.backward_start);
+    return j;
+}
+
 std::string plan_to_json(const Plan& plan, bool include_tensors,
                          const std::vector<IterationOutcome>& iterations) {
     ordered_json arenas = ordered_json::array();
@@ -152,6 +164,7 @@ std::string plan_to_json(const Plan& plan, bool include_tensors,
     if (!plan.dims.empty()) j["dims"] = binding_json(plan.dims);
     j["arenas"] = std::move(arenas);
     j["totals"] = totals_json(plan);
+    if (plan.retention) j["activation_retention"] = retention_json(*plan.retention);
     j["series"] = series_json(plan);
     if (include_tensors) {
         ordered_json tensors = ordered_json::array();

@@ -39,5 +39,9 @@ nlohmann::ordered_json shard_json(const ShardSpec& spec);
 // {name: value, ...} in name order: a binding of dynamic dimensions, as the plan's "dims" (which
 // the plan JSON and the trace header carry when the model has any) and the iterations' carry it.
 nlohmann::ordered_json binding_json(const DimBinding& binding);
+// {"forward_bytes", "retained_bytes", "ratio", "forward_buffers", "retained_buffers",
+// "backward_start" (null when there is none)}: the plan's "activation_retention", which the plan
+// JSON and the session export carry for plans of graphs.
+nlohmann::ordered_json retention_json(const ActivationRetention& retention);
 
 } // namespace tmmu

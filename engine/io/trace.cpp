@@ -111,6 +111,9 @@ ordered_json summary(const Plan& plan) {
     j["total_logical_slots"] = static_cast<uint64_t>(slots);
     j["reuse_ratio"] = fixed(reused, tensors, 4);
     j["fragmentation_pct"] = fixed(wasted * 100, peak_sum, 2);
+    if (plan.retention)
+        j["activation_retention_ratio"] =
+            fixed(plan.retention->retained_bytes, plan.retention->forward_bytes, 4);
     j["plan_hash"] = to_hex(plan.plan_hash);
     return j;
 }

@@ -3,6 +3,7 @@
 #include "core/digest.h"
 #include "ir/dynamic_dims.h"
 #include "ir/graph.h"
+#include "liveness/activation_retention.h"
 #include "liveness/liveness.h"
 #include "plan/offset_problem.h"
 #include "plan/shard_spec.h"
@@ -81,6 +82,9 @@ struct Plan {
     // The binding of the model's dynamic dimensions the plan was made at (seed 000, II.H);
     // empty for fixed shapes. The IR hash covers it.
     DimBinding dims;
+    // Forward activations held into the backward pass (seed 000's activation_retention_ratio);
+    // empty for offset problems, which have no phases.
+    std::optional<ActivationRetention> retention;
     std::vector<std::string> execution_order; // node ids of the schedule (empty for CSV)
     std::vector<ArenaPlan> arenas;
     std::vector<PlannedTensor> tensors; // ascending id

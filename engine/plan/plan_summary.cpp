@@ -1,9 +1,11 @@
 #include "plan/plan_summary.h"
 
 #include "core/checked.h"
+#include "core/units.h"
 
 #include <algorithm>
 #include <array>
+#include <fmt/format.h>
 #include <functional>
 #include <numeric>
 #include <queue>
@@ -104,6 +106,23 @@ uint64_t plan_time_end(const Plan& plan) {
     for (const PlannedTensor& t : plan.tensors)
         end = std::max<uint64_t>(end, t.life.end);
     return end;
+}
+
+std::string retention_text(const Plan& plan) {
+    if (!plan.retention) return {};
+    const ActivationRetention& r = *plan.retention;
+    const std::string written = "the " + format_bytes(r.forward_bytes) + " the forward pass writes";
+    const char* none = plan.mode == Mode::Inference ? "inference has no backward pass"
+                                                    : "the schedule has no backward pass";
+    if (plan.mode == Mode::Inference || r.backward_start == kNone)
+        return fmt::format("none of {} ({} buffer{}): {}", written, r.forward_storages,
+                           r.forward_storages == 1 ? "" : "s", none);
+    const std::string when = plan.mode == Mode::Forward
+                                 ? "after this schedule"
+                                 : fmt::format("at step {}", r.backward_start);
+    return fmt::format("{} ({:.1f}%) of {} is held into the backward pass {} ({} of {} buffer{})",
+                       format_bytes(r.retained_bytes), r.ratio() * 100.0, written, when,
+                       r.retained_storages, r.forward_storages, r.forward_storages == 1 ? "" : "s");
 }
 
 } // namespace tmmu

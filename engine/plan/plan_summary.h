@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace tmmu {
 
@@ -42,5 +43,10 @@ std::optional<Role> dominant_role(const Plan& plan, uint32_t arena);
 // Plan time runs over [0, plan_time_end(plan)), at least one unit: the schedule's steps for
 // graphs, one past the last lifetime's end for bare offset problems.
 uint64_t plan_time_end(const Plan& plan);
+
+// One sentence on plan.retention for people (CLI summary, reports, the studio's tips), e.g.
+// "1.50 GiB (50.0%) of the 3.00 GiB the forward pass writes is held into the backward pass at
+// step 57 (12 of 40 buffers)"; "" for a plan without it (offset problems, old checkpoints).
+std::string retention_text(const Plan& plan);
 
 } // namespace tmmu

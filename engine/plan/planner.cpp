@@ -295,6 +295,7 @@ Plan plan_graph_stages(const Graph& model, Mode mode, const PlanOptions& options
     map_tensors(g, lv, storages_of_arena, plan);
     for (auto& arena : plan.arenas)
         arena.metrics.derive_ratios();
+    plan.retention = activation_retention(g, lv);
     std::vector<uint64_t> steps(std::max<uint32_t>(lv.steps(), 1));
     std::iota(steps.begin(), steps.end(), 0);
     plan.series = build_memory_series(plan.arenas, std::move(steps));

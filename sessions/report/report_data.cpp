@@ -129,6 +129,8 @@ ReportData report_data(const Session& s, size_t max_tensor_rows) {
     if (!s.notes.empty()) d.facts.push_back({"notes", s.notes});
     for (Fact& f : input_facts(s, p))
         d.facts.push_back(std::move(f));
+    if (const std::string retained = retention_text(p); !retained.empty())
+        d.facts.push_back({"activation retention", retained});
     d.facts.push_back({"IR hash", s.ir_hash});
     d.facts.push_back({"plan hash", m.plan_hash});
     if (s.altered) d.facts.push_back({"decoded plan hash", to_hex(p.plan_hash)});

@@ -198,6 +198,19 @@ void read_series(const Reader& r, const json& s, Plan& plan) {
     }
 }
 
+// The export's optional "activation_retention" (plan JSON form): a part never exceeds its whole.
+ActivationRetention read_retention(const Reader& r, const json& j) {
+    const std::string_view path = "activation_retention";
+    ActivationRetention a;
+    a.forward_bytes = r.count(j, "forward_bytes", path);
+    a.retained_bytes = r.count(j, "retained_bytes", path, a.forward_bytes);
+    a.forward_storages = uint32_t(r.count(j, "forward_buffers", path, UINT32_MAX));
+    a.retained_storages = uint32_t(r.count(j, "retained_buffers", path, a.forward_storages));
+    if (!r.at(j, "backward_start", path).is_null())
+        a.backward_start = uint32_t(r.count(j, "backward_start", path, UINT32_MAX));
+    return a;
+}
+
 } // namespace
 
 bool looks_like_session_json(std::string_view head) {
@@ -237,6 +250,8 @@ ExportedSession read_session_json(std::string_view text, std::string_view where)
     read_tensors(r, r.at(j, "tensors", "tensors"), plan);
     place_buffers(r, plan);
     read_series(r, r.at(j, "series", "series"), plan);
+    if (j.contains("activation_retention"))
+        plan.retention = read_retention(r, j["activation_retention"]);
     plan.notes = r.get<std::vector<std::string>>(j, "notes", "notes");
     return out;
 }

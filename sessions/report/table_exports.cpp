@@ -115,6 +115,7 @@ std::string json_document(const Session& s) {
               {"ir_hash", s.ir_hash},          {"plan_hash", s.summary.plan_hash},
               {"metrics", metrics_json(p)},    {"notes", p.notes},
               {"tensors", std::move(tensors)}, {"series", series_json(p)}};
+    if (p.retention) doc["activation_retention"] = retention_json(*p.retention);
     // Replacing malformed UTF-8 keeps the export working for any stored text.
     return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

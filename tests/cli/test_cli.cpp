@@ -63,6 +63,11 @@ class TestCli : public QObject {
                      "\nreuse +saves [0-9.]+ [KMG]iB \\([0-9.]+%\\) of [0-9.]+ GiB without "
                      "reuse; [0-9]+ buffer pairs share bytes\n")),
                  qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(
+                     "\nretention  [0-9.]+ [KMG]iB \\([0-9.]+%\\) of the [0-9.]+ GiB the forward "
+                     "pass writes is held into the backward pass at step [0-9]+ \\([0-9]+ of "
+                     "[0-9]+ buffers\\)\n")),
+                 qPrintable(r.out));
     }
     void jsonOutputHasDocumentedFields() {
         Result r = run_tmmu({"plan", resource("models/examples/residual_blocks.json"), "--mode",
@@ -76,6 +81,12 @@ class TestCli : public QObject {
                                 "totals", "series", "tensors"})
             QVERIFY2(root.contains(key), key);
         QCOMPARE(root["mode"].toString(), QString("inference"));
+        // Inference holds nothing for a backward pass it does not have.
+        const QJsonObject retention = root["activation_retention"].toObject();
+        QVERIFY(retention["forward_bytes"].toDouble() > 0);
+        QCOMPARE(retention["retained_bytes"].toDouble(), 0.0);
+        QCOMPARE(retention["ratio"].toDouble(), 0.0);
+        QVERIFY(retention["backward_start"].isNull());
         QJsonObject arena = root["arenas"].toArray().first().toObject();
         for (const char* key : {"name", "peak_bytes", "lower_bound", "slots", "max_live"})
             QVERIFY2(arena.contains(key), key);

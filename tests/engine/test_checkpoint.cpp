@@ -30,6 +30,7 @@ void compare_plans(const Plan& a, const Plan& b) {
     QCOMPARE(a.plan_hash, b.plan_hash);
     QCOMPARE(a.shard, b.shard);
     QCOMPARE(a.dims, b.dims);
+    QVERIFY(a.retention == b.retention);
     QCOMPARE(a.execution_order, b.execution_order);
     QCOMPARE(a.notes, b.notes);
     QCOMPARE(a.series.times, b.series.times);
@@ -431,6 +432,31 @@ class TestCheckpoint : public QObject {
                  f ? f->what() : "accepted");
         f = edited(Value::array({Value::array({Value::str("seq")})}));
         QVERIFY2(f && f->code() == FailureCode::CorruptCheckpoint, f ? f->what() : "accepted");
+    }
+    // A graph's plan keeps its activation retention, read back checked; a checkpoint without
+    // the entry (written before tmmu kept it) restores without it.
+    void retentionEntryIsCheckedOnRead() {
+        QVERIFY(!decode(encode_checkpoint(sample_plan())).retention);
+        const ActivationRetention kept{420, 388, 4, 3, 5};
+        const auto with_retention = rehashed([&](Plan& p) { p.retention = kept; });
+        QVERIFY(decode(with_retention).retention == kept);
+        const ActivationRetention inference{420, 0, 4, 0, kNone};
+        QVERIFY(decode(rehashed([&](Plan& p) { p.retention = inference; })).retention == inference);
+        const auto edited = [&](const char* key, Value value) {
+            Value v = as_value(with_retention);
+            field(field(v, "retention"), key) = std::move(value);
+            return test::capture_failure([&] { (void)decode(reseal(std::move(v))); });
+        };
+        auto f = edited("retained_bytes", Value::uint64(421));
+        QVERIFY2(f && f->code() == FailureCode::CorruptCheckpoint &&
+                     f->message().find("more activations retained") != std::string::npos,
+                 f ? f->what() : "accepted");
+        QCOMPARE(QString::fromStdString(f->where()), QString("checkpoint.retention"));
+        f = edited("retained_buffers", Value::uint64(5));
+        QVERIFY2(f && f->code() == FailureCode::CorruptCheckpoint, f ? f->what() : "accepted");
+        f = edited("forward_bytes", Value::str("420"));
+        QVERIFY2(f && f->code() == FailureCode::CorruptCheckpoint, f ? f->what() : "accepted");
+        QCOMPARE(QString::fromStdString(f->where()), QString("checkpoint.retention.forward_bytes"));
     }
     // Every damaged byte is caught (content hash) and nothing crashes; truncations too.
     void randomDamageAlwaysFails() {

@@ -108,6 +108,35 @@ Graph forward_update(bool output_over_activation) {
     return graph;
 }
 
+// A two-layer step. The forward pass (steps 0-4): fc1 writes h1 (128 B, saved_for_backward),
+// slice a view of h1's first half (h1's buffer, so not counted twice), relu h2 (256 B), fc2 y
+// (32 B), loss the loss (4 B). The backward pass reads the loss, h2, h1 and the view.
+Graph two_layer_step() {
+    GraphBuilder gb("step");
+    TensorIndex x = gb.add_tensor("x", {16}, DType::F32, Role::Input);
+    TensorIndex h1 = gb.add_tensor("h1", {32}, DType::F32, Role::Activation);
+    gb.tensor(h1).saved_for_backward = true;
+    gb.add_node("fc1", {x}, {h1}, Phase::Forward);
+    TensorIndex h1_half = gb.add_tensor("h1.half", {16}, DType::F32, Role::Activation);
+    gb.tensor(h1_half).view = ViewDesc{h1, 0, 0};
+    gb.add_node("slice", {h1}, {h1_half}, Phase::Forward);
+    TensorIndex h2 = gb.add_tensor("h2", {64}, DType::F32, Role::Activation);
+    gb.add_node("relu", {h1}, {h2}, Phase::Forward);
+    TensorIndex y = gb.add_tensor("y", {8}, DType::F32, Role::Activation);
+    gb.add_node("fc2", {h2}, {y}, Phase::Forward);
+    TensorIndex loss = gb.add_tensor("loss", {1}, DType::F32, Role::Activation);
+    gb.add_node("loss", {y}, {loss}, Phase::Forward);
+    TensorIndex gy = gb.add_tensor("gy", {8}, DType::F32, Role::Gradient);
+    gb.add_node("loss_grad", {loss}, {gy}, Phase::Backward);
+    TensorIndex gh2 = gb.add_tensor("gh2", {64}, DType::F32, Role::Gradient);
+    gb.add_node("fc2_grad", {gy, h2}, {gh2}, Phase::Backward);
+    TensorIndex gx = gb.add_tensor("gx", {16}, DType::F32, Role::Output);
+    gb.add_node("fc1_grad", {gh2, h1, h1_half}, {gx}, Phase::Backward);
+    Graph graph = gb.take();
+    finalize_graph(graph);
+    return graph;
+}
+
 PlanOptions for_rank(uint32_t rank, uint32_t world, std::vector<Role> roles) {
     PlanOptions o = with_strategy("auto");
     o.shard = {world, rank, std::move(roles)};
@@ -329,6 +358,7 @@ class TestPlanner : public QObject {
             ids.push_back(std::to_string(i));
         Plan plan = plan_problem(p, ids, with_strategy("auto"), {}, "random");
         QVERIFY(!plan.mode.has_value());
+        QVERIFY(!plan.retention); // no phases, so nothing to retain
         QCOMPARE(plan.arenas.size(), size_t(1));
         QCOMPARE(plan.tensors.size(), size_t(200));
         const std::string wrong = problem_plan_is_disjoint(p, plan);
@@ -568,6 +598,45 @@ class TestPlanner : public QObject {
                             FailureCode::InvalidArgument);
     }
     // --- dynamic shapes over iterations (seed 000, II.H) -------------------------------------
+    // Seed 000's activation_retention_ratio: of the 420 B the forward pass writes, training
+    // holds h1, h2 and the loss (388 B) into the backward pass, which starts at step 5; forward
+    // mode holds only what is saved_for_backward (h1); inference holds nothing.
+    void activationRetentionCountsWhatTheBackwardPassHolds() {
+        const Graph g = two_layer_step();
+        const auto retention = [&](Mode m) {
+            const Plan p = plan_graph(g, m, with_strategy("auto"), {}, "step");
+            if (!p.retention) throw std::runtime_error("a graph's plan without retention");
+            return *p.retention;
+        };
+        const ActivationRetention training = retention(Mode::Training);
+        QCOMPARE(training.forward_bytes, uint64_t(420));
+        QCOMPARE(training.forward_storages, 4u);
+        QCOMPARE(training.retained_bytes, uint64_t(388));
+        QCOMPARE(training.retained_storages, 3u);
+        QCOMPARE(training.backward_start, 5u);
+        QCOMPARE(training.ratio(), 388.0 / 420.0);
+        const ActivationRetention forward = retention(Mode::Forward);
+        QCOMPARE(forward.forward_bytes, uint64_t(420));
+        QCOMPARE(forward.retained_bytes, uint64_t(128));
+        QCOMPARE(forward.retained_storages, 1u);
+        QCOMPARE(forward.backward_start, 5u);
+        const ActivationRetention inference = retention(Mode::Inference);
+        QCOMPARE(inference.forward_bytes, uint64_t(420));
+        QCOMPARE(inference.retained_bytes, uint64_t(0));
+        QCOMPARE(inference.backward_start, kNone);
+        // Nothing retained in a training schedule without a backward pass.
+        GraphBuilder gb("forward only");
+        TensorIndex x = gb.add_tensor("x", {4}, DType::F32, Role::Input);
+        TensorIndex a = gb.add_tensor("a", {4}, DType::F32, Role::Activation);
+        gb.add_node("relu", {x}, {a}, Phase::Forward);
+        TensorIndex out = gb.add_tensor("out", {4}, DType::F32, Role::Output);
+        gb.add_node("relu", {a}, {out}, Phase::Forward);
+        Graph only_forward = gb.take();
+        finalize_graph(only_forward);
+        const Plan p = plan_graph(only_forward, Mode::Training, with_strategy("auto"), {}, "f");
+        QVERIFY(p.retention && p.retention->forward_bytes == 16 &&
+                p.retention->retained_bytes == 0 && p.retention->backward_start == kNone);
+    }
     void iterationsReplanOnlyWhenTheyOutgrowThePlan() {
         auto [g, first] = dynamic_seq_at_128();
         std::vector<IterationOutcome> seen;

@@ -95,6 +95,13 @@ class TestTrace : public QObject {
         p.arenas[1].metrics.lower_bound = 768;
         const auto j = ordered_json::parse(lines_of(trace_jsonl(p)).back());
         QCOMPARE(j["fragmentation_pct"].get<std::string>(), std::string("17.11"));
+        QVERIFY(!j.contains("activation_retention_ratio"));   // sample_plan has none
+        p.retention = ActivationRetention{420, 388, 4, 3, 5}; // 0.923809...
+        const auto retained = ordered_json::parse(lines_of(trace_jsonl(p)).back());
+        QCOMPARE(retained["activation_retention_ratio"].get<std::string>(), std::string("0.9238"));
+        QCOMPARE(keys_of(retained), (Keys{"record", "peak_bytes_per_arena", "lower_bound_per_arena",
+                                          "total_logical_slots", "reuse_ratio", "fragmentation_pct",
+                                          "activation_retention_ratio", "plan_hash"}));
         QCOMPARE(format_fixed(1, 3, 4), std::string("0.3333"));
         QCOMPARE(format_fixed(2, 3, 2), std::string("0.67"));
         QCOMPARE(format_fixed(1, 8, 2), std::string("0.13")); // half rounds up

@@ -188,6 +188,10 @@ class TestExport : public QObject {
         QVERIFY(contains(html, "&lt;b&gt;Demo &amp; &quot;friends&quot;&lt;/b&gt;"));
         QVERIFY(contains(html, "\xE2\x9C\x93")); // UTF-8 kept
         QVERIFY(contains(html, "routes"));
+        QVERIFY(contains(html, "activation retention"));
+        QVERIFY(contains(export_session(views_, ExportFormat::Html),
+                         "is held into the backward pass at step "));
+        QVERIFY(!contains(export_session(problem_, ExportFormat::Html), "activation retention"));
     }
 
     void csvListsEveryTensorAndQuotes() {
@@ -284,7 +288,10 @@ class TestExport : public QObject {
             }
             QCOMPARE(p.series.times, original.series.times);
             QCOMPARE(p.series.live_bytes, original.series.live_bytes);
+            QVERIFY(p.retention == original.retention);
         }
+        QVERIFY(views_.plan->retention && views_.plan->retention->retained_bytes > 0);
+        QVERIFY(!problem_.plan->retention);
         QVERIFY(!report::looks_like_session_json("{\"format\": \"tmmu-lazy-program\"}"));
         // The report names the rank among the inputs.
         QVERIFY(contains(export_session(sharded_, ExportFormat::Html),
@@ -316,6 +323,17 @@ class TestExport : public QObject {
             wrong["tensors"][0][field] = value;
             TMMU_EXPECT_FAILURE(read(wrong), FailureCode::IoError);
         }
+        // The activation retention of a graph's export: no part larger than its whole.
+        const nlohmann::json graph =
+            nlohmann::json::parse(export_session(views_, ExportFormat::Json));
+        QVERIFY(read(graph).plan.retention);
+        nlohmann::json retained = graph;
+        retained["activation_retention"]["retained_bytes"] =
+            graph["activation_retention"]["forward_bytes"].get<uint64_t>() + 1;
+        TMMU_EXPECT_FAILURE(read(retained), FailureCode::IoError);
+        nlohmann::json start = graph;
+        start["activation_retention"]["backward_start"] = "five";
+        TMMU_EXPECT_FAILURE(read(start), FailureCode::IoError);
         nlohmann::json stranger = good;
         stranger["tensors"][0]["arena"] = "nowhere";
         TMMU_EXPECT_FAILURE(read(stranger), FailureCode::IoError);

@@ -4,6 +4,7 @@
 #include "context/plan_context.h"
 #include "core/failure.h"
 #include "panels/step_control.h"
+#include "plan/plan_summary.h"
 #include "plan/planner.h"
 #include "plan/random_problem.h"
 #include "planning.h"
@@ -126,6 +127,34 @@ class TestCharts : public QObject {
         QVERIFY(bound->at(0).y() > 0);
         chart.setArena(99); // out of range: all arenas
         QCOMPARE(chart.arena(), int(MemoryChart::kAllArenas));
+    }
+    // A training plan marks where its backward pass starts and what the forward pass leaves
+    // it; inference has no backward pass, forward mode's runs after the chart.
+    void memoryChartMarksTheBackwardPass() {
+        PlanContext ctx;
+        MemoryChart chart(&ctx);
+        const auto backward = [&]() -> QLineSeries* {
+            for (QLineSeries* s : lineSeriesOf(chart.chart()))
+                if (s->name() == "backward") return s;
+            return nullptr;
+        };
+        showPlan(ctx, example("views_and_inplace.json", Mode::Training), Mode::Training);
+        const ActivationRetention& r = *ctx.plan()->retention;
+        QVERIFY(r.backward_start > 0 && r.backward_start < ctx.plan()->execution_order.size());
+        QLineSeries* line = backward();
+        QVERIFY(line);
+        QCOMPARE(line->property("tip").toString(),
+                 QString("The backward pass starts at step %1. Activation retention: %2.")
+                     .arg(r.backward_start)
+                     .arg(QString::fromStdString(retention_text(*ctx.plan()))));
+        QCOMPARE(line->at(0).x(), double(r.backward_start));
+        QCOMPARE(line->at(1).x(), double(r.backward_start));
+        chart.setArena(0); // every arena's chart has it
+        QVERIFY(backward());
+        showPlan(ctx, example("views_and_inplace.json", Mode::Inference), Mode::Inference);
+        QVERIFY(!backward());
+        showPlan(ctx, example("views_and_inplace.json", Mode::Forward), Mode::Forward);
+        QVERIFY(!backward());
     }
 
     void clickingTheMemoryChartSetsTheStep() {

@@ -125,6 +125,10 @@ class TestMainWindow : public QObject {
                          .arg(QString::fromStdString(format_bytes(reuse.saved_bytes)),
                               QString::fromStdString(format_bytes(reuse.isolated_bytes)))),
                  qPrintable(heightTip));
+        QVERIFY2(heightTip.contains("Activation retention: " +
+                                    QString::fromStdString(retention_text(*plan)) + "."),
+                 qPrintable(heightTip));
+        QVERIFY(heightTip.contains("held into the backward pass at step"));
         QVERIFY(statusText(w, "over").contains("over lower bound"));
         QVERIFY(w.studioStatusBar()->field("strategy")->toolTip().contains("activations"));
         QVERIFY(w.controls()->batchBox()->isEnabled()); // a transformer config

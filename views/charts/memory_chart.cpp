@@ -13,10 +13,12 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QCursor>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QMouseEvent>
+#include <QToolTip>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -230,13 +232,14 @@ void MemoryChart::rebuild() {
     yMax_ = axisY_->max();
     axisY_->setLabelFormat(axisLabelFormat(tickStep(*axisY_)));
     axisY_->setTitleText(scale.unit);
+    ViewPalette palette = ViewPalette::fromApplication();
+    addBackwardStart(palette.text());
 
     cursor_ = new QLineSeries;
     cursor_->setName(tr("cursor"));
     chart_->addSeries(cursor_);
     cursor_->attachAxis(axisX_);
     cursor_->attachAxis(axisY_);
-    ViewPalette palette = ViewPalette::fromApplication();
     cursor_->setPen(QPen(palette.cursor(), 2));
     hideFromLegend(chart_, cursor_);
     applyChartPalette(chart_, palette);
@@ -310,6 +313,32 @@ void MemoryChart::addHorizontal(const QString& name, double y, const QColor& col
     QLineSeries* line = lineSeries({QPointF(0, y), QPointF(end, y)});
     line->setName(name);
     line->setPen(QPen(color, 2, style));
+    chart_->addSeries(line);
+    line->attachAxis(axisX_);
+    line->attachAxis(axisY_);
+}
+
+// Where a training schedule's backward pass starts; hovering it tells what the forward pass
+// leaves it (the plan's activation retention): the memory that activation checkpointing would
+// give back. Forward mode's backward pass runs after the chart ends, so it has no line.
+void MemoryChart::addBackwardStart(const QColor& color) {
+    const Plan& plan = *ctx_->plan();
+    if (plan.mode != Mode::Training || !plan.retention || plan.retention->backward_start == kNone)
+        return;
+    const double x = double(plan.retention->backward_start);
+    QLineSeries* line = lineSeries({QPointF(x, 0), QPointF(x, yMax_)});
+    line->setName(tr("backward")); // short enough for a docked chart's legend
+    line->setPen(QPen(color, 1.5, Qt::DashDotLine));
+    const QString tip = tr("The backward pass starts at step %1. Activation retention: %2.")
+                            .arg(plan.retention->backward_start)
+                            .arg(QString::fromStdString(retention_text(plan)));
+    line->setProperty("tip", tip); // tests read it
+    connect(line, &QLineSeries::hovered, this, [this, tip](const QPointF&, bool on) {
+        if (on)
+            QToolTip::showText(QCursor::pos(), tip, this);
+        else
+            QToolTip::hideText();
+    });
     chart_->addSeries(line);
     line->attachAxis(axisX_);
     line->attachAxis(axisY_);

@@ -1,8 +1,9 @@
 #pragma once
 // Memory over time (heaptrack's "consumed" chart): per arena, live bytes and the high-water
 // mark from Plan::series, with the lower bound and the plan height as horizontal lines and the
-// current event as a vertical line. "All arenas" stacks the arenas' live bytes. Clicking the
-// plot moves the current event. The x axis shows the context's time window, so the chart lines
+// current event as a vertical line, and in training, a vertical line where the backward pass
+// starts, named with the activations it holds. "All arenas" stacks the arenas' live bytes. Clicking
+// the plot moves the current event. The x axis shows the context's time window, so the chart lines
 // up with the timelines. Series are down-sampled to at most kMaxBuckets buckets keeping each
 // bucket's maximum, so peaks survive and 100k-point series stay fast; the buckets cover the
 // window plus one window either side and are re-sampled only when the window leaves them or
@@ -98,6 +99,7 @@ class MemoryChart : public QWidget {
     void buildStacked(double divisor);
     void buildArena(size_t arena, double divisor);
     void addHorizontal(const QString& name, double y, const QColor& color, Qt::PenStyle style);
+    void addBackwardStart(const QColor& color);
     QLineSeries* sampledSeries(std::vector<uint64_t> values, QObject* parent);
     void showTimeWindow();
     void labelTimes(const TimeWindow& w);
