@@ -287,8 +287,12 @@ void migrate(sqlite3* db, const std::string& path) {
 
 json options_to_json(const PlanOptions& o) {
     json arenas = json::array();
-    for (const ArenaConfig& a : o.policy.arenas)
-        arenas.push_back({{"name", a.name}, {"capacity", a.capacity}, {"alignment", a.alignment}});
+    for (const ArenaConfig& a : o.policy.arenas) {
+        json arena = {{"name", a.name}, {"capacity", a.capacity}, {"alignment", a.alignment}};
+        // Only a paged arena: unpaged ones stay as stored before pages, so sealed rows check.
+        if (a.page_size != 0) arena["page_size"] = a.page_size;
+        arenas.push_back(std::move(arena));
+    }
     json routes = json::array();
     for (const std::string& r : o.policy.arena_of_role)
         routes.push_back(r);
@@ -322,9 +326,9 @@ PlanOptions options_from_json(const std::string& text, const std::string& where)
         o.search_budget_ms = j.value("search_budget_ms", uint64_t(0));
         o.policy.arenas.clear();
         for (const json& a : j.at("arenas"))
-            o.policy.arenas.push_back({a.at("name").get<std::string>(),
-                                       a.at("capacity").get<uint64_t>(),
-                                       a.at("alignment").get<uint64_t>()});
+            o.policy.arenas.push_back(
+                {a.at("name").get<std::string>(), a.at("capacity").get<uint64_t>(),
+                 a.at("alignment").get<uint64_t>(), a.value("page_size", uint64_t(0))});
         const json& routes = j.at("arena_of_role");
         if (routes.size() != o.policy.arena_of_role.size())
             fail(FailureCode::CorruptCheckpoint, where, "arena_of_role has the wrong length");

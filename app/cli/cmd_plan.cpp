@@ -59,16 +59,19 @@ options:
                        early once it proves a height minimal; the same N always gives the
                        same plan), or N milliseconds (e.g. 500ms: NOT reproducible, the plan
                        depends on the machine's speed and load)
-  --arena NAME=CAPACITY[:ALIGN]
-                       an arena's capacity and/or alignment, e.g. activations=8GiB,
-                       activations=8GiB:256 or parameters=:4KiB (repeatable, once per arena;
-                       the alignment overrides --align there); CSV problems use the arena
-                       name "arena"
+  --arena NAME=CAPACITY[:ALIGN[:PAGE]]
+                       an arena's capacity, alignment and/or page size, e.g.
+                       activations=8GiB, activations=8GiB:256, parameters=:4KiB or
+                       activations=8GiB::2MiB (repeatable, once per arena; the alignment
+                       overrides --align there); a paged arena holds its peak rounded up to
+                       whole pages, and only whole pages of its capacity; CSV problems use
+                       the arena name "arena"
   --route ROLE=ARENA   put a role's tensors in another arena, e.g. gradient=activations
                        (default arenas: parameters, activations, gradients, optimizer)
   --align N            alignment of every arena in bytes, unless --arena gives its own
                        (default 128; 1 for CSV problems)
-  --memory-budget SIZE the most bytes all arenas may need together, e.g. 12GiB: a plan
+  --memory-budget SIZE the most bytes all arenas' peaks may need together (before any
+                       rounding to pages), e.g. 12GiB: a plan
                        over it fails with MEMORY_BUDGET_EXCEEDED (exit 28), naming each
                        arena's peak and the lower bound, and writes no plan (--trace gets
                        the failure record)
@@ -200,6 +203,11 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
     double over = bound ? (double(peak) / double(bound) - 1.0) * 100.0 : 0.0;
     fmt::print("{:<12} {:<16} {:>14} {:>14} {:>8.3f}%\n", "total", "", format_bytes(peak),
                format_bytes(bound), over);
+    for (const ArenaPlan& a : plan.arenas)
+        if (a.config.page_size != 0)
+            fmt::print("pages      {}: {} in pages of {} for its peak of {}\n", a.config.name,
+                       format_bytes(a.config.committed_bytes(a.metrics.peak_bytes)),
+                       format_bytes(a.config.page_size), format_bytes(a.metrics.peak_bytes));
     const ArenaReuse reuse = plan_reuse(plan);
     fmt::print("\nreuse      saves {} ({:.1f}%) of {} without reuse; {} share{} bytes\n",
                format_bytes(reuse.saved_bytes),

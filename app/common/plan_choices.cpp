@@ -41,8 +41,8 @@ void apply_routes(const RouteList& routes, ArenaPolicy& policy) {
 void check_arena_settings(const ArenaSettings& settings, bool problem, const ArenaPolicy& policy) {
     for (size_t i = 0; i < settings.size(); ++i) {
         const std::string& name = settings[i].name;
-        if (!settings[i].capacity && !settings[i].alignment)
-            bad("--arena " + name, "gives neither a capacity nor an alignment");
+        if (!settings[i].capacity && !settings[i].alignment && !settings[i].page_size)
+            bad("--arena " + name, "gives no capacity, alignment or page size");
         for (size_t j = 0; j < i; ++j)
             if (settings[j].name == name)
                 bad("--arena " + name, "given twice; give its capacity and alignment in one "
@@ -64,13 +64,19 @@ void check_alignment(uint64_t alignment, const std::string& where) {
              fmt::format("{} is not a power of two", alignment));
 }
 
-// After the global alignment: an arena's own alignment is the more specific choice.
-void apply_arena_alignments(const ArenaSettings& settings, ArenaPolicy& policy) {
+// After the global alignment: an arena's own alignment is the more specific choice; its page
+// size is its own.
+void apply_arena_alignments_and_pages(const ArenaSettings& settings, ArenaPolicy& policy) {
     for (const ArenaSetting& s : settings) {
-        if (!s.alignment) continue;
-        check_alignment(*s.alignment, "--arena " + s.name);
-        for (ArenaConfig& a : policy.arenas)
-            if (a.name == s.name) a.alignment = *s.alignment;
+        if (s.alignment) check_alignment(*s.alignment, "--arena " + s.name);
+        if (s.page_size && !is_power_of_two(*s.page_size))
+            bad("--arena " + s.name,
+                fmt::format("page size {} is not a power of two", *s.page_size));
+        for (ArenaConfig& a : policy.arenas) {
+            if (a.name != s.name) continue;
+            if (s.alignment) a.alignment = *s.alignment;
+            if (s.page_size) a.page_size = *s.page_size;
+        }
     }
 }
 
@@ -82,6 +88,17 @@ std::string check_arena_name(std::string_view name, std::string_view where) {
             c != '_' && c != '-' && c != '.')
             bad(where, fmt::format("arena name '{}': use letters, digits, '_', '-' and '.'", name));
     return std::string(name);
+}
+
+// `text` cut at every `sep` (empty parts kept: "8GiB::2MiB" is three parts).
+std::vector<std::string_view> split_on(std::string_view text, char sep) {
+    std::vector<std::string_view> parts;
+    for (size_t start = 0;;) {
+        const size_t at = text.find(sep, start);
+        parts.push_back(text.substr(start, at - start));
+        if (at == std::string_view::npos) return parts;
+        start = at + 1;
+    }
 }
 
 // The largest binary unit that holds the size exactly ("8GiB", "4KiB", "96"), so the text reads
@@ -135,7 +152,7 @@ PlanOptions make_plan_options(const PlanChoices& c, ModelKind kind) {
     apply_routes(c.routes, o.policy);
     check_arena_settings(c.arenas, problem, o.policy);
     o.policy.set_alignment(alignment);
-    apply_arena_alignments(c.arenas, o.policy);
+    apply_arena_alignments_and_pages(c.arenas, o.policy);
     return o;
 }
 
@@ -211,26 +228,32 @@ uint64_t parse_memory_budget(std::string_view text, std::string_view where) {
 ArenaSetting parse_arena_setting(std::string_view spec, std::string_view where) {
     constexpr auto npos = std::string_view::npos;
     const size_t eq = spec.find('=');
-    const std::string_view value = eq == npos ? std::string_view() : spec.substr(eq + 1);
-    const size_t colon = value.find(':');
-    const std::string_view capacity = value.substr(0, colon);
-    const std::string_view alignment = colon == npos ? std::string_view() : value.substr(colon + 1);
-    if (eq == npos || eq == 0 || (colon != npos && alignment.empty()) || value.empty() ||
-        alignment.find(':') != npos)
-        bad(where, fmt::format("'{}': expected NAME=CAPACITY[:ALIGN], e.g. activations=8GiB, "
-                               "activations=8GiB:256 or activations=:4KiB",
+    const std::vector<std::string_view> parts =
+        eq == npos ? std::vector<std::string_view>{} : split_on(spec.substr(eq + 1), ':');
+    // Every part given may be empty but one, and a trailing ':' gives nothing after it.
+    const bool some = std::any_of(parts.begin(), parts.end(), [](auto p) { return !p.empty(); });
+    if (eq == 0 || parts.empty() || parts.size() > 3 || !some || parts.back().empty())
+        bad(where, fmt::format("'{}': expected NAME=CAPACITY[:ALIGN[:PAGE]], e.g. "
+                               "activations=8GiB, activations=8GiB:256, activations=:4KiB or "
+                               "activations=8GiB::2MiB",
                                spec));
     const std::string what = fmt::format("{} {}", where, spec);
     ArenaSetting s{check_arena_name(spec.substr(0, eq), what)};
-    if (!capacity.empty()) s.capacity = parse_byte_size(capacity, what);
-    if (!alignment.empty()) s.alignment = parse_alignment(alignment, what);
+    if (!parts[0].empty()) s.capacity = parse_byte_size(parts[0], what);
+    if (parts.size() > 1 && !parts[1].empty()) s.alignment = parse_alignment(parts[1], what);
+    if (parts.size() > 2) {
+        s.page_size = parse_byte_size(parts[2], what);
+        if (*s.page_size == 0) bad(what, "a page size must be a power of two, at least 1");
+    }
     return s;
 }
 
 std::string format_arena_setting(const ArenaSetting& s) {
     std::string text = s.name + "=";
     if (s.capacity) text += exact_size_text(*s.capacity);
-    if (s.alignment) text += ":" + exact_size_text(*s.alignment);
+    if (s.alignment || s.page_size) text += ":";
+    if (s.alignment) text += exact_size_text(*s.alignment);
+    if (s.page_size) text += ":" + exact_size_text(*s.page_size);
     return text;
 }
 

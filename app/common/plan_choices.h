@@ -17,12 +17,13 @@
 
 namespace tmmu::app {
 
-// One arena's settings (`--arena NAME=CAPACITY[:ALIGN]`, seed 000 I.B's arena_config): a
-// capacity, an alignment, or both.
+// One arena's settings (`--arena NAME=CAPACITY[:ALIGN[:PAGE]]`, seed 000 I.B's arena_config):
+// a capacity, an alignment, a page size, or any of them together.
 struct ArenaSetting {
     std::string name;
     std::optional<uint64_t> capacity{};  // none: unbounded
     std::optional<uint64_t> alignment{}; // none: --align, else the model kind's default
+    std::optional<uint64_t> page_size{}; // none: not paged (ArenaConfig::page_size)
     bool operator==(const ArenaSetting&) const = default;
 };
 using ArenaSettings = std::vector<ArenaSetting>;
@@ -43,10 +44,10 @@ struct PlanChoices {
 // Engine options for a model of this kind. Throws Failure(InvalidArgument) for an unknown
 // strategy, a search budget for a strategy other than optimal, an arena setting naming an arena no
 // role is routed to (offset problems have the single arena "arena"), an arena set twice or a
-// setting with neither a capacity nor an alignment, a role routed twice, routes or sharding
+// setting with no capacity, alignment or page size, a role routed twice, routes or sharding
 // given for an offset problem, a rank outside the world or roles sharded over one rank;
 // Failure(AlignmentViolation) for an alignment (global or an
-// arena's) that is not a power of two.
+// arena's) that is not a power of two; Failure(InvalidArgument) for a page size that is not.
 PlanOptions make_plan_options(const PlanChoices& choices, ModelKind kind);
 
 // The text forms both front ends accept; `where` names the option or field in errors.
@@ -54,10 +55,11 @@ std::string parse_strategy(std::string_view name, std::string_view where); // a 
 // --align: a size, not 0 (0 stands for "the default" in PlanChoices); the power-of-two check
 // is make_plan_options', which names AlignmentViolation.
 uint64_t parse_alignment(std::string_view text, std::string_view where);
-// "NAME=CAPACITY", "NAME=CAPACITY:ALIGNMENT" or "NAME=:ALIGNMENT"; sizes as parse_byte_size.
+// "NAME=CAPACITY", "NAME=CAPACITY:ALIGNMENT", "NAME=:ALIGNMENT", "NAME=CAPACITY:ALIGN:PAGE",
+// "NAME=CAPACITY::PAGE" or "NAME=::PAGE"; sizes as parse_byte_size.
 ArenaSetting parse_arena_setting(std::string_view spec, std::string_view where);
 // The same setting as text, each size in the largest binary unit that holds it exactly
-// ("activations=8GiB:256", "parameters=:4KiB").
+// ("activations=8GiB:256", "parameters=:4KiB", "activations=8GiB::2MiB").
 std::string format_arena_setting(const ArenaSetting& setting);
 // "ROLE=ARENA" (--route): a role by its name (parameter, gradient, workspace, ...) and an arena,
 // an existing one or a new one. Arena names, here and in arena settings, are letters, digits,

@@ -58,9 +58,11 @@ PlanningControls::PlanningControls(QWidget* parent)
     seq_->setToolTip(tr("Sequence length (transformer configs)"));
     // Placeholders are short examples, whole down to 1280 px; the tooltips give the syntax.
     setUpListField(arenas_, tr("e.g. activations=8GiB:256"),
-                   tr("Arena capacities and alignments NAME=CAPACITY[:ALIGN], separated by "
-                      "commas; parameters=:4KiB sets only an alignment, which overrides Align "
-                      "there. Arenas: parameters, activations, gradients, optimizer (CSV: arena)"),
+                   tr("Arena capacities, alignments and page sizes NAME=CAPACITY[:ALIGN[:PAGE]], "
+                      "separated by commas; parameters=:4KiB sets only an alignment, which "
+                      "overrides Align there; activations=8GiB::2MiB backs an arena with whole "
+                      "2 MiB pages. Arenas: parameters, activations, gradients, optimizer (CSV: "
+                      "arena)"),
                    20);
     setUpListField(routes_, tr("e.g. workspace=scratch"),
                    tr("Send a role's tensors to another arena, ROLE=ARENA separated by commas; "

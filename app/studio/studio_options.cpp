@@ -34,9 +34,10 @@ struct Parser {
         QStringLiteral("N")};
     QCommandLineOption arena{
         QStringLiteral("arena"),
-        QStringLiteral("An arena's capacity and/or alignment, e.g. activations=8GiB, "
-                       "activations=8GiB:256 or parameters=:4KiB (repeatable, once per arena)."),
-        QStringLiteral("NAME=CAPACITY[:ALIGN]")};
+        QStringLiteral("An arena's capacity, alignment and/or page size, e.g. activations=8GiB, "
+                       "activations=8GiB:256, parameters=:4KiB or activations=8GiB::2MiB "
+                       "(repeatable, once per arena)."),
+        QStringLiteral("NAME=CAPACITY[:ALIGN[:PAGE]]")};
     QCommandLineOption route{
         QStringLiteral("route"),
         QStringLiteral("Send a role's tensors to an arena, e.g. workspace=scratch; a new name "

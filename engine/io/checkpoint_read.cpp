@@ -195,51 +195,66 @@ void check_arena(ArenaPlan& a, const std::string& path) {
                                                   std::to_string(a.solution.height));
     if (a.metrics.lower_bound > a.metrics.peak_bytes)
         corrupt(path + ".metrics.lower_bound", "lower bound exceeds peak_bytes");
+    // The planner validates against the capacity in whole pages, never more.
+    if (a.problem.capacity > a.config.usable_capacity())
+        corrupt(path + ".problem_capacity", "problem_capacity " +
+                                                std::to_string(a.problem.capacity) +
+                                                " exceeds the arena's capacity in whole pages, " +
+                                                std::to_string(a.config.usable_capacity()));
 }
 
 ArenaPlan read_arena(Reader& r, int depth, const std::string& path) {
-    static constexpr std::array<std::string_view, 10> kKeys = {
-        "name",    "capacity",     "alignment", "strategy",       "problem_capacity",
-        "buffers", "buffer_names", "offsets",   "slot_of_buffer", "metrics"};
+    static constexpr std::array<std::string_view, 11> kKeys = {
+        "name",         "capacity", "alignment",      "strategy", "problem_capacity", "buffers",
+        "buffer_names", "offsets",  "slot_of_buffer", "metrics",  "page_size"};
     ArenaPlan a;
-    read_map(r, depth, path, kKeys, [&](size_t k) {
-        const std::string field = path + "." + std::string(kKeys[k]);
-        switch (k) {
-        case 0:
-            a.config.name = read_text(r, at(field));
-            break;
-        case 1:
-            a.config.capacity = read_u64(r, at(field));
-            break;
-        case 2:
-            a.config.alignment = read_u64(r, at(field));
-            if (!is_power_of_two(a.config.alignment))
-                corrupt(field, "alignment " + std::to_string(a.config.alignment) +
-                                   " is not a power of two");
-            break;
-        case 3:
-            a.strategy = read_text(r, at(field));
-            break;
-        case 4:
-            a.problem.capacity = read_u64(r, at(field));
-            break;
-        case 5:
-            a.problem.buffers = read_buffers(r, depth + 1, field);
-            break;
-        case 6:
-            a.buffer_names = read_texts(r, depth + 1, field);
-            break;
-        case 7:
-            a.solution.offsets = read_u64s<uint64_t>(r, depth + 1, field);
-            break;
-        case 8:
-            a.slot_of_buffer = read_u64s<uint32_t>(r, depth + 1, field);
-            break;
-        default:
-            a.metrics = read_metrics(r, depth + 1, field);
-            break;
-        }
-    });
+    read_map(
+        r, depth, path, kKeys,
+        [&](size_t k) {
+            const std::string field = path + "." + std::string(kKeys[k]);
+            switch (k) {
+            case 0:
+                a.config.name = read_text(r, at(field));
+                break;
+            case 1:
+                a.config.capacity = read_u64(r, at(field));
+                break;
+            case 2:
+                a.config.alignment = read_u64(r, at(field));
+                if (!is_power_of_two(a.config.alignment))
+                    corrupt(field, "alignment " + std::to_string(a.config.alignment) +
+                                       " is not a power of two");
+                break;
+            case 3:
+                a.strategy = read_text(r, at(field));
+                break;
+            case 4:
+                a.problem.capacity = read_u64(r, at(field));
+                break;
+            case 5:
+                a.problem.buffers = read_buffers(r, depth + 1, field);
+                break;
+            case 6:
+                a.buffer_names = read_texts(r, depth + 1, field);
+                break;
+            case 7:
+                a.solution.offsets = read_u64s<uint64_t>(r, depth + 1, field);
+                break;
+            case 8:
+                a.slot_of_buffer = read_u64s<uint32_t>(r, depth + 1, field);
+                break;
+            case 9:
+                a.metrics = read_metrics(r, depth + 1, field);
+                break;
+            default: // optional: a paged arena's
+                a.config.page_size = read_u64(r, at(field));
+                if (!is_power_of_two(a.config.page_size))
+                    corrupt(field, "page size " + std::to_string(a.config.page_size) +
+                                       " is not a power of two");
+                break;
+            }
+        },
+        kKeys.size() - 1);
     check_arena(a, path);
     return a;
 }
@@ -344,7 +359,7 @@ DimBinding read_dims(Reader& r, const std::string& path) {
     return dims;
 }
 
-// The optional "retention" entry (see write_retention); a part never exceeds its whole.
+// The optional "retention" entry (see write_retention).
 ActivationRetention read_retention(Reader& r, const std::string& path) {
     static constexpr std::array<std::string_view, 5> kKeys = {
         "backward_start", "forward_buffers", "forward_bytes", "retained_buffers", "retained_bytes"};
@@ -372,9 +387,7 @@ ActivationRetention read_retention(Reader& r, const std::string& path) {
             break;
         }
     });
-    if (a.retained_bytes > a.forward_bytes || a.retained_storages > a.forward_storages)
-        corrupt(path, "more activations retained than the forward pass writes");
-    return a;
+    return a; // checked against the plan once it is read (read_plan)
 }
 
 } // namespace
@@ -446,6 +459,14 @@ Plan read_plan(const uint8_t* data, size_t size, Digest& content_hash) {
         }
     };
     read_map(r, 1, root, kKeys, on_field, kRootFields);
+    if (plan.retention) {
+        size_t buffers = 0;
+        for (const ArenaPlan& a : plan.arenas)
+            buffers += a.problem.buffers.size();
+        const std::string wrong = retention_inconsistency(*plan.retention, plan.mode,
+                                                          plan.execution_order.size(), buffers);
+        if (!wrong.empty()) corrupt(root + ".retention", wrong);
+    }
     return plan;
 }
 

@@ -61,17 +61,21 @@ void write_buffers(Writer& w, const std::vector<Buffer>& buffers) {
     }
 }
 
+// A paged arena has a "page_size" entry too (unpaged ones are written as before it existed).
 void write_arena(Writer& w, const ArenaPlan& a) {
-    write_map(w, {{"name", [&] { w.text(a.config.name); }},
-                  {"capacity", [&] { w.uint64(a.config.capacity); }},
-                  {"alignment", [&] { w.uint64(a.config.alignment); }},
-                  {"strategy", [&] { w.text(a.strategy); }},
-                  {"problem_capacity", [&] { w.uint64(a.problem.capacity); }},
-                  {"buffers", [&] { write_buffers(w, a.problem.buffers); }},
-                  {"buffer_names", [&] { write_texts(w, a.buffer_names); }},
-                  {"offsets", [&] { write_u64s(w, a.solution.offsets); }},
-                  {"slot_of_buffer", [&] { write_u64s(w, a.slot_of_buffer); }},
-                  {"metrics", [&] { write_metrics(w, a.metrics); }}});
+    std::vector<Field> fields = {{"name", [&] { w.text(a.config.name); }},
+                                 {"capacity", [&] { w.uint64(a.config.capacity); }},
+                                 {"alignment", [&] { w.uint64(a.config.alignment); }},
+                                 {"strategy", [&] { w.text(a.strategy); }},
+                                 {"problem_capacity", [&] { w.uint64(a.problem.capacity); }},
+                                 {"buffers", [&] { write_buffers(w, a.problem.buffers); }},
+                                 {"buffer_names", [&] { write_texts(w, a.buffer_names); }},
+                                 {"offsets", [&] { write_u64s(w, a.solution.offsets); }},
+                                 {"slot_of_buffer", [&] { write_u64s(w, a.slot_of_buffer); }},
+                                 {"metrics", [&] { write_metrics(w, a.metrics); }}};
+    if (a.config.page_size != 0)
+        fields.push_back({"page_size", [&] { w.uint64(a.config.page_size); }});
+    write_map(w, std::move(fields));
 }
 
 void write_tensors(Writer& w, const std::vector<PlannedTensor>& tensors) {

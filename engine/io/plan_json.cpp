@@ -61,6 +61,11 @@ ordered_json arena_metrics_json(const ArenaPlan& a) {
     ordered_json j;
     j["capacity"] = capacity_json(a.config.capacity);
     j["alignment"] = a.config.alignment;
+    // Only a paged arena: the arena metrics of unpaged ones read as they always have.
+    if (a.config.page_size != 0) {
+        j["page_size"] = a.config.page_size;
+        j["committed_bytes"] = a.config.committed_bytes(m.peak_bytes);
+    }
     j["strategy"] = a.strategy;
     j["peak_bytes"] = m.peak_bytes;
     j["lower_bound"] = m.lower_bound;

@@ -60,10 +60,13 @@ const ArenaPlan& arena_of(const Plan& plan, const PlannedTensor& t) {
 
 ordered_json header(const Plan& plan) {
     ordered_json arenas = ordered_json::array();
-    for (const ArenaPlan& a : plan.arenas)
-        arenas.push_back({{"name", a.config.name},
-                          {"capacity", capacity_json(a.config.capacity)},
-                          {"alignment", a.config.alignment}});
+    for (const ArenaPlan& a : plan.arenas) {
+        ordered_json config = {{"name", a.config.name},
+                               {"capacity", capacity_json(a.config.capacity)},
+                               {"alignment", a.config.alignment}};
+        if (a.config.page_size != 0) config["page_size"] = a.config.page_size;
+        arenas.push_back(std::move(config));
+    }
     ordered_json j;
     j["record"] = "allocation_header";
     j["ir_hash"] = to_hex(plan.ir_hash);

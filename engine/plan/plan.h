@@ -21,6 +21,20 @@ struct ArenaConfig {
     std::string name;
     uint64_t capacity = UINT64_MAX;
     uint64_t alignment = 128; // bytes, power of two; the seed's default
+    // Seed 000 I.B's page_size: 0 for none, else a power of two; the arena is backed by whole
+    // pages (a device's allocation granularity, 2 MiB for CUDA's virtual memory), so it holds
+    // its peak rounded up to a page, and only the whole pages inside its capacity are usable.
+    uint64_t page_size = 0;
+
+    // The bytes a plan may reach: the capacity, rounded down to whole pages.
+    uint64_t usable_capacity() const {
+        return page_size == 0 ? capacity : capacity - capacity % page_size;
+    }
+    // The bytes the arena holds for a plan of this peak: the peak rounded up to whole pages.
+    // Never above usable_capacity() for a plan that fits, so it cannot overflow there.
+    uint64_t committed_bytes(uint64_t peak) const {
+        return page_size == 0 || peak % page_size == 0 ? peak : peak + page_size - peak % page_size;
+    }
 };
 
 struct ArenaMetrics {

@@ -134,9 +134,13 @@ const std::string& arena_name_of(const Plan& plan, const PlannedTensor& t) {
 
 Digest arena_config_hash(const Plan& plan) {
     Value configs = Value::array();
-    for (const ArenaPlan& a : plan.arenas)
-        configs.items.push_back(tuple(Value::str(a.config.name), Value::uint64(a.config.capacity),
-                                      Value::uint64(a.config.alignment)));
+    for (const ArenaPlan& a : plan.arenas) {
+        Value config = tuple(Value::str(a.config.name), Value::uint64(a.config.capacity),
+                             Value::uint64(a.config.alignment));
+        // Only a paged arena names its page size: plans of unpaged arenas hash as before.
+        if (a.config.page_size != 0) config.items.push_back(Value::uint64(a.config.page_size));
+        configs.items.push_back(std::move(config));
+    }
     return hash_value(configs);
 }
 

@@ -71,10 +71,14 @@ const OffsetStrategy& require_strategy(const std::string& name) {
 }
 
 void check_policy(const ArenaPolicy& policy) {
-    for (const auto& a : policy.arenas)
+    for (const auto& a : policy.arenas) {
         if (!is_power_of_two(a.alignment))
             fail(FailureCode::AlignmentViolation, fmt::format("arena '{}'.alignment", a.name),
                  fmt::format("alignment {} is not a power of two", a.alignment));
+        if (a.page_size != 0 && !is_power_of_two(a.page_size))
+            fail(FailureCode::InvalidArgument, fmt::format("arena '{}'.page_size", a.name),
+                 fmt::format("page size {} is not a power of two", a.page_size));
+    }
 }
 
 // The seed operators planning runs as (section 5): a failure names the one it left.
@@ -102,11 +106,20 @@ void solve_arena(ArenaPlan& arena, const OffsetStrategy& strategy, const Progres
     auto start = std::chrono::steady_clock::now();
     auto stop = start;
     as_operator(kMapToVirtualAddresses, [&] {
-        arena.solution = strategy.solve(arena.problem, progress);
-        stop = std::chrono::steady_clock::now();
-        const auto& names = arena.buffer_names;
-        validate_solution(arena.problem, arena.solution.offsets, arena.config.name,
-                          [&names](size_t i) { return fmt::format("'{}'", names[i]); });
+        try {
+            arena.solution = strategy.solve(arena.problem, progress);
+            stop = std::chrono::steady_clock::now();
+            const auto& names = arena.buffer_names;
+            validate_solution(arena.problem, arena.solution.offsets, arena.config.name,
+                              [&names](size_t i) { return fmt::format("'{}'", names[i]); });
+        } catch (const Failure& f) {
+            const ArenaConfig& c = arena.config;
+            if (f.code() != FailureCode::ArenaTooSmall || c.usable_capacity() == c.capacity) throw;
+            throw Failure(f.code(), f.where(),
+                          fmt::format("{} (its capacity of {} bytes in whole pages of {} bytes)",
+                                      f.message(), c.capacity, c.page_size),
+                          f.step());
+        }
     });
     arena.strategy =
         arena.solution.producer.empty() ? std::string(strategy.name()) : arena.solution.producer;
@@ -201,7 +214,7 @@ std::vector<ArenaPlan> build_arenas(const Graph& g, const Liveness& lv, const Ar
             arena.problem.buffers.push_back(b);
             arena.buffer_names.push_back(g.tensors[st.root].id);
         }
-        arena.problem.capacity = arena.config.capacity;
+        arena.problem.capacity = arena.config.usable_capacity();
         arenas.push_back(std::move(arena));
         storages_of_arena.push_back(std::move(list));
     }
@@ -326,8 +339,8 @@ Plan plan_problem_stages(const OffsetProblem& problem, const std::vector<std::st
     const ArenaConfig* cfg = options.policy.find("arena");
     arena.config = cfg ? *cfg : ArenaConfig{"arena", UINT64_MAX, 1};
     arena.problem = problem;
-    arena.problem.capacity = std::min(problem.capacity, arena.config.capacity);
-    arena.config.capacity = arena.problem.capacity;
+    arena.config.capacity = std::min(problem.capacity, arena.config.capacity);
+    arena.problem.capacity = arena.config.usable_capacity();
     for (auto& b : arena.problem.buffers)
         b.alignment = std::max(b.alignment, arena.config.alignment);
     arena.buffer_names = ids;

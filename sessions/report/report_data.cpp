@@ -45,9 +45,15 @@ std::vector<Fact> input_facts(const Session& s, const Plan& p) {
                      fmt::format("{} ms (not reproducible)", in.options.search_budget_ms)});
     // The arenas the plan was made with (a CSV problem uses one arena whatever the policy).
     for (const ArenaPlan& a : p.arenas)
-        f.push_back({"arena " + a.config.name,
-                     fmt::format("capacity {}, alignment {} B", capacity_text(a.config.capacity),
-                                 a.config.alignment)});
+        f.push_back(
+            {"arena " + a.config.name,
+             fmt::format(
+                 "capacity {}, alignment {} B{}", capacity_text(a.config.capacity),
+                 a.config.alignment,
+                 a.config.page_size == 0
+                     ? std::string()
+                     : fmt::format(", pages of {} ({} committed)", format_bytes(a.config.page_size),
+                                   format_bytes(a.config.committed_bytes(a.metrics.peak_bytes))))});
     if (!in.is_problem) {
         std::vector<std::string> routes;
         for (size_t r = 0; r < in.options.policy.arena_of_role.size(); ++r)

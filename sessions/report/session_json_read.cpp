@@ -1,5 +1,6 @@
 #include "report/session_json_read.h"
 
+#include "core/checked.h"
 #include "core/digest.h"
 #include "core/failure.h"
 #include "ir/mode.h"
@@ -100,6 +101,10 @@ void read_arenas(const Reader& r, const json& list, Plan& plan) {
         c.capacity =
             r.at(m, "capacity", c.name).is_null() ? UINT64_MAX : r.count(m, "capacity", c.name);
         c.alignment = r.count(m, "alignment", c.name);
+        if (m.contains("page_size")) {
+            c.page_size = r.count(m, "page_size", c.name);
+            if (!is_power_of_two(c.page_size)) r.bad(c.name, "page_size is not a power of two");
+        }
         a.strategy = r.get<std::string>(m, "strategy", c.name);
         ArenaMetrics& out = a.metrics;
         out.peak_bytes = r.count(m, "peak_bytes", c.name);
@@ -170,7 +175,7 @@ void place_buffers(const Reader& r, Plan& plan) {
             if (!used[i]) r.bad(arena.config.name, fmt::format("buffer {} holds no tensor", i));
             arena.problem.buffers[i].size = top[i] - arena.solution.offsets[i];
         }
-        arena.problem.capacity = arena.config.capacity;
+        arena.problem.capacity = arena.config.usable_capacity();
         arena.solution.producer = arena.strategy;
         arena.solution.height = solution_height(arena.problem, arena.solution.offsets);
         validate_solution(arena.problem, arena.solution.offsets, arena.config.name,
@@ -198,8 +203,9 @@ void read_series(const Reader& r, const json& s, Plan& plan) {
     }
 }
 
-// The export's optional "activation_retention" (plan JSON form): a part never exceeds its whole.
-ActivationRetention read_retention(const Reader& r, const json& j) {
+// The export's optional "activation_retention" (plan JSON form), checked against the plan's
+// mode and buffers (the export has no schedule to check backward_start against).
+ActivationRetention read_retention(const Reader& r, const json& j, const Plan& plan) {
     const std::string_view path = "activation_retention";
     ActivationRetention a;
     a.forward_bytes = r.count(j, "forward_bytes", path);
@@ -208,6 +214,12 @@ ActivationRetention read_retention(const Reader& r, const json& j) {
     a.retained_storages = uint32_t(r.count(j, "retained_buffers", path, a.forward_storages));
     if (!r.at(j, "backward_start", path).is_null())
         a.backward_start = uint32_t(r.count(j, "backward_start", path, UINT32_MAX));
+    size_t buffers = 0;
+    for (const ArenaPlan& arena : plan.arenas)
+        buffers += arena.problem.buffers.size();
+    if (const std::string wrong = retention_inconsistency(a, plan.mode, std::nullopt, buffers);
+        !wrong.empty())
+        r.bad(path, wrong);
     return a;
 }
 
@@ -251,7 +263,7 @@ ExportedSession read_session_json(std::string_view text, std::string_view where)
     place_buffers(r, plan);
     read_series(r, r.at(j, "series", "series"), plan);
     if (j.contains("activation_retention"))
-        plan.retention = read_retention(r, j["activation_retention"]);
+        plan.retention = read_retention(r, j["activation_retention"], plan);
     plan.notes = r.get<std::vector<std::string>>(j, "notes", "notes");
     return out;
 }

@@ -54,10 +54,12 @@ ojson inputs_json(const Session& s) {
     const SessionInput& in = s.input;
     const bool shaped = request_shapes_model(in);
     ojson arenas = ojson::array();
-    for (const ArenaConfig& a : in.options.policy.arenas)
-        arenas.push_back({{"name", a.name},
-                          {"capacity", capacity_json(a.capacity)},
-                          {"alignment", a.alignment}});
+    for (const ArenaConfig& a : in.options.policy.arenas) {
+        ojson arena{
+            {"name", a.name}, {"capacity", capacity_json(a.capacity)}, {"alignment", a.alignment}};
+        if (a.page_size != 0) arena["page_size"] = a.page_size;
+        arenas.push_back(std::move(arena));
+    }
     ojson routes = ojson::object();
     for (size_t r = 0; r < in.options.policy.arena_of_role.size(); ++r)
         routes[std::string(role_name(Role(r)))] = in.options.policy.arena_of_role[r];

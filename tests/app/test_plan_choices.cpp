@@ -59,6 +59,16 @@ class TestPlanChoices : public QObject {
         c.alignment = 48;
         TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
                             FailureCode::AlignmentViolation);
+        c.alignment = 0;
+        // A page size: a power of two, set on its arena alone.
+        c.arenas = {{"activations", std::nullopt, std::nullopt, 3 << 20}};
+        TMMU_EXPECT_FAILURE(app::make_plan_options(c, ModelKind::IrJson),
+                            FailureCode::InvalidArgument);
+        c.arenas = {{"activations", uint64_t(1) << 30, std::nullopt, 2 << 20}};
+        const PlanOptions paged = app::make_plan_options(c, ModelKind::IrJson);
+        QCOMPARE(paged.policy.find("activations")->page_size, uint64_t(2) << 20);
+        QCOMPARE(paged.policy.find("activations")->capacity, uint64_t(1) << 30);
+        QCOMPARE(paged.policy.find("parameters")->page_size, uint64_t(0));
     }
 
     void routesMakeArenasThatCapacitiesMayName() {
@@ -200,12 +210,21 @@ class TestPlanChoices : public QObject {
                  (Setting{"parameters", std::nullopt, 4096}));
         QCOMPARE(app::format_arena_setting({"a", (uint64_t(3) << 40) + 1024, 96}),
                  std::string("a=3221225473KiB:96"));
+        // A page size: the third part, alone or with the others.
+        QCOMPARE(app::parse_arena_setting("activations=8GiB::2MiB", "--arena"),
+                 (Setting{"activations", uint64_t(8) << 30, std::nullopt, 2 << 20}));
+        QCOMPARE(app::parse_arena_setting("activations=::64KiB", "--arena"),
+                 (Setting{"activations", std::nullopt, std::nullopt, 64 << 10}));
+        QCOMPARE(app::format_arena_setting({"a", std::nullopt, 256, 2 << 20}),
+                 std::string("a=:256:2MiB"));
         for (const Setting& s :
              {Setting{"a", 1, std::nullopt}, Setting{"a", 1, 2}, Setting{"a", std::nullopt, 2},
-              Setting{"a", UINT64_MAX, 1 << 30}, Setting{"a", uint64_t(5) << 40, 3 << 20}})
+              Setting{"a", UINT64_MAX, 1 << 30}, Setting{"a", uint64_t(5) << 40, 3 << 20},
+              Setting{"a", 1, std::nullopt, 4096}, Setting{"a", std::nullopt, 8, 1 << 21}})
             QCOMPARE(app::parse_arena_setting(app::format_arena_setting(s), "--arena"), s);
         for (const char* bad : {"activations", "=8GiB", "activations=", "activations=lots",
-                                "activations=:", "activations=8GiB:", "activations=1:2:3",
+                                "activations=:", "activations=8GiB:", "activations=1:2:3:4",
+                                "activations=::", "activations=8GiB::", "activations=::0",
                                 "activations=8GiB:lots", ":256", "activations=:0"})
             TMMU_EXPECT_FAILURE(app::parse_arena_setting(bad, "--arena"),
                                 FailureCode::InvalidArgument);

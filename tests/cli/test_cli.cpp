@@ -69,6 +69,52 @@ class TestCli : public QObject {
                      "[0-9]+ buffers\\)\n")),
                  qPrintable(r.out));
     }
+    // Seed 000 I.B's page_size: residual_blocks' activations peak at 5 MiB in training, which
+    // 4 MiB pages hold in 8 MiB; a 7 MiB capacity has one whole page, too few.
+    void pagedArenasHoldWholePages() {
+        const QString model = resource("models/examples/residual_blocks.json");
+        QTemporaryDir dir;
+        const QString trace = dir.filePath("t.jsonl");
+        Result r = run_tmmu({"plan", model, "--mode", "training", "--arena", "activations=::4MiB",
+                             "--json", "-", "--trace", trace});
+        QCOMPARE(r.code, 0);
+        const QJsonObject root = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QJsonArray arenas = root["arenas"].toArray();
+        const QJsonObject acts = arenas[1].toObject();
+        QCOMPARE(acts["peak_bytes"].toInteger(), qint64(5) << 20);
+        QCOMPARE(acts["page_size"].toInteger(), qint64(4) << 20);
+        QCOMPARE(acts["committed_bytes"].toInteger(), qint64(8) << 20);
+        QVERIFY(!arenas[0].toObject().contains("page_size")); // unpaged arenas as before
+        const std::optional<std::string> lines = tmmu::test::read_file(trace.toStdString());
+        QVERIFY(lines);
+        const auto header = nlohmann::json::parse(lines->substr(0, lines->find('\n')));
+        QCOMPARE(header["arenas"][1]["page_size"].get<uint64_t>(), uint64_t(4) << 20);
+        QVERIFY(!header["arenas"][0].contains("page_size"));
+        Result text =
+            run_tmmu({"plan", model, "--mode", "training", "--arena", "activations=::4MiB"});
+        QVERIFY2(text.out.contains("pages      activations: 8.00 MiB in pages of 4.00 MiB for its "
+                                   "peak of 5.00 MiB\n"),
+                 qPrintable(text.out));
+        Result plain = run_tmmu({"plan", model, "--mode", "training"});
+        QVERIFY(!plain.out.contains("pages "));
+        QVERIFY(hash_line(plain.out, "plan hash") != hash_line(text.out, "plan hash"));
+        Result small =
+            run_tmmu({"plan", model, "--mode", "training", "--arena", "activations=7MiB::4MiB"});
+        QCOMPARE(small.code, 14); // ARENA_TOO_SMALL, though 5 MiB < 7 MiB
+        QVERIFY2(small.err.contains("in whole pages of 4194304 bytes"), qPrintable(small.err));
+        // A recorded session keeps the page size, so its replay plans the same.
+        const QString db = dir.filePath("s.db");
+        QCOMPARE(run_tmmu({"plan", model, "--mode", "training", "--arena", "activations=8MiB::4MiB",
+                           "--record", "--sessions", db})
+                     .code,
+                 0);
+        Result replay = run_tmmu({"session", "replay", "1", "--sessions", db});
+        QVERIFY2(replay.code == 0 && replay.out.contains("identical"),
+                 qPrintable(replay.out + replay.err));
+        Result odd = run_tmmu({"plan", model, "--arena", "activations=::3MiB"});
+        QCOMPARE(odd.code, 2);
+        QVERIFY2(odd.err.contains("page size 3145728 is not a power of two"), qPrintable(odd.err));
+    }
     void jsonOutputHasDocumentedFields() {
         Result r = run_tmmu({"plan", resource("models/examples/residual_blocks.json"), "--mode",
                              "inference", "--json", "-", "--tensors"});

@@ -42,6 +42,7 @@ void compare_plans(const Plan& a, const Plan& b) {
         QCOMPARE(x.config.name, y.config.name);
         QCOMPARE(x.config.capacity, y.config.capacity);
         QCOMPARE(x.config.alignment, y.config.alignment);
+        QCOMPARE(x.config.page_size, y.config.page_size);
         QCOMPARE(x.strategy, y.strategy);
         QCOMPARE(x.problem.capacity, y.problem.capacity);
         QCOMPARE(x.problem.buffers.size(), y.problem.buffers.size());
@@ -119,6 +120,18 @@ class TestCheckpoint : public QObject {
             QCOMPARE(a.metrics.plan_ns, uint64_t(0));
         QCOMPARE(encode_checkpoint(q), bytes);
         QCOMPARE(encode_checkpoint(sample_plan()), bytes); // deterministic
+        // A paged arena keeps its page size; its problem capacity stays within whole pages.
+        const auto paged = rehashed([](Plan& p) { p.arenas[1].config.page_size = 1024; });
+        QCOMPARE(decode(paged).arenas[1].config.page_size, uint64_t(1024));
+        QCOMPARE(encode_checkpoint(decode(paged)), paged);
+        TMMU_EXPECT_FAILURE(decode(rehashed([](Plan& p) { p.arenas[1].config.page_size = 3000; })),
+                            FailureCode::CorruptCheckpoint);
+        TMMU_EXPECT_FAILURE(decode(rehashed([](Plan& p) {
+                                p.arenas[1].config.capacity = 5000; // 4096 in whole pages
+                                p.arenas[1].config.page_size = 1024;
+                                p.arenas[1].problem.capacity = 5000;
+                            })),
+                            FailureCode::CorruptCheckpoint);
     }
     void bareProblemPlanRoundTrips() {
         Plan p = sample_plan();
@@ -433,15 +446,55 @@ class TestCheckpoint : public QObject {
         f = edited(Value::array({Value::array({Value::str("seq")})}));
         QVERIFY2(f && f->code() == FailureCode::CorruptCheckpoint, f ? f->what() : "accepted");
     }
-    // A graph's plan keeps its activation retention, read back checked; a checkpoint without
-    // the entry (written before tmmu kept it) restores without it.
+    // A graph's plan keeps its activation retention, read back checked against the plan (a
+    // training plan of 4 steps and 5 buffers); a checkpoint without the entry (written before
+    // tmmu kept it) restores without it.
     void retentionEntryIsCheckedOnRead() {
         QVERIFY(!decode(encode_checkpoint(sample_plan())).retention);
-        const ActivationRetention kept{420, 388, 4, 3, 5};
+        const ActivationRetention kept{420, 388, 3, 2, 2};
         const auto with_retention = rehashed([&](Plan& p) { p.retention = kept; });
         QVERIFY(decode(with_retention).retention == kept);
-        const ActivationRetention inference{420, 0, 4, 0, kNone};
-        QVERIFY(decode(rehashed([&](Plan& p) { p.retention = inference; })).retention == inference);
+        const ActivationRetention none{420, 0, 3, 0, kNone}; // no backward pass
+        QVERIFY(decode(rehashed([&](Plan& p) { p.retention = none; })).retention == none);
+        const auto refused = [&](const std::function<void(Plan&)>& edit, const char* why) {
+            const auto f = test::capture_failure([&] { (void)decode(rehashed(edit)); });
+            return f && f->code() == FailureCode::CorruptCheckpoint &&
+                   f->where() == "checkpoint.retention" &&
+                   f->message().find(why) != std::string::npos;
+        };
+        QVERIFY(refused(
+            [&](Plan& p) {
+                p.retention = ActivationRetention{420, 388, 3, 2, 4};
+            },
+            "outside the schedule of 4 steps"));
+        QVERIFY(refused(
+            [&](Plan& p) {
+                p.retention = ActivationRetention{420, 388, 9, 2, 2};
+            },
+            "9 forward buffers in a plan of 5 buffers"));
+        QVERIFY(refused(
+            [&](Plan& p) {
+                p.retention = ActivationRetention{420, 4, 3, 1, kNone};
+            },
+            "retained without a backward pass"));
+        QVERIFY(refused(
+            [&](Plan& p) {
+                p.retention = kept;
+                p.mode = Mode::Inference;
+            },
+            "an inference plan has no backward pass"));
+        QVERIFY(refused(
+            [&](Plan& p) {
+                p.retention = kept;
+                p.mode = Mode::Forward;
+            },
+            "starts after its 4 steps, not at 2"));
+        QVERIFY(refused(
+            [&](Plan& p) {
+                p.retention = none;
+                p.mode.reset();
+            },
+            "has no activation retention"));
         const auto edited = [&](const char* key, Value value) {
             Value v = as_value(with_retention);
             field(field(v, "retention"), key) = std::move(value);

@@ -636,6 +636,61 @@ class TestPlanner : public QObject {
         const Plan p = plan_graph(only_forward, Mode::Training, with_strategy("auto"), {}, "f");
         QVERIFY(p.retention && p.retention->forward_bytes == 16 &&
                 p.retention->retained_bytes == 0 && p.retention->backward_start == kNone);
+        // Nor in forward mode, when nothing is saved for a backward pass.
+        const Plan f = plan_graph(only_forward, Mode::Forward, with_strategy("auto"), {}, "f");
+        QVERIFY(f.retention && f.retention->backward_start == kNone);
+    }
+    // A member's own reads decide, whatever its buffer shares with: the backward pass reads k
+    // (held) and the output o written in place over h (an output's bytes, not an activation's),
+    // in either declaration order; a, dead early, shares a buffer with a larger gradient; and
+    // forward and backward passes may interleave (a second micro-batch's h2).
+    void activationRetentionFollowsTheActivationsThemselves() {
+        const auto retained = [](bool output_first, bool alias_with_gradient, bool interleave) {
+            GraphBuilder gb("members");
+            TensorIndex x = gb.add_tensor("x", {16}, DType::F32, Role::Input);
+            TensorIndex o = 0, h = 0;
+            if (output_first) o = gb.add_tensor("o", {16}, DType::F32, Role::Output);
+            h = gb.add_tensor("h", {16}, DType::F32, Role::Activation); // read by the backward
+            if (!output_first) o = gb.add_tensor("o", {16}, DType::F32, Role::Output);
+            gb.tensor(o).in_place_of = h;
+            TensorIndex a = gb.add_tensor("a", {8}, DType::F32, Role::Activation); // dead early
+            TensorIndex k = gb.add_tensor("k", {16}, DType::F32, Role::Activation);
+            gb.add_node("fc", {x}, {h}, Phase::Forward);
+            gb.add_node("relu", {h}, {a}, Phase::Forward);
+            gb.add_node("scale", {h}, {k}, Phase::Forward);
+            gb.add_node("add", {h, a}, {o}, Phase::Forward);
+            TensorIndex gh = gb.add_tensor("gh", {64}, DType::F32, Role::Gradient);
+            if (alias_with_gradient) {
+                gb.tensor(a).alias_group = "shared";
+                gb.tensor(gh).alias_group = "shared";
+            }
+            gb.add_node("fc_grad", {o, k}, {gh}, Phase::Backward);
+            if (interleave) { // a second micro-batch after the first backward step
+                TensorIndex h2 = gb.add_tensor("h2", {32}, DType::F32, Role::Activation);
+                gb.add_node("fc", {x}, {h2}, Phase::Forward);
+                TensorIndex g2 = gb.add_tensor("g2", {16}, DType::F32, Role::Output);
+                gb.add_node("fc_grad", {h2, gh}, {g2}, Phase::Backward);
+            }
+            Graph g = gb.take();
+            finalize_graph(g);
+            return *plan_graph(g, Mode::Training, with_strategy("auto"), {}, "m").retention;
+        };
+        const ActivationRetention plain = retained(false, false, false);
+        QCOMPARE(plain.forward_storages, 3u); // h with o in place, a, k
+        QCOMPARE(plain.forward_bytes, uint64_t(64 + 32 + 64));
+        QCOMPARE(plain.retained_storages, 1u); // k
+        QCOMPARE(plain.retained_bytes, uint64_t(64));
+        QCOMPARE(plain.backward_start, 4u);
+        QVERIFY(retained(true, false, false) == plain);
+        const ActivationRetention shared = retained(false, true, false);
+        QCOMPARE(shared.forward_bytes, uint64_t(64 + 256 + 64)); // a's buffer holds gh too
+        QCOMPARE(shared.retained_storages, 1u);                  // it lives on for gh, not for a
+        QCOMPARE(shared.retained_bytes, uint64_t(64));
+        const ActivationRetention two = retained(false, false, true);
+        QCOMPARE(two.forward_storages, 4u);
+        QCOMPARE(two.retained_storages, 2u); // h2, born after the first backward step, too
+        QCOMPARE(two.retained_bytes, uint64_t(64 + 128));
+        QCOMPARE(two.backward_start, 4u);
     }
     void iterationsReplanOnlyWhenTheyOutgrowThePlan() {
         auto [g, first] = dynamic_seq_at_128();
