@@ -4,6 +4,7 @@
 #include "session_source.h"
 #include "sqlite_util.h"
 
+#include "core/checked.h"
 #include "core/failure.h"
 #include "encoding/sha256.h"
 #include "io/checkpoint.h"
@@ -329,6 +330,10 @@ PlanOptions options_from_json(const std::string& text, const std::string& where)
             o.policy.arenas.push_back(
                 {a.at("name").get<std::string>(), a.at("capacity").get<uint64_t>(),
                  a.at("alignment").get<uint64_t>(), a.value("page_size", uint64_t(0))});
+        if (const uint64_t page = o.policy.arenas.back().page_size;
+            page != 0 && !is_power_of_two(page))
+            fail(FailureCode::CorruptCheckpoint, where,
+                 fmt::format("stored arena page size {} is not a power of two", page));
         const json& routes = j.at("arena_of_role");
         if (routes.size() != o.policy.arena_of_role.size())
             fail(FailureCode::CorruptCheckpoint, where, "arena_of_role has the wrong length");

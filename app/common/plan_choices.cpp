@@ -45,8 +45,8 @@ void check_arena_settings(const ArenaSettings& settings, bool problem, const Are
             bad("--arena " + name, "gives no capacity, alignment or page size");
         for (size_t j = 0; j < i; ++j)
             if (settings[j].name == name)
-                bad("--arena " + name, "given twice; give its capacity and alignment in one "
-                                       "setting, e.g. activations=8GiB:256");
+                bad("--arena " + name, "given twice; give its capacity, alignment and page "
+                                       "size in one setting, e.g. activations=8GiB:256:2MiB");
         bool routed = problem && name == kProblemArena;
         for (const std::string& target : policy.arena_of_role)
             routed |= !problem && target == name;

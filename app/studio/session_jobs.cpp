@@ -97,7 +97,9 @@ PlanSettings settings_of(const sessions::SessionInput& in) {
         const bool added = !in.is_problem && !defaults.find(a.name);
         if (s.alignment != 0 && (a.alignment != s.alignment || (added && !setting.capacity)))
             setting.alignment = a.alignment;
-        if (setting.capacity || setting.alignment) s.arenas.push_back(std::move(setting));
+        if (a.page_size != 0) setting.page_size = a.page_size;
+        if (setting.capacity || setting.alignment || setting.page_size)
+            s.arenas.push_back(std::move(setting));
     }
     if (!in.is_problem) s.routes = routes_of(in.options.policy);
     s.shard = in.options.shard;

@@ -207,18 +207,20 @@ class TestSessions : public QObject {
 
     // A session's arena settings come back to the toolbar when it is opened: the arena whose
     // alignment differs from the others keeps it as its own setting, so Re-plan plans alike,
-    // and an alignment the Align list does not offer is added to it.
+    // and an alignment the Align list does not offer is added to it; a page size comes back.
     void openingASessionRestoresItsArenaSettings() {
         MainWindow w;
         QVERIFY(w.sessions()->openStore(freshDb()));
         PlanSettings settings = smallSettings("slots");
         settings.alignment = 2048;
-        settings.arenas = parse_arena_settings("parameters=:4KiB, activations=1GiB");
+        settings.arenas =
+            parse_arena_settings("parameters=:4KiB, activations=1GiB, gradients=::2MiB");
         QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
         QVERIFY(waitIdle(w));
         const int64_t id = w.sessions()->currentSession();
         QVERIFY(id > 0);
         const Plan& planned = *w.context()->plan();
+        const Digest recorded = planned.plan_hash; // `planned` goes when the session opens
         QCOMPARE(planned.arenas[0].config.alignment, uint64_t(4096));
         for (const PlannedTensor& t : planned.tensors)
             if (t.arena == 0) QCOMPARE(t.offset % 4096, uint64_t(0));
@@ -229,7 +231,10 @@ class TestSessions : public QObject {
         QCOMPARE(shown.alignment, uint64_t(2048));
         QCOMPARE(w.controls()->alignmentBox()->currentText(), QString("2048"));
         QCOMPARE(format_arena_settings(shown.arenas),
-                 std::string("parameters=:4KiB, activations=1GiB"));
+                 std::string("parameters=:4KiB, activations=1GiB, gradients=::2MiB"));
+        w.sessions()->setRecording(false);
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+        QCOMPARE(to_hex(w.context()->plan()->plan_hash), to_hex(recorded));
     }
 
     // A session recorded with routes opens with them in the Routes field, and with a setting
