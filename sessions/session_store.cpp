@@ -326,14 +326,15 @@ PlanOptions options_from_json(const std::string& text, const std::string& where)
         o.search_budget = j.value("search_budget", uint64_t(0));
         o.search_budget_ms = j.value("search_budget_ms", uint64_t(0));
         o.policy.arenas.clear();
-        for (const json& a : j.at("arenas"))
-            o.policy.arenas.push_back(
-                {a.at("name").get<std::string>(), a.at("capacity").get<uint64_t>(),
-                 a.at("alignment").get<uint64_t>(), a.value("page_size", uint64_t(0))});
-        if (const uint64_t page = o.policy.arenas.back().page_size;
-            page != 0 && !is_power_of_two(page))
-            fail(FailureCode::CorruptCheckpoint, where,
-                 fmt::format("stored arena page size {} is not a power of two", page));
+        for (const json& a : j.at("arenas")) {
+            const uint64_t page = a.value("page_size", uint64_t(0));
+            if (page != 0 && !is_power_of_two(page))
+                fail(FailureCode::CorruptCheckpoint, where,
+                     fmt::format("stored arena page size {} is not a power of two", page));
+            o.policy.arenas.push_back({a.at("name").get<std::string>(),
+                                       a.at("capacity").get<uint64_t>(),
+                                       a.at("alignment").get<uint64_t>(), page});
+        }
         const json& routes = j.at("arena_of_role");
         if (routes.size() != o.policy.arena_of_role.size())
             fail(FailureCode::CorruptCheckpoint, where, "arena_of_role has the wrong length");
