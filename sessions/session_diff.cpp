@@ -3,6 +3,8 @@
 #include "core/failure.h"
 #include "core/units.h"
 #include "encoding/sha256.h"
+#include "ir/dynamic_dims.h"
+#include "plan/shard_spec.h"
 
 #include <fmt/format.h>
 
@@ -78,6 +80,65 @@ std::string different_models(const Plan& before, const Plan& after) {
                        after.source, ir(after));
 }
 
+std::string capacity_text(uint64_t capacity) {
+    return capacity == UINT64_MAX ? "unlimited" : format_bytes(capacity);
+}
+
+std::string page_text(uint64_t page_size) {
+    return page_size == 0 ? "none" : format_bytes(page_size);
+}
+
+// A schedule's length and the node it runs at step `at` (the first step where two differ).
+std::string schedule_text(const std::vector<std::string>& order, size_t at) {
+    return fmt::format("{} steps{}", order.size(),
+                       at < order.size() ? fmt::format(", step {} runs '{}'", at, order[at]) : "");
+}
+
+void add_schedule_change(const Plan& a, const Plan& b, std::vector<SettingChange>& out) {
+    if (a.execution_order == b.execution_order) return;
+    size_t at = 0;
+    while (at < a.execution_order.size() && at < b.execution_order.size() &&
+           a.execution_order[at] == b.execution_order[at])
+        ++at;
+    out.push_back(
+        {"schedule", schedule_text(a.execution_order, at), schedule_text(b.execution_order, at)});
+}
+
+// Per arena present in both plans (arenas on one side only show in the arena deltas).
+void add_arena_changes(const Plan& a, const Plan& b, std::vector<SettingChange>& out) {
+    for (const ArenaPlan& x : a.arenas)
+        for (const ArenaPlan& y : b.arenas) {
+            if (x.config.name != y.config.name) continue;
+            auto add = [&](const char* field, std::string before, std::string after) {
+                if (before != after)
+                    out.push_back({fmt::format("arena '{}' {}", x.config.name, field),
+                                   std::move(before), std::move(after)});
+            };
+            add("capacity", capacity_text(x.config.capacity), capacity_text(y.config.capacity));
+            add("alignment", format_bytes(x.config.alignment), format_bytes(y.config.alignment));
+            add("page size", page_text(x.config.page_size), page_text(y.config.page_size));
+            add("strategy", x.strategy, y.strategy);
+        }
+}
+
+// Every input of the plan hash other than the model and the placements themselves, so that a
+// reader learns why two hashes differ when the metrics do not say.
+std::vector<SettingChange> setting_changes(const Plan& a, const Plan& b) {
+    std::vector<SettingChange> out;
+    auto add = [&out](const char* what, std::string before, std::string after) {
+        if (before != after) out.push_back({what, std::move(before), std::move(after)});
+    };
+    add("mode", std::string(mode_name(a.mode)), std::string(mode_name(b.mode)));
+    add("strategy", a.strategy, b.strategy);
+    add_arena_changes(a, b, out);
+    auto dims = [](const Plan& p) { return p.dims.empty() ? "fixed" : binding_text(p.dims); };
+    add("dims", dims(a), dims(b));
+    add("sharding", describe_shard_spec(a.shard), describe_shard_spec(b.shard));
+    add("replay token", to_hex(a.replay_token).substr(0, 12), to_hex(b.replay_token).substr(0, 12));
+    add_schedule_change(a, b, out);
+    return out;
+}
+
 } // namespace
 
 PlanComparison compare_plans(const Plan& before, const Plan& after) {
@@ -86,6 +147,7 @@ PlanComparison compare_plans(const Plan& before, const Plan& after) {
     c.hash_after = to_hex(after.plan_hash);
     c.identical = before.plan_hash == after.plan_hash;
     c.different_models = different_models(before, after);
+    c.settings = setting_changes(before, after);
     c.arenas = arena_deltas(before, after);
     c.moved = tensor_moves(before, after);
     return c;
@@ -105,6 +167,9 @@ std::string format_comparison(const PlanComparison& c, size_t max_moves) {
         out += c.different_models + "; the deltas compare plans of different inputs\n";
     out += fmt::format("plan hash  {}\n        -> {}\n", c.hash_before, c.hash_after);
     if (c.identical) return out + "identical\n";
+    if (!c.settings.empty()) out += "\nsettings\n";
+    for (const SettingChange& s : c.settings)
+        out += fmt::format("  {:<30} {} -> {}\n", s.what, s.before, s.after);
     out += fmt::format("\n{:<14} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n", "arena",
                        "peak before", "peak after", "delta", "LB before", "LB after", "delta");
     for (const ArenaDelta& d : c.arenas) {

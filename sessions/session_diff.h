@@ -26,12 +26,24 @@ struct TensorMove {
     std::string name; // the tensor's name in the first plan that has it (what people read)
 };
 
+// One input of the plan hash that differs between the plans, in words: what, and its value in
+// each plan ("arena 'activations' capacity", "8.00 GiB", "4.00 GiB"). Without these, two plans
+// of other arena configs or seeds could differ in hash with every delta 0.
+struct SettingChange {
+    std::string what;
+    std::string before, after;
+};
+
 struct PlanComparison {
     bool identical = false; // plan hashes equal
     std::string hash_before, hash_after;
     // Empty when both plans are of the same model (IR hash); else says which models, so that a
     // reader takes the deltas below as between different inputs.
     std::string different_models;
+    // Mode, requested strategy, per arena on both sides its capacity, alignment, page size and
+    // winning strategy, the binding of dynamic dimensions, the rank, sharding, replay token and
+    // schedule, each listed only when it differs.
+    std::vector<SettingChange> settings;
     std::vector<ArenaDelta> arenas; // first plan's arena order, then arenas only in the second
     std::vector<TensorMove> moved;  // ascending id; includes tensors present on one side only
 };

@@ -37,7 +37,9 @@ commands:
   edit ID [--title T] [--notes N] [--tag X]... [--clear-tags]
                                      change what a person wrote about a session; --tag
                                      replaces the tag set (the plan and inputs never change)
-  diff A B                           metric deltas per arena and tensors placed differently
+  diff A B                           the settings that differ (mode, strategy, arena capacity,
+                                     alignment, page size, ...), metric deltas per arena and
+                                     tensors placed differently
 
 Recorded model runs (`tmmu run --record`) have their own ids:
   runs [--limit N]                   recorded runs, newest first (N >= 1, as for list)

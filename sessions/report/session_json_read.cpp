@@ -4,6 +4,7 @@
 #include "core/digest.h"
 #include "core/failure.h"
 #include "ir/mode.h"
+#include "plan/plan_summary.h"
 #include "plan/validator.h"
 
 #include <fmt/format.h>
@@ -205,7 +206,7 @@ void read_series(const Reader& r, const json& s, Plan& plan) {
 
 // The export's optional "activation_retention" (plan JSON form), checked against the plan's
 // mode and buffers (the export has no schedule to check backward_start against).
-ActivationRetention read_retention(const Reader& r, const json& j, const Plan& plan) {
+void read_retention(const Reader& r, const json& j, Plan& plan) {
     const std::string_view path = "activation_retention";
     ActivationRetention a;
     a.forward_bytes = r.count(j, "forward_bytes", path);
@@ -214,13 +215,9 @@ ActivationRetention read_retention(const Reader& r, const json& j, const Plan& p
     a.retained_storages = uint32_t(r.count(j, "retained_buffers", path, a.forward_storages));
     if (!r.at(j, "backward_start", path).is_null())
         a.backward_start = uint32_t(r.count(j, "backward_start", path, UINT32_MAX));
-    size_t buffers = 0;
-    for (const ArenaPlan& arena : plan.arenas)
-        buffers += arena.problem.buffers.size();
-    if (const std::string wrong = retention_inconsistency(a, plan.mode, std::nullopt, buffers);
-        !wrong.empty())
+    plan.retention = a;
+    if (const std::string wrong = retention_inconsistency(plan, false); !wrong.empty())
         r.bad(path, wrong);
-    return a;
 }
 
 } // namespace
@@ -262,8 +259,7 @@ ExportedSession read_session_json(std::string_view text, std::string_view where)
     read_tensors(r, r.at(j, "tensors", "tensors"), plan);
     place_buffers(r, plan);
     read_series(r, r.at(j, "series", "series"), plan);
-    if (j.contains("activation_retention"))
-        plan.retention = read_retention(r, j["activation_retention"], plan);
+    if (j.contains("activation_retention")) read_retention(r, j["activation_retention"], plan);
     plan.notes = r.get<std::vector<std::string>>(j, "notes", "notes");
     return out;
 }

@@ -69,6 +69,19 @@ class TestPlanChoices : public QObject {
         QCOMPARE(paged.policy.find("activations")->page_size, uint64_t(2) << 20);
         QCOMPARE(paged.policy.find("activations")->capacity, uint64_t(1) << 30);
         QCOMPARE(paged.policy.find("parameters")->page_size, uint64_t(0));
+        // A page larger than the capacity leaves no whole page to plan into; one page fits.
+        c.arenas = {{"activations", uint64_t(1) << 20, std::nullopt, 2 << 20}};
+        const auto larger =
+            test::capture_failure([&] { app::make_plan_options(c, ModelKind::IrJson); });
+        QVERIFY(larger && larger->code() == FailureCode::InvalidArgument);
+        QCOMPARE(QString::fromStdString(larger->where()), QStringLiteral("--arena activations"));
+        QVERIFY2(std::string(larger->what())
+                         .find("page size 2097152 is larger than the capacity "
+                               "1048576") != std::string::npos,
+                 larger->what());
+        c.arenas = {{"activations", uint64_t(2) << 20, std::nullopt, 2 << 20}};
+        QCOMPARE(app::make_plan_options(c, ModelKind::IrJson).policy.find("activations")->page_size,
+                 uint64_t(2) << 20);
     }
 
     void routesMakeArenasThatCapacitiesMayName() {

@@ -188,6 +188,45 @@ class TestSessionStore : public QObject {
         QCOMPARE(d.arenas.size(), a.plan.arenas.size());
     }
 
+    // Plans that differ only in an arena's capacity and page size, or in the replay token, have
+    // other hashes and no other delta: the comparison names the settings that differ.
+    void settingsBehindTheHashAreNamed() {
+        const LoadedModel m = load_model(kModel, {Mode::Inference});
+        const Plan a = plan_model(m, Mode::Inference, PlanOptions{}, Progress{});
+        PlanOptions o;
+        o.policy.set_capacity("activations", uint64_t(1) << 30);
+        for (ArenaConfig& arena : o.policy.arenas)
+            if (arena.name == "activations") arena.page_size = 2 << 20;
+        o.replay_token[0] = 1;
+        const Plan b = plan_model(m, Mode::Inference, o, Progress{});
+        const PlanComparison d = compare_plans(a, b);
+        QVERIFY(!d.identical);
+        QVERIFY(d.moved.empty());
+        for (const ArenaDelta& delta : d.arenas)
+            QVERIFY2(!delta.changed(), delta.arena.c_str());
+        std::map<std::string, std::pair<std::string, std::string>> named;
+        for (const SettingChange& c : d.settings)
+            named[c.what] = {c.before, c.after};
+        QCOMPARE(named.size(), size_t(3));
+        QVERIFY(named["arena 'activations' capacity"] ==
+                std::make_pair(std::string("unlimited"), format_bytes(uint64_t(1) << 30)));
+        QVERIFY(named["arena 'activations' page size"] ==
+                std::make_pair(std::string("none"), format_bytes(2 << 20)));
+        QVERIFY(named["replay token"].first != named["replay token"].second);
+        const std::string text = format_comparison(d);
+        QVERIFY2(text.find("settings\n  arena 'activations' capacity") != std::string::npos,
+                 text.c_str());
+
+        // Another mode: named beside its metric deltas; the same plan names nothing.
+        const Plan forward = plan_model(load_model(kModel, {Mode::Forward}), Mode::Forward,
+                                        PlanOptions{}, Progress{});
+        const PlanComparison modes = compare_plans(a, forward);
+        QVERIFY(!modes.settings.empty());
+        QCOMPARE(modes.settings[0].what, std::string("mode"));
+        QCOMPARE(modes.settings[0].after, std::string("forward"));
+        QVERIFY(compare_plans(a, a).settings.empty());
+    }
+
     void alteredPlanBytesAreDetected() {
         SessionStore store(db("altered.db"));
         int64_t id = store.record(graph_session("victim"));

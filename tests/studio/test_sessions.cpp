@@ -414,6 +414,10 @@ class TestSessions : public QObject {
         }
         QVERIFY(compare->headline().contains(QStringLiteral("session %1").arg(a)));
         QVERIFY(compare->headline().contains(QStringLiteral("session %1").arg(b)));
+        // The settings behind the two hashes: the strategy asked for.
+        QVERIFY2(compare->headline().contains(QStringLiteral("<b>Settings</b>: strategy slots → "
+                                                             "greedy-size")),
+                 qPrintable(compare->headline()));
         // The overlay: live bytes and high-water of both plans.
         QCOMPARE(compare->chart()->series().size(), 4);
         compare->setArena(QStringLiteral("activations"));

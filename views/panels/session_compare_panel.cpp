@@ -207,6 +207,11 @@ void SessionComparePanel::setComparison(const sessions::PlanComparison& comparis
                     .arg(qs(comparison_.hash_before.substr(0, 12)),
                          qs(comparison_.hash_after.substr(0, 12)), qs(count_of(changed, "arena")),
                          qs(count_of(comparison_.moved.size(), "tensor")));
+    QStringList settings;
+    for (const sessions::SettingChange& c : comparison_.settings)
+        settings << tr("%1 %2 → %3").arg(qs(c.what), qs(c.before), qs(c.after)).toHtmlEscaped();
+    if (!settings.isEmpty() && !comparison_.identical)
+        text += tr("<br><b>Settings</b>: %1.").arg(settings.join(QStringLiteral("; ")));
     headline_->setText(text);
     fillArenas();
 
