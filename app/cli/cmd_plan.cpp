@@ -155,17 +155,18 @@ void check_iterations_apply(const LoadedModel& model) {
 }
 
 // Runs the iterations from the first plan; the model and plan become those of the last.
-std::vector<IterationOutcome> run_iterations(LoadedModel& model, Plan& plan, Mode mode,
-                                             const PlanOptions& options,
-                                             const std::vector<DimBinding>& iterations,
-                                             bool print) {
+// `decided` gains each iteration as it is decided, so a failure later keeps the earlier ones.
+void run_iterations(LoadedModel& model, Plan& plan, Mode mode, const PlanOptions& options,
+                    const std::vector<DimBinding>& iterations, bool print,
+                    std::vector<IterationOutcome>& decided) {
     if (print)
         fmt::print("iterations replan_policy {}; first plan at {}: {}  {}\n",
                    replan_policy_name(model.graph->replan_policy), binding_text(*model.graph),
                    short_hash(plan.plan_hash), format_bytes(plan_totals(plan).peak_bytes));
     ShapeScheduleRun run = run_shape_schedule(
         *model.graph, std::move(plan), mode, options, iterations,
-        [print](const IterationOutcome& i) {
+        [print, &decided](const IterationOutcome& i) {
+            decided.push_back(i);
             if (print) print_iteration(i);
         },
         interruptible_progress());
@@ -173,7 +174,6 @@ std::vector<IterationOutcome> run_iterations(LoadedModel& model, Plan& plan, Mod
     model.graph = std::move(run.graph);
     model.annotations = dim_annotations(*model.graph);
     plan = std::move(run.plan);
-    return std::move(run.iterations);
 }
 
 void print_summary(const LoadedModel& model, const Plan& plan) {
@@ -223,12 +223,12 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
         fmt::print("note: {}\n", note);
 }
 
-// A run that failed still writes its trace, the failure record alone (seed 0.Z); a trace that
+// A run that failed still writes its trace, ending in the failure record (seed 0.Z); a trace that
 // cannot be written is reported beside the failure, which stays the run's outcome.
 void write_failure_trace(const Failure& failure, const Digest& replay_token,
-                         const std::string& out) {
+                         const std::vector<IterationOutcome>& decided, const std::string& out) {
     try {
-        write_output(out, failure_trace_jsonl(failure, replay_token));
+        write_output(out, failure_trace_jsonl(failure, replay_token, decided));
     } catch (const Failure& unwritten) {
         fmt::print(stderr, "tmmu: the failure trace was not written: {}\n", unwritten.what());
     }
@@ -259,23 +259,23 @@ int cmd_plan(Args& args) {
     LoadedModel model;
     PlanOptions options;
     Plan plan;
+    std::vector<IterationOutcome> ran;
     try {
         model = load_model(path, request);
         check_request_applies(request_choice, model);
         if (!iterations.empty()) check_iterations_apply(model);
         options = app::make_plan_options(choices, model.kind);
         plan = plan_model(model, request.mode, options, interruptible_progress());
-        std::vector<IterationOutcome> ran;
         if (!iterations.empty())
-            ran = run_iterations(model, plan, request.mode, options, iterations,
-                                 !quiet && !to_stdout);
+            run_iterations(model, plan, request.mode, options, iterations, !quiet && !to_stdout,
+                           ran);
         if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors, ran) + "\n");
         if (trace_out) write_trace_file(plan, *trace_out, ran);
         if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
     } catch (const Failure& f) {
         // Also after a later output failed: the trace then says the run failed, not how a plan
         // it did not finish writing looked.
-        if (trace_out) write_failure_trace(f, choices.replay_token, *trace_out);
+        if (trace_out) write_failure_trace(f, choices.replay_token, ran, *trace_out);
         throw;
     }
     // Standard output carries the one output sent there, so the summary steps aside.

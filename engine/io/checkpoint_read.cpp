@@ -4,6 +4,7 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "plan/plan_summary.h"
 
 #include <algorithm>
 #include <array>
@@ -459,14 +460,8 @@ Plan read_plan(const uint8_t* data, size_t size, Digest& content_hash) {
         }
     };
     read_map(r, 1, root, kKeys, on_field, kRootFields);
-    if (plan.retention) {
-        size_t buffers = 0;
-        for (const ArenaPlan& a : plan.arenas)
-            buffers += a.problem.buffers.size();
-        const std::string wrong = retention_inconsistency(*plan.retention, plan.mode,
-                                                          plan.execution_order.size(), buffers);
-        if (!wrong.empty()) corrupt(root + ".retention", wrong);
-    }
+    if (const std::string wrong = retention_inconsistency(plan, true); !wrong.empty())
+        corrupt(root + ".retention", wrong);
     return plan;
 }
 

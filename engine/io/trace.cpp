@@ -166,7 +166,11 @@ std::string schedule_trace_jsonl(const Plan& plan,
     return out;
 }
 
-std::string failure_trace_jsonl(const Failure& failure, const Digest& replay_token) {
+std::string failure_trace_jsonl(const Failure& failure, const Digest& replay_token,
+                                const std::vector<IterationOutcome>& decided) {
+    std::string out;
+    for (const IterationOutcome& i : decided)
+        if (i.replanned) out += replan_record_jsonl(i);
     ordered_json j;
     j["record"] = "failure";
     j["t"] = failure.step() ? ordered_json(*failure.step()) : ordered_json(nullptr);
@@ -176,7 +180,7 @@ std::string failure_trace_jsonl(const Failure& failure, const Digest& replay_tok
     j["replay_token_prefix"] = to_hex(replay_token).substr(0, 8);
     j["where"] = failure.where();
     j["message"] = failure.message();
-    return line(j);
+    return out + line(j);
 }
 
 } // namespace tmmu

@@ -1,7 +1,7 @@
 #pragma once
 // The allocation trace of seed section 7 as JSON lines: one allocation_header record, one
-// tensor record per tensor (ascending id), one summary record; a failed run's trace is one
-// failure record. Nothing in it depends on time or on the machine: ratios are fixed-decimal
+// tensor record per tensor (ascending id), one summary record; a failed run's trace ends in
+// one failure record. Nothing in it depends on time or on the machine: ratios are fixed-decimal
 // strings computed with integers, so the same plan gives the same bytes everywhere (golden
 // traces compare files byte for byte).
 #include "core/failure.h"
@@ -27,9 +27,12 @@ std::string replan_record_jsonl(const IterationOutcome& iteration);
 // iteration, then one replan record per replan, in iteration order (just trace_jsonl(plan)
 // without iterations).
 std::string schedule_trace_jsonl(const Plan& plan, const std::vector<IterationOutcome>& iterations);
-// The trace of a run that failed (seed 0.Z's error trace rule): one failure record naming the
-// step, code, operator and replay token; no plan, so no header, tensor or summary records.
-std::string failure_trace_jsonl(const Failure& failure, const Digest& replay_token);
+// The trace of a run that failed (seed 0.Z's error trace rule): a final failure record naming
+// the step, code, operator and replay token; no plan, so no header, tensor or summary records.
+// A run over iterations keeps the replan records of the iterations decided before the failure
+// (their plans were in force, so their hashes stay on record), in iteration order.
+std::string failure_trace_jsonl(const Failure& failure, const Digest& replay_token,
+                                const std::vector<IterationOutcome>& decided = {});
 
 // numerator / denominator rounded half-up to `decimals` places, e.g. (1, 3, 4) -> "0.3333",
 // (2, 3, 2) -> "0.67"; "0.0000"-style zero when the denominator is 0. Exact integer math.

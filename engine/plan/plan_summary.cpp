@@ -125,4 +125,15 @@ std::string retention_text(const Plan& plan) {
                        r.retained_storages, r.forward_storages, r.forward_storages == 1 ? "" : "s");
 }
 
+std::string retention_inconsistency(const Plan& plan, bool schedule_known) {
+    if (!plan.retention) return {};
+    size_t buffers = 0;
+    for (const ArenaPlan& a : plan.arenas)
+        buffers += a.problem.buffers.size();
+    return retention_inconsistency(
+        *plan.retention, plan.mode,
+        schedule_known ? std::optional<size_t>(plan.execution_order.size()) : std::nullopt,
+        buffers);
+}
+
 } // namespace tmmu

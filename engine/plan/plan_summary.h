@@ -49,4 +49,9 @@ uint64_t plan_time_end(const Plan& plan);
 // step 57 (12 of 40 buffers)"; "" for a plan without it (offset problems, old checkpoints).
 std::string retention_text(const Plan& plan);
 
+// Why plan.retention cannot belong to this plan (its mode, its buffers over every arena and,
+// when the reader has it, its schedule's length), or "" when it can or there is none: what the
+// checkpoint and session-export readers check after reading a plan.
+std::string retention_inconsistency(const Plan& plan, bool schedule_known);
+
 } // namespace tmmu

@@ -709,6 +709,20 @@ class TestCli : public QObject {
         QVERIFY2(outside.err.contains("SHAPE_ENVELOPE_VIOLATION at --iteration 0: seq=4096 is "
                                       "outside the model's shape envelope [1, 2048]"),
                  qPrintable(outside.err));
+        // A run that fails after a replan keeps that replan's record before the failure record.
+        const QString failed = dir.filePath("failed.jsonl");
+        Result later =
+            run_tmmu({"plan", model, "--mode", "inference", "--dim", "seq=128", "--iteration",
+                      "seq=512,batch=2", "--iteration", "seq=4096", "--trace", failed});
+        QCOMPARE(later.code, 29);
+        QFile f(failed);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> kept = f.readAll().trimmed().split('\n');
+        QCOMPARE(kept.size(), 2);
+        QCOMPARE(QJsonDocument::fromJson(kept[0])["record"].toString(), QString("replan"));
+        QCOMPARE(QJsonDocument::fromJson(kept[0])["new_plan_hash"].toString(), last);
+        QCOMPARE(QJsonDocument::fromJson(kept[1])["record"].toString(), QString("failure"));
+        QCOMPARE(QJsonDocument::fromJson(kept[1])["where"].toString(), QString("--iteration 1"));
         Result unknown = run_tmmu({"plan", model, "--dim", "heads=2"});
         QCOMPARE(unknown.code, 2);
         QVERIFY2(unknown.err.contains("no dynamic dimension 'heads'; it declares batch, seq"),
