@@ -1,5 +1,6 @@
 #include "commands.h"
 #include "interrupt.h"
+#include "plan_apply.h"
 
 #include "core/units.h"
 #include "encoding/sha256.h"
@@ -99,6 +100,15 @@ options:
                        fails (loading, planning or writing its outputs) writes its failure
                        record there instead (step, code, operator)
   --checkpoint OUT|-   write the CBOR checkpoint to OUT or stdout
+  --apply FILL         apply the plan to host memory as a runtime would (seed 000's ApplyPlan):
+                       allocate each arena's committed bytes, bind every tensor to base +
+                       offset, fill each in tensor order with zero (literal zeros) or debug
+                       or debug:SEED (a seeded pattern fixed by arena offset, so tensors
+                       sharing bytes agree), read every tensor back, and commit: the summary
+                       prints the bytes written and the state hash, the same in every run of
+                       the same plan and fill; --json adds "applied"
+  --data-policy P      standard (default), confidential or regulated: the last two refuse a
+                       debug fill, as the seed asks (with --apply only)
   --quiet              print nothing but errors
   --record             record the run in the sessions database (see tmmu session --help)
   --title T --tag X    title and tags (repeatable) of the recorded session
@@ -223,6 +233,16 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
         fmt::print("note: {}\n", note);
 }
 
+// The plan JSON, with what --apply did when it was asked for.
+std::string json_text(const Plan& plan, bool with_tensors, const std::vector<IterationOutcome>& ran,
+                      const std::optional<AppliedPlan>& applied) {
+    std::string text = plan_to_json(plan, with_tensors, ran);
+    if (!applied) return text;
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
+    j["applied"] = applied_json(*applied);
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 // A run that failed still writes its trace, ending in the failure record (seed 0.Z); a trace that
 // cannot be written is reported beside the failure, which stays the run's outcome.
 void write_failure_trace(const Failure& failure, const Digest& replay_token,
@@ -251,6 +271,7 @@ int cmd_plan(Args& args) {
     bool quiet = args.flag("--quiet");
     RecordOptions rec = record_options_from(args);
     const std::vector<DimBinding> iterations = iterations_from(args);
+    const std::optional<ApplyOptions> apply = apply_options_from(args);
     auto pos = args.positionals(0, 1);
     const bool to_stdout = sends_one_output_to_stdout(
         {{"--json", json_out}, {"--trace", trace_out}, {"--checkpoint", checkpoint_out}});
@@ -260,6 +281,7 @@ int cmd_plan(Args& args) {
     PlanOptions options;
     Plan plan;
     std::vector<IterationOutcome> ran;
+    std::optional<AppliedPlan> applied;
     try {
         model = load_model(path, request);
         check_request_applies(request_choice, model);
@@ -269,7 +291,8 @@ int cmd_plan(Args& args) {
         if (!iterations.empty())
             run_iterations(model, plan, request.mode, options, iterations, !quiet && !to_stdout,
                            ran);
-        if (json_out) write_output(*json_out, plan_to_json(plan, with_tensors, ran) + "\n");
+        if (apply) applied = apply_to_host(plan, *apply);
+        if (json_out) write_output(*json_out, json_text(plan, with_tensors, ran, applied) + "\n");
         if (trace_out) write_trace_file(plan, *trace_out, ran);
         if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
     } catch (const Failure& f) {
@@ -279,7 +302,10 @@ int cmd_plan(Args& args) {
         throw;
     }
     // Standard output carries the one output sent there, so the summary steps aside.
-    if (!quiet && !to_stdout) print_summary(model, plan);
+    if (!quiet && !to_stdout) {
+        print_summary(model, plan);
+        if (applied) fmt::print("{}", applied_text(*applied));
+    }
     if (auto id = record_if_asked(rec, model, request, options, plan); id && !quiet)
         fmt::print(to_stdout ? stderr : stdout, "recorded session {}\n", *id);
     return 0;

@@ -1,0 +1,181 @@
+// Seed 000's ApplyPlan, ZeroTensor / DebugFillTensor and CommitExecution on host memory
+// (engine/apply): every tensor at base + offset, filled, read back, and a state hash that only
+// the plan and the fill decide.
+#include "apply/host_arenas.h"
+#include "apply/memory_binding.h"
+#include "core/failure.h"
+#include "source/model_source.h"
+#include "test_support.h"
+
+#include <QObject>
+#include <QTest>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+using namespace tmmu;
+
+namespace {
+
+// views_and_inplace: views and in-place outputs share bytes; training, so buffers are reused
+// over time too. Activations in pages of 64 KiB, so the arena holds more than its peak.
+Plan shared_bytes_plan() {
+    const std::string path = TMMU_SOURCE_DIR "/resources/models/examples/views_and_inplace.json";
+    const LoadedModel m = load_model(path, {Mode::Training});
+    PlanOptions o;
+    for (ArenaConfig& a : o.policy.arenas)
+        if (a.name == "activations") a.page_size = 64 << 10;
+    return plan_model(m, Mode::Training, o, Progress{});
+}
+
+// Host memory for `plan` with every byte set to 0xab, so a byte the fill skipped shows.
+struct Dirty {
+    explicit Dirty(const Plan& plan) : host(plan) {
+        for (const ArenaMemory& m : host.memory())
+            std::memset(m.base, 0xab, m.size);
+    }
+    HostArenas host;
+};
+
+bool all_bytes(const std::byte* p, uint64_t n, std::byte value) {
+    for (uint64_t i = 0; i < n; ++i)
+        if (p[i] != value) return false;
+    return true;
+}
+
+ApplyOptions debug_fill(uint64_t seed, DataPolicy policy = DataPolicy::Standard) {
+    return {{FillKind::Debug, seed}, policy};
+}
+
+} // namespace
+
+class TestApply : public QObject {
+    Q_OBJECT
+  private slots:
+    void bindsAndZeroesEveryTensor() {
+        const Plan plan = shared_bytes_plan();
+        Dirty memory(plan);
+        const std::vector<ArenaMemory> arenas = memory.host.memory();
+        for (size_t i = 0; i < plan.arenas.size(); ++i) {
+            const ArenaPlan& a = plan.arenas[i];
+            QCOMPARE(arenas[i].size, a.config.committed_bytes(a.metrics.peak_bytes));
+        }
+        const MemoryBinding b(plan, arenas, ApplyOptions{});
+        uint64_t filled = 0;
+        for (const PlannedTensor& t : plan.tensors) {
+            QVERIFY(b.is_bound(t.id));
+            std::byte* p = b.get_ptr(t.id);
+            QCOMPARE(p, arenas[t.arena].base + t.offset);
+            QVERIFY2(all_bytes(p, t.size, std::byte{0}), t.id.c_str());
+            filled += t.size;
+        }
+        QCOMPARE(b.tensor_count(), plan.tensors.size());
+        QCOMPARE(b.filled_bytes(), filled);
+        QCOMPARE(b.verify(), std::string());
+        // Tensors are zeroed, not whole arenas: the page past the activations' peak is untouched.
+        for (size_t i = 0; i < plan.arenas.size(); ++i) {
+            const uint64_t peak = plan.arenas[i].metrics.peak_bytes;
+            QVERIFY(all_bytes(arenas[i].base + peak, arenas[i].size - peak, std::byte{0xab}));
+        }
+        QVERIFY(arenas[1].size > plan.arenas[1].metrics.peak_bytes);
+        QVERIFY(!b.is_bound("no such tensor"));
+        TMMU_EXPECT_FAILURE(b.get_ptr("no such tensor"), FailureCode::InvalidArgument);
+    }
+
+    // A debug pattern is fixed by arena offset and seed: tensors sharing bytes all read back
+    // their own pattern, two runs write the same bytes, another seed others.
+    void debugPatternIsSeededAndPositional() {
+        const Plan plan = shared_bytes_plan();
+        Dirty first(plan), second(plan), other(plan);
+        const MemoryBinding a(plan, first.host.memory(), debug_fill(7));
+        const MemoryBinding b(plan, second.host.memory(), debug_fill(7));
+        const MemoryBinding c(plan, other.host.memory(), debug_fill(8));
+        QCOMPARE(a.verify(), std::string());
+        bool differs = false;
+        for (const PlannedTensor& t : plan.tensors) {
+            QVERIFY2(std::memcmp(a.get_ptr(t.id), b.get_ptr(t.id), t.size) == 0, t.id.c_str());
+            differs |= std::memcmp(a.get_ptr(t.id), c.get_ptr(t.id), t.size) != 0;
+        }
+        QVERIFY(differs);
+        QVERIFY(!all_bytes(a.get_ptr(plan.tensors[0].id), plan.tensors[0].size, std::byte{0}));
+        // A byte changed behind the binding's back is found, naming the first tensor over it.
+        const PlannedTensor& t = plan.tensors[0];
+        a.get_ptr(t.id)[t.size - 1] ^= std::byte{1};
+        QCOMPARE(a.verify(), "tensor '" + t.id + "' byte " + std::to_string(t.size - 1) + " of " +
+                                 std::to_string(t.size));
+    }
+
+    void debugFillIsRefusedUnderConfidentialAndRegulatedPolicies() {
+        const Plan plan = shared_bytes_plan();
+        Dirty memory(plan);
+        for (DataPolicy p : {DataPolicy::Confidential, DataPolicy::Regulated}) {
+            const auto f = test::capture_failure(
+                [&] { MemoryBinding(plan, memory.host.memory(), debug_fill(1, p)); });
+            QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+            QCOMPARE(f->where(), std::string("fill"));
+            QVERIFY2(std::string(f->what()).find(std::string(data_policy_name(p))) !=
+                         std::string::npos,
+                     f->what());
+        }
+        // Refused before a byte was written; zeros are allowed under every policy.
+        for (const ArenaMemory& m : memory.host.memory())
+            QVERIFY(all_bytes(m.base, m.size, std::byte{0xab}));
+        const MemoryBinding zeroed(plan, memory.host.memory(),
+                                   {{FillKind::Zero, 0}, DataPolicy::Regulated});
+        QCOMPARE(zeroed.verify(), std::string());
+    }
+
+    void memoryThatDoesNotFitThePlanIsRefused() {
+        const Plan plan = shared_bytes_plan();
+        HostArenas host(plan);
+        const std::vector<ArenaMemory> good = host.memory();
+        auto refused = [&](std::vector<ArenaMemory> arenas, FailureCode code, const char* where) {
+            const auto f = test::capture_failure([&] { MemoryBinding(plan, arenas, {}); });
+            QVERIFY2(f && f->code() == code, f ? f->what() : "accepted");
+            QCOMPARE(f->where(), std::string(where));
+        };
+        refused({good[0]}, FailureCode::InvalidArgument, "arena 'activations'");
+        std::vector<ArenaMemory> extra = good;
+        extra.push_back({"scratch", good[0].base, 16});
+        refused(extra, FailureCode::InvalidArgument, "arena 'scratch'");
+        std::vector<ArenaMemory> small = good;
+        small[1].size = plan.arenas[1].metrics.peak_bytes; // the peak, but not in whole pages
+        refused(small, FailureCode::ArenaTooSmall, "arena 'activations'");
+        // Enough bytes, one past a 256-byte boundary: the first activation tensor is misaligned.
+        std::vector<std::byte> spare(good[1].size + 512);
+        std::byte* aligned = spare.data() + (256 - reinterpret_cast<uintptr_t>(spare.data()) % 256);
+        std::vector<ArenaMemory> unaligned = good;
+        unaligned[1].base = aligned + 1;
+        const auto first = std::find_if(plan.tensors.begin(), plan.tensors.end(),
+                                        [](const PlannedTensor& t) { return t.arena == 1; });
+        QVERIFY(first->alignment > 1);
+        refused(unaligned, FailureCode::AlignmentViolation, ("tensor '" + first->id + "'").c_str());
+        std::vector<ArenaMemory> nobase = good;
+        nobase[0].base = nullptr;
+        refused(nobase, FailureCode::InvalidArgument, "arena 'parameters'");
+        // In another order the same memory binds the same way.
+        const MemoryBinding reversed(plan, {good.rbegin(), good.rend()}, {});
+        QCOMPARE(reversed.get_ptr(plan.tensors[0].id),
+                 good[plan.tensors[0].arena].base + plan.tensors[0].offset);
+    }
+
+    // CommitExecution: the same plan and fill commit the same state on any memory; committing
+    // again changes nothing; the fill, its seed and the policy are part of the state.
+    void commitIsIdempotentAndDeterministic() {
+        const Plan plan = shared_bytes_plan();
+        HostArenas one(plan), two(plan);
+        const MemoryBinding a(plan, one.memory(), {});
+        const Digest state = a.commit();
+        QCOMPARE(a.commit(), state);
+        QCOMPARE(MemoryBinding(plan, two.memory(), {}).commit(), state);
+        const Digest seven = MemoryBinding(plan, two.memory(), debug_fill(7)).commit();
+        QVERIFY(seven != state);
+        QVERIFY(MemoryBinding(plan, two.memory(), debug_fill(8)).commit() != seven);
+        QVERIFY(MemoryBinding(plan, two.memory(), {{FillKind::Zero, 0}, DataPolicy::Confidential})
+                    .commit() != state);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestApply)
+#include "test_apply.moc"
