@@ -4,8 +4,10 @@
 #include "encoding/sha256.h"
 #include "io/file_io.h"
 #include "io/plan_json.h"
+#include "plan/linear_scan.h"
 #include "plan/plan_summary.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -79,7 +81,21 @@ ordered_json header(const Plan& plan) {
     return j;
 }
 
-ordered_json tensor_record(const Plan& plan, const PlannedTensor& t) {
+// Per arena, per buffer: seed 000 II.F's generation of the buffer in its logical slot.
+std::vector<std::vector<uint32_t>> generations(const Plan& plan) {
+    std::vector<std::vector<uint32_t>> out;
+    for (const ArenaPlan& a : plan.arenas) {
+        if (a.slot_of_buffer.size() != a.problem.buffers.size())
+            fail(FailureCode::InvalidArgument, "arena '" + a.config.name + "'",
+                 fmt::format("{} slots for {} buffers", a.slot_of_buffer.size(),
+                             a.problem.buffers.size()));
+        out.push_back(slot_generations(a.problem, a.slot_of_buffer));
+    }
+    return out;
+}
+
+ordered_json tensor_record(const Plan& plan, const PlannedTensor& t,
+                           const std::vector<std::vector<uint32_t>>& generation) {
     const ArenaPlan& a = arena_of(plan, t);
     ordered_json j;
     j["record"] = "tensor";
@@ -87,10 +103,39 @@ ordered_json tensor_record(const Plan& plan, const PlannedTensor& t) {
     j["name"] = t.name;
     j["arena"] = a.config.name;
     j["logical_slot"] = t.slot;
+    j["generation"] = generation[t.arena][t.buffer];
     j["logical_address"] = t.offset;
     j["size"] = t.size;
+    j["alignment"] = t.alignment;
     j["live_range"] = ordered_json::array({t.life.begin, t.life.end});
     j["bytes"] = a.problem.buffers[t.buffer].size;
+    return j;
+}
+
+// Seed 000 II.J's resource ledger at the memory series' point `i`, per arena: the bytes of the
+// buffers live then, the peak so far (the highest top of the live buffers up to then), and the
+// share of the bytes below the current top that no live buffer uses. A plan's buffers all fit,
+// so allocation_failures is 0: a buffer that does not fit fails the run (ARENA_TOO_SMALL), and
+// its trace is the failure record.
+ordered_json ledger_record(const Plan& plan, size_t i, std::vector<uint64_t>& peak_so_far) {
+    const MemorySeries& s = plan.series;
+    ordered_json allocated = ordered_json::object(), peaks = ordered_json::object(),
+                 fragmentation = ordered_json::object();
+    for (size_t a = 0; a < plan.arenas.size(); ++a) {
+        const std::string& name = plan.arenas[a].config.name;
+        const uint64_t live = s.live_bytes.at(a).at(i), top = s.high_water.at(a).at(i);
+        peak_so_far[a] = std::max(peak_so_far[a], top);
+        allocated[name] = live;
+        peaks[name] = peak_so_far[a];
+        fragmentation[name] = fixed(top > live ? top - live : 0, top, 4);
+    }
+    ordered_json j;
+    j["record"] = "ledger";
+    j["t"] = s.times[i];
+    j["bytes_allocated"] = std::move(allocated);
+    j["peak_bytes"] = std::move(peaks);
+    j["allocation_failures"] = 0;
+    j["internal_fragmentation_ratio"] = std::move(fragmentation);
     return j;
 }
 
@@ -136,8 +181,12 @@ std::string trace_jsonl(const Plan& plan) {
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return plan.tensors[a].id < plan.tensors[b].id; });
+    const std::vector<std::vector<uint32_t>> generation = generations(plan);
     for (size_t i : order)
-        out += line(tensor_record(plan, plan.tensors[i]));
+        out += line(tensor_record(plan, plan.tensors[i], generation));
+    std::vector<uint64_t> peak_so_far(plan.arenas.size(), 0);
+    for (size_t i = 0; i < plan.series.times.size(); ++i)
+        out += line(ledger_record(plan, i, peak_so_far));
     out += line(summary(plan));
     return out;
 }

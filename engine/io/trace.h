@@ -1,6 +1,7 @@
 #pragma once
 // The allocation trace of seed section 7 as JSON lines: one allocation_header record, one
-// tensor record per tensor (ascending id), one summary record; a failed run's trace ends in
+// tensor record per tensor (ascending id), one ledger record per point of the plan's memory
+// series (seed 000 II.J's resource ledger), one summary record; a failed run's trace ends in
 // one failure record. Nothing in it depends on time or on the machine: ratios are fixed-decimal
 // strings computed with integers, so the same plan gives the same bytes everywhere (golden
 // traces compare files byte for byte).

@@ -86,4 +86,20 @@ SlotAssignment assign_slots(const OffsetProblem& p, uint64_t default_alignment) 
     return out;
 }
 
+std::vector<uint32_t> slot_generations(const OffsetProblem& p,
+                                       const std::vector<uint32_t>& slot_of) {
+    std::vector<size_t> order(p.buffers.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return std::pair(p.buffers[a].begin, a) < std::pair(p.buffers[b].begin, b);
+    });
+    std::vector<uint32_t> occupants, generation(p.buffers.size(), 0);
+    for (size_t i : order) {
+        const uint32_t slot = slot_of.at(i);
+        if (slot >= occupants.size()) occupants.resize(size_t(slot) + 1, 0);
+        generation[i] = occupants[slot]++;
+    }
+    return generation;
+}
+
 } // namespace tmmu

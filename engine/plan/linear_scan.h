@@ -24,4 +24,10 @@ struct SlotAssignment {
 // lifetime. O(n log n).
 SlotAssignment assign_slots(const OffsetProblem& p, uint64_t default_alignment);
 
+// Seed 000 II.F's `generation` of each buffer: how many buffers held its logical slot before it
+// (0 for the slot's first occupant). A slot's occupants never overlap in time, so ordering
+// them by begin (then index) is their order of occupation. slot_of has one entry per buffer.
+std::vector<uint32_t> slot_generations(const OffsetProblem& p,
+                                       const std::vector<uint32_t>& slot_of);
+
 } // namespace tmmu

@@ -69,6 +69,16 @@ class TestLinearScan : public QObject {
         QCOMPARE(s.slot_size, (std::vector<uint64_t>{4, 4, 4}));
     }
 
+    // Seed 000 II.F: a slot's occupants are numbered in the order they hold it.
+    void generationsCountEarlierOccupantsOfTheSlot() {
+        OffsetProblem p;
+        p.buffers = {buf(4, 6, 1), buf(0, 2, 1), buf(0, 6, 1), buf(2, 4, 1), buf(6, 7, 1)};
+        const SlotAssignment s = assign_slots(p, 1);
+        QCOMPARE(s.slot_of, (std::vector<uint32_t>{0, 0, 1, 0, 0}));
+        QCOMPARE(slot_generations(p, s.slot_of), (std::vector<uint32_t>{2, 0, 0, 1, 3}));
+        QCOMPARE(slot_generations(OffsetProblem{}, {}), std::vector<uint32_t>{});
+    }
+
     void largerBufferFirstOnEqualBegin() {
         OffsetProblem p;
         p.buffers = {buf(0, 5, 1), buf(0, 5, 8), buf(0, 5, 8)};

@@ -4,6 +4,7 @@
 #include "io/trace.h"
 #include "plan/plan_hash.h"
 #include "sample_plan.h"
+#include "source/model_source.h"
 #include "test_support.h"
 
 #include <QObject>
@@ -46,7 +47,7 @@ class TestTrace : public QObject {
         const std::string trace = trace_jsonl(p);
         QVERIFY(trace.ends_with("}\n"));
         const auto lines = lines_of(trace);
-        QCOMPARE(lines.size(), size_t(8));
+        QCOMPARE(lines.size(), size_t(12)); // header, 6 tensors, 4 ledger points, summary
         QCOMPARE(lines[0], "{\"record\":\"allocation_header\",\"ir_hash\":\"" + to_hex(p.ir_hash) +
                                "\",\"mode\":\"training\",\"replay_token_prefix\":\"00010203\","
                                "\"strategy\":\"auto\",\"arenas\":[{\"name\":\"parameters\","
@@ -54,33 +55,107 @@ class TestTrace : public QObject {
                                "\"capacity\":4096,\"alignment\":64}]}");
         QCOMPARE(lines[2], std::string("{\"record\":\"tensor\",\"tensor_id\":\"a.view\",\"name\":"
                                        "\"a.view (display)\",\"arena\":\"activations\","
-                                       "\"logical_slot\":0,\"logical_address\":128,\"size\":64,"
-                                       "\"live_range\":[0,2],\"bytes\":512}"));
-        QCOMPARE(lines[7], "{\"record\":\"summary\",\"peak_bytes_per_arena\":{\"parameters\":356,"
-                           "\"activations\":768},\"lower_bound_per_arena\":{\"parameters\":356,"
-                           "\"activations\":768},\"total_logical_slots\":4,\"reuse_ratio\":"
-                           "\"0.3333\",\"fragmentation_pct\":\"0.00\",\"plan_hash\":\"" +
-                               to_hex(p.plan_hash) + "\"}");
+                                       "\"logical_slot\":0,\"generation\":0,\"logical_address\":"
+                                       "128,\"size\":64,\"alignment\":64,\"live_range\":[0,2],"
+                                       "\"bytes\":512}"));
+        // c takes slot 0 after a's buffer: its second generation.
+        QVERIFY2(lines[4].find("\"tensor_id\":\"c\"") != std::string::npos &&
+                     lines[4].find("\"logical_slot\":0,\"generation\":1,") != std::string::npos,
+                 lines[4].c_str());
+        // At step 3 only c (512 B) is live, and the activations' peak so far is still 768.
+        QCOMPARE(lines[10], std::string("{\"record\":\"ledger\",\"t\":3,\"bytes_allocated\":{"
+                                        "\"parameters\":356,\"activations\":512},\"peak_bytes\":{"
+                                        "\"parameters\":356,\"activations\":768},"
+                                        "\"allocation_failures\":0,"
+                                        "\"internal_fragmentation_ratio\":{\"parameters\":"
+                                        "\"0.0000\",\"activations\":\"0.0000\"}}"));
+        QCOMPARE(lines[11], "{\"record\":\"summary\",\"peak_bytes_per_arena\":{\"parameters\":356,"
+                            "\"activations\":768},\"lower_bound_per_arena\":{\"parameters\":356,"
+                            "\"activations\":768},\"total_logical_slots\":4,\"reuse_ratio\":"
+                            "\"0.3333\",\"fragmentation_pct\":\"0.00\",\"plan_hash\":\"" +
+                                to_hex(p.plan_hash) + "\"}");
     }
     void tensorRecordsFollowIdOrderWithFixedKeys() {
         Plan p = sample_plan();
         std::reverse(p.tensors.begin(), p.tensors.end());
         const auto lines = lines_of(trace_jsonl(p));
-        const Keys tensor_keys = {"record", "tensor_id",    "name",
-                                  "arena",  "logical_slot", "logical_address",
-                                  "size",   "live_range",   "bytes"};
+        const Keys tensor_keys = {
+            "record",          "tensor_id", "name",      "arena",      "logical_slot", "generation",
+            "logical_address", "size",      "alignment", "live_range", "bytes"};
+        const Keys ledger_keys = {"record",
+                                  "t",
+                                  "bytes_allocated",
+                                  "peak_bytes",
+                                  "allocation_failures",
+                                  "internal_fragmentation_ratio"};
         std::vector<std::string> ids;
+        std::vector<uint64_t> times;
         for (size_t i = 1; i + 1 < lines.size(); ++i) {
             const auto j = ordered_json::parse(lines[i]);
+            if (j["record"] == "ledger") {
+                QCOMPARE(keys_of(j), ledger_keys);
+                times.push_back(j["t"]);
+                continue;
+            }
+            QVERIFY(times.empty()); // every tensor record comes before the ledger
             QCOMPARE(keys_of(j), tensor_keys);
             ids.push_back(j["tensor_id"]);
         }
         QCOMPARE(ids, (Keys{"a", "a.view", "b", "c", "w1", "w2"}));
+        QCOMPARE(times, p.series.times);
         QCOMPARE(keys_of(ordered_json::parse(lines.front())),
                  (Keys{"record", "ir_hash", "mode", "replay_token_prefix", "strategy", "arenas"}));
         QCOMPARE(keys_of(ordered_json::parse(lines.back())),
                  (Keys{"record", "peak_bytes_per_arena", "lower_bound_per_arena",
                        "total_logical_slots", "reuse_ratio", "fragmentation_pct", "plan_hash"}));
+    }
+    // The ledger's fragmentation: bytes below the current top that no live buffer uses.
+    void ledgerFragmentationIsTheUnusedShareBelowTheTop() {
+        Plan p = sample_plan();
+        p.series.high_water[1][3] = 768; // c (512 B) live under a top of 768
+        const auto lines = lines_of(trace_jsonl(p));
+        const auto j = ordered_json::parse(lines[10]);
+        QCOMPARE(j["internal_fragmentation_ratio"]["activations"].get<std::string>(),
+                 std::string("0.3333"));
+        QCOMPARE(j["bytes_allocated"]["activations"].get<uint64_t>(), uint64_t(512));
+        p.series.live_bytes[1][3] = p.series.high_water[1][3] = 0; // nothing live
+        QCOMPARE(ordered_json::parse(
+                     lines_of(trace_jsonl(p))[10])["internal_fragmentation_ratio"]["activations"]
+                     .get<std::string>(),
+                 std::string("0.0000"));
+    }
+    // A real plan's ledger against its buffers, counted here: the live bytes and the top at each
+    // step, the peak so far, and the arena's peak at the end.
+    void ledgerMatchesThePlansBuffersAtEveryStep() {
+        const LoadedModel m = load_model(
+            TMMU_SOURCE_DIR "/resources/models/examples/residual_blocks.json", {Mode::Training});
+        const Plan p = plan_model(m, Mode::Training, PlanOptions{}, Progress{});
+        std::vector<ordered_json> ledger;
+        for (const std::string& line : lines_of(trace_jsonl(p)))
+            if (const auto j = ordered_json::parse(line); j["record"] == "ledger")
+                ledger.push_back(j);
+        QCOMPARE(ledger.size(), p.execution_order.size());
+        for (const ArenaPlan& a : p.arenas) {
+            uint64_t peak = 0;
+            for (const ordered_json& j : ledger) {
+                const uint64_t t = j["t"];
+                uint64_t live = 0, top = 0;
+                for (size_t k = 0; k < a.problem.buffers.size(); ++k) {
+                    const Buffer& b = a.problem.buffers[k];
+                    if (b.begin > t || t >= b.end) continue;
+                    live += b.size;
+                    top = std::max(top, a.solution.offsets[k] + b.size);
+                }
+                peak = std::max(peak, top);
+                const std::string& name = a.config.name;
+                QCOMPARE(j["bytes_allocated"][name].get<uint64_t>(), live);
+                QCOMPARE(j["peak_bytes"][name].get<uint64_t>(), peak);
+                QCOMPARE(j["internal_fragmentation_ratio"][name].get<std::string>(),
+                         format_fixed(top - live, top, 4));
+                QCOMPARE(j["allocation_failures"].get<int>(), 0);
+            }
+            QCOMPARE(peak, a.metrics.peak_bytes);
+        }
     }
     void traceIgnoresTiming() {
         Plan p = sample_plan();
