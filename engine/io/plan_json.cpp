@@ -107,6 +107,41 @@ ordered_json totals_json(const Plan& plan) {
     return j;
 }
 
+namespace {
+
+// Seed 000 0.I's minimum metrics and section 7's metric schema under the seed's own names
+// (the figures "arenas" and "totals" carry under the product's): ratios as numbers, the time an
+// integer count of nanoseconds.
+ordered_json seed_metrics_json(const Plan& plan) {
+    const PlanTotals totals = plan_totals(plan);
+    ordered_json peaks = ordered_json::object(), usage = ordered_json::object(),
+                 max_live = ordered_json::object();
+    for (const ArenaPlan& a : plan.arenas) {
+        peaks[a.config.name] = a.metrics.peak_bytes;
+        usage[a.config.name] = a.config.committed_bytes(a.metrics.peak_bytes);
+        max_live[a.config.name] = a.metrics.max_live;
+    }
+    const auto ratio = [](uint64_t num, uint64_t den) {
+        return den == 0 ? 0.0 : double(num) / double(den);
+    };
+    ordered_json j;
+    j["peak_logical_slots"] = totals.slot_count;
+    j["peak_physical_bytes_per_arena"] = std::move(peaks);
+    j["peak_tmmu_usage_per_arena"] = std::move(usage);
+    j["memory_reuse_ratio"] =
+        plan.tensors.size() > totals.slot_count
+            ? ratio(plan.tensors.size() - totals.slot_count, plan.tensors.size())
+            : 0.0;
+    j["max_live"] = std::move(max_live);
+    j["internal_fragmentation_ratio"] = ratio(
+        totals.peak_bytes - std::min(totals.lower_bound, totals.peak_bytes), totals.peak_bytes);
+    if (plan.retention) j["activation_retention_ratio"] = plan.retention->ratio();
+    j["allocation_time_ns"] = plan.total_plan_ns;
+    return j;
+}
+
+} // namespace
+
 ordered_json series_json(const Plan& plan) {
     const MemorySeries& s = plan.series;
     ordered_json arenas = ordered_json::object();
@@ -169,6 +204,8 @@ std::string plan_to_json(const Plan& plan, bool include_tensors,
     if (!plan.dims.empty()) j["dims"] = binding_json(plan.dims);
     j["arenas"] = std::move(arenas);
     j["totals"] = totals_json(plan);
+    j["status"] = "success"; // a failed run writes no plan JSON: its trace ends in the failure
+    j["metrics"] = seed_metrics_json(plan);
     if (plan.retention) j["activation_retention"] = retention_json(*plan.retention);
     j["series"] = series_json(plan);
     if (include_tensors) {

@@ -249,8 +249,22 @@ class TestTrace : public QObject {
         const std::string text = plan_to_json(p, false);
         QVERIFY(text.ends_with("}\n"));
         const auto j = ordered_json::parse(text);
-        QCOMPARE(keys_of(j), (Keys{"tmmu_version", "source", "mode", "strategy", "ir_hash",
-                                   "plan_hash", "arenas", "totals", "series", "notes"}));
+        QCOMPARE(keys_of(j),
+                 (Keys{"tmmu_version", "source", "mode", "strategy", "ir_hash", "plan_hash",
+                       "arenas", "totals", "status", "metrics", "series", "notes"}));
+        QCOMPARE(j["status"].get<std::string>(), std::string("success"));
+        // Seed 000 0.I's metrics under the seed's names: 4 slots for 6 tensors, no waste.
+        const auto& m = j["metrics"];
+        QCOMPARE(keys_of(m), (Keys{"peak_logical_slots", "peak_physical_bytes_per_arena",
+                                   "peak_tmmu_usage_per_arena", "memory_reuse_ratio", "max_live",
+                                   "internal_fragmentation_ratio", "allocation_time_ns"}));
+        QCOMPARE(m["peak_logical_slots"].get<uint64_t>(), uint64_t(4));
+        QCOMPARE(m["peak_physical_bytes_per_arena"]["activations"].get<uint64_t>(), uint64_t(768));
+        QCOMPARE(m["peak_tmmu_usage_per_arena"]["activations"].get<uint64_t>(), uint64_t(768));
+        QCOMPARE(m["memory_reuse_ratio"].get<double>(), 2.0 / 6.0);
+        QCOMPARE(m["max_live"]["parameters"].get<uint32_t>(), 2u);
+        QCOMPARE(m["internal_fragmentation_ratio"].get<double>(), 0.0);
+        QCOMPARE(m["allocation_time_ns"].get<uint64_t>(), uint64_t(6912));
         QCOMPARE(j["tmmu_version"].get<std::string>(), std::string(TMMU_VERSION));
         QCOMPARE(j["mode"].get<std::string>(), std::string("training"));
         QCOMPARE(j["plan_hash"].get<std::string>(), to_hex(p.plan_hash));
@@ -276,6 +290,17 @@ class TestTrace : public QObject {
         QCOMPARE(j["series"]["arenas"]["activations"]["live_bytes"][1].get<uint64_t>(),
                  uint64_t(768));
         QCOMPARE(j["notes"][0].get<std::string>(), std::string("sample note"));
+    }
+    void seedMetricsFollowPagesRetentionAndWaste() {
+        Plan p = sample_plan();
+        p.arenas[1].config.page_size = 512;    // 768 B in whole pages: 1024
+        p.arenas[1].metrics.lower_bound = 512; // (1124 - 868) / 1124 of the peaks unused
+        p.retention = ActivationRetention{400, 100, 2, 1, 2};
+        const auto m = ordered_json::parse(plan_to_json(p, false))["metrics"];
+        QCOMPARE(m["peak_physical_bytes_per_arena"]["activations"].get<uint64_t>(), uint64_t(768));
+        QCOMPARE(m["peak_tmmu_usage_per_arena"]["activations"].get<uint64_t>(), uint64_t(1024));
+        QCOMPARE(m["internal_fragmentation_ratio"].get<double>(), 256.0 / 1124.0);
+        QCOMPARE(m["activation_retention_ratio"].get<double>(), 0.25);
     }
     void planJsonTensorsOnRequest() {
         Plan p = sample_plan();
