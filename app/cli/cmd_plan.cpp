@@ -9,6 +9,7 @@
 #include "io/plan_json.h"
 #include "io/trace.h"
 #include "ir/dynamic_dims.h"
+#include "plan/plan_hash.h"
 #include "plan/plan_summary.h"
 #include "plan/replan.h"
 
@@ -170,8 +171,9 @@ void run_iterations(LoadedModel& model, Plan& plan, Mode mode, const PlanOptions
                     const std::vector<DimBinding>& iterations, bool print,
                     std::vector<IterationOutcome>& decided) {
     if (print)
-        fmt::print("iterations replan_policy {}; first plan at {}: {}  {}\n",
-                   replan_policy_name(model.graph->replan_policy), binding_text(*model.graph),
+        fmt::print("iterations replan_policy {}, replan key {}; first plan at {}: {}  {}\n",
+                   replan_policy_name(model.graph->replan_policy),
+                   short_hash(replan_key(*model.graph, plan)), binding_text(*model.graph),
                    short_hash(plan.plan_hash), format_bytes(plan_totals(plan).peak_bytes));
     ShapeScheduleRun run = run_shape_schedule(
         *model.graph, std::move(plan), mode, options, iterations,

@@ -45,6 +45,7 @@ ordered_json iterations_json(const std::vector<IterationOutcome>& iterations) {
         j["plan_hash"] = to_hex(i.plan_hash);
         j["plan_dims"] = binding_json(i.plan_binding);
         j["peak_bytes"] = i.peak_bytes;
+        j["replan_key"] = to_hex(i.replan_key);
         a.push_back(std::move(j));
     }
     return a;

@@ -204,6 +204,7 @@ std::string replan_record_jsonl(const IterationOutcome& iteration) {
     j["old_plan_hash"] = to_hex(iteration.old_plan_hash);
     j["new_plan_hash"] = to_hex(iteration.plan_hash);
     j["dims"] = binding_json(iteration.plan_binding);
+    j["replan_key"] = to_hex(iteration.replan_key);
     return line(j);
 }
 

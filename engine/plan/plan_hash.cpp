@@ -261,4 +261,14 @@ Digest compute_plan_hash(const Plan& plan) {
     return sha256(plan_hash_preimage(plan));
 }
 
+Digest replan_key(const Graph& g, const Plan& plan) {
+    Value envelope = Value::map();
+    for (const DynamicDim& d : g.dims)
+        envelope.set(d.name, tuple(Value::integer(d.min), Value::integer(d.max)));
+    const Digest envelope_hash = hash_value(envelope), arenas = arena_config_hash(plan);
+    return hash_value(tuple(Value::byte_string(envelope_hash.data(), envelope_hash.size()),
+                            Value::str(mode_name(plan.mode)),
+                            Value::byte_string(arenas.data(), arenas.size())));
+}
+
 } // namespace tmmu

@@ -51,4 +51,10 @@ cbor::Value shard_spec_value(const ShardSpec& spec);
 std::vector<uint8_t> plan_hash_preimage(const Plan& plan);
 Digest compute_plan_hash(const Plan& plan);
 
+// Seed 000 section 10's replan key, SHA-256(CBOR([shape_envelope_hash, mode, arena_config_hash]))
+// with shape_envelope_hash = SHA-256(CBOR({name: [min, max], ...})) (the envelope, not the
+// binding) and arena_config_hash as in the plan hash: every plan a run over iterations makes of
+// one model under one mode and arena config has the same key, whatever its binding.
+Digest replan_key(const Graph& g, const Plan& plan);
+
 } // namespace tmmu

@@ -1,6 +1,7 @@
 #include "plan/replan.h"
 
 #include "core/failure.h"
+#include "plan/plan_hash.h"
 #include "plan/plan_summary.h"
 
 #include <fmt/format.h>
@@ -74,6 +75,7 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
         out.plan_binding = planned;
         out.plan_hash = run.plan.plan_hash;
         out.peak_bytes = plan_totals(run.plan).peak_bytes;
+        out.replan_key = replan_key(g, run.plan);
         if (on_iteration) on_iteration(out);
         run.iterations.push_back(std::move(out));
     }

@@ -24,6 +24,7 @@ struct IterationOutcome {
     DimBinding plan_binding; // the binding of the plan the iteration runs on
     Digest plan_hash{};      // that plan's hash
     uint64_t peak_bytes = 0; // that plan's arenas together
+    Digest replan_key{};     // replan_key(graph, plan) of that plan (plan_hash.h)
 };
 
 struct ShapeScheduleRun {

@@ -656,9 +656,9 @@ class TestCli : public QObject {
                                "--iteration", "seq=64", "--iteration", "seq=512,batch=2",
                                "--iteration", "seq=256", "--trace", trace, "--checkpoint", ckpt});
         QCOMPARE(run.code, 0);
-        QVERIFY2(run.out.contains("iterations replan_policy REPLAN_AT_SAFEPOINT; first plan at "
-                                  "batch=1, seq=128: "),
+        QVERIFY2(run.out.contains("iterations replan_policy REPLAN_AT_SAFEPOINT, replan key "),
                  qPrintable(run.out));
+        QVERIFY2(run.out.contains("; first plan at batch=1, seq=128: "), qPrintable(run.out));
         const QStringList rows = run.out.split('\n').filter(QRegularExpression("^ +[0-9]+  "));
         QCOMPARE(rows.size(), 3);
         QVERIFY2(rows[0].contains("seq=64") && rows[0].contains(" fits "), qPrintable(rows[0]));
@@ -681,6 +681,9 @@ class TestCli : public QObject {
         QCOMPARE(replan["record"].toString(), QString("replan"));
         QCOMPARE(replan["iteration"].toInt(), 1);
         QCOMPARE(replan["new_plan_hash"].toString(), last);
+        const QString key = replan["replan_key"].toString();
+        QCOMPARE(key.size(), 64);
+        QVERIFY2(run.out.contains("replan key " + key.left(16) + ";"), qPrintable(run.out));
         QCOMPARE(QJsonDocument::fromJson(lines.first())["dims"].toObject(),
                  QJsonObject({{"batch", 2}, {"seq", 512}}));
 
@@ -701,6 +704,9 @@ class TestCli : public QObject {
         QCOMPARE(its[1]["dims"].toObject(), QJsonObject({{"batch", 2}, {"seq", 512}}));
         QCOMPARE(its[0]["plan_dims"].toObject(), QJsonObject({{"batch", 1}, {"seq", 128}}));
         QCOMPARE(its[1]["peak_bytes"].toInteger(), j["totals"]["peak_bytes"].toInteger());
+        // One model, mode and arena config: one replan key, whatever the binding.
+        QCOMPARE(its[0]["replan_key"].toString(), key);
+        QCOMPARE(its[1]["replan_key"].toString(), key);
         QVERIFY(at512["iterations"].isUndefined());
 
         // Refusals: outside the envelope (exit 29), unknown names, fixed models.

@@ -2,6 +2,7 @@
 #include "encoding/cbor.h"
 #include "encoding/sha256.h"
 #include "io/dsa_csv.h"
+#include "ir/dynamic_dims.h"
 #include "plan/plan_hash.h"
 #include "sample_plan.h"
 #include "source/model_source.h"
@@ -76,6 +77,26 @@ class TestHash : public QObject {
     // The expected values were computed independently of this code: the preimage bytes were
     // rebuilt by a separate Python 3 CBOR encoder written from RFC 8949 and seed II.K (it
     // reproduced plan_hash_preimage byte for byte) and hashed with hashlib.sha256.
+    // Seed 000 section 10's replan key: the envelope, mode and arena config, not the binding.
+    void replanKeyIgnoresTheBindingOnly() {
+        const LoadedModel m = load_model(
+            TMMU_SOURCE_DIR "/resources/models/examples/dynamic_seq.json", {Mode::Inference});
+        auto plan_at = [&](const Graph& g, Mode mode, const PlanOptions& o = {}) {
+            return plan_graph(g, mode, o, Progress{}, "dynamic_seq");
+        };
+        const Graph small = bound_at(*m.graph, {{"seq", 64}}, "test");
+        const Plan a = plan_at(*m.graph, Mode::Inference), b = plan_at(small, Mode::Inference);
+        QVERIFY(a.plan_hash != b.plan_hash);
+        const Digest key = replan_key(*m.graph, a);
+        QCOMPARE(replan_key(small, b), key);
+        QVERIFY(replan_key(*m.graph, plan_at(*m.graph, Mode::Training)) != key);
+        PlanOptions capped;
+        capped.policy.set_capacity("activations", uint64_t(1) << 30);
+        QVERIFY(replan_key(*m.graph, plan_at(*m.graph, Mode::Inference, capped)) != key);
+        Graph wider = *m.graph;
+        wider.dims[0].max += 1;
+        QVERIFY(replan_key(wider, a) != key);
+    }
     void planHashIsStable() {
         const Plan p = sample_plan();
         const std::vector<uint8_t> preimage = plan_hash_preimage(p);

@@ -4,6 +4,7 @@
 #include "ir/validate.h"
 #include "models/graph_builder.h"
 #include "naive_liveness.h"
+#include "plan/plan_hash.h"
 #include "plan/planner.h"
 #include "plan/replan.h"
 #include "plan/shard_spec.h"
@@ -728,7 +729,8 @@ class TestPlanner : public QObject {
             "{\"record\":\"replan\",\"iteration\":3,\"safepoint\":\"iteration_boundary\","
             "\"old_plan_hash\":\"" +
             to_hex(run.iterations[2].plan_hash) + "\",\"new_plan_hash\":\"" +
-            to_hex(expected.plan_hash) + "\",\"dims\":{\"batch\":4,\"seq\":512}}\n";
+            to_hex(expected.plan_hash) + "\",\"dims\":{\"batch\":4,\"seq\":512},\"replan_key\":\"" +
+            to_hex(replan_key(direct, expected)) + "\"}\n";
         QVERIFY2(records.ends_with(second), records.c_str());
         QCOMPARE(std::count(records.begin(), records.end(), '\n'), 2l);
     }
