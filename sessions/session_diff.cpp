@@ -104,38 +104,70 @@ void add_schedule_change(const Plan& a, const Plan& b, std::vector<SettingChange
         {"schedule", schedule_text(a.execution_order, at), schedule_text(b.execution_order, at)});
 }
 
+std::string exact_bytes(uint64_t bytes) {
+    return bytes == UINT64_MAX ? "unlimited" : fmt::format("{} bytes", bytes);
+}
+
+// Lists `what` when x and y differ, in `text`'s words, or in `exact`'s when the words of the
+// two are the same (16.00 MiB and 16777217 bytes, two tokens with one prefix).
+template <class T, class Text, class Exact>
+void add_if_differs(std::vector<SettingChange>& out, std::string what, const T& x, const T& y,
+                    Text text, Exact exact) {
+    if (x == y) return;
+    std::string before = text(x), after = text(y);
+    if (before == after) {
+        before = exact(x);
+        after = exact(y);
+    }
+    out.push_back({std::move(what), std::move(before), std::move(after)});
+}
+
+void add_if_differs(std::vector<SettingChange>& out, std::string what, const std::string& x,
+                    const std::string& y) {
+    const auto same = [](const std::string& v) { return v; };
+    add_if_differs(out, std::move(what), x, y, same, same);
+}
+
 // Per arena present in both plans (arenas on one side only show in the arena deltas).
 void add_arena_changes(const Plan& a, const Plan& b, std::vector<SettingChange>& out) {
     for (const ArenaPlan& x : a.arenas)
         for (const ArenaPlan& y : b.arenas) {
             if (x.config.name != y.config.name) continue;
-            auto add = [&](const char* field, std::string before, std::string after) {
-                if (before != after)
-                    out.push_back({fmt::format("arena '{}' {}", x.config.name, field),
-                                   std::move(before), std::move(after)});
-            };
-            add("capacity", capacity_text(x.config.capacity), capacity_text(y.config.capacity));
-            add("alignment", format_bytes(x.config.alignment), format_bytes(y.config.alignment));
-            add("page size", page_text(x.config.page_size), page_text(y.config.page_size));
-            add("strategy", x.strategy, y.strategy);
+            const std::string arena = "arena '" + x.config.name + "' ";
+            add_if_differs(out, arena + "capacity", x.config.capacity, y.config.capacity,
+                           capacity_text, exact_bytes);
+            add_if_differs(out, arena + "alignment", x.config.alignment, y.config.alignment,
+                           format_bytes, exact_bytes);
+            add_if_differs(out, arena + "page size", x.config.page_size, y.config.page_size,
+                           page_text, exact_bytes);
+            add_if_differs(out, arena + "strategy used", x.strategy, y.strategy);
         }
 }
 
+std::string arena_names(const Plan& p) {
+    std::string names;
+    for (const ArenaPlan& a : p.arenas)
+        names += (names.empty() ? "" : ", ") + a.config.name;
+    return names;
+}
+
 // Every input of the plan hash other than the model and the placements themselves, so that a
-// reader learns why two hashes differ when the metrics do not say.
+// reader learns why two hashes differ when the metrics do not say. The schedule is listed only
+// for one model: another model's schedule differs as a matter of course.
 std::vector<SettingChange> setting_changes(const Plan& a, const Plan& b) {
     std::vector<SettingChange> out;
-    auto add = [&out](const char* what, std::string before, std::string after) {
-        if (before != after) out.push_back({what, std::move(before), std::move(after)});
-    };
-    add("mode", std::string(mode_name(a.mode)), std::string(mode_name(b.mode)));
-    add("strategy", a.strategy, b.strategy);
+    add_if_differs(out, "mode", std::string(mode_name(a.mode)), std::string(mode_name(b.mode)));
+    add_if_differs(out, "strategy", a.strategy, b.strategy);
+    add_if_differs(out, "arenas", arena_names(a), arena_names(b)); // their order is hashed too
     add_arena_changes(a, b, out);
     auto dims = [](const Plan& p) { return p.dims.empty() ? "fixed" : binding_text(p.dims); };
-    add("dims", dims(a), dims(b));
-    add("sharding", describe_shard_spec(a.shard), describe_shard_spec(b.shard));
-    add("replay token", to_hex(a.replay_token).substr(0, 12), to_hex(b.replay_token).substr(0, 12));
-    add_schedule_change(a, b, out);
+    add_if_differs(out, "dims", dims(a), dims(b));
+    add_if_differs(out, "sharding", describe_shard_spec(a.shard), describe_shard_spec(b.shard));
+    add_if_differs(
+        out, "replay token", a.replay_token, b.replay_token,
+        [](const Digest& d) { return to_hex(d).substr(0, 12); },
+        [](const Digest& d) { return to_hex(d); });
+    if (a.ir_hash == b.ir_hash) add_schedule_change(a, b, out);
     return out;
 }
 

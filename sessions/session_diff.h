@@ -40,9 +40,10 @@ struct PlanComparison {
     // Empty when both plans are of the same model (IR hash); else says which models, so that a
     // reader takes the deltas below as between different inputs.
     std::string different_models;
-    // Mode, requested strategy, per arena on both sides its capacity, alignment, page size and
-    // winning strategy, the binding of dynamic dimensions, the rank, sharding, replay token and
-    // schedule, each listed only when it differs.
+    // Mode, requested strategy, the arenas in order, per arena on both sides its capacity,
+    // alignment, page size and the strategy used, the binding of dynamic dimensions, the rank and
+    // sharding, the replay token, and for one model its schedule; each listed only when it
+    // differs (in exact bytes or the whole token when the short form reads the same).
     std::vector<SettingChange> settings;
     std::vector<ArenaDelta> arenas; // first plan's arena order, then arenas only in the second
     std::vector<TensorMove> moved;  // ascending id; includes tensors present on one side only

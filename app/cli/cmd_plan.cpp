@@ -98,8 +98,8 @@ options:
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
   --tensors            include the per-tensor table in --json output
   --trace OUT|-        write the allocation trace (JSON lines) to OUT or stdout; a run that
-                       fails (loading, planning or writing its outputs) writes its failure
-                       record there instead (step, code, operator)
+                       fails (loading, planning, applying or writing its outputs) writes its
+                       failure record there instead (step, code, operator)
   --checkpoint OUT|-   write the CBOR checkpoint to OUT or stdout
   --apply FILL         apply the plan to host memory as a runtime would (seed 000's ApplyPlan):
                        allocate each arena's committed bytes, bind every tensor to base +

@@ -23,7 +23,10 @@ FillSpec parse_fill(const std::string& text) {
         const char* first = text.data() + 6;
         const char* last = text.data() + text.size();
         const auto [end, ec] = std::from_chars(first, last, f.seed);
-        if (ec == std::errc() && end == last && first != last) return f;
+        if (ec == std::errc::result_out_of_range)
+            fail(FailureCode::InvalidArgument, "--apply",
+                 fmt::format("the seed {} is larger than 2^64 - 1", text.substr(6)));
+        if (ec == std::errc() && end == last) return f;
     }
     fail(FailureCode::InvalidArgument, "--apply",
          fmt::format("expects zero, debug or debug:SEED (an unsigned integer), got '{}'", text));
@@ -47,18 +50,22 @@ std::optional<ApplyOptions> apply_options_from(Args& args) {
                  "governs what --apply writes; give --apply zero or --apply debug with it");
         return std::nullopt;
     }
-    return ApplyOptions{parse_fill(*fill), policy ? parse_policy(*policy) : DataPolicy::Standard};
+    const ApplyOptions options{parse_fill(*fill),
+                               policy ? parse_policy(*policy) : DataPolicy::Standard};
+    check_fill_allowed(options.fill, options.policy); // before planning and allocating
+    return options;
 }
 
 AppliedPlan apply_to_host(const Plan& plan, const ApplyOptions& options) {
     const auto start = std::chrono::steady_clock::now();
+    const Progress progress = interruptible_progress();
     HostArenas host(plan);
-    MemoryBinding binding(plan, host.memory(), options, interruptible_progress());
+    MemoryBinding binding(plan, host.memory(), options, progress);
     AppliedPlan a;
     a.fill_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     // Host memory holds what was written: a mismatch is a bug in tmmu, not bad input.
-    if (const std::string wrong = binding.verify(); !wrong.empty())
+    if (const std::string wrong = binding.verify(progress); !wrong.empty())
         throw std::logic_error("applied memory does not read back as filled: " + wrong);
     a.options = options;
     a.arenas = binding.arenas().size();

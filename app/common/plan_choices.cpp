@@ -76,7 +76,7 @@ void apply_arena_alignments_and_pages(const ArenaSettings& settings, ArenaPolicy
             if (a.name != s.name) continue;
             if (s.alignment) a.alignment = *s.alignment;
             if (s.page_size) a.page_size = *s.page_size;
-            // Such an arena could hold nothing: every plan would fail with ARENA_TOO_SMALL.
+            // Such an arena holds no whole page, so no buffer: surely a slip in the option.
             if (a.page_size > a.capacity)
                 bad("--arena " + s.name,
                     fmt::format("page size {} is larger than the capacity {}: no whole page fits",

@@ -1,7 +1,10 @@
 #include "apply/fill.h"
 
+#include "core/failure.h"
+
 #include <algorithm>
 #include <cstring>
+#include <fmt/format.h>
 
 namespace tmmu {
 
@@ -17,13 +20,15 @@ uint64_t mix(uint64_t x) {
 
 // Calls on(byte index, pattern byte) for each of `size` bytes from arena offset `offset`, while
 // on returns true. The byte at arena offset o is byte (o % 8), little-endian on every host, of
-// the word mixed from the seed, the arena and o / 8: one mix per 8-byte word.
+// the word mixed from o / 8 and a key mixed from the seed, then the arena (chained mixes, so
+// nearby seeds or arenas give unrelated patterns): one mix per 8-byte word.
 template <class On>
 void each_pattern_byte(uint64_t seed, uint32_t arena, uint64_t offset, uint64_t size, On on) {
+    const uint64_t key = mix(mix(seed) ^ arena);
     uint64_t i = 0;
     while (i < size) {
         const uint64_t at = offset + i;
-        const uint64_t word = mix(seed ^ mix(arena) ^ (at >> 3));
+        const uint64_t word = mix(key ^ (at >> 3));
         for (uint64_t b = at & 7; b < 8 && i < size; ++b, ++i)
             if (!on(i, std::byte((word >> (8 * b)) & 0xff))) return;
     }
@@ -47,8 +52,17 @@ std::string_view data_policy_name(DataPolicy p) {
     return "standard";
 }
 
+void check_fill_allowed(const FillSpec& fill, DataPolicy policy) {
+    if (fill.kind == FillKind::Debug && policy != DataPolicy::Standard)
+        fail(FailureCode::InvalidArgument, "fill",
+             fmt::format("a debug fill is forbidden under the {} data policy, where only zeros "
+                         "may be written (seed 000 DebugFillTensor_v1); fill with zeros",
+                         data_policy_name(policy)));
+}
+
 void fill_bytes(const FillSpec& fill, uint32_t arena, uint64_t offset, std::byte* at,
                 uint64_t size) {
+    if (size == 0) return; // `at` may be null for an empty arena
     if (fill.kind == FillKind::Zero) {
         std::memset(at, 0, size);
         return;
@@ -61,6 +75,7 @@ void fill_bytes(const FillSpec& fill, uint32_t arena, uint64_t offset, std::byte
 
 uint64_t first_mismatch(const FillSpec& fill, uint32_t arena, uint64_t offset, const std::byte* at,
                         uint64_t size) {
+    if (size == 0) return 0;
     if (fill.kind == FillKind::Zero)
         return uint64_t(std::find_if(at, at + size, [](std::byte b) { return b != std::byte{0}; }) -
                         at);

@@ -26,6 +26,10 @@ struct FillSpec {
     uint64_t seed = 0; // the debug pattern's seed
 };
 
+// Throws Failure(InvalidArgument) at "fill" for a debug fill under a confidential or regulated
+// policy; callers check before allocating or writing anything.
+void check_fill_allowed(const FillSpec& fill, DataPolicy policy);
+
 // Writes `size` bytes at `at`, which lies at byte `offset` of arena number `arena`.
 void fill_bytes(const FillSpec& fill, uint32_t arena, uint64_t offset, std::byte* at,
                 uint64_t size);

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fstream>
+#include <limits>
 #include <new>
+#include <string>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -30,7 +33,15 @@ void advise_huge_pages(std::byte* data, uint64_t size) {
     if (size >= kHugePage) madvise(data, size - size % kHugePage, MADV_HUGEPAGE);
 }
 
-uint64_t physical_memory() {
+// The memory the kernel says it can give without swapping (MemAvailable), else the physical
+// memory: more than that would be touched by the fill and get the process killed.
+uint64_t available_memory() {
+    if (std::ifstream meminfo("/proc/meminfo"); meminfo)
+        for (std::string key; meminfo >> key;) {
+            uint64_t kib = 0;
+            if (key == "MemAvailable:" && meminfo >> kib) return kib * 1024;
+            meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+        }
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : UINT64_MAX;
 }
@@ -44,10 +55,10 @@ void HostArenas::Free::operator()(std::byte* p) const {
 HostArenas::HostArenas(const Plan& plan) {
     for (const ArenaPlan& a : plan.arenas)
         total_ = checked_add(total_, a.config.committed_bytes(a.metrics.peak_bytes), "host arenas");
-    if (const uint64_t host = physical_memory(); total_ > host)
+    if (const uint64_t host = available_memory(); total_ > host)
         fail(FailureCode::DeviceError, "host memory",
-             fmt::format("the plan's arenas need {} together, more than this machine's {} of "
-                         "memory",
+             fmt::format("the plan's arenas need {} together, more than the {} of memory this "
+                         "machine has available",
                          format_bytes(total_), format_bytes(host)));
     for (uint32_t i = 0; i < plan.arenas.size(); ++i) {
         const ArenaPlan& a = plan.arenas[i];
@@ -58,7 +69,8 @@ HostArenas::HostArenas(const Plan& plan) {
         auto* data = static_cast<std::byte*>(::operator new(size, alignment, std::nothrow));
         if (!data)
             fail(FailureCode::DeviceError, "arena '" + a.config.name + "'",
-                 fmt::format("the host cannot allocate its {} bytes", size));
+                 fmt::format("the host cannot allocate its {} bytes aligned to {} bytes", size,
+                             size_t(alignment)));
         advise_huge_pages(data, size);
         blocks_.push_back(
             {a.config.name, size, std::unique_ptr<std::byte, Free>(data, {alignment})});

@@ -15,8 +15,8 @@ namespace tmmu {
 class HostArenas {
   public:
     // Throws Failure(DeviceError) at "arena 'X'" when the host cannot give an arena its bytes,
-    // and before allocating anything when the arenas together need more than the host's
-    // physical memory (allocating them would only let the kernel kill the process later).
+    // and before allocating anything when the arenas together need more than the memory the
+    // host has available (allocating them would only let the kernel kill the process later).
     explicit HostArenas(const Plan& plan);
 
     std::vector<ArenaMemory> memory() const;

@@ -16,22 +16,20 @@ std::string arena_where(const std::string& name) {
     return "arena '" + name + "'";
 }
 
-void check_policy(const ApplyOptions& options) {
-    if (options.fill.kind == FillKind::Debug && options.policy != DataPolicy::Standard)
-        fail(FailureCode::InvalidArgument, "fill",
-             fmt::format("a debug fill is forbidden under the {} data policy, where only zeros "
-                         "may be written (seed 000 DebugFillTensor_v1); fill with zeros",
-                         data_policy_name(options.policy)));
-}
-
 // The memory given for each of the plan's arenas, in the plan's order; every given arena must
 // be one of the plan's, and each must hold the arena's committed bytes.
 std::vector<ArenaMemory> match_arenas(const Plan& plan, std::vector<ArenaMemory> given) {
-    for (const ArenaMemory& m : given)
+    for (size_t i = 0; i < given.size(); ++i) {
+        const std::string& name = given[i].name;
         if (std::none_of(plan.arenas.begin(), plan.arenas.end(),
-                         [&](const ArenaPlan& a) { return a.config.name == m.name; }))
-            fail(FailureCode::InvalidArgument, arena_where(m.name),
+                         [&](const ArenaPlan& a) { return a.config.name == name; }))
+            fail(FailureCode::InvalidArgument, arena_where(name),
                  "memory was given for an arena the plan does not have");
+        for (size_t j = 0; j < i; ++j)
+            if (given[j].name == name)
+                fail(FailureCode::InvalidArgument, arena_where(name),
+                     "memory was given for it twice");
+    }
     std::vector<ArenaMemory> ordered;
     for (const ArenaPlan& a : plan.arenas) {
         auto it = std::find_if(given.begin(), given.end(),
@@ -72,27 +70,47 @@ std::byte* pointer_of(const PlannedTensor& t, const ArenaMemory& m) {
     return p;
 }
 
+// Pieces of a tensor between two looks at the cancel flag: a tensor of gigabytes takes seconds
+// to fill or read back.
+constexpr uint64_t kChunk = uint64_t(64) << 20;
+
+// Calls on(offset in the tensor, bytes) for each chunk of `size` bytes, checking for cancel
+// before each, while on returns true.
+template <class On>
+void each_chunk(uint64_t size, const Progress& progress, std::string_view stage, On on) {
+    for (uint64_t done = 0; done < size; done += kChunk) {
+        progress.check_cancel(stage);
+        if (!on(done, std::min(kChunk, size - done))) return;
+    }
+}
+
 } // namespace
 
 MemoryBinding::MemoryBinding(const Plan& plan, std::vector<ArenaMemory> arenas,
                              const ApplyOptions& options, const Progress& progress)
     : plan_hash_(plan.plan_hash), options_(options) {
-    check_policy(options);
+    check_fill_allowed(options.fill, options.policy);
     arenas_ = match_arenas(plan, std::move(arenas));
+    for (const ArenaPlan& a : plan.arenas)
+        committed_.push_back(a.config.committed_bytes(a.metrics.peak_bytes));
     tensors_.reserve(plan.tensors.size());
-    for (const PlannedTensor& t : plan.tensors)
+    uint64_t total = 0;
+    for (const PlannedTensor& t : plan.tensors) {
         tensors_.push_back({t.id, t.arena, t.offset, t.size, pointer_of(t, arenas_.at(t.arena))});
+        total += t.size;
+    }
+    // Tensor-map order is ascending id: a plan's invariant, kept here for plans made by hand.
+    std::sort(tensors_.begin(), tensors_.end(),
+              [](const Bound& a, const Bound& b) { return a.id < b.id; });
     // ZeroTensor_v1 / DebugFillTensor_v1 in tensor-map order; a debug pattern depends on the
     // arena offset only, so tensors that share bytes agree on them whatever the order.
-    for (size_t i = 0; i < tensors_.size(); ++i) {
-        const Bound& b = tensors_[i];
-        if (i % 256 == 0) {
-            progress.check_cancel("fill");
-            progress.report(double(i) / double(tensors_.size()), "fill");
-        }
-        fill_bytes(options_.fill, b.arena, b.offset, b.ptr, b.size);
-        filled_bytes_ += b.size;
-    }
+    for (const Bound& b : tensors_)
+        each_chunk(b.size, progress, "fill", [&](uint64_t at, uint64_t n) {
+            fill_bytes(options_.fill, b.arena, b.offset + at, b.ptr + at, n);
+            filled_bytes_ += n;
+            progress.report(double(filled_bytes_) / double(total), "fill");
+            return true;
+        });
 }
 
 const MemoryBinding::Bound* MemoryBinding::find(std::string_view tensor_id) const {
@@ -113,10 +131,15 @@ std::byte* MemoryBinding::get_ptr(std::string_view tensor_id) const {
     return b->ptr;
 }
 
-std::string MemoryBinding::verify() const {
+std::string MemoryBinding::verify(const Progress& progress) const {
+    std::string wrong;
     for (const Bound& b : tensors_) {
-        const uint64_t at = first_mismatch(options_.fill, b.arena, b.offset, b.ptr, b.size);
-        if (at != b.size) return fmt::format("tensor '{}' byte {} of {}", b.id, at, b.size);
+        each_chunk(b.size, progress, "read back", [&](uint64_t at, uint64_t n) {
+            const uint64_t i = first_mismatch(options_.fill, b.arena, b.offset + at, b.ptr + at, n);
+            if (i != n) wrong = fmt::format("tensor '{}' byte {} of {}", b.id, at + i, b.size);
+            return wrong.empty();
+        });
+        if (!wrong.empty()) return wrong;
     }
     return {};
 }
@@ -136,10 +159,10 @@ Digest MemoryBinding::commit() const {
     else
         w.null();
     w.array(arenas_.size());
-    for (const ArenaMemory& m : arenas_) {
+    for (size_t i = 0; i < arenas_.size(); ++i) {
         w.array(2);
-        w.text(m.name);
-        w.uint64(m.size);
+        w.text(arenas_[i].name);
+        w.uint64(committed_[i]);
     }
     w.uint64(tensors_.size());
     w.uint64(filled_bytes_);

@@ -33,8 +33,9 @@ class MemoryBinding {
   public:
     // Binds and fills every tensor of `plan`. Throws Failure:
     //  - InvalidArgument at "fill" for a debug fill under a confidential or regulated policy
-    //    (before anything is written), at "arena 'X'" for an arena of the plan that has no
-    //    memory, memory for an arena the plan does not have, or no base for a non-empty arena;
+    //    (check_fill_allowed, before anything is written), at "arena 'X'" for an arena of the
+    //    plan that has no memory, memory for an arena the plan does not have or given twice, or
+    //    no base for a non-empty arena;
     //  - ArenaTooSmall at "arena 'X'" for memory smaller than the arena's committed bytes
     //    (its peak, in whole pages when it is paged);
     //  - AlignmentViolation at "tensor 'T'" when base + offset breaks the tensor's alignment
@@ -53,13 +54,14 @@ class MemoryBinding {
     const std::vector<ArenaMemory>& arenas() const { return arenas_; }
 
     // Reads every tensor back: "" when each holds what its fill wrote, else the first tensor
-    // (ascending id) that does not and where ("tensor 'T' byte 12 of 64").
-    std::string verify() const;
+    // (ascending id) that does not and where ("tensor 'T' byte 12 of 64"). Throws Cancelled.
+    std::string verify(const Progress& progress = {}) const;
 
     // CommitExecution_v1: a full memory fence (writes before it are visible to whoever reads
     // the arenas next), then the state hash over the plan hash, the policy, the fill, the arenas'
-    // names and sizes and the bytes filled. Committing again without new writes gives the same
-    // hash: the commit changes nothing it covers.
+    // names and committed bytes (the plan's, not the sizes of the memory given) and the bytes
+    // filled: the same plan and fill commit the same state on any memory. Committing again
+    // without new writes gives the same hash: the commit changes nothing it covers.
     Digest commit() const;
 
   private:
@@ -74,6 +76,7 @@ class MemoryBinding {
     Digest plan_hash_{};
     ApplyOptions options_;
     std::vector<ArenaMemory> arenas_; // in the plan's arena order
+    std::vector<uint64_t> committed_; // per arena: its committed bytes in the plan
     std::vector<Bound> tensors_;      // ascending id, as the plan lists them
     uint64_t filled_bytes_ = 0;
 };

@@ -18,10 +18,17 @@ Result run_tmmu(const QStringList& args) {
     return tmmu::test::run_program(TMMU_CLI, args);
 }
 
+// The plan JSON's "applied" object; a run that fails gives an empty one, whose state hash
+// compares unequal to every real one, so each test checks the hash's length first.
 QJsonObject applied(const QStringList& args) {
     const Result r = run_tmmu(QStringList{"plan", kModel, "--json", "-"} + args);
-    if (r.code != 0) return {{"failed", r.err}};
+    if (r.code != 0) return {};
     return QJsonDocument::fromJson(r.out.toUtf8())["applied"].toObject();
+}
+
+QString state_of(const QStringList& args) {
+    const QString state = applied(args)["state_hash"].toString();
+    return state.size() == 64 ? state : QStringLiteral("run failed: ") + args.join(' ');
 }
 
 } // namespace
@@ -48,14 +55,20 @@ class TestApplyCli : public QObject {
         QCOMPARE(zero["verified"].toBool(), true);
         QVERIFY(zero["filled_bytes"].toInteger() >= zero["host_bytes"].toInteger());
         QCOMPARE(zero["state_hash"].toString().size(), 64);
-        QCOMPARE(applied({"--apply", "zero"})["state_hash"], zero["state_hash"]);
+        const QString zero_state = zero["state_hash"].toString();
+        QCOMPARE(state_of({"--apply", "zero"}), zero_state);
         const QJsonObject seven = applied({"--apply", "debug:7"});
         QCOMPARE(seven["seed"].toInteger(), 7);
-        QCOMPARE(applied({"--apply", "debug:7"})["state_hash"], seven["state_hash"]);
-        QVERIFY(seven["state_hash"] != zero["state_hash"]);
-        QVERIFY(applied({"--apply", "debug:8"})["state_hash"] != seven["state_hash"]);
-        QVERIFY(applied({"--apply", "zero", "--data-policy", "regulated"})["state_hash"] !=
-                zero["state_hash"]);
+        const QString seven_state = state_of({"--apply", "debug:7"});
+        QCOMPARE(seven_state.size(), 64);
+        QCOMPARE(seven["state_hash"].toString(), seven_state);
+        QVERIFY(seven_state != zero_state);
+        const QString eight_state = state_of({"--apply", "debug:8"});
+        QCOMPARE(eight_state.size(), 64);
+        QVERIFY(eight_state != seven_state);
+        const QString regulated = state_of({"--apply", "zero", "--data-policy", "regulated"});
+        QCOMPARE(regulated.size(), 64);
+        QVERIFY(regulated != zero_state);
         // Without --apply the plan JSON has no "applied".
         const Result plain = run_tmmu({"plan", kModel, "--json", "-"});
         QVERIFY(QJsonDocument::fromJson(plain.out.toUtf8())["applied"].isUndefined());
@@ -73,6 +86,10 @@ class TestApplyCli : public QObject {
         QVERIFY2(alone.err.contains("INVALID_ARGUMENT at --data-policy: governs what --apply "
                                     "writes"),
                  qPrintable(alone.err));
+        const Result huge = run_tmmu({"plan", kModel, "--apply", "debug:18446744073709551616"});
+        QCOMPARE(huge.code, 2);
+        QVERIFY2(huge.err.contains("the seed 18446744073709551616 is larger than 2^64 - 1"),
+                 qPrintable(huge.err));
         for (const char* bad : {"ones", "debug:", "debug:x", "debug:-1"}) {
             const Result r = run_tmmu({"plan", kModel, "--apply", bad});
             QCOMPARE(r.code, 2);

@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -151,6 +152,9 @@ class TestApply : public QObject {
                                         [](const PlannedTensor& t) { return t.arena == 1; });
         QVERIFY(first->alignment > 1);
         refused(unaligned, FailureCode::AlignmentViolation, ("tensor '" + first->id + "'").c_str());
+        std::vector<ArenaMemory> twice = good;
+        twice.push_back(good[0]);
+        refused(twice, FailureCode::InvalidArgument, "arena 'parameters'");
         std::vector<ArenaMemory> nobase = good;
         nobase[0].base = nullptr;
         refused(nobase, FailureCode::InvalidArgument, "arena 'parameters'");
@@ -174,6 +178,28 @@ class TestApply : public QObject {
         QVERIFY(MemoryBinding(plan, two.memory(), debug_fill(8)).commit() != seven);
         QVERIFY(MemoryBinding(plan, two.memory(), {{FillKind::Zero, 0}, DataPolicy::Confidential})
                     .commit() != state);
+        // Memory larger than the plan needs commits the same state: the plan's bytes count.
+        std::vector<ArenaMemory> larger = one.memory();
+        std::vector<std::vector<std::byte>> blocks;
+        for (ArenaMemory& m : larger) {
+            blocks.emplace_back(m.size + 4096 + 256);
+            m.base = blocks.back().data() +
+                     (256 - reinterpret_cast<uintptr_t>(blocks.back().data()) % 256);
+            m.size += 4096;
+        }
+        QCOMPARE(MemoryBinding(plan, larger, {}).commit(), state);
+    }
+
+    void fillingStopsWhenCancelled() {
+        const Plan plan = shared_bytes_plan();
+        Dirty memory(plan);
+        std::atomic<bool> cancel{true};
+        Progress progress;
+        progress.cancel_flag = &cancel;
+        TMMU_EXPECT_FAILURE(MemoryBinding(plan, memory.host.memory(), {}, progress),
+                            FailureCode::Cancelled);
+        const MemoryBinding done(plan, memory.host.memory(), {});
+        TMMU_EXPECT_FAILURE(done.verify(progress), FailureCode::Cancelled);
     }
 };
 

@@ -225,6 +225,27 @@ class TestSessionStore : public QObject {
         QCOMPARE(modes.settings[0].what, std::string("mode"));
         QCOMPARE(modes.settings[0].after, std::string("forward"));
         QVERIFY(compare_plans(a, a).settings.empty());
+
+        // Values whose short forms read the same are named exactly; the arenas' order counts.
+        PlanOptions odd;
+        odd.policy.set_capacity("activations", (uint64_t(1) << 30) + 1);
+        odd.replay_token = o.replay_token; // the same 12-digit prefix as b's
+        odd.replay_token[31] = 1;
+        const PlanComparison exact =
+            compare_plans(b, plan_model(m, Mode::Inference, odd, Progress{}));
+        std::map<std::string, std::pair<std::string, std::string>> exactly;
+        for (const SettingChange& c : exact.settings)
+            exactly[c.what] = {c.before, c.after};
+        QVERIFY(exactly["arena 'activations' capacity"] ==
+                std::make_pair(std::string("1073741824 bytes"), std::string("1073741825 bytes")));
+        QCOMPARE(exactly["replay token"].second, to_hex(odd.replay_token));
+        PlanOptions reordered;
+        std::swap(reordered.policy.arenas[0], reordered.policy.arenas[1]);
+        const PlanComparison order =
+            compare_plans(a, plan_model(m, Mode::Inference, reordered, Progress{}));
+        QVERIFY(!order.identical);
+        QCOMPARE(order.settings.size(), size_t(1));
+        QCOMPARE(order.settings[0].what, std::string("arenas"));
     }
 
     void alteredPlanBytesAreDetected() {
