@@ -21,15 +21,23 @@ std::vector<int> saved_operands(Op op) {
     case Op::Mul:
     case Op::Div:
     case Op::Maximum:
+    case Op::Minimum:
+    case Op::Pow:
     case Op::MatMul:
         return {0, 1};
     case Op::Log:
     case Op::Relu:
+    case Op::Abs:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Gelu:
+    case Op::Silu:
         return {0};
     case Op::Exp:
     case Op::Sigmoid:
     case Op::Tanh:
     case Op::Sqrt:
+    case Op::Rsqrt:
         return {kOutput};
     default:
         return {};
@@ -146,10 +154,53 @@ ValueId EngineState::vjp(const AutogradNode& node, size_t i, ValueId g) {
         const ValueId ga = op2(Op::Mul, g, saved_value(0));
         return sum_to(op1(Op::Neg, op2(Op::Div, ga, op2(Op::Mul, b, b))), s);
     }
-    case Op::Maximum: {
-        const ValueId mask = op1(Op::Step, op2(Op::Sub, saved_value(0), saved_value(1)));
+    case Op::Maximum:
+    case Op::Minimum: {
+        // The gradient goes to the input chosen; ties go to b, as the kernels choose.
+        const ValueId a = saved_value(0), b = saved_value(1);
+        const ValueId mask =
+            op1(Op::Step, node.op == Op::Maximum ? op2(Op::Sub, a, b) : op2(Op::Sub, b, a));
         const ValueId ga = op2(Op::Mul, g, mask);
         return sum_to(i == 0 ? ga : op2(Op::Sub, g, ga), s);
+    }
+    case Op::Pow: {
+        const ValueId a = saved_value(0), b = saved_value(1);
+        if (i == 0)
+            return sum_to(
+                op2(Op::Mul, g, op2(Op::Mul, b, op2(Op::Pow, a, op2(Op::Sub, b, scalar(1.0f))))),
+                s);
+        return sum_to(op2(Op::Mul, g, op2(Op::Mul, op2(Op::Pow, a, b), op1(Op::Log, a))), s);
+    }
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+        return sum_to(op2(Op::Mul, g, scalar(0.0f)), s); // piecewise constant
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
+        return op2(Op::Mul, g, scalar(0.0f));
+    case Op::Abs: {
+        const ValueId x = saved_value(0);
+        return op2(Op::Mul, g, op2(Op::Sub, op1(Op::Step, x), op1(Op::Step, op1(Op::Neg, x))));
+    }
+    case Op::Rsqrt: {
+        const ValueId o = saved_value(0);
+        return op2(Op::Mul, op2(Op::Mul, g, scalar(-0.5f)), op2(Op::Mul, o, op2(Op::Mul, o, o)));
+    }
+    case Op::Sin:
+        return op2(Op::Mul, g, op1(Op::Cos, saved_value(0)));
+    case Op::Cos:
+        return op1(Op::Neg, op2(Op::Mul, g, op1(Op::Sin, saved_value(0))));
+    case Op::Gelu:
+        return op2(Op::Mul, g, op1(Op::GeluGrad, saved_value(0)));
+    case Op::Silu: {
+        const ValueId x = saved_value(0), sig = op1(Op::Sigmoid, x);
+        const ValueId inner =
+            op2(Op::Add, scalar(1.0f), op2(Op::Mul, x, op2(Op::Sub, scalar(1.0f), sig)));
+        return op2(Op::Mul, g, op2(Op::Mul, sig, inner));
     }
     case Op::Neg:
         return op1(Op::Neg, g);

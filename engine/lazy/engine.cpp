@@ -168,6 +168,20 @@ Tensor Engine::sqrt(const Tensor& a) {
     return unary_op(Op::Sqrt, a);
 }
 
+Tensor Engine::unary(std::string_view op, const Tensor& a) {
+    const std::optional<Op> found = public_elementwise_op(op);
+    if (!found || is_binary(*found))
+        fail(FailureCode::InvalidArgument, std::string(op), "is not a unary elementwise op");
+    return unary_op(*found, a);
+}
+
+Tensor Engine::binary(std::string_view op, const Tensor& a, const Tensor& b) {
+    const std::optional<Op> found = public_elementwise_op(op);
+    if (!found || !is_binary(*found))
+        fail(FailureCode::InvalidArgument, std::string(op), "is not a binary elementwise op");
+    return binary_op(*found, a, b);
+}
+
 Tensor Engine::unary_op(Op op, const Tensor& a) {
     Entry entry(*s_, op_name(op).data());
     s_->begin_emission();

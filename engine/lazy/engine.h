@@ -21,6 +21,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tmmu::lazy {
@@ -156,6 +157,12 @@ class Engine {
     Tensor sigmoid(const Tensor& a);
     Tensor tanh(const Tensor& a);
     Tensor sqrt(const Tensor& a);
+    // Any op of seed 004 15.1's elementwise list by name, as programs spell it: the ones above,
+    // and gelu, silu, abs, rsqrt, sin, cos, floor, ceil, round; minimum, pow, and the
+    // comparisons eq ne lt le gt ge (1 or 0). Throws InvalidArgument for another name or the
+    // wrong count of inputs.
+    Tensor unary(std::string_view op, const Tensor& a);
+    Tensor binary(std::string_view op, const Tensor& a, const Tensor& b);
     Tensor matmul(const Tensor& a, const Tensor& b); // [m,k] x [k,n]
     Tensor sum(const Tensor& a, std::vector<int64_t> dims = {}, bool keepdim = false);
     Tensor mean(const Tensor& a, std::vector<int64_t> dims = {}, bool keepdim = false);

@@ -39,6 +39,9 @@ void walk(const Shape& shape, const std::vector<int64_t>& strides, int64_t offse
     }
 }
 
+constexpr float kInvSqrt2 = 0.70710678118654752f;   // 1 / sqrt(2)
+constexpr float kInvSqrt2Pi = 0.39894228040143268f; // 1 / sqrt(2 pi)
+
 float unary(Op op, float x) {
     switch (op) {
     case Op::Neg:
@@ -55,8 +58,28 @@ float unary(Op op, float x) {
         return std::tanh(x);
     case Op::Sqrt:
         return std::sqrt(x);
+    case Op::Abs:
+        return std::fabs(x);
+    case Op::Rsqrt:
+        return 1.0f / std::sqrt(x);
+    case Op::Sin:
+        return std::sin(x);
+    case Op::Cos:
+        return std::cos(x);
+    case Op::Floor:
+        return std::floor(x);
+    case Op::Ceil:
+        return std::ceil(x);
+    case Op::Round:
+        return std::nearbyint(x); // the default rounding mode: to nearest, ties to even
+    case Op::Gelu:
+        return 0.5f * x * (1.0f + std::erf(x * kInvSqrt2));
+    case Op::Silu:
+        return x / (1.0f + std::exp(-x));
     case Op::Step:
         return x > 0.0f ? 1.0f : 0.0f;
+    case Op::GeluGrad:
+        return 0.5f * (1.0f + std::erf(x * kInvSqrt2)) + x * kInvSqrt2Pi * std::exp(-0.5f * x * x);
     default:
         return x;
     }
@@ -74,6 +97,22 @@ float binary(Op op, float a, float b) {
         return a / b;
     case Op::Maximum:
         return a > b ? a : b;
+    case Op::Minimum:
+        return a < b ? a : b;
+    case Op::Pow:
+        return std::pow(a, b);
+    case Op::Eq:
+        return a == b ? 1.0f : 0.0f;
+    case Op::Ne:
+        return a != b ? 1.0f : 0.0f;
+    case Op::Lt:
+        return a < b ? 1.0f : 0.0f;
+    case Op::Le:
+        return a <= b ? 1.0f : 0.0f;
+    case Op::Gt:
+        return a > b ? 1.0f : 0.0f;
+    case Op::Ge:
+        return a >= b ? 1.0f : 0.0f;
     default:
         return a;
     }
@@ -105,7 +144,7 @@ void sum_into(std::span<const float> in, const Shape& in_shape, const Shape& tar
 } // namespace
 
 float elementwise(Op op, float a, float b) {
-    return op >= Op::Add ? binary(op, a, b) : unary(op, a);
+    return is_binary(op) ? binary(op, a, b) : unary(op, a);
 }
 
 std::vector<int64_t> broadcast_index(const Shape& in, const Shape& out) {
@@ -139,6 +178,19 @@ void run_kernel(const Node& node, std::span<const KernelInput> inputs, const Sha
                 std::span<float> out) {
     const auto in = [&](size_t i) { return inputs[i].data; };
     const auto shape = [&](size_t i) -> const Shape& { return *inputs[i].shape; };
+    if (is_binary(node.op)) {
+        const std::vector<int64_t> ia = broadcast_index(shape(0), out_shape);
+        const std::vector<int64_t> ib = broadcast_index(shape(1), out_shape);
+        for (size_t i = 0; i < out.size(); ++i)
+            out[i] = binary(node.op, in(0)[static_cast<size_t>(ia[i])],
+                            in(1)[static_cast<size_t>(ib[i])]);
+        return;
+    }
+    if (is_elementwise(node.op)) {
+        for (size_t i = 0; i < out.size(); ++i)
+            out[i] = unary(node.op, in(0)[i]);
+        return;
+    }
     switch (node.op) {
     case Op::Constant:
         std::copy(node.data.begin(), node.data.end(), out.begin());
@@ -149,29 +201,6 @@ void run_kernel(const Node& node, std::span<const KernelInput> inputs, const Sha
     case Op::RandUniform:
         fill_uniform(node.rng, out);
         return;
-    case Op::Neg:
-    case Op::Exp:
-    case Op::Log:
-    case Op::Relu:
-    case Op::Sigmoid:
-    case Op::Tanh:
-    case Op::Sqrt:
-    case Op::Step:
-        for (size_t i = 0; i < out.size(); ++i)
-            out[i] = unary(node.op, in(0)[i]);
-        return;
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Div:
-    case Op::Maximum: {
-        const std::vector<int64_t> ia = broadcast_index(shape(0), out_shape);
-        const std::vector<int64_t> ib = broadcast_index(shape(1), out_shape);
-        for (size_t i = 0; i < out.size(); ++i)
-            out[i] = binary(node.op, in(0)[static_cast<size_t>(ia[i])],
-                            in(1)[static_cast<size_t>(ib[i])]);
-        return;
-    }
     case Op::MatMul:
         matmul(in(0), in(1), shape(0), shape(1), out);
         return;

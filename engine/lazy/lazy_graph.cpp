@@ -22,8 +22,28 @@ std::string_view op_name(Op op) {
         return "tanh";
     case Op::Sqrt:
         return "sqrt";
+    case Op::Abs:
+        return "abs";
+    case Op::Rsqrt:
+        return "rsqrt";
+    case Op::Sin:
+        return "sin";
+    case Op::Cos:
+        return "cos";
+    case Op::Floor:
+        return "floor";
+    case Op::Ceil:
+        return "ceil";
+    case Op::Round:
+        return "round";
+    case Op::Gelu:
+        return "gelu";
+    case Op::Silu:
+        return "silu";
     case Op::Step:
         return "step";
+    case Op::GeluGrad:
+        return "gelu_grad";
     case Op::Add:
         return "add";
     case Op::Sub:
@@ -34,6 +54,22 @@ std::string_view op_name(Op op) {
         return "div";
     case Op::Maximum:
         return "maximum";
+    case Op::Minimum:
+        return "minimum";
+    case Op::Pow:
+        return "pow";
+    case Op::Eq:
+        return "eq";
+    case Op::Ne:
+        return "ne";
+    case Op::Lt:
+        return "lt";
+    case Op::Le:
+        return "le";
+    case Op::Gt:
+        return "gt";
+    case Op::Ge:
+        return "ge";
     case Op::MatMul:
         return "matmul";
     case Op::Sum:
@@ -79,7 +115,17 @@ bool is_effect(Op op) {
 }
 
 bool is_elementwise(Op op) {
-    return op >= Op::Neg && op <= Op::Maximum;
+    return op >= Op::Neg && op <= Op::Ge;
+}
+
+bool is_binary(Op op) {
+    return op >= Op::Add && op <= Op::Ge;
+}
+
+std::optional<Op> public_elementwise_op(std::string_view name) {
+    for (auto op = uint8_t(Op::Neg); op <= uint8_t(Op::Ge); ++op)
+        if (Op(op) != Op::Step && Op(op) != Op::GeluGrad && op_name(Op(op)) == name) return Op(op);
+    return std::nullopt;
 }
 
 std::string EventKey::text() const {

@@ -5,7 +5,9 @@
 #include "lazy/view_meta.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tmmu::lazy {
@@ -29,12 +31,31 @@ enum class Op : uint8_t {
     Sigmoid,
     Tanh,
     Sqrt,
-    Step, // x > 0 ? 1 : 0 (relu's derivative)
+    Abs,
+    Rsqrt,
+    Sin,
+    Cos,
+    Floor,
+    Ceil,
+    Round, // to nearest, ties to even
+    Gelu,  // x * Phi(x), the exact (erf) form
+    Silu,  // x * sigmoid(x)
+    // derivatives autograd emits, not ops a program names
+    Step,     // x > 0 ? 1 : 0 (relu's derivative)
+    GeluGrad, // Phi(x) + x * phi(x) (gelu's derivative)
     Add,
     Sub,
     Mul,
     Div,
     Maximum,
+    Minimum,
+    Pow,
+    Eq, // comparisons give 1 or 0 (f32: the engine has no bool dtype)
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
     MatMul,
     Sum,
     Mean,
@@ -57,8 +78,13 @@ enum class Op : uint8_t {
 };
 std::string_view op_name(Op op);
 bool is_effect(Op op);
-// Neg .. Maximum: one output element from the same element of each input (broadcast).
+// Neg .. Ge: one output element from the same element of each input (broadcast); Neg .. GeluGrad
+// take one input, Add .. Ge two.
 bool is_elementwise(Op op);
+bool is_binary(Op op);
+// The elementwise op of this name that a program or the Engine's unary()/binary() may use
+// (seed 004 15.1's fusible list, f32); none for another name, or a derivative autograd emits.
+std::optional<Op> public_elementwise_op(std::string_view name);
 
 struct Value {
     Shape shape;

@@ -216,40 +216,15 @@ class Runner {
             const float x = a.tensor.empty() ? a.number : b.number;
             return s.op == ProgramOp::Add ? e_.add(t, x) : e_.mul(t, x);
         }
-        const Tensor x = operand(a, site), y = operand(b, site);
-        switch (s.op) {
-        case ProgramOp::Add:
-            return e_.add(x, y);
-        case ProgramOp::Sub:
-            return e_.sub(x, y);
-        case ProgramOp::Mul:
-            return e_.mul(x, y);
-        case ProgramOp::Div:
-            return e_.div(x, y);
-        default:
-            return e_.maximum(x, y);
-        }
+        return e_.binary(program_op_name(s.op), operand(a, site), operand(b, site));
     }
 
     Tensor pure(const Statement& s, const std::string& site) {
-        if (s.op >= ProgramOp::Add && s.op <= ProgramOp::Maximum) return binary(s, site);
+        if (s.op >= ProgramOp::Add && s.op <= ProgramOp::Ge) return binary(s, site);
         if (s.op == ProgramOp::Rand) return e_.rand(s.shape);
         const Tensor& a = tensor(s.args[0].tensor, site);
+        if (s.op <= ProgramOp::Silu) return e_.unary(program_op_name(s.op), a);
         switch (s.op) {
-        case ProgramOp::Neg:
-            return e_.neg(a);
-        case ProgramOp::Exp:
-            return e_.exp(a);
-        case ProgramOp::Log:
-            return e_.log(a);
-        case ProgramOp::Relu:
-            return e_.relu(a);
-        case ProgramOp::Sigmoid:
-            return e_.sigmoid(a);
-        case ProgramOp::Tanh:
-            return e_.tanh(a);
-        case ProgramOp::Sqrt:
-            return e_.sqrt(a);
         case ProgramOp::Matmul:
             return e_.matmul(a, tensor(s.args[1].tensor, site));
         case ProgramOp::Sum:

@@ -16,9 +16,9 @@ int64_t element_count(const Shape& shape) {
             fail(FailureCode::InvalidArgument, "shape",
                  fmt::format("shape {} has a dimension that is not positive", shape_text(shape)));
         if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements)
-            fail(FailureCode::AllocationOverflow, "shape",
-                 fmt::format("shape {} has more than {} elements", shape_text(shape),
-                             kMaxElements));
+            fail(
+                FailureCode::AllocationOverflow, "shape",
+                fmt::format("shape {} has more than {} elements", shape_text(shape), kMaxElements));
     }
     return n;
 }
