@@ -1,15 +1,29 @@
 // Golden traces (seed VII.C / E0): the reference `slots` strategy must reproduce the checked-in
 // traces byte for byte. Regenerate only on purpose, saying why in the commit message:
 //   TMMU_REGENERATE_GOLDEN=1 build/tests/engine_test_golden
+#include "encoding/sha256.h"
 #include "io/trace.h"
+#include "plan/plan_summary.h"
 #include "source/model_source.h"
 #include "test_support.h"
 
 #include <QObject>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 
 using namespace tmmu;
+
+namespace {
+
+// The trace without what the replay token decides: its prefix in the header and the plan hash.
+std::string without_token(std::string trace) {
+    static const std::regex token(R"re("replay_token_prefix":"[0-9a-f]{8}")re");
+    static const std::regex hash(R"re("plan_hash":"[0-9a-f]{64}")re");
+    return std::regex_replace(std::regex_replace(trace, token, "TOKEN"), hash, "HASH");
+}
+
+} // namespace
 
 class TestGolden : public QObject {
     Q_OBJECT
@@ -33,6 +47,54 @@ class TestGolden : public QObject {
         for (const char* mode : {"inference", "forward", "training"})
             QTest::newRow(mode) << "gpt2-small.json" << mode
                                 << QString("gpt2_small_b1_s128.%1").arg(mode);
+        // Seed VII.B's Llama-scale vector: TinyLlama's shape (22 layers, grouped-query attention).
+        QTest::newRow("llama inference") << "tinyllama-1.1b.json"
+                                         << "inference"
+                                         << "tinyllama_1.1b_b1_s128.inference";
+    }
+
+    // Seed VIII.C's matrix: every preset in every mode under ten replay tokens gives one slot map
+    // and one set of logical addresses (the token enters the plan hash only), with every tensor
+    // aligned, and the transformers reuse most of their slots in inference.
+    void everyReplayTokenGivesOneSlotMap_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* model :
+             {"examples/linear_chain.json", "examples/residual_blocks.json",
+              "examples/views_and_inplace.json", "gpt2-small.json", "tinyllama-1.1b.json"})
+            QTest::newRow(model) << model;
+    }
+    void everyReplayTokenGivesOneSlotMap() {
+        QFETCH(QString, model);
+        const bool transformer = !model.startsWith("examples/");
+        for (Mode mode : {Mode::Inference, Mode::Forward, Mode::Training}) {
+            const LoadedModel m = load_model(
+                TMMU_SOURCE_DIR "/resources/models/" + model.toStdString(), {mode, 1, 128});
+            std::string first;
+            for (uint32_t seed = 0; seed < test::property_cases(8) + 2; ++seed) {
+                PlanOptions options;
+                options.strategy = "slots";
+                options.replay_token = sha256("replay token " + std::to_string(seed));
+                const Plan plan = plan_model(m, mode, options, {});
+                for (const PlannedTensor& t : plan.tensors)
+                    QVERIFY2(t.offset % t.alignment == 0, t.id.c_str());
+                const std::string trace = without_token(trace_jsonl(plan));
+                if (seed == 0) first = trace;
+                QVERIFY2(trace == first, qPrintable(QString("%1 %2 under token %3")
+                                                        .arg(model)
+                                                        .arg(mode_name(mode).data())
+                                                        .arg(seed)));
+                // Forward and training hold activations for the backward pass: little reuse.
+                if (transformer && mode == Mode::Inference && seed == 0) {
+                    const PlanTotals totals = plan_totals(plan);
+                    const double reuse =
+                        1.0 - double(totals.slot_count) / double(plan.tensors.size());
+                    QVERIFY2(reuse > 0.5, qPrintable(QString("%1 %2: reuse %3")
+                                                         .arg(model)
+                                                         .arg(mode_name(mode).data())
+                                                         .arg(reuse)));
+                }
+            }
+        }
     }
     void traceMatchesGolden() {
         QFETCH(QString, model);
