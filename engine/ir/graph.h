@@ -40,6 +40,10 @@ struct ViewDesc {
     TensorIndex base = kNone;
     uint64_t byte_offset = 0;
     uint64_t byte_length = 0;
+    // Seed 000 II.G's stride_desc: the element stride of each axis, for a view whose elements
+    // are spread over its base (a transpose, a column slice); empty for a contiguous view. A
+    // strided view spans (sum of (extent - 1) * stride + 1) elements, its byte_length.
+    std::vector<uint64_t> strides;
 };
 
 // A dynamic dimension (seed 000, II.H): shapes may name it instead of giving a number. Its

@@ -413,13 +413,21 @@ class GraphReader : Reader {
 
     ViewDesc read_view(const json& v, const std::string& at) const {
         object(v, at);
-        expect_keys(v, at, {"base", "byte_offset", "byte_length"});
+        expect_keys(v, at, {"base", "byte_offset", "byte_length", "stride_desc"});
         ViewDesc d;
         d.base = tensor_ref(require(v, "base", at), at + ".base");
         if (const json* o = optional(v, "byte_offset"))
             d.byte_offset = u64(*o, at + ".byte_offset");
         if (const json* l = optional(v, "byte_length"))
             d.byte_length = u64(*l, at + ".byte_length");
+        if (const json* s = optional(v, "stride_desc")) {
+            const std::string where = at + ".stride_desc";
+            object(*s, where);
+            expect_keys(*s, where, {"strides"});
+            const json& strides = array(require(*s, "strides", where), where + ".strides");
+            for (size_t i = 0; i < strides.size(); ++i)
+                d.strides.push_back(u64(strides[i], fmt::format("{}.strides[{}]", where, i)));
+        }
         return d;
     }
 
@@ -580,6 +588,8 @@ class GraphWriter {
             j["view"] = ordered_json{{"base", tensor_id(t.view->base)},
                                      {"byte_offset", t.view->byte_offset}};
             if (!t.dynamic()) j["view"]["byte_length"] = t.view->byte_length;
+            if (!t.view->strides.empty())
+                j["view"]["stride_desc"] = ordered_json{{"strides", t.view->strides}};
         }
         if (t.in_place_of != kNone) j["in_place_of"] = tensor_id(t.in_place_of);
         if (t.saved_for_backward) j["saved_for_backward"] = true;

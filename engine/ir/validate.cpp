@@ -272,13 +272,18 @@ class Finalizer {
         for (Tensor& t : g_.tensors) {
             if (!t.view) continue;
             ViewDesc& v = *t.view;
-            // 0 means "the view's own size"; a view with a dynamic axis follows its binding.
-            if (v.byte_length == 0 || t.dynamic()) v.byte_length = t.bytes;
-            if (v.byte_length != t.bytes)
+            // 0 means "the bytes the view spans"; a view with a dynamic axis follows its binding.
+            const uint64_t span = view_span(t);
+            if (v.byte_length == 0 || t.dynamic()) v.byte_length = span;
+            if (v.byte_length != span)
                 fail(kShapes, tensor_at(t, "view.byte_length"),
-                     fmt::format("view byte_length {} differs from the tensor's own size {} bytes "
-                                 "(shape x dtype); give {} or 0",
-                                 v.byte_length, t.bytes, t.bytes));
+                     v.strides.empty()
+                         ? fmt::format("view byte_length {} differs from the tensor's own size {} "
+                                       "bytes (shape x dtype); give {} or 0",
+                                       v.byte_length, span, span)
+                         : fmt::format("view byte_length {} differs from the {} bytes the strided "
+                                       "view spans (shape, strides and dtype); give {} or 0",
+                                       v.byte_length, span, span));
             const Tensor& base = g_.tensors[v.base];
             uint64_t end;
             if (__builtin_add_overflow(v.byte_offset, v.byte_length, &end))
@@ -288,6 +293,27 @@ class Finalizer {
                      fmt::format("view bytes [{}, {}) exceed base '{}' of {} bytes", v.byte_offset,
                                  end, base.id, base.bytes));
         }
+    }
+
+    // The bytes a view spans in its base: its own size when contiguous; with strides, from its
+    // first element to one past its last, (sum of (extent - 1) * stride + 1) elements.
+    uint64_t view_span(const Tensor& t) const {
+        const ViewDesc& v = *t.view;
+        if (v.strides.empty()) return t.bytes;
+        const std::string at = tensor_at(t, "view.stride_desc");
+        if (t.dynamic())
+            fail(kShapes, at, "a strided view needs a fixed shape (its strides are fixed)");
+        if (v.strides.size() != t.shape.size())
+            fail(kShapes, at,
+                 fmt::format("{} strides for a shape of rank {}; give one per axis",
+                             v.strides.size(), t.shape.size()));
+        if (g_.tensors[v.base].view && !g_.tensors[v.base].view->strides.empty())
+            fail(kShapes, at, "the base is itself a strided view; give the view of the storage");
+        if (t.bytes == 0) return 0;
+        uint64_t last = 0;
+        for (size_t i = 0; i < t.shape.size(); ++i)
+            last = checked_add(last, checked_mul(uint64_t(t.shape[i] - 1), v.strides[i], at), at);
+        return checked_mul(checked_add(last, 1, at), dtype_bytes(t.dtype), at);
     }
 
     // Views form a functional graph (one base each); a walk that meets its own path is a cycle.

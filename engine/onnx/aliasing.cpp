@@ -112,7 +112,7 @@ class Aliaser {
         const Tensor& in = g_.tensors[n.inputs[0]];
         if (!is_written_by_graph(out) || bytes_of(out) == 0 || bytes_of(out) != bytes_of(in))
             return;
-        out.view = ViewDesc{n.inputs[0], 0, 0};
+        out.view = ViewDesc{n.inputs[0], 0, 0, {}};
         views_.push_back(fmt::format("'{}' is a view of '{}': {} '{}' only changes the shape",
                                      out.id, in.id, n.opcode, n.id));
     }

@@ -79,6 +79,13 @@ Value canonical_tensor(const Graph& g, const Tensor& t) {
         view.set("base", tensor_ref(g, t.view->base, where + ".view.base"));
         view.set("byte_offset", Value::uint64(t.view->byte_offset));
         view.set("byte_length", Value::uint64(t.view->byte_length));
+        // Only a strided view names its strides: contiguous views hash as before.
+        if (!t.view->strides.empty()) {
+            Value strides = Value::array();
+            for (uint64_t s : t.view->strides)
+                strides.items.push_back(Value::uint64(s));
+            view.set("stride_desc", std::move(strides));
+        }
     }
     std::vector<std::string> forbidden;
     for (TensorIndex other : t.must_not_alias)

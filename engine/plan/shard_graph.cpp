@@ -162,6 +162,13 @@ class Sharder {
     // starts where its part starts in its base's part.
     void cut(TensorIndex t) {
         const Tensor& source = g_.tensors[t];
+        // A rank's part of a flat-cut storage is one byte range; a strided view's elements are
+        // spread over its span, so no part of it is a shape of its own.
+        if (source.view && !source.view->strides.empty())
+            fail(FailureCode::InvalidArgument, fmt::format("tensor '{}'.view", source.id),
+                 fmt::format("a strided view cannot be cut flat across {} ranks; leave the {} "
+                             "role unsharded, or make the view contiguous",
+                             spec_.world_size, role_name(source.role)));
         Tensor& local = out_.graph.tensors[t];
         const Extent held = held_part(t);
         const uint64_t bytes = held.end - held.begin, size = dtype_bytes(source.dtype);

@@ -40,7 +40,7 @@ Graph sample_graph() {
     Tensor v = x;
     v.id = "y.half";
     v.role = Role::Activation;
-    v.view = ViewDesc{2, 0, 12};
+    v.view = ViewDesc{2, 0, 12, {}};
     g.tensors = {x, w, y, v};
     g.nodes = {Node{"mul", "Mul", {0, 1}, {2}, Phase::Forward},
                Node{"slice", "Slice", {2}, {3}, Phase::Forward}};

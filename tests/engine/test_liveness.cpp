@@ -148,7 +148,7 @@ class TestLiveness : public QObject {
         gb.add_node("slice", {base}, {v}, Phase::Forward); // 1
         gb.add_node("relu", {x}, {u}, Phase::Forward);     // 2
         gb.add_node("relu", {v}, {y}, Phase::Forward);     // 3
-        gb.tensor(v).view = ViewDesc{base, 32, 32};
+        gb.tensor(v).view = ViewDesc{base, 32, 32, {}};
         Graph g = gb.take();
         finalize_graph(g);
         Liveness lv = analyze_liveness(g, Mode::Inference);

@@ -121,9 +121,9 @@ Graph with_every_feature(uint32_t seed, size_t nodes) {
         if (gb.tensor(out).saved_for_backward) saved.push_back(out);
         if (rng() % 4 == 0) { // a view of a view, at nonzero offsets
             const TensorIndex v1 = gb.add_tensor("v", {32}, DType::F32, Role::Activation);
-            gb.tensor(v1).view = ViewDesc{out, 64, 128};
+            gb.tensor(v1).view = ViewDesc{out, 64, 128, {}};
             const TensorIndex v2 = gb.add_tensor("vv", {8}, DType::F32, Role::Activation);
-            gb.tensor(v2).view = ViewDesc{v1, 32, 32};
+            gb.tensor(v2).view = ViewDesc{v1, 32, 32, {}};
             // Pinned so that its base starts at 8192, or at 0 (exactly the view's offset); one
             // start per graph, since alias groups may join these bases.
             if (rng() % 3 == 0) gb.tensor(v2).pinned_offset = (seed % 4 < 2 ? 8192 : 0) + 64 + 32;
@@ -303,7 +303,7 @@ class TestLivenessOracle : public QObject {
             const TensorIndex x = gb.add_tensor("x", {64}, DType::F32, Role::Input);
             const TensorIndex h = gb.add_tensor("h", {64}, DType::F32, Role::Activation);
             const TensorIndex v = gb.add_tensor("v", {16}, DType::F32, Role::Activation);
-            gb.tensor(v).view = ViewDesc{h, 64, 64};
+            gb.tensor(v).view = ViewDesc{h, 64, 64, {}};
             gb.tensor(v).pinned_offset = view_pin; // below 64: under its base's start
             if (other_pin) gb.tensor(h).pinned_offset = other_pin; // base at 936 vs 2000
             const TensorIndex y = gb.add_tensor("y", {16}, DType::F32, Role::Output);

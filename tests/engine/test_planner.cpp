@@ -119,7 +119,7 @@ Graph two_layer_step() {
     gb.tensor(h1).saved_for_backward = true;
     gb.add_node("fc1", {x}, {h1}, Phase::Forward);
     TensorIndex h1_half = gb.add_tensor("h1.half", {16}, DType::F32, Role::Activation);
-    gb.tensor(h1_half).view = ViewDesc{h1, 0, 0};
+    gb.tensor(h1_half).view = ViewDesc{h1, 0, 0, {}};
     gb.add_node("slice", {h1}, {h1_half}, Phase::Forward);
     TensorIndex h2 = gb.add_tensor("h2", {64}, DType::F32, Role::Activation);
     gb.add_node("relu", {h1}, {h2}, Phase::Forward);
@@ -159,7 +159,7 @@ Graph activation_with_view(DType base_dtype, int64_t base_elements, DType view_d
     TensorIndex a = gb.add_tensor("a", {base_elements}, base_dtype, Role::Activation);
     gb.add_node("expand", {x}, {a}, Phase::Forward);
     TensorIndex v = gb.add_tensor("v", {view_elements}, view_dtype, Role::Activation);
-    gb.tensor(v).view = ViewDesc{a, view_offset, 0};
+    gb.tensor(v).view = ViewDesc{a, view_offset, 0, {}};
     gb.add_node("slice", {a}, {v}, Phase::Forward);
     TensorIndex out = gb.add_tensor("out", {4}, DType::F32, Role::Output);
     gb.add_node("reduce", {a, v}, {out}, Phase::Forward);
@@ -486,7 +486,7 @@ class TestPlanner : public QObject {
         TensorIndex a = gb.add_tensor("a", {16}, DType::F32, Role::Activation);
         gb.add_node("expand", {x}, {a}, Phase::Forward);
         TensorIndex v = gb.add_tensor("v", {4}, DType::F32, Role::Activation);
-        gb.tensor(v).view = ViewDesc{a, 40, 0};
+        gb.tensor(v).view = ViewDesc{a, 40, 0, {}};
         gb.tensor(v).pinned_offset = 40;
         gb.add_node("slice", {a}, {v}, Phase::Forward);
         TensorIndex out = gb.add_tensor("out", {4}, DType::F32, Role::Output);

@@ -303,7 +303,7 @@ Graph random_graph(uint32_t seed, size_t nodes, bool training) {
             for (int64_t d : gb.tensor(out).shape)
                 obytes *= uint64_t(d);
             if (vbytes <= obytes) {
-                gb.tensor(v).view = ViewDesc{out, 0, vbytes};
+                gb.tensor(v).view = ViewDesc{out, 0, vbytes, {}};
                 gb.add_node("view", {out}, {v}, Phase::Forward);
                 values.push_back(v);
             } else {
