@@ -294,9 +294,10 @@ int cmd_plan(Args& args) {
             run_iterations(model, plan, request.mode, options, iterations, !quiet && !to_stdout,
                            ran);
         if (apply) applied = apply_to_host(plan, *apply);
-        if (json_out) write_output(*json_out, json_text(plan, with_tensors, ran, applied) + "\n");
         if (trace_out) write_trace_file(plan, *trace_out, ran);
         if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
+        // Last: its "status" says success, so nothing may fail after it is written.
+        if (json_out) write_output(*json_out, json_text(plan, with_tensors, ran, applied) + "\n");
     } catch (const Failure& f) {
         // Also after a later output failed: the trace then says the run failed, not how a plan
         // it did not finish writing looked.

@@ -123,7 +123,11 @@ ordered_json ledger_record(const Plan& plan, size_t i, std::vector<uint64_t>& pe
                  fragmentation = ordered_json::object();
     for (size_t a = 0; a < plan.arenas.size(); ++a) {
         const std::string& name = plan.arenas[a].config.name;
-        const uint64_t live = s.live_bytes.at(a).at(i), top = s.high_water.at(a).at(i);
+        // An arena without a row (a restored plan's empty arena) held nothing.
+        const auto at = [&](const std::vector<std::vector<uint64_t>>& rows) {
+            return a < rows.size() && i < rows[a].size() ? rows[a][i] : uint64_t{0};
+        };
+        const uint64_t live = at(s.live_bytes), top = at(s.high_water);
         peak_so_far[a] = std::max(peak_so_far[a], top);
         allocated[name] = live;
         peaks[name] = peak_so_far[a];

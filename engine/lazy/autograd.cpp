@@ -165,23 +165,13 @@ ValueId EngineState::vjp(const AutogradNode& node, size_t i, ValueId g) {
     }
     case Op::Pow: {
         const ValueId a = saved_value(0), b = saved_value(1);
-        if (i == 0)
-            return sum_to(
-                op2(Op::Mul, g, op2(Op::Mul, b, op2(Op::Pow, a, op2(Op::Sub, b, scalar(1.0f))))),
-                s);
-        return sum_to(op2(Op::Mul, g, op2(Op::Mul, op2(Op::Pow, a, b), op1(Op::Log, a))), s);
+        const Op factor = i == 0 ? Op::PowGradBase : Op::PowGradExponent;
+        return sum_to(op2(Op::Mul, g, op2(factor, a, b)), s);
     }
-    case Op::Eq:
-    case Op::Ne:
-    case Op::Lt:
-    case Op::Le:
-    case Op::Gt:
-    case Op::Ge:
-        return sum_to(op2(Op::Mul, g, scalar(0.0f)), s); // piecewise constant
     case Op::Floor:
     case Op::Ceil:
-    case Op::Round:
-        return op2(Op::Mul, g, scalar(0.0f));
+    case Op::Round: // piecewise constant: zeros, whatever g holds (g * 0 is NaN for g = inf)
+        return constant_value(s, std::vector<float>(static_cast<size_t>(element_count(s)), 0.0f));
     case Op::Abs: {
         const ValueId x = saved_value(0);
         return op2(Op::Mul, g, op2(Op::Sub, op1(Op::Step, x), op1(Op::Step, op1(Op::Neg, x))));

@@ -84,7 +84,8 @@ Tensor EngineState::pure_op(Op op, const std::vector<Tensor>& args, const Shape&
     bool needs_grad = false;
     for (TensorId t : ids)
         needs_grad = needs_grad || tensors.at(t).requires_grad;
-    if (grad_enabled && needs_grad) record_grad(out, op, ids, vals, v, nullptr, dims, keepdim);
+    if (grad_enabled && needs_grad && !is_comparison(op))
+        record_grad(out, op, ids, vals, v, nullptr, dims, keepdim);
     if (eager_now()) force({v}, "eager");
     return engine.wrap(out);
 }

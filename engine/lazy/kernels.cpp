@@ -113,6 +113,10 @@ float binary(Op op, float a, float b) {
         return a > b ? 1.0f : 0.0f;
     case Op::Ge:
         return a >= b ? 1.0f : 0.0f;
+    case Op::PowGradBase:
+        return b == 0.0f ? 0.0f : b * std::pow(a, b - 1.0f);
+    case Op::PowGradExponent:
+        return a == 0.0f && b >= 0.0f ? 0.0f : std::pow(a, b) * std::log(a);
     default:
         return a;
     }

@@ -70,6 +70,10 @@ std::string_view op_name(Op op) {
         return "gt";
     case Op::Ge:
         return "ge";
+    case Op::PowGradBase:
+        return "pow_grad_base";
+    case Op::PowGradExponent:
+        return "pow_grad_exponent";
     case Op::MatMul:
         return "matmul";
     case Op::Sum:
@@ -115,11 +119,15 @@ bool is_effect(Op op) {
 }
 
 bool is_elementwise(Op op) {
-    return op >= Op::Neg && op <= Op::Ge;
+    return op >= Op::Neg && op <= Op::PowGradExponent;
 }
 
 bool is_binary(Op op) {
-    return op >= Op::Add && op <= Op::Ge;
+    return op >= Op::Add && op <= Op::PowGradExponent;
+}
+
+bool is_comparison(Op op) {
+    return op >= Op::Eq && op <= Op::Ge;
 }
 
 std::optional<Op> public_elementwise_op(std::string_view name) {

@@ -56,6 +56,9 @@ enum class Op : uint8_t {
     Le,
     Gt,
     Ge,
+    // derivatives autograd emits: pow's, with PyTorch's zeros where the formula is 0 * inf
+    PowGradBase,     // b == 0 ? 0 : b * a^(b - 1)
+    PowGradExponent, // a == 0 && b >= 0 ? 0 : a^b * log(a)
     MatMul,
     Sum,
     Mean,
@@ -78,10 +81,12 @@ enum class Op : uint8_t {
 };
 std::string_view op_name(Op op);
 bool is_effect(Op op);
-// Neg .. Ge: one output element from the same element of each input (broadcast); Neg .. GeluGrad
-// take one input, Add .. Ge two.
+// Neg .. PowGradExponent: one output element from the same element of each input (broadcast);
+// Neg .. GeluGrad take one input, Add .. PowGradExponent two.
 bool is_elementwise(Op op);
 bool is_binary(Op op);
+// Eq .. Ge: piecewise constant with 0/1 values, so no gradient flows through (not recorded).
+bool is_comparison(Op op);
 // The elementwise op of this name that a program or the Engine's unary()/binary() may use
 // (seed 004 15.1's fusible list, f32); none for another name, or a derivative autograd emits.
 std::optional<Op> public_elementwise_op(std::string_view name);

@@ -48,8 +48,8 @@ enum class StatementKind : uint8_t {
     Coercion,   // a tensor named where a number is needed: TensorHostCoercionError when reached
 };
 
-// The order matters: the runner tells the kinds apart by range (binary ops from Add to Maximum,
-// in-place ops from AddInPlace on).
+// The order matters: the runner tells the kinds apart by range (unary elementwise ops up to
+// Silu, binary ones from Add to Ge, in-place ops from AddInPlace on).
 enum class ProgramOp : uint8_t {
     // unary
     Neg,

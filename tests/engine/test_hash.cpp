@@ -74,9 +74,6 @@ class TestHash : public QObject {
         TMMU_EXPECT_FAILURE(digest_from_hex(std::string(63, '0') + "g", "--replay-token"),
                             FailureCode::InvalidArgument);
     }
-    // The expected values were computed independently of this code: the preimage bytes were
-    // rebuilt by a separate Python 3 CBOR encoder written from RFC 8949 and seed II.K (it
-    // reproduced plan_hash_preimage byte for byte) and hashed with hashlib.sha256.
     // Seed 000 section 10's replan key: the envelope, mode and arena config, not the binding.
     void replanKeyIgnoresTheBindingOnly() {
         const LoadedModel m = load_model(
@@ -97,6 +94,9 @@ class TestHash : public QObject {
         wider.dims[0].max += 1;
         QVERIFY(replan_key(wider, a) != key);
     }
+    // The expected values were computed independently of this code: the preimage bytes were
+    // rebuilt by a separate Python 3 CBOR encoder written from RFC 8949 and seed II.K (it
+    // reproduced plan_hash_preimage byte for byte) and hashed with hashlib.sha256.
     void planHashIsStable() {
         const Plan p = sample_plan();
         const std::vector<uint8_t> preimage = plan_hash_preimage(p);
