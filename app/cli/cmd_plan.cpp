@@ -238,11 +238,9 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
 // The plan JSON, with what --apply did when it was asked for.
 std::string json_text(const Plan& plan, bool with_tensors, const std::vector<IterationOutcome>& ran,
                       const std::optional<AppliedPlan>& applied) {
-    std::string text = plan_to_json(plan, with_tensors, ran);
-    if (!applied) return text;
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
-    j["applied"] = applied_json(*applied);
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    nlohmann::ordered_json extra;
+    if (applied) extra["applied"] = applied_json(*applied);
+    return plan_to_json(plan, with_tensors, ran, extra);
 }
 
 // A run that failed still writes its trace, ending in the failure record (seed 0.Z); a trace that

@@ -185,7 +185,8 @@ ordered_json retention_json(const ActivationRetention& r) {
 }
 
 std::string plan_to_json(const Plan& plan, bool include_tensors,
-                         const std::vector<IterationOutcome>& iterations) {
+                         const std::vector<IterationOutcome>& iterations,
+                         const ordered_json& extra) {
     ordered_json arenas = ordered_json::array();
     for (const ArenaPlan& a : plan.arenas) {
         ordered_json j;
@@ -217,6 +218,7 @@ std::string plan_to_json(const Plan& plan, bool include_tensors,
     }
     if (!iterations.empty()) j["iterations"] = iterations_json(iterations);
     j["notes"] = plan.notes;
+    if (extra.is_object()) j.update(extra);
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

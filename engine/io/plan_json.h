@@ -5,7 +5,7 @@
 #include "plan/plan.h"
 #include "plan/replan.h"
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace tmmu {
@@ -14,8 +14,11 @@ namespace tmmu {
 // include_tensors is true; "iterations" only for a run over iterations (tmmu plan --iteration),
 // whose last plan `plan` is. Throws Failure(InvalidArgument) when a tensor names an arena the
 // plan lacks, or Failure(AllocationOverflow) when the per-arena totals overflow uint64.
+// `extra`'s fields (what a caller did with the plan, e.g. tmmu plan --apply's "applied") follow
+// the plan's own; null adds none.
 std::string plan_to_json(const Plan& plan, bool include_tensors,
-                         const std::vector<IterationOutcome>& iterations = {});
+                         const std::vector<IterationOutcome>& iterations = {},
+                         const nlohmann::ordered_json& extra = nullptr);
 
 // The pieces every JSON that carries a plan is built from (tmmu plan --json, the session export
 // and the sessions store), each defined once here.

@@ -107,6 +107,29 @@ class TestApply : public QObject {
                                  std::to_string(t.size));
     }
 
+    // The pattern is written a word at a time where 8 bytes are aligned and byte by byte at the
+    // ends: any cut of a range writes the bytes one fill of it writes, and a changed byte is
+    // found wherever it lies. The first words are pinned, so patterns stay comparable across
+    // versions.
+    void debugPatternDoesNotDependOnHowARangeIsCut() {
+        const FillSpec fill{FillKind::Debug, 7};
+        std::vector<std::byte> whole(64), pieces(64);
+        fill_bytes(fill, 1, 0, whole.data(), whole.size());
+        const uint64_t cuts[] = {0, 3, 13, 16, 40, 47, 64};
+        for (size_t c = 0; c + 1 < std::size(cuts); ++c)
+            fill_bytes(fill, 1, cuts[c], pieces.data() + cuts[c], cuts[c + 1] - cuts[c]);
+        QVERIFY(whole == pieces);
+        const uint8_t pinned[16] = {0xec, 0x27, 0x3e, 0x01, 0x0c, 0xc7, 0x10, 0x70,
+                                    0x86, 0x36, 0x5e, 0x3a, 0x04, 0x70, 0x44, 0xca};
+        QVERIFY(std::memcmp(whole.data(), pinned, 16) == 0);
+        for (uint64_t at = 5; at < 64; ++at) {
+            std::vector<std::byte> changed = whole;
+            changed[at] ^= std::byte{0x40};
+            QCOMPARE(first_mismatch(fill, 1, 5, changed.data() + 5, 59), at - 5);
+            QCOMPARE(first_mismatch(fill, 1, 5, whole.data() + 5, 59), uint64_t(59));
+        }
+    }
+
     void debugFillIsRefusedUnderConfidentialAndRegulatedPolicies() {
         const Plan plan = shared_bytes_plan();
         Dirty memory(plan);
