@@ -237,9 +237,9 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
 
 // The plan JSON, with what --apply did when it was asked for.
 std::string json_text(const Plan& plan, bool with_tensors, const std::vector<IterationOutcome>& ran,
-                      const std::optional<AppliedPlan>& applied) {
+                      const std::optional<app::AppliedPlan>& applied) {
     nlohmann::ordered_json extra;
-    if (applied) extra["applied"] = applied_json(*applied);
+    if (applied) extra["applied"] = app::applied_json(*applied);
     return plan_to_json(plan, with_tensors, ran, extra);
 }
 
@@ -281,7 +281,7 @@ int cmd_plan(Args& args) {
     PlanOptions options;
     Plan plan;
     std::vector<IterationOutcome> ran;
-    std::optional<AppliedPlan> applied;
+    std::optional<app::AppliedPlan> applied;
     try {
         model = load_model(path, request);
         check_request_applies(request_choice, model);
@@ -291,7 +291,7 @@ int cmd_plan(Args& args) {
         if (!iterations.empty())
             run_iterations(model, plan, request.mode, options, iterations, !quiet && !to_stdout,
                            ran);
-        if (apply) applied = apply_to_host(plan, *apply);
+        if (apply) applied = app::apply_to_host(plan, *apply, interruptible_progress());
         if (trace_out) write_trace_file(plan, *trace_out, ran);
         if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
         // Last: its "status" says success, so nothing may fail after it is written.

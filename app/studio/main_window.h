@@ -6,7 +6,10 @@
 #include "planning.h"
 #include "theme.h"
 
+#include "apply/memory_binding.h"
+
 #include <QMainWindow>
+#include <QMessageBox>
 #include <QPointer>
 #include <QString>
 #include <QStringList>
@@ -18,7 +21,6 @@ class QAction;
 class QActionGroup;
 class QDockWidget;
 class QMenu;
-class QMessageBox;
 QT_END_NAMESPACE
 
 namespace tmmu::views {
@@ -37,6 +39,7 @@ class RunComparisonModel;
 
 namespace tmmu::studio {
 
+class ApplyDialog;
 class DimsDialog;
 class EnvelopeDialog;
 class ShardDialog;
@@ -103,6 +106,13 @@ class MainWindow : public QMainWindow {
     void editShard();
     // The distributed-run dialog while it is open, else null.
     ShardDialog* shardDialog() const;
+    // Plan > Apply to host memory: the apply dialog for the plan on screen; Apply binds, fills,
+    // reads back and commits it off the UI thread (Cancel in the status bar stops it) and shows
+    // what it did, state hash included, in appliedBox(). Greyed without a plan.
+    void applyToHost();
+    ApplyDialog* applyDialog() const; // while open, else null
+    // The box the last apply's result (or failure) is shown in; null before the first.
+    QMessageBox* appliedBox() const { return appliedBox_; }
     // Shows an outcome that was not planned here (a recorded session) exactly as a planned one,
     // without re-planning; a running planning job is cancelled so it cannot replace it.
     void showStoredOutcome(const PlanOutcome& outcome);
@@ -202,6 +212,9 @@ class MainWindow : public QMainWindow {
     void showDimsDialog(const QString& path, const ModelAnnotations& declared,
                         const PlanSettings& settings, const QString& problem, bool remember);
     void showEnvelopeDialog(const Graph& model); // for bindingsPath_, an IR graph shown
+    // main_window_apply.cpp
+    void runApply(std::shared_ptr<const Plan> plan, const ApplyOptions& options);
+    void showAppliedBox(QMessageBox::Icon icon, const QString& title, const QString& html);
 
     views::PlanContext* ctx_;
     JobRunner* jobs_;
@@ -230,6 +243,10 @@ class MainWindow : public QMainWindow {
     QPointer<EnvelopeDialog> envelopeDialog_;
     QAction* shardAction_ = nullptr; // Plan > Distributed run
     QPointer<ShardDialog> shardDialog_;
+    QAction* applyAction_ = nullptr; // Plan > Apply to host memory
+    QPointer<ApplyDialog> applyDialog_;
+    ApplyOptions applyOptions_; // the last applied, offered next time
+    QMessageBox* appliedBox_ = nullptr;
     QString bindingsPath_; // the ONNX file editBindings() binds: shown, or failed for dims
     QByteArray defaultState_;
     std::shared_ptr<const LoadedModel> model_;

@@ -72,6 +72,13 @@ void MainWindow::buildMenus() {
     bindingsAction_ = plan->addAction(tr("&Dimensions…"), this, &MainWindow::editBindings);
     bindingsAction_->setEnabled(false);
     shardAction_ = plan->addAction(tr("Distributed &run…"), this, &MainWindow::editShard);
+    plan->addSeparator();
+    applyAction_ = plan->addAction(tr("&Apply to host memory…"), this, &MainWindow::applyToHost);
+    applyAction_->setStatusTip(
+        tr("Bind, fill and read back every tensor in host memory, as tmmu plan --apply"));
+    applyAction_->setEnabled(false);
+    connect(ctx_, &views::PlanContext::planChanged, this,
+            [this] { applyAction_->setEnabled(ctx_->plan() != nullptr); });
     connect(controls_, &PlanningControls::bindingsRequested, this, &MainWindow::editBindings);
     menuBar()->addMenu(sessions_->buildMenu(this));
 

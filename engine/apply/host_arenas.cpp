@@ -52,9 +52,14 @@ void HostArenas::Free::operator()(std::byte* p) const {
     ::operator delete(p, alignment);
 }
 
-HostArenas::HostArenas(const Plan& plan) {
+uint64_t HostArenas::bytes_needed(const Plan& plan) {
+    uint64_t total = 0;
     for (const ArenaPlan& a : plan.arenas)
-        total_ = checked_add(total_, a.config.committed_bytes(a.metrics.peak_bytes), "host arenas");
+        total = checked_add(total, a.config.committed_bytes(a.metrics.peak_bytes), "host arenas");
+    return total;
+}
+
+HostArenas::HostArenas(const Plan& plan) : total_(bytes_needed(plan)) {
     if (const uint64_t host = available_memory(); total_ > host)
         fail(FailureCode::DeviceError, "host memory",
              fmt::format("the plan's arenas need {} together, more than the {} of memory this "

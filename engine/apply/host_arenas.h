@@ -19,6 +19,10 @@ class HostArenas {
     // host has available (allocating them would only let the kernel kill the process later).
     explicit HostArenas(const Plan& plan);
 
+    // What the constructor allocates for `plan`: every arena's committed bytes, summed.
+    // Throws Failure(AllocationOverflow) when the sum passes 2^64 - 1.
+    static uint64_t bytes_needed(const Plan& plan);
+
     std::vector<ArenaMemory> memory() const;
     uint64_t total_bytes() const { return total_; }
 

@@ -2,6 +2,8 @@
 // previous plan, cancellation (status bar, supersede, closing), step keys, drag and drop,
 // settings round trip.
 #include "about_text.h"
+#include "apply/host_arenas.h"
+#include "apply_dialog.h"
 #include "build_info.h"
 #include "charts/strategy_chart.h"
 #include "context/plan_context.h"
@@ -281,6 +283,84 @@ class TestMainWindow : public QObject {
         QVERIFY(waitForPlan(w, [&] { d->accept(); }));
         QVERIFY(w.context()->plan()->shard.single_rank());
         QCOMPARE(w.studioStatusBar()->field("mode")->text(), QString("training"));
+    }
+
+    // Plan > Apply to host memory: greyed until a plan is shown; the dialog shows what tmmu
+    // plan --apply would be given and refuses what it refuses; Apply binds, fills and reads back
+    // the plan on the worker and shows the state hash tmmu prints for the same plan and fill.
+    void applyBindsThePlanOnScreen() {
+        MainWindow w;
+        QAction* action = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text() == "&Apply to host memory…") action = a;
+        QVERIFY(action && !action->isEnabled());
+        const QString model = kExamples + "/views_and_inplace.json";
+        PlanSettings settings = smallSettings();
+        QVERIFY(waitForPlan(w, [&] { w.openModel(model, settings, false); }));
+        QVERIFY(waitIdle(w));
+        QVERIFY(action->isEnabled());
+        w.applyToHost();
+        ApplyDialog* d = w.applyDialog();
+        QVERIFY(d && d->isVisible());
+        QCOMPARE(d->commandLabel()->text(), QString("As tmmu plan --apply zero"));
+        const uint64_t needed = HostArenas::bytes_needed(*w.context()->plan());
+        QVERIFY2(d->memoryLabel()->text().contains(QString::fromStdString(format_bytes(needed))),
+                 qPrintable(d->memoryLabel()->text()));
+        QVERIFY(!d->seedEdit()->isEnabled());
+        d->fillBox()->setCurrentIndex(1);
+        QVERIFY(d->seedEdit()->isEnabled());
+        d->seedEdit()->setText("18446744073709551616"); // 2^64
+        d->policyBox()->setCurrentIndex(d->policyBox()->findText("regulated"));
+        QCOMPARE(
+            d->commandLabel()->text(),
+            QString("As tmmu plan --apply debug:18446744073709551616 --data-policy regulated"));
+        d->accept();
+        QVERIFY(d->isVisible());
+        QVERIFY2(d->errorLabel()->text().contains("whole number"),
+                 qPrintable(d->errorLabel()->text()));
+        d->seedEdit()->setText("7");
+        d->accept(); // a debug pattern under the regulated policy: refused as tmmu refuses it
+        QVERIFY(d->isVisible());
+        QVERIFY2(d->errorLabel()->text().contains("forbidden under the regulated data policy"),
+                 qPrintable(d->errorLabel()->text()));
+        d->policyBox()->setCurrentIndex(d->policyBox()->findText("standard"));
+        QVERIFY(d->errorLabel()->isHidden()); // a changed field clears the refusal
+        d->accept();
+        QVERIFY(waitIdle(w));
+        QMessageBox* box = w.appliedBox();
+        QVERIFY(box && box->isVisible());
+        QCOMPARE(box->windowTitle(), QString("Plan applied"));
+        // The same state as the engine commits for this plan and fill, on any memory.
+        const Plan& plan = *w.context()->plan();
+        HostArenas memory(plan);
+        const MemoryBinding expected(plan, memory.memory(), {{FillKind::Debug, 7}});
+        const QString state = QString::fromStdString(to_hex(expected.commit()));
+        QVERIFY2(box->text().contains(state), qPrintable(box->text()));
+        QVERIFY(box->text().contains("debug fill (seed 7)"));
+        QVERIFY(w.statusBar()->currentMessage().contains(state));
+        // The dialog offers what was applied last.
+        w.applyToHost();
+        QCOMPARE(w.applyDialog()->commandLabel()->text(), QString("As tmmu plan --apply debug:7"));
+        w.applyDialog()->reject();
+
+        // A plan larger than the host's memory is planned, but applying it is refused before
+        // anything is allocated, by name, in the same box and the status bar.
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("petabyte.csv");
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("id,lower,upper,size\n0,0,1,1125899906842624\n");
+        f.close();
+        QVERIFY(waitForPlan(w, [&] { w.openModel(csv, settings, false); }));
+        QVERIFY(waitIdle(w));
+        w.applyToHost();
+        w.applyDialog()->accept();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(box->windowTitle(), QString("Applying the plan failed"));
+        QVERIFY2(box->text().startsWith("DEVICE_ERROR at host memory: the plan's arenas need "
+                                        "1.00 PiB together"),
+                 qPrintable(box->text()));
+        QVERIFY(w.statusBar()->currentMessage().contains("DEVICE_ERROR"));
     }
 
     // An IR graph with dynamic dimensions: planned at its defaults, Dims… and Plan > Dimensions
