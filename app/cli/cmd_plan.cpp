@@ -128,19 +128,8 @@ std::string short_hash(const Digest& d) {
 
 std::vector<DimBinding> iterations_from(Args& args) {
     std::vector<DimBinding> out;
-    for (const std::string& spec : args.values("--iteration")) {
-        DimBinding b;
-        for (const std::string& part : app::split_list(spec)) {
-            const auto [name, value] = app::parse_dim_binding(part, "--iteration");
-            if (!b.emplace(name, value).second)
-                fail(FailureCode::InvalidArgument, "--iteration",
-                     fmt::format("'{}' names {} twice", spec, name));
-        }
-        if (b.empty())
-            fail(FailureCode::InvalidArgument, "--iteration",
-                 "an iteration names at least one dimension, e.g. --iteration seq=512");
-        out.push_back(std::move(b));
-    }
+    for (const std::string& spec : args.values("--iteration"))
+        out.push_back(app::parse_iteration(spec, "--iteration"));
     return out;
 }
 

@@ -330,6 +330,20 @@ std::pair<std::string, int64_t> parse_dim_binding(std::string_view text, std::st
     return {name, positive_dim(value, where)};
 }
 
+DimBinding parse_iteration(std::string_view text, std::string_view where) {
+    DimBinding b;
+    for (const std::string& part : split_list(text)) {
+        const auto [name, value] = parse_dim_binding(part, where);
+        if (!b.emplace(name, value).second)
+            fail(FailureCode::InvalidArgument, std::string(where),
+                 fmt::format("'{}' names {} twice", text, name));
+    }
+    if (b.empty())
+        fail(FailureCode::InvalidArgument, std::string(where),
+             "an iteration names at least one dimension, e.g. seq=512");
+    return b;
+}
+
 std::pair<std::string, std::vector<int64_t>> parse_input_shape(std::string_view text,
                                                                std::string_view where) {
     auto [name, dims] = split_binding(text, where, "INPUT=AxBxC");

@@ -85,6 +85,8 @@ Mode parse_mode_choice(std::string_view text, std::string_view where);
 uint64_t parse_positive(std::string_view text, std::string_view where);
 // "NAME=VALUE" (--dim): a symbolic dimension's value, positive.
 std::pair<std::string, int64_t> parse_dim_binding(std::string_view text, std::string_view where);
+// "batch=2,seq=512" (--iteration): one iteration's dimensions, each named once, at least one.
+DimBinding parse_iteration(std::string_view text, std::string_view where);
 // "INPUT=1x3x640x640" (--input-shape): a whole input shape, every dim positive.
 std::pair<std::string, std::vector<int64_t>> parse_input_shape(std::string_view text,
                                                                std::string_view where);

@@ -117,9 +117,7 @@ void ApplyDialog::fieldsChanged() {
 void ApplyDialog::accept() {
     ApplyOptions o{{fillKind(), 0}, policy()};
     const auto refuse = [this](QWidget* field, const QString& why) {
-        error_->setText(why);
-        error_->show();
-        field->setFocus();
+        showRefusal(error_, why, field);
     };
     if (o.fill.kind == FillKind::Debug) {
         const std::optional<uint64_t> seed = parse_seed(seed_->text());

@@ -5,6 +5,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 
 namespace tmmu::studio {
@@ -25,6 +26,14 @@ QLabel* refusalLabel(const QString& objectName, QWidget* parent) {
     label->setPalette(warning);
     label->hide();
     return label;
+}
+
+void showRefusal(QLabel* refusal, const QString& text, QWidget* field) {
+    refusal->setText(text);
+    refusal->show();
+    if (!field) return;
+    field->setFocus();
+    if (auto* edit = qobject_cast<QLineEdit*>(field)) edit->selectAll();
 }
 
 QDialogButtonBox* planButtons(QDialog* dialog, const QString& okText) {

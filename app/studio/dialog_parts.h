@@ -17,6 +17,9 @@ namespace tmmu::studio {
 QLabel* wrappedLabel(const QString& text, QWidget* parent, bool plain = false);
 // Plain, wrapped, in the palette's warning colour and hidden until a refusal shows it.
 QLabel* refusalLabel(const QString& objectName, QWidget* parent);
+// Shows `text` in a refusalLabel and puts the focus on the field at fault (a line edit's text
+// selected, so typing replaces it); null when no one field is.
+void showRefusal(QLabel* refusal, const QString& text, QWidget* field);
 // OK (labelled `okText`) runs the dialog's accept(), Cancel its reject().
 QDialogButtonBox* planButtons(QDialog* dialog, const QString& okText);
 

@@ -159,12 +159,7 @@ bool DimsDialog::readFields() {
 }
 
 void DimsDialog::showError(const QString& text, QLineEdit* field) {
-    error_->setText(text);
-    error_->show();
-    if (field) {
-        field->setFocus();
-        field->selectAll();
-    }
+    showRefusal(error_, text, field);
 }
 
 void DimsDialog::accept() {

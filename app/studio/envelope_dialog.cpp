@@ -67,12 +67,7 @@ void EnvelopeDialog::accept() {
         field = nullptr; // a graph that does not hold there is no one field's fault
         (void)bound_at(model_, read, "--dim");
     } catch (const Failure& f) {
-        error_->setText(qs(f.where() + ": " + f.message()));
-        error_->show();
-        if (field) {
-            field->setFocus();
-            field->selectAll();
-        }
+        showRefusal(error_, qs(f.where() + ": " + f.message()), field);
         return;
     }
     binding_ = std::move(read);

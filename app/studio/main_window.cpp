@@ -533,6 +533,7 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     lastFailure_.clear();
     const QString path = QString::fromStdString(outcome.model->path);
     if (outcome.model != model_) loadedWith_ = outcome.settings; // freshly loaded
+    shownWith_ = outcome.settings;
     model_ = outcome.model;
     modelPath_ = path;
     // A re-plan of the same model keeps the cursor and the zoom (PlanContext::setPlan).
@@ -545,6 +546,7 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     controls_->setBindings(outcome.settings.bindings);
     bindingsPath_ = outcome.model->kind == ModelKind::Onnx || dynamic ? path : QString();
     bindingsAction_->setEnabled(!bindingsPath_.isEmpty());
+    iterationsAction_->setEnabled(dynamic);
     shardAction_->setEnabled(outcome.model->kind != ModelKind::DsaCsv);
     if (outcome.model->kind == ModelKind::TransformerConfig) runPanel_->setConfigPath(path);
     status_->showPlan(*outcome.plan, outcome.model.get());

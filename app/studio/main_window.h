@@ -41,6 +41,7 @@ namespace tmmu::studio {
 
 class ApplyDialog;
 class DimsDialog;
+class IterationsDialog;
 class EnvelopeDialog;
 class ShardDialog;
 class JobRunner;
@@ -108,11 +109,19 @@ class MainWindow : public QMainWindow {
     ShardDialog* shardDialog() const;
     // Plan > Apply to host memory: the apply dialog for the plan on screen; Apply binds, fills,
     // reads back and commits it off the UI thread (Cancel in the status bar stops it) and shows
-    // what it did, state hash included, in appliedBox(). Greyed without a plan.
+    // what it did, state hash included, in resultBox(). Greyed without a plan.
     void applyToHost();
     ApplyDialog* applyDialog() const; // while open, else null
-    // The box the last apply's result (or failure) is shown in; null before the first.
-    QMessageBox* appliedBox() const { return appliedBox_; }
+    // Plan > Run iterations: for an IR graph with a shape envelope on screen, the iterations
+    // dialog; Run runs them from the plan shown as tmmu plan --iteration does (off the UI
+    // thread), shows the plan in force after the last (recorded as a session, compared) and
+    // lists every iteration in resultBox(). A run that fails lists those decided before it and
+    // keeps the plan on screen. Greyed for other models.
+    void runIterations();
+    IterationsDialog* iterationsDialog() const; // while open, else null
+    // The box the last apply's or iteration run's result (or failure) is shown in; null before
+    // the first.
+    QMessageBox* resultBox() const { return resultBox_; }
     // Shows an outcome that was not planned here (a recorded session) exactly as a planned one,
     // without re-planning; a running planning job is cancelled so it cannot replace it.
     void showStoredOutcome(const PlanOutcome& outcome);
@@ -214,7 +223,10 @@ class MainWindow : public QMainWindow {
     void showEnvelopeDialog(const Graph& model); // for bindingsPath_, an IR graph shown
     // main_window_apply.cpp
     void runApply(std::shared_ptr<const Plan> plan, const ApplyOptions& options);
-    void showAppliedBox(QMessageBox::Icon icon, const QString& title, const QString& html);
+    // main_window_iterations.cpp
+    void startIterations(const std::vector<DimBinding>& iterations);
+    // One non-blocking box, reused, for what Apply and Run iterations did.
+    void showResultBox(QMessageBox::Icon icon, const QString& title, const QString& html);
 
     views::PlanContext* ctx_;
     JobRunner* jobs_;
@@ -245,12 +257,16 @@ class MainWindow : public QMainWindow {
     QPointer<ShardDialog> shardDialog_;
     QAction* applyAction_ = nullptr; // Plan > Apply to host memory
     QPointer<ApplyDialog> applyDialog_;
-    ApplyOptions applyOptions_; // the last applied, offered next time
-    QMessageBox* appliedBox_ = nullptr;
+    ApplyOptions applyOptions_;           // the last applied, offered next time
+    QAction* iterationsAction_ = nullptr; // Plan > Run iterations
+    QPointer<IterationsDialog> iterationsDialog_;
+    QString iterationLines_; // the last lines run, offered next time
+    QMessageBox* resultBox_ = nullptr;
     QString bindingsPath_; // the ONNX file editBindings() binds: shown, or failed for dims
     QByteArray defaultState_;
     std::shared_ptr<const LoadedModel> model_;
     PlanSettings loadedWith_; // settings the shown model was loaded with (batch, seq, mode)
+    PlanSettings shownWith_;  // settings the plan on screen was made with
     QString modelPath_;
     QString pendingPath_; // the file the running job opens
     bool pendingRemember_ = false;

@@ -69,7 +69,7 @@ void MainWindow::runApply(std::shared_ptr<const Plan> plan, const ApplyOptions& 
         [this, plan](const app::AppliedPlan& a) {
             status_->showMessage(tr("Plan applied to host memory: state %1")
                                      .arg(QString::fromStdString(to_hex(a.state))));
-            showAppliedBox(QMessageBox::Information, tr("Plan applied"), appliedHtml(*plan, a));
+            showResultBox(QMessageBox::Information, tr("Plan applied"), appliedHtml(*plan, a));
         },
         [this](const JobFailure& f) {
             if (f.cancelled()) {
@@ -77,24 +77,9 @@ void MainWindow::runApply(std::shared_ptr<const Plan> plan, const ApplyOptions& 
                 return;
             }
             status_->showMessage(tr("Applying the plan failed: %1").arg(f.text()));
-            showAppliedBox(QMessageBox::Warning, tr("Applying the plan failed"),
-                           f.text().toHtmlEscaped());
+            showResultBox(QMessageBox::Warning, tr("Applying the plan failed"),
+                          f.text().toHtmlEscaped());
         });
-}
-
-void MainWindow::showAppliedBox(QMessageBox::Icon icon, const QString& title, const QString& html) {
-    // One non-blocking box, reused, as the failure box.
-    if (!appliedBox_) {
-        appliedBox_ = new QMessageBox(this);
-        appliedBox_->setObjectName(QStringLiteral("appliedBox"));
-        appliedBox_->setStandardButtons(QMessageBox::Ok);
-        appliedBox_->setTextFormat(Qt::RichText);
-        appliedBox_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    }
-    appliedBox_->setIcon(icon);
-    appliedBox_->setWindowTitle(title);
-    appliedBox_->setText(html);
-    appliedBox_->open();
 }
 
 } // namespace tmmu::studio

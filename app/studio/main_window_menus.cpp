@@ -72,6 +72,10 @@ void MainWindow::buildMenus() {
     bindingsAction_ = plan->addAction(tr("&Dimensions…"), this, &MainWindow::editBindings);
     bindingsAction_->setEnabled(false);
     shardAction_ = plan->addAction(tr("Distributed &run…"), this, &MainWindow::editShard);
+    iterationsAction_ = plan->addAction(tr("Run &iterations…"), this, &MainWindow::runIterations);
+    iterationsAction_->setStatusTip(tr("Run an IR graph with a shape envelope over iterations of "
+                                       "other shapes, as tmmu plan --iteration"));
+    iterationsAction_->setEnabled(false);
     plan->addSeparator();
     applyAction_ = plan->addAction(tr("&Apply to host memory…"), this, &MainWindow::applyToHost);
     applyAction_->setStatusTip(
@@ -234,6 +238,20 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (path.isEmpty()) return;
     event->acceptProposedAction();
     openModel(path);
+}
+
+void MainWindow::showResultBox(QMessageBox::Icon icon, const QString& title, const QString& html) {
+    if (!resultBox_) {
+        resultBox_ = new QMessageBox(this);
+        resultBox_->setObjectName(QStringLiteral("resultBox"));
+        resultBox_->setStandardButtons(QMessageBox::Ok);
+        resultBox_->setTextFormat(Qt::RichText);
+        resultBox_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    }
+    resultBox_->setIcon(icon);
+    resultBox_->setWindowTitle(title);
+    resultBox_->setText(html);
+    resultBox_->open();
 }
 
 void MainWindow::showAbout() {

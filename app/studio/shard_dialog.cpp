@@ -110,9 +110,7 @@ void ShardDialog::accept() {
     try {
         check_shard_spec(s, "--shard");
     } catch (const Failure& f) {
-        error_->setText(QString::fromStdString(f.message()));
-        error_->show();
-        worldSize_->setFocus();
+        showRefusal(error_, QString::fromStdString(f.message()), worldSize_);
         return;
     }
     spec_ = s;

@@ -6,6 +6,7 @@
 #include "planning.h"
 #include "studio_app.h"
 
+#include <QAction>
 #include <QThread>
 
 #include <QSettings>
@@ -35,6 +36,13 @@ inline PlanSettings smallSettings(const std::string& strategy = "auto") {
     s.seq = 64;
     s.strategy = strategy;
     return s;
+}
+
+// The window's action with this menu text ("&Apply to host memory…"), or null.
+inline QAction* findAction(QWidget& w, const QString& text) {
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == text) return a;
+    return nullptr;
 }
 
 // Runs `start` and waits until the window shows a plan.

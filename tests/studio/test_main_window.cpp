@@ -11,6 +11,7 @@
 #include "encoding/sha256.h"
 #include "envelope_dialog.h"
 #include "io/checkpoint.h"
+#include "iterations_dialog.h"
 #include "job_runner.h"
 #include "main_window.h"
 #include "panels/tensor_table_panel.h"
@@ -91,9 +92,7 @@ class TestMainWindow : public QObject {
                      text.contains(QStringLiteral("1 device")),
                  qPrintable(text)); // the host always runs the CPU backend
         MainWindow w;
-        QAction* about = nullptr;
-        for (QAction* a : w.findChildren<QAction*>())
-            if (a->text() == QStringLiteral("&About TMMU Studio")) about = a;
+        QAction* about = findAction(w, QStringLiteral("&About TMMU Studio"));
         QVERIFY(about);
         about->trigger();
         auto* box = w.findChild<QMessageBox*>(QStringLiteral("aboutBox"));
@@ -290,9 +289,7 @@ class TestMainWindow : public QObject {
     // the plan on the worker and shows the state hash tmmu prints for the same plan and fill.
     void applyBindsThePlanOnScreen() {
         MainWindow w;
-        QAction* action = nullptr;
-        for (QAction* a : w.findChildren<QAction*>())
-            if (a->text() == "&Apply to host memory…") action = a;
+        QAction* action = findAction(w, "&Apply to host memory…");
         QVERIFY(action && !action->isEnabled());
         const QString model = kExamples + "/views_and_inplace.json";
         PlanSettings settings = smallSettings();
@@ -327,7 +324,7 @@ class TestMainWindow : public QObject {
         QVERIFY(d->errorLabel()->isHidden()); // a changed field clears the refusal
         d->accept();
         QVERIFY(waitIdle(w));
-        QMessageBox* box = w.appliedBox();
+        QMessageBox* box = w.resultBox();
         QVERIFY(box && box->isVisible());
         QCOMPARE(box->windowTitle(), QString("Plan applied"));
         // The same state as the engine commits for this plan and fill, on any memory.
@@ -361,6 +358,93 @@ class TestMainWindow : public QObject {
                                         "1.00 PiB together"),
                  qPrintable(box->text()));
         QVERIFY(w.statusBar()->currentMessage().contains("DEVICE_ERROR"));
+    }
+
+    // Plan > Run iterations: an IR graph with a shape envelope runs over iterations from the
+    // plan on screen as tmmu plan --iteration runs it; the dialog refuses lines tmmu refuses,
+    // naming the iteration; the plan in force after the last is shown, and Re-plan plans it
+    // again; under ABORT a larger iteration stops the run and the plan on screen stays.
+    void iterationsRunFromThePlanOnScreen() {
+        MainWindow w;
+        QAction* action = findAction(w, "Run &iterations…");
+        QVERIFY(action);
+        PlanSettings settings = smallSettings();
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
+        QVERIFY(waitIdle(w));
+        QVERIFY(!action->isEnabled()); // a transformer config's shape is batch and seq
+        settings.mode = Mode::Inference;
+        settings.bindings.dims = {{"seq", 256}};
+        w.controls()->setSettings(settings);
+        const QString model = kExamples + "/dynamic_seq.json";
+        QVERIFY(waitForPlan(w, [&] { w.openModel(model, settings, false); }));
+        QVERIFY(waitIdle(w));
+        QVERIFY(action->isEnabled());
+        const std::string first = to_hex(w.context()->plan()->plan_hash);
+        w.runIterations();
+        IterationsDialog* d = w.iterationsDialog();
+        QVERIFY(d && d->isVisible());
+        QCOMPARE(d->commandLabel()->text(), QString("No iterations yet."));
+        const auto refused = [&](const QString& lines, const QString& why) {
+            d->linesEdit()->setPlainText(lines);
+            d->accept();
+            QVERIFY(d->isVisible());
+            QVERIFY2(d->errorLabel()->text().contains(why), qPrintable(d->errorLabel()->text()));
+        };
+        refused("seq=128\nseq=4096", "iteration 1: ");
+        refused("seq=128\nseq=4096", "4096");
+        refused("depth=3", "iteration 0: ");
+        refused("seq=128, seq=256", "names seq twice");
+        refused("\n \n", "at least one iteration");
+        d->linesEdit()->setPlainText("seq=128\nseq = 512\n\nbatch=2, seq=512");
+        QVERIFY(d->errorLabel()->isHidden());
+        QCOMPARE(d->commandLabel()->text(),
+                 QString("As tmmu plan --iteration seq=128 --iteration seq=512 --iteration "
+                         "batch=2,seq=512"));
+        QVERIFY(waitForPlan(w, [&] { d->accept(); }));
+        QVERIFY(waitIdle(w));
+        const Plan& last = *w.context()->plan();
+        QCOMPARE(last.dims, (DimBinding{{"batch", 2}, {"seq", 512}}));
+        QMessageBox* box = w.resultBox();
+        QVERIFY(box && box->isVisible());
+        QCOMPARE(box->windowTitle(), QString("Iterations run"));
+        const QString text = box->text();
+        QVERIFY2(text.contains("3 iterations run from the plan at batch=1, seq=256, 2 replans"),
+                 qPrintable(text));
+        QVERIFY(text.contains(QString::fromStdString(first.substr(0, 12))));
+        QVERIFY(text.contains(QString::fromStdString(to_hex(last.plan_hash).substr(0, 12))));
+        QCOMPARE(text.count("replanned (was"), 2);
+        // The toolbar holds the last plan's binding: Re-plan gives the same plan.
+        const Digest lastHash = last.plan_hash;
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+        QCOMPARE(w.context()->plan()->plan_hash, lastHash);
+        QVERIFY(waitIdle(w));
+        w.runIterations();
+        QCOMPARE(w.iterationsDialog()->linesEdit()->toPlainText(),
+                 QString("seq=128\nseq = 512\n\nbatch=2, seq=512"));
+        w.iterationsDialog()->reject();
+
+        // The same graph under ABORT: an iteration larger than the plan stops the run.
+        QTemporaryDir dir;
+        QFile in(model);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray json = in.readAll().replace("REPLAN_AT_SAFEPOINT", "ABORT");
+        const QString aborting = dir.filePath("aborting.json");
+        QFile out(aborting);
+        QVERIFY(out.open(QIODevice::WriteOnly) && out.write(json) == json.size());
+        out.close();
+        QVERIFY(waitForPlan(w, [&] { w.openModel(aborting, settings, false); }));
+        QVERIFY(waitIdle(w));
+        const Digest before = w.context()->plan()->plan_hash;
+        w.runIterations();
+        w.iterationsDialog()->linesEdit()->setPlainText("seq=128\nseq=512");
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.iterationsDialog()->accept();
+        QVERIFY(failed.wait(30000));
+        QVERIFY(waitIdle(w));
+        QCOMPARE(box->windowTitle(), QString("Iterations stopped"));
+        QVERIFY2(box->text().contains("SHAPE_ENVELOPE_VIOLATION"), qPrintable(box->text()));
+        QVERIFY(box->text().contains("fits"));
+        QCOMPARE(w.context()->plan()->plan_hash, before);
     }
 
     // An IR graph with dynamic dimensions: planned at its defaults, Dims… and Plan > Dimensions
@@ -753,9 +837,7 @@ class TestMainWindow : public QObject {
 
     void colourModeMenuFollowsTheContext() {
         MainWindow w;
-        QAction* slot = nullptr;
-        for (QAction* a : w.findChildren<QAction*>())
-            if (a->text() == "&Slot") slot = a;
+        QAction* slot = findAction(w, "&Slot");
         QVERIFY(slot);
         slot->trigger();
         QCOMPARE(w.context()->colorMode(), views::ColorMode::Slot);

@@ -6,6 +6,7 @@
 #include "planning.h"
 #include "studio_app.h"
 #include "studio_options.h"
+#include "studio_test_util.h"
 #include "style/palette.h"
 
 #include <QAction>
@@ -21,6 +22,7 @@
 
 using namespace tmmu;
 using namespace tmmu::studio;
+using tmmu::studio::testing::findAction;
 using tmmu::views::ViewPalette;
 
 namespace {
@@ -162,9 +164,7 @@ class TestScreenshot : public QObject {
         MainWindow w;
         w.setTheme(Theme::Dark);
         QVERIFY(ViewPalette::fromApplication().dark());
-        QAction* darkAction = nullptr;
-        for (QAction* a : w.findChildren<QAction*>())
-            if (a->text() == "&Dark") darkAction = a;
+        QAction* darkAction = findAction(w, "&Dark");
         QVERIFY(darkAction && darkAction->isCheckable() && darkAction->isChecked());
         const QString file = dir_.filePath("live-ranges-dark.png");
         QString error = render_screenshot(

@@ -7,6 +7,7 @@
 #include "main_window.h"
 #include "studio_app.h"
 #include "studio_options.h"
+#include "studio_test_util.h"
 #include "user_guide.h"
 
 #include <QAction>
@@ -22,6 +23,7 @@
 #include <QTextBrowser>
 
 using namespace tmmu::studio;
+using tmmu::studio::testing::findAction;
 
 namespace {
 
@@ -157,9 +159,7 @@ class TestUserGuide : public QObject {
     // Help > User guide (F1) shows the guide with its pictures.
     void helpOpensTheGuide() {
         MainWindow window;
-        QAction* help = nullptr;
-        for (QAction* a : window.findChildren<QAction*>())
-            if (a->text() == "&User guide") help = a;
+        QAction* help = findAction(window, "&User guide");
         QVERIFY(help);
         QCOMPARE(help->shortcut(), QKeySequence(QKeySequence::HelpContents));
         help->trigger();

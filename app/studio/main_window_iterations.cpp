@@ -1,0 +1,117 @@
+// Plan > Run iterations: the IR graph on screen run over iterations of other shapes on the
+// worker (iteration_jobs.h, what tmmu plan --iteration runs), the plan in force after the last
+// shown as a plan, and every iteration listed in the result box.
+#include "main_window.h"
+
+#include "context/plan_context.h"
+#include "core/units.h"
+#include "iteration_jobs.h"
+#include "iterations_dialog.h"
+#include "job_runner.h"
+#include "session_actions.h"
+#include "studio_status_bar.h"
+
+#include <QFileInfo>
+
+namespace tmmu::studio {
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+QString shortHash(const Digest& d) {
+    return qs(to_hex(d).substr(0, 12));
+}
+
+// One row per iteration: its dimensions, the plan it ran on (its binding, hash and peak) and
+// whether that plan was made before it. Cells do not wrap: the box widens to the table.
+QString iterationsTable(const std::vector<IterationOutcome>& decided) {
+    const auto row = [](QStringList cells, const QString& tag) {
+        QString html = QStringLiteral("<tr>");
+        for (const QString& c : cells)
+            html +=
+                QStringLiteral("<%1 align=left style=\"white-space:nowrap\">%2</%1>").arg(tag, c);
+        return html + QStringLiteral("</tr>");
+    };
+    QString html =
+        QStringLiteral("<table cellpadding=3>") +
+        row({QStringLiteral("#"), MainWindow::tr("dimensions"), MainWindow::tr("plan at"),
+             MainWindow::tr("plan"), MainWindow::tr("peak"), MainWindow::tr("outcome")},
+            QStringLiteral("th"));
+    for (const IterationOutcome& i : decided)
+        html +=
+            row({QString::number(i.iteration), qs(binding_text(i.dims)).toHtmlEscaped(),
+                 qs(binding_text(i.plan_binding)).toHtmlEscaped(),
+                 QStringLiteral("<tt>%1</tt>").arg(shortHash(i.plan_hash)),
+                 qs(format_bytes(i.peak_bytes)),
+                 i.replanned
+                     ? MainWindow::tr("replanned (was <tt>%1</tt>)").arg(shortHash(i.old_plan_hash))
+                     : MainWindow::tr("fits")},
+                QStringLiteral("td"));
+    return html + QStringLiteral("</table>");
+}
+
+QString replanCount(const std::vector<IterationOutcome>& decided) {
+    const auto replans =
+        std::count_if(decided.begin(), decided.end(), [](const auto& i) { return i.replanned; });
+    return qs(count_of(uint64_t(replans), "replan"));
+}
+
+} // namespace
+
+IterationsDialog* MainWindow::iterationsDialog() const {
+    return iterationsDialog_;
+}
+
+void MainWindow::runIterations() {
+    if (!model_ || ctx_->model() != model_.get() || !model_->graph || model_->graph->dims.empty())
+        return;
+    delete iterationsDialog_;
+    auto* dialog = new IterationsDialog(QFileInfo(modelPath_).fileName(), *model_->graph,
+                                        iterationLines_, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        iterationLines_ = dialog->lines();
+        startIterations(dialog->iterations());
+    });
+    iterationsDialog_ = dialog;
+    dialog->open(); // window-modal and non-blocking, as the other planning dialogs
+}
+
+void MainWindow::startIterations(const std::vector<DimBinding>& iterations) {
+    const PlanOutcome shown{model_, ctx_->planPtr(), shownWith_};
+    const QString start = qs(binding_text(*model_->graph));
+    lastFailure_.clear();
+    jobs_->submit(
+        {tr("Running %1 over iterations").arg(QFileInfo(modelPath_).fileName()), kShownPlanKey,
+         this},
+        [shown, iterations](const Progress& p) { return run_iterations_job(shown, iterations, p); },
+        [this, start](const IterationsRun& run) {
+            const QString table = iterationsTable(run.decided);
+            if (run.failure) {
+                const JobFailure f = JobFailure::of(*run.failure);
+                onFailed(f, false);
+                showResultBox(QMessageBox::Warning, tr("Iterations stopped"),
+                              tr("<p>%1</p><p>Decided before it:</p>%2<p>The plan on screen is "
+                                 "the one the run started from.</p>")
+                                  .arg(f.text().toHtmlEscaped(), table));
+                return;
+            }
+            onPlanned(*run.outcome);
+            sessions_->recordRun(*run.outcome);
+            compareStrategies(*run.outcome);
+            status_->showMessage(
+                tr("%1 run, %2; showing the plan in force after the last")
+                    .arg(qs(count_of(run.decided.size(), "iteration")), replanCount(run.decided)));
+            showResultBox(QMessageBox::Information, tr("Iterations run"),
+                          tr("<p>%1 run from the plan at %2, %3. The plan on screen is the one "
+                             "in force after the last, at %4.</p>%5")
+                              .arg(qs(count_of(run.decided.size(), "iteration")), start,
+                                   replanCount(run.decided),
+                                   qs(binding_text(*run.outcome->model->graph)), table));
+        },
+        [this](const JobFailure& f) { onFailed(f); });
+}
+
+} // namespace tmmu::studio
