@@ -72,8 +72,8 @@ options:
                        (default arenas: parameters, activations, gradients, optimizer)
   --align N            alignment of every arena in bytes, unless --arena gives its own
                        (default 128; 1 for CSV problems)
-  --memory-budget SIZE the most bytes all arenas' peaks may need together (before any
-                       rounding to pages), e.g. 12GiB: a plan
+  --memory-budget SIZE the most bytes all arenas may commit together (each its peak, in
+                       whole pages where it is paged), e.g. 12GiB: a plan
                        over it fails with MEMORY_BUDGET_EXCEEDED (exit 28), naming each
                        arena's peak and the lower bound, and writes no plan (--trace gets
                        the failure record)

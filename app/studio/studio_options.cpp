@@ -45,7 +45,8 @@ struct Parser {
         QStringLiteral("ROLE=ARENA")};
     QCommandLineOption memoryBudget{
         QStringLiteral("memory-budget"),
-        QStringLiteral("The most bytes all arenas may need together, e.g. 12GiB: a plan over it "
+        QStringLiteral("The most bytes all arenas may commit together (each its peak, in whole "
+                       "pages where it is paged), e.g. 12GiB: a plan over it "
                        "fails with MEMORY_BUDGET_EXCEEDED."),
         QStringLiteral("SIZE")};
     QCommandLineOption worldSize{

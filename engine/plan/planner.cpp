@@ -252,17 +252,26 @@ void map_tensors(const Graph& g, const Liveness& lv,
 }
 
 // II.J: a quota failure instead of a plan, naming what each arena needs and whether any plan
-// could fit (the lower bounds add up to what no strategy can go below).
+// could fit. The budget covers what the arenas commit: a paged arena holds its peak in whole
+// pages, so its share is the peak rounded up to pages; the lower bounds, rounded alike, add up
+// to what no strategy can go below.
 void check_memory_budget(const Plan& plan, const PlanOptions& options) {
     const uint64_t budget = options.memory_budget;
     if (budget == 0) return;
-    const PlanTotals totals = plan_totals(plan);
-    const uint64_t total = totals.peak_bytes, bound = totals.lower_bound;
-    if (total <= budget) return;
+    uint64_t total = 0, bound = 0;
     std::string arenas;
-    for (const ArenaPlan& a : plan.arenas)
+    for (const ArenaPlan& a : plan.arenas) {
+        const uint64_t committed = a.config.committed_bytes(a.metrics.peak_bytes);
+        total = checked_add(total, committed, "--memory-budget");
+        bound =
+            checked_add(bound, a.config.committed_bytes(a.metrics.lower_bound), "--memory-budget");
         arenas += fmt::format("{}{} {}", arenas.empty() ? "" : ", ", a.config.name,
-                              format_bytes(a.metrics.peak_bytes));
+                              format_bytes(committed));
+        if (a.config.page_size)
+            arenas += fmt::format(" (a peak of {} in {} pages)", format_bytes(a.metrics.peak_bytes),
+                                  format_bytes(a.config.page_size));
+    }
+    if (total <= budget) return;
     const std::string fits =
         bound > budget
             ? fmt::format("no plan of these arenas fits: their lower bounds alone add up to {}",

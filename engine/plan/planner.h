@@ -33,15 +33,15 @@ struct PlanOptions {
     Digest replay_token{};
     // The rank to plan and the roles sharded across ranks (seed 000, II.I; shard_spec.h).
     ShardSpec shard;
-    // The most bytes the plan's arenas may need together (seed 000, II.J's
+    // The most bytes the plan's arenas may commit together (seed 000, II.J's
     // memory_bytes_budget); 0: no budget. A check, not a goal: it never changes the plan, so
     // it is not part of the plan or its hash.
     uint64_t memory_budget = 0;
 };
 
 // Plans a finalized graph in a mode. Every arena's solution is validated before returning.
-// Throws Failure(MemoryBudgetExceeded) when the arenas' peaks add up to more than
-// options.memory_budget (both planners).
+// Throws Failure(MemoryBudgetExceeded) when the bytes the arenas commit (each its peak, in whole
+// pages where it is paged) add up to more than options.memory_budget (both planners).
 // Throws Failure(Cancelled) once the progress's cancel flag is set, even when a strategy
 // stopped early with a plan of its own.
 Plan plan_graph(const Graph& g, Mode mode, const PlanOptions& options, const Progress& progress,

@@ -147,6 +147,16 @@ class TestExitStatus : public QObject {
                  qPrintable(between.err));
         QCOMPARE(tmmu({"plan", model, "--memory-budget", "12MiB", "--checkpoint", ckpt}).code, 0);
         QVERIFY(QFile::exists(ckpt));
+        // The budget covers what the arenas commit: activations in 4 MiB pages hold their
+        // 5.00 MiB peak in 8.00 MiB, and the lower bound rounds up alike.
+        const test::ProgramRun paged =
+            tmmu({"plan", model, "--memory-budget", "12MiB", "--arena", "activations=::4MiB"});
+        expect(paged, FailureCode::MemoryBudgetExceeded);
+        QVERIFY2(paged.err.contains("the plan needs 14.00 MiB (14683136 bytes: parameters "
+                                    "6.00 MiB, activations 8.00 MiB (a peak of 5.00 MiB in "
+                                    "4.00 MiB pages))") &&
+                     paged.err.contains("their lower bounds alone add up to 14.00 MiB"),
+                 qPrintable(paged.err));
         expect(tmmu({"plan", model, "--memory-budget", "0"}), FailureCode::InvalidArgument);
     }
     void alignmentViolation() {
