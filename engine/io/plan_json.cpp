@@ -215,6 +215,14 @@ std::string plan_to_json(const Plan& plan, bool include_tensors,
         for (const PlannedTensor& t : plan.tensors)
             tensors.push_back(tensor_json(plan, t));
         j["tensors"] = std::move(tensors);
+        ordered_json pairs = ordered_json::object();
+        for (const ArenaPlan& a : plan.arenas) {
+            ordered_json list = ordered_json::array();
+            for (const auto& [first, second] : sharing_pairs(a))
+                list.push_back({a.buffer_names[first], a.buffer_names[second]});
+            pairs[a.config.name] = std::move(list);
+        }
+        j["sharing_pairs"] = std::move(pairs);
     }
     if (!iterations.empty()) j["iterations"] = iterations_json(iterations);
     j["notes"] = plan.notes;

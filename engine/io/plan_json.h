@@ -10,12 +10,12 @@
 
 namespace tmmu {
 
-// Pretty-printed (2-space indent), ending in '\n'. The "tensors" array is present only when
-// include_tensors is true; "iterations" only for a run over iterations (tmmu plan --iteration),
-// whose last plan `plan` is. Throws Failure(InvalidArgument) when a tensor names an arena the
-// plan lacks, or Failure(AllocationOverflow) when the per-arena totals overflow uint64.
-// `extra`'s fields (what a caller did with the plan, e.g. tmmu plan --apply's "applied") follow
-// the plan's own; null adds none.
+// Pretty-printed (2-space indent), ending in '\n'. The "tensors" array and the "sharing_pairs"
+// lists are present only when include_tensors is true; "iterations" only for a run over iterations
+// (tmmu plan --iteration), whose last plan `plan` is. Throws Failure(InvalidArgument) when a tensor
+// names an arena the plan lacks, or Failure(AllocationOverflow) when the per-arena totals overflow
+// uint64. `extra`'s fields (what a caller did with the plan, e.g. tmmu plan --apply's "applied")
+// follow the plan's own; null adds none.
 std::string plan_to_json(const Plan& plan, bool include_tensors,
                          const std::vector<IterationOutcome>& iterations = {},
                          const nlohmann::ordered_json& extra = nullptr);

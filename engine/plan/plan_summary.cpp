@@ -7,8 +7,8 @@
 #include <array>
 #include <fmt/format.h>
 #include <functional>
+#include <map>
 #include <numeric>
-#include <queue>
 #include <vector>
 
 namespace tmmu {
@@ -41,20 +41,19 @@ uint64_t isolated_height(const OffsetProblem& p, const std::vector<size_t>& orde
     return top;
 }
 
-// Sweep the byte ranges in offset order, keeping the ends of those still open: each range
-// overlaps exactly the open ones it finds. Empty buffers share nothing.
-uint64_t overlapping_pairs(const OffsetProblem& p, const std::vector<uint64_t>& offsets,
-                           const std::vector<size_t>& order) {
-    std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> open_ends;
-    uint64_t pairs = 0;
+// Sweeps the byte ranges in offset order, keeping those still open by their end: each range
+// overlaps exactly the open ones it finds, which on(i, open) is given (a multimap from end to
+// buffer index). Empty buffers share nothing.
+template <class On>
+void sweep_overlaps(const OffsetProblem& p, const std::vector<uint64_t>& offsets,
+                    const std::vector<size_t>& order, On on) {
+    std::multimap<uint64_t, uint32_t> open;
     for (size_t i : order) {
         if (p.buffers[i].size == 0) continue;
-        while (!open_ends.empty() && open_ends.top() <= offsets[i])
-            open_ends.pop();
-        pairs += open_ends.size();
-        open_ends.push(offsets[i] + p.buffers[i].size); // fits: the plan's height does
+        open.erase(open.begin(), open.upper_bound(offsets[i]));
+        on(i, open);
+        open.emplace(offsets[i] + p.buffers[i].size, uint32_t(i)); // fits: the plan's height does
     }
-    return pairs;
 }
 
 } // namespace
@@ -65,8 +64,34 @@ ArenaReuse arena_reuse(const ArenaPlan& arena) {
     r.isolated_bytes = isolated_height(arena.problem, order);
     const uint64_t peak = arena.metrics.peak_bytes;
     r.saved_bytes = r.isolated_bytes > peak ? r.isolated_bytes - peak : 0;
-    r.sharing_pairs = overlapping_pairs(arena.problem, arena.solution.offsets, order);
+    sweep_overlaps(arena.problem, arena.solution.offsets, order,
+                   [&r](size_t, const auto& open) { r.sharing_pairs += open.size(); });
     return r;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> sharing_pairs(const ArenaPlan& arena) {
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    sweep_overlaps(arena.problem, arena.solution.offsets,
+                   by_offset(arena.problem, arena.solution.offsets),
+                   [&pairs](size_t i, const auto& open) {
+                       for (const auto& [end, j] : open)
+                           pairs.emplace_back(std::min(uint32_t(i), j), std::max(uint32_t(i), j));
+                   });
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+std::vector<uint32_t> buffers_sharing_with(const ArenaPlan& arena, uint32_t buffer) {
+    const std::vector<Buffer>& buffers = arena.problem.buffers;
+    const std::vector<uint64_t>& offsets = arena.solution.offsets;
+    std::vector<uint32_t> out;
+    if (buffers[buffer].size == 0) return out;
+    const uint64_t begin = offsets[buffer], end = begin + buffers[buffer].size;
+    for (uint32_t j = 0; j < buffers.size(); ++j)
+        if (j != buffer && buffers[j].size != 0 && offsets[j] < end &&
+            begin < offsets[j] + buffers[j].size)
+            out.push_back(j);
+    return out;
 }
 
 PlanTotals plan_totals(const Plan& plan) {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tmmu {
 
@@ -24,6 +26,13 @@ struct ArenaReuse {
 ArenaReuse arena_reuse(const ArenaPlan& arena);
 // The arenas' figures summed, saturating as above.
 ArenaReuse plan_reuse(const Plan& plan);
+// Seed 003's sharing_pairs, listed: every pair of buffers of the arena whose byte ranges
+// overlap, by buffer index (first < second), ascending. The validator allows that only at
+// different times, so each pair shares bytes over time. O(n log n + pairs): a large problem has
+// many more pairs than buffers, so callers list them only on request.
+std::vector<std::pair<uint32_t, uint32_t>> sharing_pairs(const ArenaPlan& arena);
+// The buffers of the arena whose byte ranges overlap `buffer`'s, ascending. O(n).
+std::vector<uint32_t> buffers_sharing_with(const ArenaPlan& arena, uint32_t buffer);
 
 struct PlanTotals {
     uint64_t peak_bytes = 0;  // sum of the arenas' heights

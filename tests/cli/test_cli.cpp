@@ -148,6 +148,26 @@ class TestCli : public QObject {
         QCOMPARE(arena["sharing_pairs"].toInteger(), 0);
         QCOMPARE(root["totals"].toObject()["saved_bytes"].toInteger(),
                  acts["saved_bytes"].toInteger());
+        // --tensors lists the pairs the arenas count, each of two tensors of the plan whose
+        // bytes overlap at different times.
+        const QJsonObject pairs = root["sharing_pairs"].toObject();
+        QVERIFY(pairs["parameters"].toArray().isEmpty());
+        const QJsonArray actPairs = pairs["activations"].toArray();
+        QCOMPARE(actPairs.size(), acts["sharing_pairs"].toInteger());
+        QMap<QString, QJsonObject> tensors;
+        for (const QJsonValue& t : root["tensors"].toArray())
+            tensors[t["id"].toString()] = t.toObject();
+        for (const QJsonValue& pair : actPairs) {
+            const QJsonObject a = tensors.value(pair[0].toString()),
+                              b = tensors.value(pair[1].toString());
+            QVERIFY2(!a.isEmpty() && !b.isEmpty(), qPrintable(pair[0].toString()));
+            const auto at = [](const QJsonObject& t, const char* key) {
+                return t[key].toInteger();
+            };
+            QVERIFY(at(a, "offset") < at(b, "offset") + at(b, "size") &&
+                    at(b, "offset") < at(a, "offset") + at(a, "size"));
+            QVERIFY(at(a, "end") <= at(b, "begin") || at(b, "end") <= at(a, "begin"));
+        }
     }
     void generatedIrPlansLikeTheConfig() {
         QTemporaryDir dir;

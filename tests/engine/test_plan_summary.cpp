@@ -100,14 +100,23 @@ class TestPlanSummary : public QObject {
                 a.problem.buffers.push_back({0, 1, rng() % 40, 1, std::nullopt});
                 a.solution.offsets.push_back(rng() % 200);
             }
-            uint64_t pairs = 0;
-            for (size_t i = 0; i < n; ++i)
-                for (size_t j = i + 1; j < n; ++j) {
+            std::vector<std::pair<uint32_t, uint32_t>> pairs;
+            std::vector<std::vector<uint32_t>> with(n);
+            for (uint32_t i = 0; i < n; ++i)
+                for (uint32_t j = i + 1; j < n; ++j) {
                     const Buffer &x = a.problem.buffers[i], &y = a.problem.buffers[j];
                     const uint64_t xo = a.solution.offsets[i], yo = a.solution.offsets[j];
-                    pairs += x.size && y.size && xo < yo + y.size && yo < xo + x.size;
+                    if (!x.size || !y.size || xo >= yo + y.size || yo >= xo + x.size) continue;
+                    pairs.emplace_back(i, j);
+                    with[i].push_back(j);
+                    with[j].push_back(i);
                 }
-            QCOMPARE(arena_reuse(a).sharing_pairs, pairs);
+            QCOMPARE(arena_reuse(a).sharing_pairs, uint64_t(pairs.size()));
+            QCOMPARE(sharing_pairs(a), pairs); // listed, ascending
+            for (uint32_t i = 0; i < n; ++i) {
+                std::sort(with[i].begin(), with[i].end());
+                QCOMPARE(buffers_sharing_with(a, i), with[i]);
+            }
         }
     }
 

@@ -8,6 +8,7 @@
 #include "models/tensor_table_model.h"
 #include "panels/tensor_details_panel.h"
 #include "panels/tensor_table_panel.h"
+#include "plan/plan_summary.h"
 #include "plan/random_problem.h"
 #include "source/model_source.h"
 #include "test_support.h"
@@ -173,6 +174,25 @@ class TestPanels : public QObject {
 
         emit details.browser()->anchorClicked(QUrl("tensor:0"));
         QCOMPARE(ctx.selectedTensor(), 0);
+
+        // The buffers sharing a tensor's bytes at other times, each a link that selects it.
+        int shared = -1;
+        std::vector<uint32_t> others;
+        for (size_t k = 0; k < plan_->tensors.size() && shared < 0; ++k) {
+            const PlannedTensor& q = plan_->tensors[k];
+            others = buffers_sharing_with(plan_->arenas[q.arena], q.buffer);
+            if (!others.empty()) shared = int(k);
+        }
+        QVERIFY(shared >= 0);
+        ctx.selectTensor(shared);
+        QVERIFY2(details.plainText().contains(QString("Shares bytes with (%1)").arg(others.size())),
+                 qPrintable(details.plainText()));
+        const ArenaPlan& arena = plan_->arenas[plan_->tensors[size_t(shared)].arena];
+        const int other = ctx.findTensor(arena.buffer_names[others.front()]);
+        QVERIFY(other >= 0);
+        QVERIFY(details.browser()->toHtml().contains(QString("href=\"tensor:%1\"").arg(other)));
+        emit details.browser()->anchorClicked(QUrl(QString("tensor:%1").arg(other)));
+        QCOMPARE(ctx.selectedTensor(), other);
         ctx.selectTensor(-1);
         QVERIFY(details.plainText().contains("No tensor selected"));
     }

@@ -1,6 +1,7 @@
 #include "panels/tensor_details_panel.h"
 
 #include "context/plan_context.h"
+#include "plan/plan_summary.h"
 #include "style/palette.h"
 #include "style/text_format.h"
 
@@ -204,6 +205,7 @@ QString TensorDetailsPanel::html(int planned) const {
              QStringLiteral("0x%1 = %2 &nbsp;<span style='color:%3'>bytes [%2, %4)</span>")
                  .arg(QString::number(t.offset, 16), grouped(t.offset), label,
                       grouped(t.offset + t.size)));
+    h += sharingRow(t);
 
     // Graph plans count schedule steps; CSV problems count raw time units.
     const uint64_t step = ctx_->currentTime();
@@ -235,6 +237,26 @@ QString TensorDetailsPanel::html(int planned) const {
                     "session): no producer, consumers or shape</i>"));
     h += QStringLiteral("</table>");
     return h;
+}
+
+QString TensorDetailsPanel::sharingRow(const PlannedTensor& t) const {
+    const ArenaPlan& arena = ctx_->plan()->arenas[t.arena];
+    const std::vector<uint32_t> others = buffers_sharing_with(arena, t.buffer);
+    QStringList links;
+    for (size_t i = 0; i < others.size() && i < kMaxConsumers; ++i) {
+        const std::string& id = arena.buffer_names[others[i]];
+        const int planned = ctx_->findTensor(id);
+        links << (planned < 0
+                      ? esc(id)
+                      : QStringLiteral("<a href='tensor:%1'>%2</a>").arg(planned).arg(esc(id)));
+    }
+    if (others.size() > kMaxConsumers)
+        links << tr("… and %1 more").arg(others.size() - kMaxConsumers);
+    return row(tr("Shares bytes with (%1)").arg(others.size()),
+               links.isEmpty() ? tr("<i>no other buffer: its bytes are its own</i>")
+                               : tr("%1<br><span style='color:%2'>buffers at other times, over "
+                                    "some of its bytes</span>")
+                                     .arg(links.join(QStringLiteral(", ")), muted()));
 }
 
 QString TensorDetailsPanel::graphRows(int planned, const Graph& g) const {

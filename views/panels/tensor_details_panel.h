@@ -1,9 +1,10 @@
 #pragma once
 // Everything known about the selected tensor, as selectable rich text: placement (arena, slot,
-// offset, size, alignment), lifetime against the current event's step, and the graph around it
-// (producer with its attributes where the source has them, consumers, alias group, view base,
-// in-place target); an ONNX model's shapes name their symbolic dims. Links move the context:
-// "step:N" moves the cursor to the event at step N, "tensor:N" selects another planned tensor.
+// offset, size, alignment, the buffers sharing its bytes at other times), lifetime against the
+// current event's step, and the graph around it (producer with its attributes where the source has
+// them, consumers, alias group, view base, in-place target); an ONNX model's shapes name their
+// symbolic dims. Links move the context: "step:N" moves the cursor to the event at step N,
+// "tensor:N" selects another planned tensor.
 #include <QWidget>
 
 #include <string>
@@ -16,6 +17,7 @@ class QUrl;
 namespace tmmu {
 struct Graph;
 struct Node;
+struct PlannedTensor;
 } // namespace tmmu
 
 namespace tmmu::views {
@@ -39,6 +41,8 @@ class TensorDetailsPanel : public QWidget {
     void followLink(const QUrl& url);
     QString html(int planned) const;
     QString graphRows(int planned, const Graph& g) const;
+    // The buffers whose bytes overlap the tensor's buffer (at other times), as links.
+    QString sharingRow(const PlannedTensor& t) const;
     QString nodeLink(const Graph& g, uint32_t node) const;
     QString tensorLink(const Graph& g, uint32_t tensor) const;
     QString stepLink(uint64_t step) const;
