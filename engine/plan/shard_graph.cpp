@@ -236,7 +236,9 @@ class Sharder {
 
     // A node writing over one of its inputs in place updates the shard it reads (as the
     // optimizer does), and a node whose outputs are all views computes nothing: neither
-    // needs a whole copy.
+    // needs a whole copy. A node reading a parameter and views of it (a fused weight and its
+    // splits, a tied embedding and its transpose) gathers the parameter once and reads the views
+    // inside that copy, as FSDP gathers a flat parameter once per use.
     void gather_inputs(NodeIndex n) {
         const Node& node = g_.nodes[n];
         if (node.phase == Phase::Optimizer) return;
@@ -246,12 +248,29 @@ class Sharder {
         std::vector<TensorIndex> read = node.inputs;
         std::sort(read.begin(), read.end());
         read.erase(std::unique(read.begin(), read.end()), read.end());
-        for (TensorIndex t : read) {
+        std::erase_if(read, [&](TensorIndex t) {
             const bool overwritten =
                 std::any_of(node.outputs.begin(), node.outputs.end(),
                             [&](TensorIndex o) { return g_.tensors[o].in_place_of == t; });
-            if (!overwritten && groups_[group_of(t)].cut &&
-                g_.tensors[root_of(t)].role == Role::Parameter)
+            return overwritten || !groups_[group_of(t)].cut ||
+                   g_.tensors[root_of(t)].role != Role::Parameter;
+        });
+        // In the order of the inputs' indices, as before views were read in copies: a root is
+        // gathered when it or a view of it comes first.
+        std::unordered_map<TensorIndex, TensorIndex> copies; // a read root -> its whole copy
+        for (TensorIndex t : read)
+            if (!g_.tensors[t].view) copies.emplace(t, kNone);
+        const auto copy_of = [&](TensorIndex root) {
+            TensorIndex& copy = copies.at(root);
+            if (copy == kNone) copy = gather(root, n);
+            return copy;
+        };
+        for (TensorIndex t : read) {
+            if (!g_.tensors[t].view)
+                copy_of(t);
+            else if (copies.count(root_of(t)))
+                view_in_copy(t, copy_of(root_of(t)), n);
+            else
                 gather(t, n);
         }
     }
@@ -294,7 +313,8 @@ class Sharder {
         return written;
     }
 
-    void gather(TensorIndex t, NodeIndex reader) {
+    // Tensor t whole for `reader`: "<t>@gathered:<reader>", a workspace tensor.
+    Tensor gathered_copy_of(TensorIndex t, NodeIndex reader) const {
         const Tensor& source = g_.tensors[t];
         const Node& node = g_.nodes[reader];
         Tensor whole;
@@ -304,13 +324,43 @@ class Sharder {
         whole.dtype = source.dtype;
         whole.role = Role::Workspace;
         whole.alignment = source.alignment;
-        const TensorIndex copy =
-            add_collective("all_gather", fmt::format("all_gather:{}@{}", source.id, node.id), t,
-                           std::move(whole), node.phase);
+        return whole;
+    }
+
+    void read_instead(NodeIndex reader, TensorIndex t, TensorIndex copy) {
         std::vector<TensorIndex>& inputs = out_.graph.nodes[reader].inputs;
         std::replace(inputs.begin(), inputs.end(), t, copy);
+    }
+
+    // An all_gather writing t whole for `reader`, which reads the copy instead of t. Returns the
+    // copy's index.
+    TensorIndex gather(TensorIndex t, NodeIndex reader) {
+        const Node& node = g_.nodes[reader];
+        const TensorIndex copy =
+            add_collective("all_gather", fmt::format("all_gather:{}@{}", g_.tensors[t].id, node.id),
+                           t, gathered_copy_of(t, reader), node.phase);
+        read_instead(reader, t, copy);
         ++gathers_;
-        gathered_bytes_ = add_saturating(gathered_bytes_, source.bytes);
+        gathered_bytes_ = add_saturating(gathered_bytes_, g_.tensors[t].bytes);
+        return copy;
+    }
+
+    // View t of a parameter whose whole copy the reader already gathers: the same view of the
+    // copy (at t's offset in its storage, with t's strides), with no collective of its own. The
+    // all_gather writing the copy writes the view too, as a slice writes a view of its input.
+    void view_in_copy(TensorIndex t, TensorIndex copy, NodeIndex reader) {
+        Tensor view = gathered_copy_of(t, reader);
+        const ViewDesc& source = *g_.tensors[t].view;
+        view.view = ViewDesc{copy, extent_of(t).begin, source.byte_length, source.strides};
+        take_name(tensor_ids_, view.id, "tensor");
+        const auto index = static_cast<TensorIndex>(out_.graph.tensors.size());
+        out_.graph.tensors.push_back(std::move(view));
+        std::vector<Node>& nodes = out_.graph.nodes; // collectives write one tensor each
+        std::find_if(nodes.rbegin(), nodes.rend(), [&](const Node& n) {
+            return n.outputs.front() == copy;
+        })->outputs.push_back(index);
+        read_instead(reader, t, index);
+        ++views_in_copies_;
     }
 
     void reduce_scatter(TensorIndex t, NodeIndex producer) {
@@ -349,8 +399,13 @@ class Sharder {
         note_if_any(gathers_,
                     fmt::format("{} of sharded parameters before their forward and "
                                 "backward readers ({} in all, each live from its "
-                                "gather to its reader)",
-                                count_of(gathers_, "all_gather"), format_bytes(gathered_bytes_)));
+                                "gather to its reader){}",
+                                count_of(gathers_, "all_gather"), format_bytes(gathered_bytes_),
+                                views_in_copies_ == 0
+                                    ? std::string()
+                                    : fmt::format("; {} read inside the copy of the parameter "
+                                                  "their reader also reads",
+                                                  count_of(views_in_copies_, "view"))));
         note_if_any(scatters_,
                     fmt::format("{} of parameter gradients into this rank's shards right after "
                                 "each is complete ({} whole, each freed after its reduce_scatter "
@@ -373,7 +428,7 @@ class Sharder {
     std::vector<StorageGroup> groups_;
     std::unordered_set<std::string> tensor_ids_, node_ids_; // taken names, collectives' included
     uint64_t cut_tensors_ = 0, held_bytes_ = 0, whole_bytes_ = 0, gathers_ = 0, gathered_bytes_ = 0,
-             scatters_ = 0, scattered_bytes_ = 0, kept_whole_ = 0;
+             views_in_copies_ = 0, scatters_ = 0, scattered_bytes_ = 0, kept_whole_ = 0;
 };
 
 } // namespace

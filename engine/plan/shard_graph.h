@@ -23,8 +23,10 @@ struct ShardedGraph {
 // `mode` runs. Tensors sharing bytes (views, alias groups, in-place writes) are cut as one
 // storage, and only when all of them have roles that are cut; otherwise they stay whole, as
 // does a gradient the optimizer updates in place. Gathered tensors are named
-// "<tensor>@gathered:<reader node>", their nodes "all_gather:<tensor>@<reader node>"; gradient
-// shards "<gradient>@shard", their nodes "reduce_scatter:<gradient>".
+// "<tensor>@gathered:<reader node>", their nodes "all_gather:<tensor>@<reader node>"; a node
+// reading a parameter and views of it gathers the parameter once and reads each view as a view
+// of that copy, "<view>@gathered:<reader node>" with no collective of its own. Gradient shards
+// are "<gradient>@shard", their nodes "reduce_scatter:<gradient>".
 // Throws Failure(InvalidIrShapes) for a view whose part on this rank is not a whole number of
 // its elements, a collective's name the graph already uses, or what finalize_graph refuses in
 // the rank's graph; Failure(AllocationOverflow) for a shard of more than 2^63 - 1 elements.

@@ -502,6 +502,39 @@ class TestPlanner : public QObject {
             if (rank == 1) QCOMPARE(planned(p, "t000002").offset, uint64_t(8));
         }
     }
+    // A node reading a parameter and a view of it (a fused weight and one of its splits)
+    // gathers the parameter once and reads the view inside that copy; a node reading only the
+    // view gathers just the view.
+    void aParameterAndItsViewAreGatheredOnce() {
+        GraphBuilder gb("fused");
+        TensorIndex x = gb.add_tensor("x", {4}, DType::F32, Role::Input);
+        TensorIndex w = gb.add_tensor("w", {16}, DType::F32, Role::Parameter);
+        TensorIndex part = gb.add_tensor("w.part", {8}, DType::F32, Role::Parameter);
+        gb.tensor(part).view = ViewDesc{w, 16, 0, {}};
+        TensorIndex y = gb.add_tensor("y", {4}, DType::F32, Role::Activation);
+        gb.add_node("fused", {x, part, w}, {y}, Phase::Forward);
+        TensorIndex out = gb.add_tensor("out", {4}, DType::F32, Role::Output);
+        gb.add_node("matmul", {y, part}, {out}, Phase::Forward);
+        Graph g = gb.take();
+        finalize_graph(g);
+        const Plan p = plan_graph(g, Mode::Inference, for_rank(1, 2, {Role::Parameter}), {}, "f");
+        QCOMPARE(p.execution_order,
+                 (std::vector<std::string>{"all_gather:t000001@n000000", "n000000",
+                                           "all_gather:t000002@n000001", "n000001"}));
+        const PlannedTensor& whole = planned(p, "t000001@gathered:n000000");
+        const PlannedTensor& inside = planned(p, "t000002@gathered:n000000");
+        QCOMPARE(whole.size, uint64_t(64));
+        QCOMPARE(inside.size, uint64_t(32));
+        QCOMPARE(inside.role, Role::Workspace);
+        QCOMPARE(inside.arena, whole.arena);
+        QCOMPARE(inside.offset, whole.offset + 16); // the view's bytes in the gathered copy
+        QCOMPARE(planned(p, "t000002@gathered:n000001").size, uint64_t(32));
+        QVERIFY(std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
+            return n.find("2 all_gathers of sharded parameters") == 0 &&
+                   n.find("(96 B in all") != std::string::npos &&
+                   n.find("1 view read inside the copy") != std::string::npos;
+        }));
+    }
     void collectivesKeepAlignmentAndCountOnlyWhatRuns() {
         Graph g = trained_parameter(1000);
         const Plan training =
