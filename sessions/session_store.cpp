@@ -428,6 +428,8 @@ StoredRow read_row(const Stmt& s, const std::string& where) {
     r.input.request.seq = uint64_t(s.integer(12));
     row.options_json = s.text(13);
     r.input.options = options_from_json(row.options_json, where + ".options_json");
+    r.summary.rank = r.input.options.shard.rank;
+    r.summary.world_size = r.input.options.shard.world_size;
     r.notes = s.text(14);
     r.program_version = s.text(15);
     r.ir_hash = s.text(16);
@@ -660,8 +662,19 @@ int64_t SessionStore::record(const NewSession& n) {
     return id;
 }
 
+std::string mode_and_rank(const SessionSummary& s) {
+    return s.world_size > 1 ? fmt::format("{}, rank {}/{}", s.mode, s.rank, s.world_size) : s.mode;
+}
+
 std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
-    std::string sql = fmt::format("SELECT {}, summary_seal FROM sessions", kSummaryColumns);
+    // The rank from the stored options, read where they are valid JSON: a row altered there
+    // still lists (load() names what is wrong with it).
+    std::string sql = fmt::format(
+        "SELECT {}, summary_seal, "
+        "CASE WHEN json_valid(options_json) THEN json_extract(options_json, '$.shard.rank') END, "
+        "CASE WHEN json_valid(options_json) THEN json_extract(options_json, "
+        "'$.shard.world_size') END FROM sessions",
+        kSummaryColumns);
     if (!q.search.empty())
         sql += " WHERE instr(lower(title), lower(?1)) > 0 OR id IN "
                "(SELECT session_id FROM session_tags WHERE tag = ?1)";
@@ -672,6 +685,10 @@ std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
     std::vector<SessionSummary> out;
     while (s.step()) {
         out.push_back(read_summary(s));
+        if (!s.is_null(10) && !s.is_null(11)) {
+            out.back().rank = uint32_t(s.integer(10));
+            out.back().world_size = uint32_t(s.integer(11));
+        }
         if (s.text(9).empty())
             out.back().altered_reason = kNotSealed;
         else if (summary_seal(out.back()) != s.text(9))

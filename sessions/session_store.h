@@ -76,10 +76,16 @@ struct SessionSummary {
     std::string plan_hash;    // hex, as stored
     uint64_t peak_bytes = 0;  // sum over arenas
     uint64_t lower_bound = 0; // sum over arenas
+    // The rank planned, for a rank of a distributed run (world_size > 1); from the stored
+    // options, which load() checks against the plan.
+    uint32_t rank = 0, world_size = 1;
     // Set by list when the listed fields do not match the seal recorded with them
     // (session_seal.h); empty otherwise. load() checks everything and sets Session::altered.
     std::string altered_reason;
 };
+
+// "training", or "training, rank 3/8" for a rank of a distributed run.
+std::string mode_and_rank(const SessionSummary& s);
 
 struct Session {
     SessionSummary summary;

@@ -72,13 +72,18 @@ std::string join(const std::vector<std::string>& v) {
 
 int list(const ListQuery& q, const std::string& path) {
     SessionStore store(path, StoreAccess::ExistingOnly);
-    fmt::print("{:>6}  {:<20}  {:<9}  {:<11}  {:>12}  {:<12}  {}\n", "id", "created", "mode",
-               "strategy", "peak", "plan hash", "title [tags] source");
+    const std::vector<SessionSummary> sessions = store.list(q);
+    size_t mode_width = 9; // "inference"; wider for a rank of a distributed run
+    for (const SessionSummary& s : sessions)
+        mode_width = std::max(mode_width, mode_and_rank(s).size());
+    fmt::print("{:>6}  {:<20}  {:<{}}  {:<11}  {:>12}  {:<12}  {}\n", "id", "created", "mode",
+               mode_width, "strategy", "peak", "plan hash", "title [tags] source");
     size_t altered = 0;
-    for (const SessionSummary& s : store.list(q)) {
-        fmt::print("{:>6}  {:<20}  {:<9}  {:<11}  {:>12}  {:<12}  {}{} {}{}\n", s.id, s.created,
-                   s.mode, s.strategy, format_bytes(s.peak_bytes), s.plan_hash.substr(0, 12),
-                   s.title, s.tags.empty() ? "" : " [" + join(s.tags) + "]", s.source_path,
+    for (const SessionSummary& s : sessions) {
+        fmt::print("{:>6}  {:<20}  {:<{}}  {:<11}  {:>12}  {:<12}  {}{} {}{}\n", s.id, s.created,
+                   mode_and_rank(s), mode_width, s.strategy, format_bytes(s.peak_bytes),
+                   s.plan_hash.substr(0, 12), s.title,
+                   s.tags.empty() ? "" : " [" + join(s.tags) + "]", s.source_path,
                    s.altered_reason.empty() ? "" : "  ALTERED");
         altered += !s.altered_reason.empty();
     }

@@ -179,6 +179,28 @@ class TestSessionCli : public QObject {
                  (tmmu::ShardSpec{3, 2, {tmmu::Role::Parameter, tmmu::Role::Activation}}));
         Result replay = run_tmmu({"session", "replay", "1", "--sessions", db});
         QVERIFY2(replay.code == 0, qPrintable(replay.out + replay.err));
+        // The list names the rank beside the mode; a single-rank plan reads as before.
+        Result list = run_tmmu({"session", "list", "--sessions", db});
+        QVERIFY2(list.out.contains("  training, rank 2/3  "), qPrintable(list.out));
+        QCOMPARE(list.out.count("rank "), 1);
+        const std::vector<SessionSummary> listed = SessionStore(db.toStdString()).list({});
+        QCOMPARE(listed.size(), size_t(2));
+        QCOMPARE(mode_and_rank(listed[1]), std::string("training, rank 2/3")); // newest first
+        QCOMPARE(mode_and_rank(listed[0]), std::string("training"));
+        QCOMPARE(mode_and_rank(s.summary), std::string("training, rank 2/3"));
+        // Options altered into something that is not JSON: the row still lists, without a rank
+        // (loading it names the problem).
+        {
+            sqlite3* raw = nullptr;
+            QCOMPARE(sqlite3_open(db.toUtf8().constData(), &raw), SQLITE_OK);
+            QCOMPARE(sqlite3_exec(raw, "UPDATE sessions SET options_json = '{' WHERE id = 1",
+                                  nullptr, nullptr, nullptr),
+                     SQLITE_OK);
+            sqlite3_close(raw);
+        }
+        const std::vector<SessionSummary> altered = SessionStore(db.toStdString()).list({});
+        QCOMPARE(altered.size(), size_t(2));
+        QCOMPARE(mode_and_rank(altered[1]), std::string("training"));
     }
 
     // A run over iterations is recorded as the plan in force after the last one: the stored

@@ -106,6 +106,12 @@ class TestSessionListModel : public QObject {
                      .toLongLong(),
                  1ll);
         QVERIFY(!model.index(1, 0).data(SessionListModel::AlteredRole).toBool());
+        QCOMPARE(model.text(0, SessionListModel::ModeColumn), QStringLiteral("training"));
+        std::vector<SessionSummary> ranked = summaries(1);
+        ranked[0].rank = 3;
+        ranked[0].world_size = 8;
+        model.setSessions(ranked); // a rank of a distributed run says which
+        QCOMPARE(model.text(0, SessionListModel::ModeColumn), QStringLiteral("training, rank 3/8"));
     }
 
     void marksAlteredAndCurrentSessions() {

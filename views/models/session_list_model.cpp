@@ -117,7 +117,7 @@ QString SessionListModel::text(int row, int column) const {
     case SourceColumn:
         return fileName(s.source_path);
     case ModeColumn:
-        return qs(s.mode);
+        return qs(mode_and_rank(s));
     case StrategyColumn:
         return qs(s.strategy);
     case PeakColumn:
