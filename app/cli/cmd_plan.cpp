@@ -75,8 +75,8 @@ options:
   --memory-budget SIZE the most bytes all arenas may commit together (each its peak, in
                        whole pages where it is paged), e.g. 12GiB: a plan
                        over it fails with MEMORY_BUDGET_EXCEEDED (exit 28), naming each
-                       arena's peak and the lower bound, and writes no plan (--trace gets
-                       the failure record)
+                       arena's committed share (and its peak where it is paged) and the
+                       lower bound, and writes no plan (--trace gets the failure record)
   --world-size N       ranks of a distributed run (default 1); the plan is for one of them,
                        and its hash names the rank and world size (seed 000 II.I)
   --rank R             the rank to plan, 0 to N-1 (default 0)

@@ -19,6 +19,7 @@
 QT_BEGIN_NAMESPACE
 class QAction;
 class QActionGroup;
+class QDialog;
 class QDockWidget;
 class QMenu;
 QT_END_NAMESPACE
@@ -223,8 +224,11 @@ class MainWindow : public QMainWindow {
     void showEnvelopeDialog(const Graph& model); // for bindingsPath_, an IR graph shown
     // main_window_apply.cpp
     void runApply(std::shared_ptr<const Plan> plan, const ApplyOptions& options);
+    // A dialog about the plan on screen (Apply, Run iterations) closes when another plan is
+    // shown while it is open, saying so as `what`: what it would do belongs to the old plan.
+    void closeOnPlanChange(QDialog* dialog, const QString& what);
     // main_window_iterations.cpp
-    void startIterations(const std::vector<DimBinding>& iterations);
+    void startIterations(const PlanOutcome& shown, const std::vector<DimBinding>& iterations);
     // One non-blocking box, reused, for what Apply and Run iterations did.
     void showResultBox(QMessageBox::Icon icon, const QString& title, const QString& html);
 

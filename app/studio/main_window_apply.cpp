@@ -58,6 +58,7 @@ void MainWindow::applyToHost() {
         applyOptions_ = dialog->options();
         runApply(plan, applyOptions_);
     });
+    closeOnPlanChange(dialog, tr("Apply to host memory"));
     applyDialog_ = dialog;
     dialog->open(); // window-modal and non-blocking, as the other planning dialogs
 }

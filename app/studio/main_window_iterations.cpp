@@ -8,6 +8,7 @@
 #include "iteration_jobs.h"
 #include "iterations_dialog.h"
 #include "job_runner.h"
+#include "planning_controls.h"
 #include "session_actions.h"
 #include "studio_status_bar.h"
 
@@ -71,21 +72,27 @@ void MainWindow::runIterations() {
     auto* dialog = new IterationsDialog(QFileInfo(modelPath_).fileName(), *model_->graph,
                                         iterationLines_, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    // The run starts from what the dialog was opened on (closeOnPlanChange keeps it on screen),
+    // with the budget Re-plan would use: sessions do not store it.
+    PlanOutcome shown{model_, ctx_->planPtr(), shownWith_};
+    shown.settings.memory_budget = controls_->memoryBudget();
+    connect(dialog, &QDialog::accepted, this, [this, dialog, shown] {
         iterationLines_ = dialog->lines();
-        startIterations(dialog->iterations());
+        startIterations(shown, dialog->iterations());
     });
+    closeOnPlanChange(dialog, tr("Run iterations"));
     iterationsDialog_ = dialog;
     dialog->open(); // window-modal and non-blocking, as the other planning dialogs
 }
 
-void MainWindow::startIterations(const std::vector<DimBinding>& iterations) {
-    const PlanOutcome shown{model_, ctx_->planPtr(), shownWith_};
-    const QString start = qs(binding_text(*model_->graph));
+void MainWindow::startIterations(const PlanOutcome& shown,
+                                 const std::vector<DimBinding>& iterations) {
+    const QString start = qs(binding_text(*shown.model->graph));
+    const QString file = QFileInfo(QString::fromStdString(shown.model->path)).fileName();
+    const uint64_t request = ++planRequests_;
     lastFailure_.clear();
     jobs_->submit(
-        {tr("Running %1 over iterations").arg(QFileInfo(modelPath_).fileName()), kShownPlanKey,
-         this},
+        {tr("Running %1 over iterations").arg(file), kShownPlanKey, this},
         [shown, iterations](const Progress& p) { return run_iterations_job(shown, iterations, p); },
         [this, start](const IterationsRun& run) {
             const QString table = iterationsTable(run.decided);
@@ -111,7 +118,11 @@ void MainWindow::startIterations(const std::vector<DimBinding>& iterations) {
                                    replanCount(run.decided),
                                    qs(binding_text(*run.outcome->model->graph)), table));
         },
-        [this](const JobFailure& f) { onFailed(f); });
+        [this, request](const JobFailure& f) {
+            // A run that a newer plan request replaced was not cancelled by anyone: not news.
+            if (f.cancelled() && request != planRequests_) return;
+            onFailed(f);
+        });
 }
 
 } // namespace tmmu::studio

@@ -8,6 +8,7 @@
 #include "planning_controls.h"
 #include "session_actions.h"
 #include "studio_options.h"
+#include "studio_status_bar.h"
 #include "user_guide.h"
 
 #include <QAbstractSpinBox>
@@ -15,6 +16,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
+#include <QDialog>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -238,6 +240,24 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (path.isEmpty()) return;
     event->acceptProposedAction();
     openModel(path);
+}
+
+void MainWindow::closeOnPlanChange(QDialog* dialog, const QString& what) {
+    // The dialog is the connection's context: the connection goes with it. An accepted dialog
+    // lingers hidden until deleted, and the plan its own job shows must not report it.
+    connect(ctx_, &views::PlanContext::planChanged, dialog, [this, dialog, what] {
+        if (!dialog->isVisible()) return;
+        dialog->reject();
+        // Queued: the window clears the status bar once the new plan is on screen.
+        QMetaObject::invokeMethod(
+            this,
+            [this, what] {
+                status_->showMessage(
+                    tr("%1 closed: another plan is shown now; open it again for that plan")
+                        .arg(what));
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 void MainWindow::showResultBox(QMessageBox::Icon icon, const QString& title, const QString& html) {

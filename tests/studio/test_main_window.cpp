@@ -34,6 +34,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
@@ -445,6 +446,56 @@ class TestMainWindow : public QObject {
         QVERIFY2(box->text().contains("SHAPE_ENVELOPE_VIOLATION"), qPrintable(box->text()));
         QVERIFY(box->text().contains("fits"));
         QCOMPARE(w.context()->plan()->plan_hash, before);
+    }
+
+    // The Apply and Run iterations dialogs belong to the plan they were opened on: another plan
+    // shown while they are open closes them, saying so; an iterations run that a newer plan
+    // request replaces is not reported as a failure.
+    void planDialogsFollowThePlanOnScreen() {
+        MainWindow w;
+        PlanSettings settings = smallSettings();
+        settings.mode = Mode::Inference;
+        const QString model = kExamples + "/dynamic_seq.json";
+        QVERIFY(waitForPlan(w, [&] { w.openModel(model, settings, false); }));
+        QVERIFY(waitIdle(w));
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("p.csv");
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("id,lower,upper,size\n0,0,1,64\n");
+        f.close();
+        auto release = holdWorker(*w.jobs(), "hold");
+        w.openModel(csv, settings, false); // queued behind the hold
+        w.runIterations();
+        QPointer<IterationsDialog> iterations = w.iterationsDialog();
+        QVERIFY(iterations && iterations->isVisible());
+        w.applyToHost();
+        QPointer<ApplyDialog> apply = w.applyDialog();
+        QVERIFY(apply && apply->isVisible());
+        QSignalSpy shown(&w, &MainWindow::planShown);
+        release->store(true);
+        QVERIFY(shown.wait(30000));
+        QVERIFY(waitIdle(w));
+        QVERIFY(!iterations || !iterations->isVisible());
+        QVERIFY(!apply || !apply->isVisible());
+        QVERIFY2(w.statusBar()->currentMessage().contains("closed: another plan is shown now"),
+                 qPrintable(w.statusBar()->currentMessage()));
+
+        QVERIFY(waitForPlan(w, [&] { w.openModel(model, settings, false); }));
+        QVERIFY(waitIdle(w));
+        release = holdWorker(*w.jobs(), "hold");
+        w.runIterations();
+        w.iterationsDialog()->linesEdit()->setPlainText("seq=4096"); // outside: refused at once
+        w.iterationsDialog()->accept();
+        QVERIFY(w.iterationsDialog()->isVisible());
+        w.iterationsDialog()->linesEdit()->setPlainText("seq=512");
+        w.iterationsDialog()->accept(); // queued behind the hold
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.replan(); // a newer request: the queued run is superseded
+        release->store(true);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(failed.count(), 0);
+        QVERIFY(!w.statusBar()->currentMessage().contains("cancelled"));
     }
 
     // An IR graph with dynamic dimensions: planned at its defaults, Dims… and Plan > Dimensions
