@@ -62,6 +62,11 @@ void write_bytes(const QString& path, const std::vector<uint8_t>& bytes) {
     f.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size()));
 }
 
+void write_text(const QString& path, const QByteArray& text) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(text) == text.size());
+}
+
 QString statusText(MainWindow& w, const char* field) {
     return w.studioStatusBar()->field(field)->text();
 }
@@ -345,10 +350,7 @@ class TestMainWindow : public QObject {
         // anything is allocated, by name, in the same box and the status bar.
         QTemporaryDir dir;
         const QString csv = dir.filePath("petabyte.csv");
-        QFile f(csv);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("id,lower,upper,size\n0,0,1,1125899906842624\n");
-        f.close();
+        write_text(csv, "id,lower,upper,size\n0,0,1,1125899906842624\n");
         QVERIFY(waitForPlan(w, [&] { w.openModel(csv, settings, false); }));
         QVERIFY(waitIdle(w));
         w.applyToHost();
@@ -430,9 +432,7 @@ class TestMainWindow : public QObject {
         QVERIFY(in.open(QIODevice::ReadOnly));
         QByteArray json = in.readAll().replace("REPLAN_AT_SAFEPOINT", "ABORT");
         const QString aborting = dir.filePath("aborting.json");
-        QFile out(aborting);
-        QVERIFY(out.open(QIODevice::WriteOnly) && out.write(json) == json.size());
-        out.close();
+        write_text(aborting, json);
         QVERIFY(waitForPlan(w, [&] { w.openModel(aborting, settings, false); }));
         QVERIFY(waitIdle(w));
         const Digest before = w.context()->plan()->plan_hash;
@@ -460,10 +460,7 @@ class TestMainWindow : public QObject {
         QVERIFY(waitIdle(w));
         QTemporaryDir dir;
         const QString csv = dir.filePath("p.csv");
-        QFile f(csv);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("id,lower,upper,size\n0,0,1,64\n");
-        f.close();
+        write_text(csv, "id,lower,upper,size\n0,0,1,64\n");
         auto release = holdWorker(*w.jobs(), "hold");
         w.openModel(csv, settings, false); // queued behind the hold
         w.runIterations();
