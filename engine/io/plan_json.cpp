@@ -129,13 +129,9 @@ ordered_json seed_metrics_json(const Plan& plan) {
     j["peak_logical_slots"] = totals.slot_count;
     j["peak_physical_bytes_per_arena"] = std::move(peaks);
     j["peak_tmmu_usage_per_arena"] = std::move(usage);
-    j["memory_reuse_ratio"] =
-        plan.tensors.size() > totals.slot_count
-            ? ratio(plan.tensors.size() - totals.slot_count, plan.tensors.size())
-            : 0.0;
+    j["memory_reuse_ratio"] = ratio(reused_tensors(plan, totals), plan.tensors.size());
     j["max_live"] = std::move(max_live);
-    j["internal_fragmentation_ratio"] = ratio(
-        totals.peak_bytes - std::min(totals.lower_bound, totals.peak_bytes), totals.peak_bytes);
+    j["internal_fragmentation_ratio"] = ratio(bytes_over_bound(totals), totals.peak_bytes);
     if (plan.retention) j["activation_retention_ratio"] = plan.retention->ratio();
     j["allocation_time_ns"] = plan.total_plan_ns;
     return j;

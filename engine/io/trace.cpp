@@ -151,16 +151,13 @@ ordered_json summary(const Plan& plan) {
         bounds[a.config.name] = a.metrics.lower_bound;
     }
     const PlanTotals totals = plan_totals(plan);
-    const u128 peak_sum = totals.peak_bytes, bound_sum = totals.lower_bound;
-    const u128 slots = totals.slot_count;
-    const u128 tensors = plan.tensors.size();
-    const u128 reused = tensors > slots ? tensors - slots : 0;
-    const u128 wasted = peak_sum > bound_sum ? peak_sum - bound_sum : 0;
+    const u128 peak_sum = totals.peak_bytes, tensors = plan.tensors.size();
+    const u128 reused = reused_tensors(plan, totals), wasted = bytes_over_bound(totals);
     ordered_json j;
     j["record"] = "summary";
     j["peak_bytes_per_arena"] = std::move(peaks);
     j["lower_bound_per_arena"] = std::move(bounds);
-    j["total_logical_slots"] = static_cast<uint64_t>(slots);
+    j["total_logical_slots"] = totals.slot_count;
     j["reuse_ratio"] = fixed(reused, tensors, 4);
     j["fragmentation_pct"] = fixed(wasted * 100, peak_sum, 2);
     if (plan.retention)

@@ -105,6 +105,14 @@ PlanTotals plan_totals(const Plan& plan) {
     return t;
 }
 
+uint64_t reused_tensors(const Plan& plan, const PlanTotals& totals) {
+    return plan.tensors.size() > totals.slot_count ? plan.tensors.size() - totals.slot_count : 0;
+}
+
+uint64_t bytes_over_bound(const PlanTotals& totals) {
+    return totals.peak_bytes > totals.lower_bound ? totals.peak_bytes - totals.lower_bound : 0;
+}
+
 ArenaReuse plan_reuse(const Plan& plan) {
     ArenaReuse sum;
     for (const ArenaPlan& a : plan.arenas) {

@@ -45,6 +45,12 @@ struct PlanTotals {
 // does not fit in 64 bits.
 PlanTotals plan_totals(const Plan& plan);
 
+// The numerators of the plan's reuse and fragmentation ratios, which the plan JSON's seed
+// metrics and the trace's summary both show: tensors beyond the logical slots they fit in (of
+// all tensors), and bytes the arenas' peaks lie above their lower bounds (of the peaks).
+uint64_t reused_tensors(const Plan& plan, const PlanTotals& totals);
+uint64_t bytes_over_bound(const PlanTotals& totals);
+
 // The role most of an arena's tensors have (ties: the lower role), nothing for an arena without
 // tensors. Charts colour an arena with it so arenas match the role colouring of the layouts.
 std::optional<Role> dominant_role(const Plan& plan, uint32_t arena);
