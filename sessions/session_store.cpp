@@ -667,14 +667,17 @@ std::string mode_and_rank(const SessionSummary& s) {
 }
 
 std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
-    // The rank from the stored options, read where they are valid JSON: a row altered there
-    // still lists (load() names what is wrong with it).
+    // The rank from the stored options, which the summary seal does not cover (load() checks
+    // them against the plan): read only where they are valid JSON holding a rank below a world
+    // size of 2 to 2^32 - 1, else the row lists without one, as a row altered there still lists.
+    constexpr const char* kRank = "json_extract(options_json, '$.shard.rank')";
+    constexpr const char* kWorld = "json_extract(options_json, '$.shard.world_size')";
     std::string sql = fmt::format(
-        "SELECT {}, summary_seal, "
-        "CASE WHEN json_valid(options_json) THEN json_extract(options_json, '$.shard.rank') END, "
-        "CASE WHEN json_valid(options_json) THEN json_extract(options_json, "
-        "'$.shard.world_size') END FROM sessions",
-        kSummaryColumns);
+        "SELECT {0}, summary_seal, CASE WHEN json_valid(options_json) AND "
+        "typeof({1}) = 'integer' AND typeof({2}) = 'integer' AND {1} >= 0 AND {1} < {2} AND "
+        "{2} <= 4294967295 THEN {1} END, "
+        "CASE WHEN json_valid(options_json) THEN {2} END FROM sessions",
+        kSummaryColumns, kRank, kWorld);
     if (!q.search.empty())
         sql += " WHERE instr(lower(title), lower(?1)) > 0 OR id IN "
                "(SELECT session_id FROM session_tags WHERE tag = ?1)";

@@ -77,7 +77,8 @@ struct SessionSummary {
     uint64_t peak_bytes = 0;  // sum over arenas
     uint64_t lower_bound = 0; // sum over arenas
     // The rank planned, for a rank of a distributed run (world_size > 1); from the stored
-    // options, which load() checks against the plan.
+    // options, which load() checks against the plan and list() does not (no seal covers them
+    // there: list() shows the rank only where it is a valid one).
     uint32_t rank = 0, world_size = 1;
     // Set by list when the listed fields do not match the seal recorded with them
     // (session_seal.h); empty otherwise. load() checks everything and sets Session::altered.

@@ -248,13 +248,16 @@ void MainWindow::closeOnPlanChange(QDialog* dialog, const QString& what) {
     connect(ctx_, &views::PlanContext::planChanged, dialog, [this, dialog, what] {
         if (!dialog->isVisible()) return;
         dialog->reject();
-        // Queued: the window clears the status bar once the new plan is on screen.
+        // Queued, after whatever the window says of the new plan (an ALTERED session, say),
+        // which this adds to rather than replaces.
         QMetaObject::invokeMethod(
             this,
             [this, what] {
-                status_->showMessage(
+                const QString closed =
                     tr("%1 closed: another plan is shown now; open it again for that plan")
-                        .arg(what));
+                        .arg(what);
+                const QString now = status_->currentMessage();
+                status_->showMessage(now.isEmpty() ? closed : now + QStringLiteral(" — ") + closed);
             },
             Qt::QueuedConnection);
     });

@@ -214,9 +214,10 @@ std::string plan_to_json(const Plan& plan, bool include_tensors,
         ordered_json pairs = ordered_json::object();
         for (const ArenaPlan& a : plan.arenas) {
             ordered_json list = ordered_json::array();
-            for (const auto& [first, second] : sharing_pairs(a))
+            for (const auto& [first, second] : sharing_pairs(a, kListedSharingPairs))
                 list.push_back({a.buffer_names[first], a.buffer_names[second]});
-            pairs[a.config.name] = std::move(list);
+            pairs[a.config.name] = {{"count", arena_reuse(a).sharing_pairs},
+                                    {"pairs", std::move(list)}};
         }
         j["sharing_pairs"] = std::move(pairs);
     }

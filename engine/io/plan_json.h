@@ -10,6 +10,10 @@
 
 namespace tmmu {
 
+// The most sharing pairs the plan JSON lists per arena: a problem can have pairs in the square
+// of its buffers, and a list of millions helps no reader (the count is always whole).
+inline constexpr uint64_t kListedSharingPairs = 100'000;
+
 // Pretty-printed (2-space indent), ending in '\n'. The "tensors" array and the "sharing_pairs"
 // lists are present only when include_tensors is true; "iterations" only for a run over iterations
 // (tmmu plan --iteration), whose last plan `plan` is. Throws Failure(InvalidArgument) when a tensor

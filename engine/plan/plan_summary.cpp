@@ -69,24 +69,25 @@ ArenaReuse arena_reuse(const ArenaPlan& arena) {
     return r;
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> sharing_pairs(const ArenaPlan& arena) {
+std::vector<std::pair<uint32_t, uint32_t>> sharing_pairs(const ArenaPlan& arena,
+                                                         uint64_t max_pairs) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
-    sweep_overlaps(arena.problem, arena.solution.offsets,
-                   by_offset(arena.problem, arena.solution.offsets),
-                   [&pairs](size_t i, const auto& open) {
-                       for (const auto& [end, j] : open)
-                           pairs.emplace_back(std::min(uint32_t(i), j), std::max(uint32_t(i), j));
-                   });
-    std::sort(pairs.begin(), pairs.end());
+    sweep_overlaps(
+        arena.problem, arena.solution.offsets, by_offset(arena.problem, arena.solution.offsets),
+        [&](size_t i, const auto& open) {
+            for (auto it = open.begin(); it != open.end() && pairs.size() < max_pairs; ++it)
+                pairs.emplace_back(std::min(uint32_t(i), it->second),
+                                   std::max(uint32_t(i), it->second));
+        });
     return pairs;
 }
 
-std::vector<uint32_t> buffers_sharing_with(const ArenaPlan& arena, uint32_t buffer) {
+std::vector<uint32_t> buffers_sharing_bytes(const ArenaPlan& arena, uint32_t buffer, uint64_t begin,
+                                            uint64_t end) {
     const std::vector<Buffer>& buffers = arena.problem.buffers;
     const std::vector<uint64_t>& offsets = arena.solution.offsets;
     std::vector<uint32_t> out;
-    if (buffers[buffer].size == 0) return out;
-    const uint64_t begin = offsets[buffer], end = begin + buffers[buffer].size;
+    if (begin >= end) return out; // an empty tensor shares no bytes
     for (uint32_t j = 0; j < buffers.size(); ++j)
         if (j != buffer && buffers[j].size != 0 && offsets[j] < end &&
             begin < offsets[j] + buffers[j].size)

@@ -26,13 +26,17 @@ struct ArenaReuse {
 ArenaReuse arena_reuse(const ArenaPlan& arena);
 // The arenas' figures summed, saturating as above.
 ArenaReuse plan_reuse(const Plan& plan);
-// Seed 003's sharing_pairs, listed: every pair of buffers of the arena whose byte ranges
-// overlap, by buffer index (first < second), ascending. The validator allows that only at
-// different times, so each pair shares bytes over time. O(n log n + pairs): a large problem has
-// many more pairs than buffers, so callers list them only on request.
-std::vector<std::pair<uint32_t, uint32_t>> sharing_pairs(const ArenaPlan& arena);
-// The buffers of the arena whose byte ranges overlap `buffer`'s, ascending. O(n).
-std::vector<uint32_t> buffers_sharing_with(const ArenaPlan& arena, uint32_t buffer);
+// Seed 003's sharing_pairs, listed: pairs of buffers of the arena whose byte ranges overlap, by
+// buffer index (first < second), in the order a sweep over offsets meets them, at most
+// `max_pairs` of them (arena_reuse counts them all). The validator allows an overlap only at
+// different times, so each pair shares bytes over time. A problem can have pairs in the square
+// of its buffers (every buffer over the same bytes), hence the limit: O(n log n + max_pairs).
+std::vector<std::pair<uint32_t, uint32_t>> sharing_pairs(const ArenaPlan& arena,
+                                                         uint64_t max_pairs);
+// The buffers of the arena other than `buffer` whose byte ranges overlap [begin, end) (a
+// tensor's own bytes, which for a view are part of its buffer's), ascending. O(n).
+std::vector<uint32_t> buffers_sharing_bytes(const ArenaPlan& arena, uint32_t buffer, uint64_t begin,
+                                            uint64_t end);
 
 struct PlanTotals {
     uint64_t peak_bytes = 0;  // sum of the arenas' heights

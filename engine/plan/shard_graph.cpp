@@ -237,8 +237,8 @@ class Sharder {
     // A node writing over one of its inputs in place updates the shard it reads (as the
     // optimizer does), and a node whose outputs are all views computes nothing: neither
     // needs a whole copy. A node reading a parameter and views of it (a fused weight and its
-    // splits, a tied embedding and its transpose) gathers the parameter once and reads the views
-    // inside that copy, as FSDP gathers a flat parameter once per use.
+    // splits) gathers the parameter once and reads the views inside that copy, as FSDP gathers
+    // a flat parameter once per use.
     void gather_inputs(NodeIndex n) {
         const Node& node = g_.nodes[n];
         if (node.phase == Phase::Optimizer) return;
@@ -345,13 +345,13 @@ class Sharder {
         return copy;
     }
 
-    // View t of a parameter whose whole copy the reader already gathers: the same view of the
-    // copy (at t's offset in its storage, with t's strides), with no collective of its own. The
-    // all_gather writing the copy writes the view too, as a slice writes a view of its input.
+    // View t of a parameter whose whole copy the reader already gathers: the same bytes of the
+    // copy (t's offset in its storage; contiguous, as cut() refuses strided views of a cut
+    // storage), with no collective of its own. The all_gather writing the copy writes the view
+    // too, as a slice writes a view of its input.
     void view_in_copy(TensorIndex t, TensorIndex copy, NodeIndex reader) {
         Tensor view = gathered_copy_of(t, reader);
-        const ViewDesc& source = *g_.tensors[t].view;
-        view.view = ViewDesc{copy, extent_of(t).begin, source.byte_length, source.strides};
+        view.view = ViewDesc{copy, extent_of(t).begin, g_.tensors[t].view->byte_length, {}};
         take_name(tensor_ids_, view.id, "tensor");
         const auto index = static_cast<TensorIndex>(out_.graph.tensors.size());
         out_.graph.tensors.push_back(std::move(view));

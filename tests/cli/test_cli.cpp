@@ -151,9 +151,10 @@ class TestCli : public QObject {
         // --tensors lists the pairs the arenas count, each of two tensors of the plan whose
         // bytes overlap at different times.
         const QJsonObject pairs = root["sharing_pairs"].toObject();
-        QVERIFY(pairs["parameters"].toArray().isEmpty());
-        const QJsonArray actPairs = pairs["activations"].toArray();
+        QVERIFY(pairs["parameters"]["pairs"].toArray().isEmpty());
+        const QJsonArray actPairs = pairs["activations"]["pairs"].toArray();
         QCOMPARE(actPairs.size(), acts["sharing_pairs"].toInteger());
+        QCOMPARE(pairs["activations"]["count"].toInteger(), acts["sharing_pairs"].toInteger());
         QMap<QString, QJsonObject> tensors;
         for (const QJsonValue& t : root["tensors"].toArray())
             tensors[t["id"].toString()] = t.toObject();
@@ -428,6 +429,22 @@ class TestCli : public QObject {
             QCOMPARE(arena["lower_bound"].toInt(), 12);
             QVERIFY(arena["peak_bytes"].toInt() >= 12);
         }
+    }
+    // 500 buffers one after another over the same bytes: every pair shares them (124,750), and
+    // the JSON lists the first 100,000 with the whole count.
+    void sharingPairsListIsBounded() {
+        QTemporaryDir dir;
+        QString csv = dir.filePath("p.csv");
+        QString text = "id,lower,upper,size\n";
+        for (int i = 0; i < 500; ++i)
+            text += QString("b%1,%1,%2,64\n").arg(i).arg(i + 1);
+        write(csv, text.toUtf8());
+        Result r = run_tmmu({"plan", csv, "--tensors", "--json", "-"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject listed =
+            QJsonDocument::fromJson(r.out.toUtf8())["sharing_pairs"]["arena"].toObject();
+        QCOMPARE(listed["count"].toInteger(), 124750);
+        QCOMPARE(listed["pairs"].toArray().size(), 100000);
     }
     // CSV problems take the options that apply to their one arena and refuse the others, by the
     // same rules as the studio (app/common).

@@ -112,12 +112,33 @@ class TestPlanSummary : public QObject {
                     with[j].push_back(i);
                 }
             QCOMPARE(arena_reuse(a).sharing_pairs, uint64_t(pairs.size()));
-            QCOMPARE(sharing_pairs(a), pairs); // listed, ascending
+            std::vector<std::pair<uint32_t, uint32_t>> listed = sharing_pairs(a, UINT64_MAX);
+            std::sort(listed.begin(), listed.end());
+            QCOMPARE(listed, pairs);
+            // A limit lists the first pairs the sweep meets and stops there.
+            const uint64_t limit = pairs.size() / 2;
+            const std::vector<std::pair<uint32_t, uint32_t>> first = sharing_pairs(a, limit);
+            QCOMPARE(first.size(), size_t(limit));
+            for (const auto& p : first)
+                QVERIFY(std::binary_search(pairs.begin(), pairs.end(), p));
             for (uint32_t i = 0; i < n; ++i) {
                 std::sort(with[i].begin(), with[i].end());
-                QCOMPARE(buffers_sharing_with(a, i), with[i]);
+                const Buffer& b = a.problem.buffers[i];
+                const uint64_t at = a.solution.offsets[i];
+                QCOMPARE(buffers_sharing_bytes(a, i, at, at + b.size), with[i]);
             }
         }
+    }
+
+    // A view's bytes are part of its buffer's: only what overlaps them shares them.
+    void aViewSharesOnlyItsOwnBytes() {
+        ArenaPlan a;
+        a.problem.buffers = {
+            {0, 1, 100, 1, std::nullopt}, {1, 2, 40, 1, std::nullopt}, {1, 2, 40, 1, std::nullopt}};
+        a.solution.offsets = {0, 0, 60};
+        QCOMPARE(buffers_sharing_bytes(a, 0, 0, 100), (std::vector<uint32_t>{1, 2}));
+        QCOMPARE(buffers_sharing_bytes(a, 0, 50, 100), (std::vector<uint32_t>{2}));
+        QCOMPARE(buffers_sharing_bytes(a, 0, 50, 50), std::vector<uint32_t>{});
     }
 
     void timeEndIsTheScheduleOrTheLastLifetime() {

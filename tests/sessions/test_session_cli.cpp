@@ -188,19 +188,30 @@ class TestSessionCli : public QObject {
         QCOMPARE(mode_and_rank(listed[1]), std::string("training, rank 2/3")); // newest first
         QCOMPARE(mode_and_rank(listed[0]), std::string("training"));
         QCOMPARE(mode_and_rank(s.summary), std::string("training, rank 2/3"));
-        // Options altered into something that is not JSON: the row still lists, without a rank
-        // (loading it names the problem).
-        {
+        // Options altered into no rank of the world, or into something that is not JSON: the
+        // row still lists, without a rank (loading it names the problem).
+        const auto alter = [&](const char* options) {
             sqlite3* raw = nullptr;
             QCOMPARE(sqlite3_open(db.toUtf8().constData(), &raw), SQLITE_OK);
-            QCOMPARE(sqlite3_exec(raw, "UPDATE sessions SET options_json = '{' WHERE id = 1",
-                                  nullptr, nullptr, nullptr),
+            sqlite3_stmt* st = nullptr;
+            QCOMPARE(sqlite3_prepare_v2(raw, "UPDATE sessions SET options_json = ?1 WHERE id = 1",
+                                        -1, &st, nullptr),
                      SQLITE_OK);
+            sqlite3_bind_text(st, 1, options, -1, SQLITE_TRANSIENT);
+            QCOMPARE(sqlite3_step(st), SQLITE_DONE);
+            sqlite3_finalize(st);
             sqlite3_close(raw);
+        };
+        for (const char* options :
+             {R"({"shard": {"rank": 3, "world_size": 3, "roles": []}})",
+              R"({"shard": {"rank": -1, "world_size": 3, "roles": []}})",
+              R"({"shard": {"rank": "two", "world_size": 3, "roles": []}})",
+              R"({"shard": {"rank": 1, "world_size": 4294967298, "roles": []}})", "{"}) {
+            alter(options);
+            const std::vector<SessionSummary> altered = SessionStore(db.toStdString()).list({});
+            QCOMPARE(altered.size(), size_t(2));
+            QVERIFY2(mode_and_rank(altered[1]) == "training", options);
         }
-        const std::vector<SessionSummary> altered = SessionStore(db.toStdString()).list({});
-        QCOMPARE(altered.size(), size_t(2));
-        QCOMPARE(mode_and_rank(altered[1]), std::string("training"));
     }
 
     // A run over iterations is recorded as the plan in force after the last one: the stored

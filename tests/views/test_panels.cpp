@@ -180,7 +180,8 @@ class TestPanels : public QObject {
         std::vector<uint32_t> others;
         for (size_t k = 0; k < plan_->tensors.size() && shared < 0; ++k) {
             const PlannedTensor& q = plan_->tensors[k];
-            others = buffers_sharing_with(plan_->arenas[q.arena], q.buffer);
+            others = buffers_sharing_bytes(plan_->arenas[q.arena], q.buffer, q.offset,
+                                           q.offset + q.size);
             if (!others.empty()) shared = int(k);
         }
         QVERIFY(shared >= 0);

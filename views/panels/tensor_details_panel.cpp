@@ -241,7 +241,8 @@ QString TensorDetailsPanel::html(int planned) const {
 
 QString TensorDetailsPanel::sharingRow(const PlannedTensor& t) const {
     const ArenaPlan& arena = ctx_->plan()->arenas[t.arena];
-    const std::vector<uint32_t> others = buffers_sharing_with(arena, t.buffer);
+    const std::vector<uint32_t> others =
+        buffers_sharing_bytes(arena, t.buffer, t.offset, t.offset + t.size);
     QStringList links;
     for (size_t i = 0; i < others.size() && i < kMaxConsumers; ++i) {
         const std::string& id = arena.buffer_names[others[i]];

@@ -41,7 +41,7 @@ class TensorDetailsPanel : public QWidget {
     void followLink(const QUrl& url);
     QString html(int planned) const;
     QString graphRows(int planned, const Graph& g) const;
-    // The buffers whose bytes overlap the tensor's buffer (at other times), as links.
+    // The buffers whose bytes overlap the tensor's own bytes (at other times), as links.
     QString sharingRow(const PlannedTensor& t) const;
     QString nodeLink(const Graph& g, uint32_t node) const;
     QString tensorLink(const Graph& g, uint32_t tensor) const;
