@@ -96,7 +96,7 @@ options:
                        optimizer_state
   --replay-token HEX   32-byte replay token (64 hex digits) mixed into the plan hash
   --json OUT|-         write the plan as JSON (resources/docs/outputs.md) to OUT or stdout
-  --tensors            include the per-tensor table in --json output
+  --tensors            include the per-tensor table and the sharing pairs in --json output
   --trace OUT|-        write the allocation trace (JSON lines) to OUT or stdout; a run that
                        fails (loading, planning, applying or writing its outputs) writes its
                        failure record there instead (step, code, operator)
