@@ -99,10 +99,13 @@ void MainWindow::startIterations(const PlanOutcome& shown,
             if (run.failure) {
                 const JobFailure f = JobFailure::of(*run.failure);
                 onFailed(f, false);
+                const QString before = run.decided.empty()
+                                           ? tr("<p>It stopped at the first iteration.</p>")
+                                           : tr("<p>Decided before it:</p>%1").arg(table);
                 showResultBox(QMessageBox::Warning, tr("Iterations stopped"),
-                              tr("<p>%1</p><p>Decided before it:</p>%2<p>The plan on screen is "
-                                 "the one the run started from.</p>")
-                                  .arg(f.text().toHtmlEscaped(), table));
+                              tr("<p>%1</p>%2<p>The plan on screen is the one the run started "
+                                 "from.</p>")
+                                  .arg(f.text().toHtmlEscaped(), before));
                 return;
             }
             onPlanned(*run.outcome);

@@ -446,6 +446,15 @@ class TestMainWindow : public QObject {
         QVERIFY2(box->text().contains("SHAPE_ENVELOPE_VIOLATION"), qPrintable(box->text()));
         QVERIFY(box->text().contains("fits"));
         QCOMPARE(w.context()->plan()->plan_hash, before);
+        // Stopped at the first iteration: nothing was decided before it.
+        w.runIterations();
+        w.iterationsDialog()->linesEdit()->setPlainText("seq=512");
+        w.iterationsDialog()->accept();
+        QVERIFY(failed.wait(30000));
+        QVERIFY(waitIdle(w));
+        QVERIFY2(box->text().contains("It stopped at the first iteration.") &&
+                     !box->text().contains("Decided before it"),
+                 qPrintable(box->text()));
     }
 
     // The Apply and Run iterations dialogs belong to the plan they were opened on: another plan
