@@ -1,7 +1,7 @@
 // Seed 004 15.1's elementwise ops beyond the first set (gelu, silu, abs, rsqrt, sin, cos, floor,
 // ceil, round; minimum, pow and the comparisons): values against double references, gradients
-// against central differences, zero gradients where the op is piecewise constant, and fused
-// (compiled) chains giving the unfused bits.
+// against central differences, ties of maximum/minimum split evenly, zero gradients where the op is
+// piecewise constant, and fused (compiled) chains giving the unfused bits.
 #include "lazy/engine.h"
 #include "lazy/program.h"
 #include "test_support.h"
@@ -122,10 +122,10 @@ class TestLazyOps : public QObject {
             const std::vector<float> gx = e.read(e.grad(x)), gy = e.read(e.grad(y));
             for (size_t i = 0; i < kX.size(); ++i) {
                 const double a = kX[i], c = kY[i];
-                // minimum at a tie (0.7, 0.7) sends the gradient to its second operand.
+                // minimum at a tie (0.7, 0.7) gives each operand half the gradient (PyTorch).
                 const bool tie = std::string_view(b.name) == "minimum" && a == c;
-                const double wx = tie ? 0.0 : (b.ref(a + h, c) - b.ref(a - h, c)) / (2 * h);
-                const double wy = tie ? 1.0 : (b.ref(a, c + h) - b.ref(a, c - h)) / (2 * h);
+                const double wx = tie ? 0.5 : (b.ref(a + h, c) - b.ref(a - h, c)) / (2 * h);
+                const double wy = tie ? 0.5 : (b.ref(a, c + h) - b.ref(a, c - h)) / (2 * h);
                 QVERIFY2(close(gx[i], wx, 1e-3) && close(gy[i], wy, 1e-3),
                          qPrintable(QString("%1 at (%2, %3): %4 %5, want %6 %7")
                                         .arg(b.name)
@@ -152,6 +152,21 @@ class TestLazyOps : public QObject {
         QCOMPARE(gy[1], 0.0f);
         QVERIFY(close(gy[2], std::log(2.0), 1e-6));
         QVERIFY(std::isnan(gy[3]));
+    }
+
+    // maximum and minimum split a tie's gradient evenly, as PyTorch does, also when one operand
+    // broadcasts (its gradient sums the halves it won).
+    void maximumAndMinimumSplitTies() {
+        for (const char* op : {"maximum", "minimum"}) {
+            Engine e;
+            const Tensor x = e.parameter({4}, {1.0f, 2.0f, 3.0f, 2.0f}, "x");
+            const Tensor y = e.parameter({}, {2.0f}, "y");
+            e.backward(e.sum(e.binary(op, x, y)));
+            const bool max = std::string_view(op) == "maximum";
+            QCOMPARE(e.read(e.grad(x)), max ? (std::vector<float>{0.0f, 0.5f, 1.0f, 0.5f})
+                                            : (std::vector<float>{1.0f, 0.5f, 0.0f, 0.5f}));
+            QCOMPARE(e.read(e.grad(y)), (std::vector<float>{2.0f}));
+        }
     }
 
     // floor, ceil and round pass zeros even when the gradient reaching them is infinite;
