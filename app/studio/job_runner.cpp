@@ -31,11 +31,14 @@ struct JobRunner::Job {
     std::function<void()> done;
     Failed failed;
     std::atomic<bool> cancel{false};
+    bool superseded = false; // UI thread only: cancel was set by a newer job with this key
 };
 
 namespace {
 
-JobFailure cancelledFailure(const QString& title) {
+JobFailure cancelledFailure(const QString& title, bool superseded) {
+    if (superseded)
+        return {kCancelled, title, QStringLiteral("replaced by a newer job of its kind"), true};
     return {kCancelled, title, QStringLiteral("cancelled by the caller")};
 }
 
@@ -93,7 +96,7 @@ JobRunner::~JobRunner() {
 }
 
 void JobRunner::enqueue(JobSpec spec, ErasedWork work, std::function<void()> done, Failed failed) {
-    if (!spec.key.isEmpty()) cancel(spec.key);
+    if (!spec.key.isEmpty()) supersede(spec.key);
     auto job = std::make_shared<Job>();
     job->id = ++nextId_;
     job->title = std::move(spec.title);
@@ -116,6 +119,16 @@ void JobRunner::cancel(const QString& key) {
     for (const auto& job : queue_)
         if (job->key == key) job->cancel.store(true);
     if (running_ && running_->key == key) running_->cancel.store(true);
+}
+
+// A job the user cancelled already stays cancelled by the user.
+void JobRunner::supersede(const QString& key) {
+    const auto mark = [](Job& job) {
+        if (!job.cancel.exchange(true)) job.superseded = true;
+    };
+    for (const auto& job : queue_)
+        if (job->key == key) mark(*job);
+    if (running_ && running_->key == key) mark(*running_);
 }
 
 void JobRunner::cancelAll() {
@@ -148,7 +161,7 @@ void JobRunner::startNext() {
         std::shared_ptr<Job> job = std::move(queue_.front());
         queue_.pop_front();
         if (job->cancel.load()) {
-            deliver(*job, cancelledFailure(job->title));
+            deliver(*job, cancelledFailure(job->title, job->superseded));
             continue;
         }
         running_ = job;
@@ -176,7 +189,12 @@ void JobRunner::deliver(Job& job, const std::optional<JobFailure>& failure) {
 
 void JobRunner::finish(const std::shared_ptr<Job>& job, std::optional<JobFailure> failure) {
     running_.reset();
-    if (!failure && job->cancel.load()) failure = cancelledFailure(job->title);
+    if (job->cancel.load()) {
+        if (!failure)
+            failure = cancelledFailure(job->title, job->superseded);
+        else if (failure->cancelled()) // the engine's own CANCELLED, naming its stage
+            failure->superseded = job->superseded;
+    }
     deliver(*job, failure);
     emit jobFinished(job->title, !failure);
     startNext();

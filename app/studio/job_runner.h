@@ -19,7 +19,8 @@
 //   runs reports CANCELLED even if its work finished: a cancelled result never reaches the
 //   screen, and nothing it would have chained is started. Jobs with the same non-empty key
 //   supersede each other: submitting one cancels the running one and the queued ones (which
-//   then never start).
+//   then never start), and their failures say `superseded`, so that a handler can tell a job
+//   the user cancelled from one a newer request replaced.
 // - The destructor cancels the running job, drops the queue and joins the worker.
 #include "core/progress.h"
 
@@ -48,10 +49,11 @@ struct JobFailure {
     QString code; // failure_code_name(), or "ERROR" for an exception that is no Failure
     QString where;
     QString message;
+    bool superseded = false; // cancelled because a newer job with its key was submitted
 
     static JobFailure of(const Failure& f);
-    bool cancelled() const;
-    QString text() const; // "CODE at WHERE: MESSAGE", or "CODE: MESSAGE" when where is empty
+    bool cancelled() const; // by the user or, when superseded, by a newer job
+    QString text() const;   // "CODE at WHERE: MESSAGE", or "CODE: MESSAGE" when where is empty
 };
 
 struct JobSpec {
@@ -101,6 +103,7 @@ class JobRunner : public QObject {
     using ErasedWork = std::function<void(const Progress&)>;
 
     void enqueue(JobSpec spec, ErasedWork work, std::function<void()> done, Failed failed);
+    void supersede(const QString& key);
     void startNext();
     void setBusy(bool busy);
     void deliver(Job& job, const std::optional<JobFailure>& failure);

@@ -493,7 +493,6 @@ void MainWindow::startJob(PlanJob job, bool remember) {
     lastFailure_.clear();
     strategies_->showMessage(tr("Comparing strategies…"));
     const bool compare = job.compare;
-    const uint64_t request = ++planRequests_;
     const QString path = QString::fromStdString(job.path);
     const QString file = QFileInfo(path).fileName();
     const PlanSettings settings = job.settings;
@@ -506,9 +505,7 @@ void MainWindow::startJob(PlanJob job, bool remember) {
             sessions_->recordRun(outcome);
             if (compare) compareStrategies(outcome);
         },
-        [this, request, path, settings, remember](const JobFailure& f) {
-            // A request that a newer one replaced was not cancelled by anyone: not news.
-            if (f.cancelled() && request != planRequests_) return;
+        [this, path, settings, remember](const JobFailure& f) {
             const bool unbound =
                 f.code.toStdString() == failure_code_name(FailureCode::UnboundDimension);
             onFailed(f, !unbound);
@@ -525,6 +522,7 @@ void MainWindow::compareStrategies(const PlanOutcome& outcome) {
         },
         [this](const std::vector<views::StrategyResult>& results) { onCompared(results); },
         [this](const JobFailure& f) {
+            if (f.superseded) return; // the newer job shows its own comparison
             strategies_->showMessage(tr("Comparison stopped: %1").arg(f.text()));
         });
 }
@@ -558,6 +556,9 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
 }
 
 void MainWindow::onFailed(const JobFailure& failure, bool showBox) {
+    // A job a newer one replaced was not cancelled by anyone: not news, whatever the two were
+    // (a plan, a session, a checkpoint, a lazy trace or an iterations run).
+    if (failure.superseded) return;
     lastFailure_ = failure.text();
     const bool keep = ctx_->plan() != nullptr;
     QString text = failure.cancelled() ? tr("Planning cancelled") : lastFailure_;

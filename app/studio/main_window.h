@@ -275,7 +275,6 @@ class MainWindow : public QMainWindow {
     QString pendingPath_; // the file the running job opens
     bool pendingRemember_ = false;
     QString lastFailure_;
-    uint64_t planRequests_ = 0; // planning jobs started; the newest may replace older ones
     bool persist_ = true;
 };
 

@@ -73,6 +73,7 @@ void MainWindow::runApply(std::shared_ptr<const Plan> plan, const ApplyOptions& 
             showResultBox(QMessageBox::Information, tr("Plan applied"), appliedHtml(*plan, a));
         },
         [this](const JobFailure& f) {
+            if (f.superseded) return; // a newer apply runs
             if (f.cancelled()) {
                 status_->showMessage(tr("Applying the plan cancelled; its memory is released"));
                 return;

@@ -89,7 +89,6 @@ void MainWindow::startIterations(const PlanOutcome& shown,
                                  const std::vector<DimBinding>& iterations) {
     const QString start = qs(binding_text(*shown.model->graph));
     const QString file = QFileInfo(QString::fromStdString(shown.model->path)).fileName();
-    const uint64_t request = ++planRequests_;
     lastFailure_.clear();
     jobs_->submit(
         {tr("Running %1 over iterations").arg(file), kShownPlanKey, this},
@@ -121,11 +120,7 @@ void MainWindow::startIterations(const PlanOutcome& shown,
                                    replanCount(run.decided),
                                    qs(binding_text(*run.outcome->model->graph)), table));
         },
-        [this, request](const JobFailure& f) {
-            // A run that a newer plan request replaced was not cancelled by anyone: not news.
-            if (f.cancelled() && request != planRequests_) return;
-            onFailed(f);
-        });
+        [this](const JobFailure& f) { onFailed(f); });
 }
 
 } // namespace tmmu::studio

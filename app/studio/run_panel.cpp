@@ -262,6 +262,7 @@ void RunPanel::onShown(const RunShown& shown) {
 }
 
 void RunPanel::onFailed(const JobFailure& failure) {
+    if (failure.superseded) return; // the newer run owns the panel, and is running
     setRunning(false);
     const QString text = failure.cancelled() ? tr("Run cancelled") : failure.text();
     summary_->setPlainText(text);

@@ -181,7 +181,7 @@ void SessionActions::openSession(qint64 id) {
         [store = storeRef(), id](const Progress&) { return open_stored(store, id); },
         [this, id](OpenedSession opened) { showOpened(id, opened); },
         [this, id](const JobFailure& f) {
-            report(tr("Cannot open session %1: %2").arg(id).arg(f.text()));
+            if (!f.superseded) report(tr("Cannot open session %1: %2").arg(id).arg(f.text()));
             emit openFinished(id, false);
         });
 }
@@ -220,8 +220,9 @@ void SessionActions::replaySession(qint64 id) {
         },
         [this, id](const JobFailure& f) {
             --replays_;
-            report(f.cancelled() ? tr("Replay of session %1 cancelled").arg(id)
-                                 : tr("Replay of session %1 failed: %2").arg(id).arg(f.text()));
+            if (!f.superseded) // else the newer job's report stands
+                report(f.cancelled() ? tr("Replay of session %1 cancelled").arg(id)
+                                     : tr("Replay of session %1 failed: %2").arg(id).arg(f.text()));
             emit replayFinished(false, false);
         });
 }
@@ -267,12 +268,13 @@ void SessionActions::compareSessions(qint64 before, qint64 after) {
         },
         [this](ComparedSessions compared) { showComparison(compared); },
         [this, before, after](const JobFailure& f) {
-            report(f.cancelled()
-                       ? tr("Comparing sessions %1 and %2 cancelled").arg(before).arg(after)
-                       : tr("Cannot compare sessions %1 and %2: %3")
-                             .arg(before)
-                             .arg(after)
-                             .arg(f.text()));
+            if (!f.superseded) // else the newer job's report stands
+                report(f.cancelled()
+                           ? tr("Comparing sessions %1 and %2 cancelled").arg(before).arg(after)
+                           : tr("Cannot compare sessions %1 and %2: %3")
+                                 .arg(before)
+                                 .arg(after)
+                                 .arg(f.text()));
             emit compareFinished(false);
         });
 }

@@ -190,7 +190,8 @@ class TestJobRunner : public QObject {
         QStringList order;
         auto failed = [&](const char* name) {
             return [&order, name](const JobFailure& f) {
-                order << QStringLiteral("%1 %2").arg(name, f.code);
+                order << QStringLiteral("%1 %2%3").arg(name, f.code,
+                                                       f.superseded ? " superseded" : "");
             };
         };
         runner.submit(
@@ -219,28 +220,34 @@ class TestJobRunner : public QObject {
         QVERIFY(runner.waitForIdle(kWaitMs));
         QVERIFY(runningSawCancel);
         QVERIFY(!queuedRan);
-        QCOMPARE(order, QStringList({"A CANCELLED", "B CANCELLED", "other done", "C done 3"}));
+        QCOMPARE(order, QStringList({"A CANCELLED superseded", "B CANCELLED superseded",
+                                     "other done", "C done 3"}));
         QStringList titles;
         for (const QList<QVariant>& args : started)
             titles << args.at(0).toString();
         QCOMPARE(titles, QStringList({"plan A", "other", "plan C"}));
     }
 
+    // A job the caller cancelled stays cancelled by the caller when a newer one of its key comes.
     void cancelByKeyLeavesOtherJobs() {
         JobRunner runner;
-        Outcome keyed, plain;
+        Outcome keyed, plain, newer;
         auto release = holdWorker(runner, "hold");
         runner.submit(
             {"keyed", "k"}, [](const Progress&) {}, [&] { ++keyed.done; }, recordFailure(keyed));
         runner.submit(
             {"plain"}, [](const Progress&) {}, [&] { ++plain.done; }, recordFailure(plain));
         runner.cancel("k");
+        runner.submit(
+            {"newer", "k"}, [](const Progress&) {}, [&] { ++newer.done; }, recordFailure(newer));
         release->store(true);
         QVERIFY(runner.waitForIdle(kWaitMs));
         QCOMPARE(keyed.done, 0);
         QCOMPARE(keyed.failures.size(), size_t(1));
         QVERIFY(keyed.failures[0].cancelled());
+        QVERIFY(!keyed.failures[0].superseded);
         QCOMPARE(plain.done, 1);
+        QCOMPARE(newer.done, 1);
     }
 
     void failuresKeepCodeWhereAndMessage() {

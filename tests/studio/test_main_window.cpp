@@ -502,6 +502,20 @@ class TestMainWindow : public QObject {
         QVERIFY(waitIdle(w));
         QCOMPARE(failed.count(), 0);
         QVERIFY(!w.statusBar()->currentMessage().contains("cancelled"));
+
+        // So is a run that a lazy program replaces (opening one is no planning request).
+        release = holdWorker(*w.jobs(), "hold");
+        w.runIterations();
+        w.iterationsDialog()->linesEdit()->setPlainText("seq=512");
+        w.iterationsDialog()->accept();
+        w.openModel(QStringLiteral(TMMU_SOURCE_DIR "/resources/programs/mlp-training.json"),
+                    settings, false);
+        release->store(true);
+        QVERIFY(waitIdle(w));
+        QCOMPARE(failed.count(), 0);
+        QVERIFY2(w.lastFailure().isEmpty(), qPrintable(w.lastFailure()));
+        QVERIFY2(!w.statusBar()->currentMessage().contains("cancelled"),
+                 qPrintable(w.statusBar()->currentMessage()));
     }
 
     // An IR graph with dynamic dimensions: planned at its defaults, Dims… and Plan > Dimensions
