@@ -35,12 +35,33 @@ Plan replan(const SessionInput& input, const Progress& progress) {
     return plan_model(m, input.request.mode, input.options, progress);
 }
 
+ShapeScheduleRun replay_schedule(const SessionInput& input, const Progress& progress) {
+    LoadedModel m = load_input(input);
+    if (!m.graph || !input.iterations)
+        fail(FailureCode::InvalidArgument, input.source_path + " (stored)",
+             "the session is no run over iterations");
+    const IterationHistory& h = *input.iterations;
+    bind_dims(*m.graph, h.start, "the stored iterations' start");
+    Plan first = plan_model(m, input.request.mode, input.options, progress);
+    std::vector<DimBinding> dims;
+    for (const IterationOutcome& i : h.decided)
+        dims.push_back(i.dims);
+    return run_shape_schedule(std::move(*m.graph), std::move(first), input.request.mode,
+                              input.options, dims, {}, progress);
+}
+
 ReplayResult replay_session(const Session& s, const Progress& progress) {
     if (s.altered)
         fail(FailureCode::CorruptCheckpoint, fmt::format("session {}", s.summary.id),
              "altered: " + s.altered_reason);
     ReplayResult r;
-    r.replayed = replan(s.input, progress);
+    if (s.input.iterations) {
+        ShapeScheduleRun run = replay_schedule(s.input, progress);
+        r.replayed = std::move(run.plan);
+        r.iterations = compare_iterations(*s.input.iterations, std::move(run.iterations));
+    } else {
+        r.replayed = replan(s.input, progress);
+    }
     r.comparison = compare_plans(*s.plan, r.replayed);
     r.source = check_source(s.input);
     return r;

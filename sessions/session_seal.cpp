@@ -1,5 +1,6 @@
 #include "session_seal.h"
 
+#include "session_iterations.h"
 #include "session_source.h"
 
 #include "core/digest.h"
@@ -51,6 +52,8 @@ std::string content_seal(const Session& s, std::string_view options_json) {
     // whose hash or bindings were blanked afterwards no longer matches its own.
     if (!s.input.source_sha256.empty() || s.input.onnx)
         seal.field(s.input.source_sha256).field(bindings_json(s.input));
+    // Schema 9's likewise: a run over iterations seals them, and blanking them breaks the seal.
+    if (s.input.iterations) seal.field(iterations_json(s.input));
     return seal.finish();
 }
 

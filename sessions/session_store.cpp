@@ -1,5 +1,6 @@
 #include "session_store.h"
 
+#include "session_iterations.h"
 #include "session_seal.h"
 #include "session_source.h"
 #include "sqlite_util.h"
@@ -111,6 +112,8 @@ constexpr const char* kMigrations[] = {
     // 7 -> 8: whether a lazy trace ran its compile statements compiled (lazy_store.h); 0 in
     // rows recorded before, which keep their seals.
     R"(ALTER TABLE lazy_traces ADD COLUMN compiled INTEGER NOT NULL DEFAULT 0;)",
+    // 8 -> 9: a run over iterations keeps them (session_iterations.h); '' for a single plan.
+    R"(ALTER TABLE sessions ADD COLUMN iterations_json TEXT NOT NULL DEFAULT '';)",
 };
 constexpr int kFirstSealedVersion = 3;
 static_assert(std::size(kMigrations) == size_t(kSchemaVersion));
@@ -400,7 +403,8 @@ SessionSummary read_summary(const Stmt& s) {
 const std::string kRowColumns = std::string(kSummaryColumns) +
                                 ", is_problem, model_text, batch, seq, options_json, notes, "
                                 "program_version, ir_hash, metrics_json, plan_cbor, "
-                                "summary_seal, content_seal, source_sha256, bindings_json";
+                                "summary_seal, content_seal, source_sha256, bindings_json, "
+                                "iterations_json";
 
 constexpr const char* kNotSealed =
     "not sealed: it failed the checks when the database was upgraded to schema 3";
@@ -439,6 +443,7 @@ StoredRow read_row(const Stmt& s, const std::string& where) {
     row.content_seal = s.text(20);
     r.input.source_sha256 = s.text(21);
     read_bindings_json(s.text(22), r.input, where + ".bindings_json");
+    read_iterations_json(s.text(23), r.input, where + ".iterations_json");
     return row;
 }
 
@@ -463,6 +468,7 @@ std::string content_problem(StoredRow& row) {
         return fmt::format("stored plan is for {}, its options say {}",
                            describe_shard_spec(p.shard),
                            describe_shard_spec(s.input.options.shard));
+    if (std::string why = iterations_problem(s.input, p); !why.empty()) return why;
     const PlanTotals totals = plan_totals(p);
     if (totals.peak_bytes != s.summary.peak_bytes || totals.lower_bound != s.summary.lower_bound)
         return fmt::format("the session lists peak {} B and lower bound {} B, its plan has {} B "
@@ -480,8 +486,8 @@ std::string row_problem(StoredRow& row) {
     if (row.summary_seal.empty() && row.content_seal.empty()) return kNotSealed;
     if (summary_seal(s.summary) != row.summary_seal) return kListedFieldsAltered;
     if (content_seal(s, row.options_json) != row.content_seal)
-        return "stored inputs or results (model text, request, options, metrics, version) do "
-               "not match their seal";
+        return "stored inputs or results (model text, request, options, iterations, metrics, "
+               "version) do not match their seal";
     return {};
 }
 
@@ -630,6 +636,8 @@ Session session_from_run(NewSession n) {
 
 int64_t SessionStore::record(const NewSession& n) {
     check_tags(n.tags);
+    if (std::string why = iterations_problem(n.input, n.plan); !why.empty())
+        fail(FailureCode::InvalidArgument, "session", why);
     Session row = session_from_run(n);
     row.summary.created = utc_now_iso8601();
     row.checkpoint = encode_checkpoint(n.plan);
@@ -641,8 +649,8 @@ int64_t SessionStore::record(const NewSession& n) {
            "INSERT INTO sessions(created, program_version, title, source_path, is_problem, "
            "model_text, ir_hash, mode, batch, seq, strategy, options_json, plan_cbor, plan_hash, "
            "peak_bytes, lower_bound, metrics_json, notes, summary_seal, content_seal, "
-           "source_sha256, bindings_json) "
-           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+           "source_sha256, bindings_json, iterations_json) "
+           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     s.bind(1, summary.created).bind(2, row.program_version).bind(3, summary.title);
     s.bind(4, in.source_path).bind(5, int64_t(in.is_problem));
     s.bind_blob(6, std::vector<uint8_t>(in.model_text.begin(), in.model_text.end()));
@@ -653,7 +661,7 @@ int64_t SessionStore::record(const NewSession& n) {
     s.bind(15, int64_t(summary.peak_bytes)).bind(16, int64_t(summary.lower_bound));
     s.bind(17, row.metrics_json).bind(18, row.notes);
     s.bind(19, summary_seal(summary)).bind(20, content_seal(row, options));
-    s.bind(21, in.source_sha256).bind(22, bindings_json(in));
+    s.bind(21, in.source_sha256).bind(22, bindings_json(in)).bind(23, iterations_json(in));
     s.step();
     int64_t id = sqlite3_last_insert_rowid(db_);
     insert_tags(db_, path_, id, summary.tags);

@@ -8,6 +8,7 @@
 // and only moves forward through the migration list in session_store.cpp.
 #include "plan/plan.h"
 #include "plan/planner.h"
+#include "plan/replan.h"
 #include "source/model_source.h"
 
 #include <cstdint>
@@ -20,7 +21,7 @@ struct sqlite3;
 namespace tmmu::sessions {
 
 inline constexpr int32_t kApplicationId = 0x544D4D55; // "TMMU"
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 // The inputs of a run, enough to plan it again with the current engine.
 struct SessionInput {
@@ -35,6 +36,9 @@ struct SessionInput {
     // The source was an ONNX model: request.dims, input_shapes and aliasing shaped the stored
     // graph and are stored with it. Other models keep them at their defaults.
     bool onnx = false;
+    // Schema 9 (session_iterations.h): a run over iterations, from the binding of its first
+    // plan; model_text is bound as the plan in force after the last. Empty for a single plan.
+    std::optional<IterationHistory> iterations;
 };
 
 // A tag is a word people search for exactly (session list --search): throws InvalidArgument

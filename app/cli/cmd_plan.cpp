@@ -134,12 +134,7 @@ std::vector<DimBinding> iterations_from(Args& args) {
 }
 
 void print_iteration(const IterationOutcome& i) {
-    fmt::print("  {:>4}  {:<24} {:<10} {}  {:>12}{}\n", i.iteration, binding_text(i.dims),
-               i.replanned ? "replanned" : "fits", short_hash(i.plan_hash),
-               format_bytes(i.peak_bytes),
-               i.replanned ? fmt::format("  (was {}; planned at {})", short_hash(i.old_plan_hash),
-                                         binding_text(i.plan_binding))
-                           : "");
+    fmt::print("  {}\n", iteration_text(i));
 }
 
 // Before anything is planned: only an IR graph with a shape envelope runs over iterations.
@@ -270,6 +265,7 @@ int cmd_plan(Args& args) {
     PlanOptions options;
     Plan plan;
     std::vector<IterationOutcome> ran;
+    DimBinding start; // the binding of the first plan of a run over iterations
     std::optional<app::AppliedPlan> applied;
     try {
         model = load_model(path, request);
@@ -277,9 +273,11 @@ int cmd_plan(Args& args) {
         if (!iterations.empty()) check_iterations_apply(model);
         options = app::make_plan_options(choices, model.kind);
         plan = plan_model(model, request.mode, options, interruptible_progress());
-        if (!iterations.empty())
+        if (!iterations.empty()) {
+            start = binding_of(*model.graph);
             run_iterations(model, plan, request.mode, options, iterations, !quiet && !to_stdout,
                            ran);
+        }
         if (apply) applied = app::apply_to_host(plan, *apply, interruptible_progress());
         if (trace_out) write_trace_file(plan, *trace_out, ran);
         if (checkpoint_out) write_checkpoint_file(plan, *checkpoint_out);
@@ -296,7 +294,10 @@ int cmd_plan(Args& args) {
         print_summary(model, plan);
         if (applied) fmt::print("{}", applied_text(*applied));
     }
-    if (auto id = record_if_asked(rec, model, request, options, plan); id && !quiet)
+    std::optional<IterationHistory> history;
+    if (!iterations.empty()) history = IterationHistory{start, ran};
+    if (auto id = record_if_asked(rec, model, request, options, plan, std::move(history));
+        id && !quiet)
         fmt::print(to_stdout ? stderr : stdout, "recorded session {}\n", *id);
     return 0;
 }

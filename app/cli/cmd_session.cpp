@@ -5,6 +5,7 @@
 #include "replay.h"
 #include "run_store.h"
 #include "session_diff.h"
+#include "session_iterations.h"
 #include "session_store.h"
 
 #include "core/failure.h"
@@ -32,7 +33,10 @@ commands:
   show ID                            inputs, metrics and integrity of a session
   replay ID                          plan the stored inputs again and compare with the stored
                                      plan: "identical", or which tensors moved; and
-                                     whether the model file changed or is missing since
+                                     whether the model file changed or is missing since.
+                                     A run over iterations (tmmu plan --iteration --record)
+                                     runs them again from its first plan's binding and
+                                     says whether each was decided as recorded
   delete ID                          remove a session
   edit ID [--title T] [--notes N] [--tag X]... [--clear-tags]
                                      change what a person wrote about a session; --tag
@@ -59,7 +63,7 @@ source, mode, strategy, totals; a distributed run's rank is read from the option
 only show checks); show, replay and export check everything (the stored plan against its
 hash and totals, the model text, request, options, metrics and version).
 
-Exit status: replay and diff exit 1 when the plans differ, replay-run when the runs differ;
+Exit status: replay and diff exit 1 when the plans (or a replayed iteration) differ, replay-run when the runs differ;
 show and run exit 10 + CORRUPT_CHECKPOINT when the session or run was altered. A missing database is IO_ERROR for every command here: only
 `tmmu plan --record` creates one.
 )";
@@ -115,6 +119,9 @@ int show(const Session& s) {
         fmt::print("shard      {}\n", describe_shard_spec(s.input.options.shard));
     if (const std::string dims = stored_envelope_text(s.input); !dims.empty())
         fmt::print("dims       {}\n", dims);
+    const std::vector<std::string> iterations = iterations_lines(s.input);
+    for (size_t i = 0; i < iterations.size(); ++i)
+        fmt::print("{}{}\n", i == 0 ? "iterations " : "           ", iterations[i]);
     fmt::print("ir hash    {}\nplan hash  {}\n", s.ir_hash, m.plan_hash);
     if (s.plan) {
         fmt::print("\n{:<14} {:<12} {:>14} {:>14} {:>8}\n", "arena", "strategy", "peak",
@@ -228,10 +235,12 @@ RecordOptions record_options_from(Args& args) {
 
 std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedModel& model,
                                        const ModelRequest& request, const PlanOptions& options,
-                                       const Plan& plan) {
+                                       const Plan& plan,
+                                       std::optional<IterationHistory> iterations) {
     if (!rec.record) return std::nullopt;
     SessionStore store(sessions_db_path(rec.sessions));
     NewSession n{input_from_model(model, request, options), plan, rec.title, rec.notes, rec.tags};
+    n.input.iterations = std::move(iterations);
     return store.record(n);
 }
 
@@ -282,7 +291,8 @@ int cmd_session(Args& args) {
         ReplayResult r = replay_session(s, interruptible_progress());
         fmt::print("replay of session {} with tmmu {} (recorded with {})\n{}\n{}", s.summary.id,
                    TMMU_VERSION, s.program_version, r.source.line, format_comparison(r.comparison));
-        return r.comparison.identical ? 0 : 1;
+        if (r.iterations) fmt::print("iterations {}\n", r.iterations->verdict);
+        return r.identical() ? 0 : 1;
     }
     Session a = store.load(parse_session_id(pos[1]));
     Session b = store.load(parse_session_id(pos[2]));

@@ -4,6 +4,7 @@
 
 #include "models/transformer_config.h"
 #include "plan/planner.h"
+#include "plan/replan.h"
 #include "runtime/run_record.h"
 #include "source/model_source.h"
 
@@ -51,10 +52,12 @@ RecordOptions record_options_from(Args& args);
 std::string sessions_db_path(const std::optional<std::string>& given);
 // A positive session id; InvalidArgument naming ID otherwise.
 int64_t parse_session_id(const std::string& text);
-// Records the run when asked; returns the new session's id.
+// Records the run when asked, with its iterations for a run over them; returns the new
+// session's id.
 std::optional<int64_t> record_if_asked(const RecordOptions& rec, const LoadedModel& model,
                                        const ModelRequest& request, const PlanOptions& options,
-                                       const Plan& plan);
+                                       const Plan& plan,
+                                       std::optional<IterationHistory> iterations = std::nullopt);
 
 // Shared option handling: --mode --batch --seq, and --strategy --budget --arena --align --route
 // --replay-token (turned into PlanOptions by app::make_plan_options once the model is loaded).

@@ -23,8 +23,9 @@ IterationsRun run_iterations_job(const PlanOutcome& shown,
         bound->annotations = dim_annotations(*bound->graph);
         PlanSettings settings = shown.settings;
         settings.bindings.dims = binding_of(*bound->graph);
-        out.outcome = PlanOutcome{std::move(bound),
-                                  std::make_shared<const Plan>(std::move(run.plan)), settings};
+        out.outcome =
+            PlanOutcome{std::move(bound), std::make_shared<const Plan>(std::move(run.plan)),
+                        settings, IterationHistory{binding_of(*model.graph), out.decided}};
     } catch (const Failure& f) {
         if (f.code() == FailureCode::Cancelled) throw;
         out.failure = f;

@@ -74,7 +74,7 @@ void MainWindow::runIterations() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     // The run starts from what the dialog was opened on (closeOnPlanChange keeps it on screen),
     // with the budget Re-plan would use: sessions do not store it.
-    PlanOutcome shown{model_, ctx_->planPtr(), shownWith_};
+    PlanOutcome shown{model_, ctx_->planPtr(), shownWith_, std::nullopt};
     shown.settings.memory_budget = controls_->memoryBudget();
     connect(dialog, &QDialog::accepted, this, [this, dialog, shown] {
         iterationLines_ = dialog->lines();

@@ -4,11 +4,13 @@
 // the outcome of a file that holds a plan without its model.
 // MainWindow submits them as jobs to the studio's worker (job_runner.h), off the UI thread.
 #include "charts/strategy_chart.h"
+#include "plan/replan.h"
 #include "plan_choices.h"
 #include "source/model_source.h"
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +76,8 @@ struct PlanOutcome {
     std::shared_ptr<const LoadedModel> model;
     std::shared_ptr<const Plan> plan;
     PlanSettings settings;
+    // Set after Plan > Run iterations: the run that ended on this plan, which its session keeps.
+    std::optional<IterationHistory> iterations;
 };
 
 // Loads (unless job.model is set) and plans. Throws Failure.

@@ -253,10 +253,11 @@ void SessionActions::showReplay(ReplayedSession& replayed) {
                   .arg(id)
                   .arg(QString::fromStdString(count_of(r.comparison.moved.size(), "tensor")));
     // Sessions recorded with the file's hash also say whether the file still is what was planned.
+    if (r.iterations) text += QStringLiteral("; ") + qs(r.iterations->verdict);
     if (r.source.state != sessions::SourceCheck::State::NotRecorded)
         text += QStringLiteral("; ") + qs(r.source.line);
     report(text);
-    emit replayFinished(true, r.comparison.identical);
+    emit replayFinished(true, r.identical());
 }
 
 void SessionActions::compareSessions(qint64 before, qint64 after) {

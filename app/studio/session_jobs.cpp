@@ -18,13 +18,11 @@ sessions::Session sessionOf(const PlanOutcome* shown) {
     if (!shown || !shown->model || !shown->plan)
         fail(FailureCode::InvalidArgument, "File > Export", "no plan is shown");
     const PlanOutcome& o = *shown;
+    sessions::SessionInput input = sessions::input_from_model(
+        *o.model, o.settings.request(), make_options(o.settings, o.model->kind));
+    input.iterations = o.iterations;
     return sessions::session_from_run(
-        {sessions::input_from_model(*o.model, o.settings.request(),
-                                    make_options(o.settings, o.model->kind)),
-         *o.plan,
-         std::filesystem::path(o.model->path).stem().string(),
-         "",
-         {}});
+        {std::move(input), *o.plan, std::filesystem::path(o.model->path).stem().string(), "", {}});
 }
 
 // The alignment most arenas have (the first arena's among equals); 0 when there are none.
@@ -67,6 +65,7 @@ RecordedRun record_run(const StoreRef& store, const PlanOutcome& run, const std:
                            title,
                            "",
                            {}};
+    n.input.iterations = run.iterations;
     RecordedRun r;
     r.id = store.open().record(n);
     r.ms =

@@ -34,23 +34,6 @@ ordered_json tensor_json(const Plan& plan, const PlannedTensor& t) {
     return j;
 }
 
-ordered_json iterations_json(const std::vector<IterationOutcome>& iterations) {
-    ordered_json a = ordered_json::array();
-    for (const IterationOutcome& i : iterations) {
-        ordered_json j;
-        j["iteration"] = i.iteration;
-        j["dims"] = binding_json(i.dims);
-        j["replanned"] = i.replanned;
-        if (i.replanned) j["old_plan_hash"] = to_hex(i.old_plan_hash);
-        j["plan_hash"] = to_hex(i.plan_hash);
-        j["plan_dims"] = binding_json(i.plan_binding);
-        j["peak_bytes"] = i.peak_bytes;
-        j["replan_key"] = to_hex(i.replan_key);
-        a.push_back(std::move(j));
-    }
-    return a;
-}
-
 } // namespace
 
 ordered_json capacity_json(uint64_t capacity) {
@@ -159,6 +142,23 @@ ordered_json binding_json(const DimBinding& b) {
     for (const auto& [name, value] : b)
         j[name] = value;
     return j;
+}
+
+ordered_json iterations_json(const std::vector<IterationOutcome>& iterations) {
+    ordered_json a = ordered_json::array();
+    for (const IterationOutcome& i : iterations) {
+        ordered_json j;
+        j["iteration"] = i.iteration;
+        j["dims"] = binding_json(i.dims);
+        j["replanned"] = i.replanned;
+        if (i.replanned) j["old_plan_hash"] = to_hex(i.old_plan_hash);
+        j["plan_hash"] = to_hex(i.plan_hash);
+        j["plan_dims"] = binding_json(i.plan_binding);
+        j["peak_bytes"] = i.peak_bytes;
+        j["replan_key"] = to_hex(i.replan_key);
+        a.push_back(std::move(j));
+    }
+    return a;
 }
 
 ordered_json shard_json(const ShardSpec& spec) {

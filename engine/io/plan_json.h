@@ -46,6 +46,10 @@ nlohmann::ordered_json shard_json(const ShardSpec& spec);
 // {name: value, ...} in name order: a binding of dynamic dimensions, as the plan's "dims" (which
 // the plan JSON and the trace header carry when the model has any) and the iterations' carry it.
 nlohmann::ordered_json binding_json(const DimBinding& binding);
+// [{"iteration", "dims", "replanned", "old_plan_hash" (replanned only), "plan_hash",
+// "plan_dims", "peak_bytes", "replan_key"}, ...]: a run's iterations as decided, as the plan JSON
+// and the sessions store carry them.
+nlohmann::ordered_json iterations_json(const std::vector<IterationOutcome>& iterations);
 // {"forward_bytes", "retained_bytes", "ratio", "forward_buffers", "retained_buffers",
 // "backward_start" (null when there is none)}: the plan's "activation_retention", which the plan
 // JSON and the session export carry for plans of graphs.

@@ -1,6 +1,8 @@
 #include "plan/replan.h"
 
+#include "core/digest.h"
 #include "core/failure.h"
+#include "core/units.h"
 #include "plan/plan_hash.h"
 #include "plan/plan_summary.h"
 
@@ -41,6 +43,16 @@ DimBinding grown(DimBinding planned, const DimBinding& next) {
 }
 
 } // namespace
+
+std::string iteration_text(const IterationOutcome& i) {
+    const auto short_hash = [](const Digest& d) { return to_hex(d).substr(0, 16); };
+    return fmt::format(
+        "{:>4}  {:<24} {:<10} {}  {:>12}{}", i.iteration, binding_text(i.dims),
+        i.replanned ? "replanned" : "fits", short_hash(i.plan_hash), format_bytes(i.peak_bytes),
+        i.replanned ? fmt::format("  (was {}; planned at {})", short_hash(i.old_plan_hash),
+                                  binding_text(i.plan_binding))
+                    : "");
+}
 
 ShapeScheduleRun
 run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,

@@ -25,6 +25,19 @@ struct IterationOutcome {
     Digest plan_hash{};      // that plan's hash
     uint64_t peak_bytes = 0; // that plan's arenas together
     Digest replan_key{};     // replan_key(graph, plan) of that plan (plan_hash.h)
+    bool operator==(const IterationOutcome&) const = default;
+};
+
+// "   1  seq=1024                 replanned  35e84fa111292eee     26.50 MiB  (was d395e06d7ef28fc1;
+// planned at batch=1, seq=1024)": one iteration as tmmu plan and tmmu session show list it.
+std::string iteration_text(const IterationOutcome& i);
+
+// A run over iterations as sessions keep it: the binding of the plan it started from, and every
+// iteration in order as it was decided (its dims are what was asked for).
+struct IterationHistory {
+    DimBinding start;
+    std::vector<IterationOutcome> decided;
+    bool operator==(const IterationHistory&) const = default;
 };
 
 struct ShapeScheduleRun {

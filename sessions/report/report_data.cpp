@@ -1,5 +1,6 @@
 #include "report/report_data.h"
 
+#include "session_iterations.h"
 #include "session_source.h"
 
 #include "core/failure.h"
@@ -31,6 +32,11 @@ std::vector<Fact> input_facts(const Session& s, const Plan& p) {
     f.push_back({"source", in.source_path});
     if (!in.source_sha256.empty()) f.push_back({"source SHA-256", in.source_sha256});
     if (in.onnx) f.push_back({"ONNX bindings", bindings_text(in)});
+    if (in.iterations) {
+        f.push_back({"iterations", history_text(*in.iterations)});
+        for (const IterationOutcome& i : in.iterations->decided)
+            f.push_back({fmt::format("iteration {}", i.iteration), iteration_decision(i)});
+    }
     f.push_back({"model kind", in.is_problem ? "offset-assignment problem (CSV)" : "IR graph"});
     f.push_back({"mode", mode_text(s)});
     if (request_shapes_model(in))

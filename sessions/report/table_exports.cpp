@@ -6,6 +6,7 @@
 #include "core/failure.h"
 #include "io/plan_json.h"
 #include "replay.h"
+#include "session_iterations.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -74,6 +75,7 @@ ojson inputs_json(const Session& s) {
             {"arenas", arenas},
             {"routes", in.is_problem ? ojson(nullptr) : routes}};
     if (!in.options.shard.single_rank()) j["shard"] = shard_json(in.options.shard);
+    if (in.iterations) j["iterations"] = history_json(*in.iterations);
     return j;
 }
 

@@ -245,6 +245,28 @@ class TestSessionCli : public QObject {
 
     // Tags are single words (no comma, not blank), refused before anything is planned or
     // written; a diff of two different models says so before its deltas.
+    // tmmu plan --iteration --record keeps the iterations: show lists them, replay runs them
+    // again from the first plan's binding and says each was decided as recorded.
+    void iterationRunsKeepTheirIterations() {
+        QTemporaryDir dir;
+        const QString db = dir.path() + "/it.db";
+        const QString model = TMMU_SOURCE_DIR "/resources/models/examples/dynamic_seq.json";
+        Result r = run_tmmu({"plan", model, "--mode", "inference", "--dim", "seq=128",
+                             "--iteration", "seq=128", "--iteration", "seq=1024", "--iteration",
+                             "seq=512", "--record", "--quiet", "--sessions", db});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        Result show = run_tmmu({"session", "show", "1", "--sessions", db});
+        QVERIFY2(show.out.contains("iterations 3 iterations from batch=1, seq=128, 1 replan\n"),
+                 qPrintable(show.out));
+        QCOMPARE(show.out.count(" replanned "), 1);
+        QCOMPARE(show.out.count(" fits "), 2);
+        Result replay = run_tmmu({"session", "replay", "1", "--sessions", db});
+        QVERIFY2(replay.code == 0, qPrintable(replay.out + replay.err));
+        QVERIFY2(replay.out.contains("identical\niterations 3 iterations decided as recorded "
+                                     "(1 replan)\n"),
+                 qPrintable(replay.out));
+    }
+
     void tagsAndDiffsSayWhatTheyMean() {
         QTemporaryDir dir;
         const QString db = dir.path() + "/s.db";

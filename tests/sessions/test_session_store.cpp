@@ -447,12 +447,13 @@ class TestSessionStore : public QObject {
         {
             // Turn a current database back into schema 1: no notes column, no tags table, no
             // seals (schema 3), no runs table (schema 4), no lazy_traces table (schema 5), no
-            // file hash or bindings (schema 6).
+            // file hash or bindings (schema 6), no iterations (schema 9).
             SessionStore store(path);
             id = store.record(graph_session("old", {"x"}));
             sql(store, "DROP TABLE lazy_traces; DROP TABLE runs; DROP TABLE session_tags; "
                        "ALTER TABLE sessions DROP COLUMN source_sha256; "
                        "ALTER TABLE sessions DROP COLUMN bindings_json; "
+                       "ALTER TABLE sessions DROP COLUMN iterations_json; "
                        "ALTER TABLE sessions DROP COLUMN notes; "
                        "ALTER TABLE sessions DROP COLUMN summary_seal; "
                        "ALTER TABLE sessions DROP COLUMN content_seal; PRAGMA user_version = 1");

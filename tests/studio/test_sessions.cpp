@@ -5,6 +5,7 @@
 // byte-for-byte untouched while the studio keeps working.
 #include "context/plan_context.h"
 #include "encoding/sha256.h"
+#include "iterations_dialog.h"
 #include "job_runner.h"
 #include "main_window.h"
 #include "models/session_list_model.h"
@@ -379,6 +380,46 @@ class TestSessions : public QObject {
         QVERIFY(compare->comparison().moved.empty());
         QVERIFY(w.sessions()->lastMessage().contains("identical"));
         QTRY_VERIFY(!w.sessions()->replayBusy());
+    }
+
+    // Plan > Run iterations records its run with the iterations, and replay runs them again.
+    void iterationRunsAreRecordedWithTheirIterations() {
+        MainWindow w;
+        QVERIFY(w.sessions()->openStore(freshDb()));
+        PlanSettings settings = smallSettings();
+        settings.mode = Mode::Inference;
+        settings.bindings.dims = {{"seq", 256}};
+        w.controls()->setSettings(settings);
+        const QString model =
+            QStringLiteral(TMMU_SOURCE_DIR) + "/resources/models/examples/dynamic_seq.json";
+        QVERIFY(waitForPlan(w, [&] { w.openModel(model, settings, false); }));
+        QVERIFY(waitIdle(w));
+        const int64_t single = w.sessions()->currentSession();
+        w.runIterations();
+        w.iterationsDialog()->linesEdit()->setPlainText("seq=128\nseq=1024");
+        QVERIFY(waitForPlan(w, [&] { w.iterationsDialog()->accept(); }));
+        QVERIFY(waitIdle(w));
+        const int64_t id = w.sessions()->currentSession();
+        QVERIFY(id > single);
+        sessions::SessionStore store(w.sessions()->store()->path());
+        QVERIFY(!store.load(single).input.iterations);
+        const sessions::Session s = store.load(id);
+        QVERIFY2(!s.altered, s.altered_reason.c_str());
+        QVERIFY(s.input.iterations.has_value());
+        QCOMPARE(s.input.iterations->start, (DimBinding{{"batch", 1}, {"seq", 256}}));
+        QCOMPARE(s.input.iterations->decided.size(), size_t(2));
+        QVERIFY(s.input.iterations->decided[1].replanned);
+        QCOMPARE(s.summary.plan_hash, to_hex(w.context()->plan()->plan_hash));
+        const QList<QVariant> replayed = runAndWait(w, &SessionActions::replayFinished,
+                                                    [&] { w.sessions()->replaySession(id); });
+        QCOMPARE(replayed, (QList<QVariant>{true, true}));
+        QVERIFY2(
+            w.sessions()->lastMessage().contains("2 iterations decided as recorded (1 replan)"),
+            qPrintable(w.sessions()->lastMessage()));
+        // Re-plan makes a single plan again: its session has no iterations.
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+        QVERIFY(waitIdle(w));
+        QVERIFY(!store.load(w.sessions()->currentSession()).input.iterations);
     }
 
     void comparesTwoSessions() {

@@ -1,0 +1,186 @@
+// A planning run over iterations (seed 000 II.H) recorded as a session: the history round trips
+// and is sealed, a history that does not end on the session's plan is refused, replay runs the
+// iterations again and checks every decision, and show and export carry them.
+#include "replay.h"
+#include "report/formats.h"
+#include "report/report_data.h"
+#include "session_iterations.h"
+#include "session_store.h"
+#include "test_support.h"
+
+#include "core/failure.h"
+#include "ir/dynamic_dims.h"
+#include "source/model_source.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+using namespace tmmu;
+using namespace tmmu::sessions;
+
+namespace {
+
+const char* kModel = TMMU_SOURCE_DIR "/resources/models/examples/dynamic_seq.json";
+
+// seq=128, then 1024 (a replan), then 512 (fits), from a first plan at seq=128.
+NewSession iterations_session() {
+    ModelRequest req;
+    req.mode = Mode::Inference;
+    req.dims = {{"seq", 128}};
+    LoadedModel m = load_model(kModel, req);
+    const PlanOptions o;
+    Plan first = plan_model(m, req.mode, o, Progress{});
+    const DimBinding start = binding_of(*m.graph);
+    ShapeScheduleRun run =
+        run_shape_schedule(*m.graph, std::move(first), req.mode, o,
+                           {{{"seq", 128}}, {{"seq", 1024}}, {{"seq", 512}}}, {}, Progress{});
+    m.graph = std::move(run.graph);
+    NewSession n{input_from_model(m, req, o), run.plan, "iterations", "", {}};
+    n.input.iterations = IterationHistory{start, run.iterations};
+    return n;
+}
+
+void sql(SessionStore& s, const std::string& text) {
+    char* err = nullptr;
+    const int rc = sqlite3_exec(s.handle(), text.c_str(), nullptr, nullptr, &err);
+    QVERIFY2(rc == SQLITE_OK, err ? err : "sqlite error");
+}
+
+} // namespace
+
+class TestSessionIterations : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    std::string db(const char* name) { return (dir_.path() + "/" + name).toStdString(); }
+
+  private slots:
+    void historyRoundTrips() {
+        SessionStore store(db("round.db"));
+        const NewSession n = iterations_session();
+        const std::vector<IterationOutcome>& ran = n.input.iterations->decided;
+        QCOMPARE(ran.size(), size_t(3));
+        QVERIFY(!ran[0].replanned && ran[1].replanned && !ran[2].replanned);
+        const Session s = store.load(store.record(n));
+        QVERIFY2(!s.altered, s.altered_reason.c_str());
+        QVERIFY(s.input.iterations.has_value());
+        QVERIFY(*s.input.iterations == *n.input.iterations);
+        QCOMPARE(s.input.iterations->start, (DimBinding{{"batch", 1}, {"seq", 128}}));
+        const std::vector<std::string> lines = iterations_lines(s.input);
+        QCOMPARE(lines.size(), size_t(4));
+        QCOMPARE(lines[0], std::string("3 iterations from batch=1, seq=128, 1 replan"));
+        QVERIFY2(lines[2].find("replanned") != std::string::npos, lines[2].c_str());
+        // A session of one plan has none.
+        NewSession single = n;
+        single.input.iterations.reset();
+        QVERIFY(!store.load(store.record(single)).input.iterations);
+    }
+
+    // The content seal covers the history: changing a decision or dropping the history is seen.
+    void historyIsSealed() {
+        SessionStore store(db("sealed.db"));
+        const int64_t a = store.record(iterations_session());
+        const int64_t b = store.record(iterations_session());
+        sql(store, "UPDATE sessions SET iterations_json = replace(iterations_json, "
+                   "'\"replanned\":true', '\"replanned\":false') WHERE id = " +
+                       std::to_string(a));
+        sql(store, "UPDATE sessions SET iterations_json = '' WHERE id = " + std::to_string(b));
+        for (const int64_t id : {a, b}) {
+            const Session s = store.load(id);
+            QVERIFY(s.altered);
+            QVERIFY2(s.altered_reason.find("iterations") != std::string::npos,
+                     s.altered_reason.c_str());
+        }
+        sql(store, "UPDATE sessions SET iterations_json = '{\"start\": 1}' WHERE id = " +
+                       std::to_string(a));
+        const auto f = test::capture_failure([&] { (void)store.load(a); });
+        QVERIFY(f);
+        QCOMPARE(f->code(), FailureCode::CorruptCheckpoint);
+        QVERIFY2(std::string(f->where()).find("iterations_json") != std::string::npos,
+                 f->where().c_str());
+    }
+
+    // The history must end on the plan recorded with it, numbered from 0 without gaps.
+    void aHistoryOfAnotherPlanIsRefused() {
+        SessionStore store(db("refused.db"));
+        NewSession n = iterations_session();
+        n.input.iterations->decided.pop_back();
+        n.input.iterations->decided.back().plan_hash[0] ^= 1;
+        auto f = test::capture_failure([&] { store.record(n); });
+        QVERIFY(f);
+        QCOMPARE(f->code(), FailureCode::InvalidArgument);
+        QVERIFY2(std::string(f->what()).find("the last iteration ran on plan") != std::string::npos,
+                 f->what());
+        n = iterations_session();
+        n.input.iterations->decided[1].iteration = 5;
+        f = test::capture_failure([&] { store.record(n); });
+        QVERIFY(f && std::string(f->what()).find("iteration 1 of the run is numbered 5") !=
+                         std::string::npos);
+        n.input.iterations->decided.clear();
+        f = test::capture_failure([&] { store.record(n); });
+        QVERIFY(f && std::string(f->what()).find("without an iteration") != std::string::npos);
+        QCOMPARE(store.count(), size_t(0));
+    }
+
+    // Replay runs the iterations from their start: the same decisions, and the plan in force
+    // after the last is the session's.
+    void replayRunsTheIterationsAgain() {
+        SessionStore store(db("replay.db"));
+        const Session s = store.load(store.record(iterations_session()));
+        const ReplayResult r = replay_session(s);
+        QVERIFY(r.comparison.identical);
+        QVERIFY(r.iterations.has_value());
+        QVERIFY(r.iterations->same);
+        QVERIFY(r.identical());
+        QCOMPARE(r.iterations->verdict, std::string("3 iterations decided as recorded (1 replan)"));
+        QVERIFY(r.iterations->replayed == s.input.iterations->decided);
+    }
+
+    // A decision that comes out otherwise is named, with both plans.
+    void aDifferentDecisionIsNamed() {
+        const NewSession n = iterations_session();
+        const IterationHistory& h = *n.input.iterations;
+        std::vector<IterationOutcome> other = h.decided;
+        other[1].replanned = false;
+        other[1].plan_hash = other[0].plan_hash;
+        IterationsReplay r = compare_iterations(h, other);
+        QVERIFY(!r.same);
+        QVERIFY2(r.verdict.find("iteration 1 (seq=1024) differs: recorded replanned onto plan ") ==
+                     0,
+                 r.verdict.c_str());
+        QVERIFY2(r.verdict.find("replayed fits plan " +
+                                to_hex(h.decided[0].plan_hash).substr(0, 16)) != std::string::npos,
+                 r.verdict.c_str());
+        other = h.decided;
+        other.pop_back();
+        r = compare_iterations(h, other);
+        QVERIFY(!r.same);
+        QCOMPARE(r.verdict, std::string("3 iterations recorded, 2 iterations replayed"));
+    }
+
+    // Reports and the JSON export carry the history.
+    void exportsCarryTheHistory() {
+        const Session s = session_from_run(iterations_session());
+        const report::ReportData d = report::report_data(s, 10);
+        const auto fact = [&](const std::string& key) {
+            const auto it = std::find_if(d.facts.begin(), d.facts.end(),
+                                         [&](const report::Fact& f) { return f.key == key; });
+            return it == d.facts.end() ? std::string() : it->value;
+        };
+        QCOMPARE(fact("iterations"), std::string("3 iterations from batch=1, seq=128, 1 replan"));
+        QVERIFY2(fact("iteration 1").find("seq=1024: replanned onto plan ") == 0,
+                 fact("iteration 1").c_str());
+        const auto j = nlohmann::json::parse(report::json_document(s));
+        const nlohmann::json& history = j.at("inputs").at("iterations");
+        QVERIFY(history.at("start") == nlohmann::json({{"batch", 1}, {"seq", 128}}));
+        QCOMPARE(history.at("iterations").size(), size_t(3));
+        QVERIFY(history.at("iterations").at(1).at("replanned") == true);
+    }
+};
+
+QTEST_MAIN(TestSessionIterations)
+#include "test_session_iterations.moc"
