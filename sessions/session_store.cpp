@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "core/units.h"
 #include "encoding/sha256.h"
 #include "io/checkpoint.h"
 #include "io/dsa_csv.h"
@@ -444,6 +445,7 @@ StoredRow read_row(const Stmt& s, const std::string& where) {
     r.input.source_sha256 = s.text(21);
     read_bindings_json(s.text(22), r.input, where + ".bindings_json");
     read_iterations_json(s.text(23), r.input, where + ".iterations_json");
+    if (r.input.iterations) r.summary.iterations = uint32_t(r.input.iterations->decided.size());
     return row;
 }
 
@@ -617,6 +619,9 @@ SessionSummary run_summary(const SessionInput& in, const Plan& plan, const std::
     s.plan_hash = to_hex(plan.plan_hash);
     s.peak_bytes = totals.peak_bytes;
     s.lower_bound = totals.lower_bound;
+    s.rank = in.options.shard.rank;
+    s.world_size = in.options.shard.world_size;
+    if (in.iterations) s.iterations = uint32_t(in.iterations->decided.size());
     return s;
 }
 
@@ -670,21 +675,29 @@ int64_t SessionStore::record(const NewSession& n) {
     return id;
 }
 
-std::string mode_and_rank(const SessionSummary& s) {
-    return s.world_size > 1 ? fmt::format("{}, rank {}/{}", s.mode, s.rank, s.world_size) : s.mode;
+std::string listed_mode(const SessionSummary& s) {
+    std::string text = s.mode;
+    if (s.world_size > 1) text += fmt::format(", rank {}/{}", s.rank, s.world_size);
+    if (s.iterations > 0) text += ", " + count_of(s.iterations, "iteration");
+    return text;
 }
 
 std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
     // The rank from the stored options, which the summary seal does not cover (load() checks
     // them against the plan): read only where they are valid JSON holding a rank below a world
     // size of 2 to 2^32 - 1, else the row lists without one, as a row altered there still lists.
+    // The iteration count likewise, from iterations_json: a list's length, or none.
     constexpr const char* kRank = "json_extract(options_json, '$.shard.rank')";
     constexpr const char* kWorld = "json_extract(options_json, '$.shard.world_size')";
     std::string sql = fmt::format(
         "SELECT {0}, summary_seal, CASE WHEN json_valid(options_json) AND "
         "typeof({1}) = 'integer' AND typeof({2}) = 'integer' AND {1} >= 0 AND {1} < {2} AND "
         "{2} <= 4294967295 THEN {1} END, "
-        "CASE WHEN json_valid(options_json) THEN {2} END FROM sessions",
+        "CASE WHEN json_valid(options_json) THEN {2} END, "
+        "CASE WHEN json_valid(iterations_json) AND "
+        "json_type(iterations_json, '$.iterations') = 'array' "
+        "THEN min(json_array_length(iterations_json, '$.iterations'), 4294967295) END "
+        "FROM sessions",
         kSummaryColumns, kRank, kWorld);
     if (!q.search.empty())
         sql += " WHERE instr(lower(title), lower(?1)) > 0 OR id IN "
@@ -700,6 +713,7 @@ std::vector<SessionSummary> SessionStore::list(const ListQuery& q) const {
             out.back().rank = uint32_t(s.integer(10));
             out.back().world_size = uint32_t(s.integer(11));
         }
+        if (!s.is_null(12)) out.back().iterations = uint32_t(s.integer(12));
         if (s.text(9).empty())
             out.back().altered_reason = kNotSealed;
         else if (summary_seal(out.back()) != s.text(9))

@@ -84,13 +84,17 @@ struct SessionSummary {
     // options, which load() checks against the plan and list() does not (no seal covers them
     // there: list() shows the rank only where it is a valid one).
     uint32_t rank = 0, world_size = 1;
+    // The iterations of a run over them (0 for a single plan); likewise from an unsealed column
+    // in list(), which shows a count only where it reads one.
+    uint32_t iterations = 0;
     // Set by list when the listed fields do not match the seal recorded with them
     // (session_seal.h); empty otherwise. load() checks everything and sets Session::altered.
     std::string altered_reason;
 };
 
-// "training", or "training, rank 3/8" for a rank of a distributed run.
-std::string mode_and_rank(const SessionSummary& s);
+// "training", "training, rank 3/8" for a rank of a distributed run, "inference, 3 iterations"
+// for a run over iterations.
+std::string listed_mode(const SessionSummary& s);
 
 struct Session {
     SessionSummary summary;

@@ -80,13 +80,13 @@ int list(const ListQuery& q, const std::string& path) {
     const std::vector<SessionSummary> sessions = store.list(q);
     size_t mode_width = 9; // "inference"; wider for a rank of a distributed run
     for (const SessionSummary& s : sessions)
-        mode_width = std::max(mode_width, mode_and_rank(s).size());
+        mode_width = std::max(mode_width, listed_mode(s).size());
     fmt::print("{:>6}  {:<20}  {:<{}}  {:<11}  {:>12}  {:<12}  {}\n", "id", "created", "mode",
                mode_width, "strategy", "peak", "plan hash", "title [tags] source");
     size_t altered = 0;
     for (const SessionSummary& s : sessions) {
         fmt::print("{:>6}  {:<20}  {:<{}}  {:<11}  {:>12}  {:<12}  {}{} {}{}\n", s.id, s.created,
-                   mode_and_rank(s), mode_width, s.strategy, format_bytes(s.peak_bytes),
+                   listed_mode(s), mode_width, s.strategy, format_bytes(s.peak_bytes),
                    s.plan_hash.substr(0, 12), s.title,
                    s.tags.empty() ? "" : " [" + join(s.tags) + "]", s.source_path,
                    s.altered_reason.empty() ? "" : "  ALTERED");

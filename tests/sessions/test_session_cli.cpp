@@ -185,9 +185,9 @@ class TestSessionCli : public QObject {
         QCOMPARE(list.out.count("rank "), 1);
         const std::vector<SessionSummary> listed = SessionStore(db.toStdString()).list({});
         QCOMPARE(listed.size(), size_t(2));
-        QCOMPARE(mode_and_rank(listed[1]), std::string("training, rank 2/3")); // newest first
-        QCOMPARE(mode_and_rank(listed[0]), std::string("training"));
-        QCOMPARE(mode_and_rank(s.summary), std::string("training, rank 2/3"));
+        QCOMPARE(listed_mode(listed[1]), std::string("training, rank 2/3")); // newest first
+        QCOMPARE(listed_mode(listed[0]), std::string("training"));
+        QCOMPARE(listed_mode(s.summary), std::string("training, rank 2/3"));
         // Options altered into no rank of the world, or into something that is not JSON: the
         // row still lists, without a rank (loading it names the problem).
         const auto alter = [&](const char* options) {
@@ -210,7 +210,7 @@ class TestSessionCli : public QObject {
             alter(options);
             const std::vector<SessionSummary> altered = SessionStore(db.toStdString()).list({});
             QCOMPARE(altered.size(), size_t(2));
-            QVERIFY2(mode_and_rank(altered[1]) == "training", options);
+            QVERIFY2(listed_mode(altered[1]) == "training", options);
         }
     }
 

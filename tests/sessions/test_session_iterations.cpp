@@ -78,6 +78,12 @@ class TestSessionIterations : public QObject {
         NewSession single = n;
         single.input.iterations.reset();
         QVERIFY(!store.load(store.record(single)).input.iterations);
+        // The list counts them beside the mode.
+        const std::vector<SessionSummary> listed = store.list();
+        QCOMPARE(listed.size(), size_t(2));
+        QCOMPARE(listed_mode(listed[1]), std::string("inference, 3 iterations"));
+        QCOMPARE(listed_mode(listed[0]), std::string("inference"));
+        QCOMPARE(listed_mode(s.summary), std::string("inference, 3 iterations"));
     }
 
     // The content seal covers the history: changing a decision or dropping the history is seen.
@@ -97,6 +103,11 @@ class TestSessionIterations : public QObject {
         }
         sql(store, "UPDATE sessions SET iterations_json = '{\"start\": 1}' WHERE id = " +
                        std::to_string(a));
+        // The list still lists both, without a count where it reads none.
+        const std::vector<SessionSummary> listed = store.list();
+        QCOMPARE(listed.size(), size_t(2));
+        QCOMPARE(listed_mode(listed[0]), std::string("inference"));
+        QCOMPARE(listed_mode(listed[1]), std::string("inference"));
         const auto f = test::capture_failure([&] { (void)store.load(a); });
         QVERIFY(f);
         QCOMPARE(f->code(), FailureCode::CorruptCheckpoint);

@@ -117,7 +117,7 @@ QString SessionListModel::text(int row, int column) const {
     case SourceColumn:
         return fileName(s.source_path);
     case ModeColumn:
-        return qs(mode_and_rank(s));
+        return qs(listed_mode(s));
     case StrategyColumn:
         return qs(s.strategy);
     case PeakColumn:
