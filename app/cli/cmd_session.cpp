@@ -59,12 +59,14 @@ options:
 Integrity: every field list, show, replay and export rely on is sealed when the run is
 recorded (SHA-256 in the row; title, notes and tags are yours to edit and are not). A row
 changed behind tmmu's back is marked ALTERED: list checks the fields it shows (created,
-source, mode, strategy, totals; a distributed run's rank is read from the options, which
-only show checks); show, replay and export check everything (the stored plan against its
-hash and totals, the model text, request, options, metrics and version).
+source, mode, strategy, totals; a distributed run's rank and a run's iteration count are
+read from the options and iterations, which only show checks); show, replay and export check
+everything (the stored plan against its hash and totals, the model text, request, options,
+iterations, metrics and version).
 
-Exit status: replay and diff exit 1 when the plans (or a replayed iteration) differ, replay-run when the runs differ;
-show and run exit 10 + CORRUPT_CHECKPOINT when the session or run was altered. A missing database is IO_ERROR for every command here: only
+Exit status: replay and diff exit 1 when the plans (or a replayed iteration) differ,
+replay-run when the runs differ; show and run exit 10 + CORRUPT_CHECKPOINT when the session
+or run was altered. A missing database is IO_ERROR for every command here: only
 `tmmu plan --record` creates one.
 )";
 
