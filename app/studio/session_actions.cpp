@@ -7,6 +7,7 @@
 #include "main_window.h"
 #include "panels/session_compare_panel.h"
 #include "panels/sessions_panel.h"
+#include "session_iterations.h"
 #include "session_jobs.h"
 #include "session_store.h"
 
@@ -198,8 +199,14 @@ void SessionActions::showOpened(qint64 id, OpenedSession& opened) {
     shown_ = std::move(opened.outcome);
     current_ = id;
     panel_->setCurrentSession(id);
-    report(s.altered ? tr("Session %1 shown — ALTERED: %2").arg(id).arg(qs(s.altered_reason))
-                     : tr("Session %1 shown (stored plan, not re-planned)").arg(id));
+    if (s.altered)
+        report(tr("Session %1 shown — ALTERED: %2").arg(id).arg(qs(s.altered_reason)));
+    else if (s.input.iterations)
+        report(tr("Session %1 shown (stored plan, not re-planned): the plan in force after %2")
+                   .arg(id)
+                   .arg(qs(sessions::history_text(*s.input.iterations))));
+    else
+        report(tr("Session %1 shown (stored plan, not re-planned)").arg(id));
     emit openFinished(id, true);
 }
 

@@ -416,6 +416,14 @@ class TestSessions : public QObject {
         QVERIFY2(
             w.sessions()->lastMessage().contains("2 iterations decided as recorded (1 replan)"),
             qPrintable(w.sessions()->lastMessage()));
+        // Opening it says which run the plan ended.
+        QCOMPARE(
+            runAndWait(w, &SessionActions::openFinished, [&] { w.sessions()->openSession(id); }),
+            (QList<QVariant>{qint64(id), true}));
+        QVERIFY2(w.sessions()->lastMessage().endsWith(
+                     "the plan in force after 2 iterations from batch=1, seq=256, 1 replan"),
+                 qPrintable(w.sessions()->lastMessage()));
+        QVERIFY(waitIdle(w));
         // Re-plan makes a single plan again: its session has no iterations.
         QVERIFY(waitForPlan(w, [&] { w.replan(); }));
         QVERIFY(waitIdle(w));
