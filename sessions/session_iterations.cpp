@@ -65,6 +65,9 @@ void read_iterations_json(const std::string& text, SessionInput& in, const std::
     } catch (const json::exception& e) {
         fail(FailureCode::CorruptCheckpoint, where,
              fmt::format("stored iterations are not valid: {}", e.what()));
+    } catch (const Failure& f) { // a digest that is not hex
+        fail(FailureCode::CorruptCheckpoint, where,
+             fmt::format("stored iterations are not valid: {}", f.message()));
     }
 }
 
@@ -107,10 +110,17 @@ IterationsReplay compare_iterations(const IterationHistory& recorded,
     const std::vector<IterationOutcome>& was = recorded.decided;
     for (size_t i = 0; i < std::min(was.size(), r.replayed.size()); ++i) {
         const IterationOutcome &a = was[i], &b = r.replayed[i];
-        if (a.replanned == b.replanned && a.plan_hash == b.plan_hash) continue;
+        if (a == b) continue;
         r.same = false;
-        r.verdict = fmt::format("iteration {} ({}) differs: recorded {}, replayed {}", i,
-                                binding_text(a.dims), decision_text(a), decision_text(b));
+        // The same decision on the same plan, with another binding, peak or replan key.
+        const std::string detail =
+            decision_text(a) == decision_text(b)
+                ? fmt::format(" (recorded at {}, {}; replayed at {}, {})",
+                              binding_text(a.plan_binding), format_bytes(a.peak_bytes),
+                              binding_text(b.plan_binding), format_bytes(b.peak_bytes))
+                : "";
+        r.verdict = fmt::format("iteration {} ({}) differs: recorded {}, replayed {}{}", i,
+                                binding_text(a.dims), decision_text(a), decision_text(b), detail);
         return r;
     }
     if (was.size() != r.replayed.size()) {

@@ -36,7 +36,7 @@ std::string history_text(const IterationHistory& h);
 // What replaying the iterations decided against what was recorded.
 struct IterationsReplay {
     std::vector<IterationOutcome> replayed;
-    bool same = true;    // every iteration decided as recorded: replanned or not, on the same plan
+    bool same = true;    // every iteration decided as recorded: all its recorded fields agree
     std::string verdict; // "3 iterations decided as recorded (1 replan)", or the first difference
 };
 // Compares a replayed run's decisions with the recorded ones.

@@ -33,8 +33,11 @@ class SealWriter {
 std::string summary_seal(const SessionSummary& s);
 
 // Over everything else show, replay and export read (program version, the model text and
-// request, the options as stored JSON, IR hash, metrics, the checkpoint bytes, and from schema 6
-// the source file's hash and ONNX bindings where set) and the summary seal.
-std::string content_seal(const Session& s, std::string_view options_json);
+// request, the options as stored JSON, IR hash, metrics, the checkpoint bytes, from schema 6
+// the source file's hash and ONNX bindings where set, and from schema 9 the iterations as
+// stored JSON where set) and the summary seal. The stored texts are sealed as they are, so a
+// change that parses to the same values still breaks the seal.
+std::string content_seal(const Session& s, std::string_view options_json,
+                         std::string_view iterations_json);
 
 } // namespace tmmu::sessions

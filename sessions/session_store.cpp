@@ -416,7 +416,7 @@ constexpr const char* kListedFieldsAltered =
 // content seal covers those bytes) and its seals.
 struct StoredRow {
     Session session;
-    std::string options_json;
+    std::string options_json, iterations_json;
     std::string summary_seal, content_seal;
 };
 
@@ -444,7 +444,8 @@ StoredRow read_row(const Stmt& s, const std::string& where) {
     row.content_seal = s.text(20);
     r.input.source_sha256 = s.text(21);
     read_bindings_json(s.text(22), r.input, where + ".bindings_json");
-    read_iterations_json(s.text(23), r.input, where + ".iterations_json");
+    row.iterations_json = s.text(23);
+    read_iterations_json(row.iterations_json, r.input, where + ".iterations_json");
     if (r.input.iterations) r.summary.iterations = uint32_t(r.input.iterations->decided.size());
     return row;
 }
@@ -487,7 +488,7 @@ std::string row_problem(StoredRow& row) {
     const Session& s = row.session;
     if (row.summary_seal.empty() && row.content_seal.empty()) return kNotSealed;
     if (summary_seal(s.summary) != row.summary_seal) return kListedFieldsAltered;
-    if (content_seal(s, row.options_json) != row.content_seal)
+    if (content_seal(s, row.options_json, row.iterations_json) != row.content_seal)
         return "stored inputs or results (model text, request, options, iterations, metrics, "
                "version) do not match their seal";
     return {};
@@ -511,7 +512,7 @@ void seal_old_rows(sqlite3* db, const std::string& path) {
         const Session& s = row->session;
         update.reset();
         update.bind(1, summary_seal(s.summary))
-            .bind(2, content_seal(s, row->options_json))
+            .bind(2, content_seal(s, row->options_json, row->iterations_json))
             .bind(3, s.summary.id);
         update.step();
     }
@@ -649,6 +650,7 @@ int64_t SessionStore::record(const NewSession& n) {
     const SessionSummary& summary = row.summary;
     const SessionInput& in = row.input;
     const std::string options = options_to_json(in.options).dump();
+    const std::string iterations = iterations_json(in);
     Transaction tx(db_, path_);
     Stmt s(db_, path_,
            "INSERT INTO sessions(created, program_version, title, source_path, is_problem, "
@@ -665,8 +667,8 @@ int64_t SessionStore::record(const NewSession& n) {
     s.bind_blob(13, row.checkpoint).bind(14, summary.plan_hash);
     s.bind(15, int64_t(summary.peak_bytes)).bind(16, int64_t(summary.lower_bound));
     s.bind(17, row.metrics_json).bind(18, row.notes);
-    s.bind(19, summary_seal(summary)).bind(20, content_seal(row, options));
-    s.bind(21, in.source_sha256).bind(22, bindings_json(in)).bind(23, iterations_json(in));
+    s.bind(19, summary_seal(summary)).bind(20, content_seal(row, options, iterations));
+    s.bind(21, in.source_sha256).bind(22, bindings_json(in)).bind(23, iterations);
     s.step();
     int64_t id = sqlite3_last_insert_rowid(db_);
     insert_tags(db_, path_, id, summary.tags);

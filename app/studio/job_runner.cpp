@@ -192,7 +192,7 @@ void JobRunner::finish(const std::shared_ptr<Job>& job, std::optional<JobFailure
     if (job->cancel.load()) {
         if (!failure)
             failure = cancelledFailure(job->title, job->superseded);
-        else if (failure->cancelled()) // the engine's own CANCELLED, naming its stage
+        else // the engine's own CANCELLED, naming its stage, or what failed before it looked
             failure->superseded = job->superseded;
     }
     deliver(*job, failure);

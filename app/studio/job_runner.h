@@ -49,7 +49,9 @@ struct JobFailure {
     QString code; // failure_code_name(), or "ERROR" for an exception that is no Failure
     QString where;
     QString message;
-    bool superseded = false; // cancelled because a newer job with its key was submitted
+    // Cancelled because a newer job with its key was submitted: whatever the job ended in (its
+    // CANCELLED, or a failure it met before it looked), the newer job answers for the screen.
+    bool superseded = false;
 
     static JobFailure of(const Failure& f);
     bool cancelled() const; // by the user or, when superseded, by a newer job

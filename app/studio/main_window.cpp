@@ -317,6 +317,8 @@ void MainWindow::onLazyShown(const LazyShown& shown) {
     if (shown.buffers.plan) {
         onPlanned(shown.buffers);
         strategies_->showMessage(tr("A lazy program's pool buffers, planned by the auto strategy"));
+    } else {
+        settleComparison();
     }
     // The trace's events are the axis every panel steps through; buffer lifetimes are in the
     // same units, so the arena and live ranges follow the token graph.
@@ -506,6 +508,7 @@ void MainWindow::startJob(PlanJob job, bool remember) {
             if (compare) compareStrategies(outcome);
         },
         [this, path, settings, remember](const JobFailure& f) {
+            if (f.superseded) return; // no dims dialog for a file another replaced
             const bool unbound =
                 f.code.toStdString() == failure_code_name(FailureCode::UnboundDimension);
             onFailed(f, !unbound);
@@ -564,12 +567,16 @@ void MainWindow::onFailed(const JobFailure& failure, bool showBox) {
     QString text = failure.cancelled() ? tr("Planning cancelled") : lastFailure_;
     if (keep) text += tr(" — the previous plan is still shown");
     status_->showMessage(text);
+    settleComparison();
+    if (!failure.cancelled() && showBox) showFailureBox(lastFailure_);
+    emit planFailed(lastFailure_);
+}
+
+void MainWindow::settleComparison() {
     if (strategies_->results().empty())
         strategies_->showMessage(tr("No comparison"));
     else if (ctx_->plan())
         strategies_->setResults(strategies_->results(), ctx_->plan()->strategy);
-    if (!failure.cancelled() && showBox) showFailureBox(lastFailure_);
-    emit planFailed(lastFailure_);
 }
 
 void MainWindow::onCompared(const std::vector<views::StrategyResult>& results) {

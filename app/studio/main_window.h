@@ -126,6 +126,9 @@ class MainWindow : public QMainWindow {
     // Shows an outcome that was not planned here (a recorded session) exactly as a planned one,
     // without re-planning; a running planning job is cancelled so it cannot replace it.
     void showStoredOutcome(const PlanOutcome& outcome);
+    // After a job that replaced the shown plan's and showed none itself: the comparison panel
+    // says what it holds again rather than the "Comparing strategies…" a plan job left there.
+    void settleComparison();
     // A plan from a file without its model (`file`: "A checkpoint"), shown as planned.
     void showStoredPlan(const PlanOutcome& outcome, bool remember, const QString& file);
 

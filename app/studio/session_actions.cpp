@@ -182,7 +182,10 @@ void SessionActions::openSession(qint64 id) {
         [store = storeRef(), id](const Progress&) { return open_stored(store, id); },
         [this, id](OpenedSession opened) { showOpened(id, opened); },
         [this, id](const JobFailure& f) {
-            if (!f.superseded) report(tr("Cannot open session %1: %2").arg(id).arg(f.text()));
+            if (!f.superseded) {
+                window_->settleComparison();
+                report(tr("Cannot open session %1: %2").arg(id).arg(f.text()));
+            }
             emit openFinished(id, false);
         });
 }
@@ -191,6 +194,7 @@ void SessionActions::showOpened(qint64 id, OpenedSession& opened) {
     const sessions::Session& s = opened.session;
     if (s.altered) markAltered(s);
     if (!opened.outcome) {
+        window_->settleComparison();
         report(tr("Session %1 cannot be shown: %2").arg(id).arg(qs(s.altered_reason)));
         emit openFinished(id, false);
         return;

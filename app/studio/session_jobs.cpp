@@ -130,6 +130,7 @@ OpenedSession open_stored(const StoreRef& store, int64_t id) {
     outcome->model = std::make_shared<const LoadedModel>(sessions::load_input(r.session.input));
     outcome->plan = std::make_shared<const Plan>(std::move(*r.session.plan));
     outcome->settings = settings_of(r.session.input);
+    outcome->iterations = r.session.input.iterations;
     r.session.plan.reset();
     r.outcome = std::move(outcome);
     return r;

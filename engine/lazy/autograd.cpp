@@ -157,12 +157,13 @@ ValueId EngineState::vjp(const AutogradNode& node, size_t i, ValueId g) {
     case Op::Maximum:
     case Op::Minimum: {
         // The gradient goes to the input chosen, and a tie gives each input half, as PyTorch
-        // does: the weight is 1 where input i wins, 1/2 where the inputs are equal, else 0.
-        const ValueId mine = saved_value(i), other = saved_value(1 - i);
-        const ValueId lead =
-            node.op == Op::Maximum ? op2(Op::Sub, mine, other) : op2(Op::Sub, other, mine);
-        const ValueId tie = op2(Op::Mul, op2(Op::Eq, mine, other), scalar(0.5f));
-        return sum_to(op2(Op::Mul, g, op2(Op::Add, op1(Op::Step, lead), tie)), s);
+        // does: a's weight is 1 where a wins, 1/2 where the inputs are equal, else 0, and b
+        // takes the rest, so where either is NaN (the kernels then choose b) b takes it all.
+        const ValueId a = saved_value(0), b = saved_value(1);
+        const ValueId lead = node.op == Op::Maximum ? op2(Op::Sub, a, b) : op2(Op::Sub, b, a);
+        const ValueId tie = op2(Op::Mul, op2(Op::Eq, a, b), scalar(0.5f));
+        const ValueId ga = op2(Op::Mul, g, op2(Op::Add, op1(Op::Step, lead), tie));
+        return sum_to(i == 0 ? ga : op2(Op::Sub, g, ga), s);
     }
     case Op::Pow: {
         const ValueId a = saved_value(0), b = saved_value(1);

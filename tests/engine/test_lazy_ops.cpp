@@ -167,6 +167,13 @@ class TestLazyOps : public QObject {
                                             : (std::vector<float>{1.0f, 0.5f, 0.0f, 0.5f}));
             QCOMPARE(e.read(e.grad(y)), (std::vector<float>{2.0f}));
         }
+        // A NaN operand: the kernels choose b, and b's gradient is all of it.
+        Engine e;
+        const Tensor x = e.parameter({2}, {std::nanf(""), 1.0f}, "x");
+        const Tensor y = e.parameter({2}, {2.0f, std::nanf("")}, "y");
+        e.backward(e.sum(e.binary("maximum", x, y)));
+        QCOMPARE(e.read(e.grad(x)), (std::vector<float>{0.0f, 0.0f}));
+        QCOMPARE(e.read(e.grad(y)), (std::vector<float>{1.0f, 1.0f}));
     }
 
     // floor, ceil and round pass zeros even when the gradient reaching them is infinite;

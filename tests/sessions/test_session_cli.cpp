@@ -243,8 +243,6 @@ class TestSessionCli : public QObject {
                  qPrintable(run.out));
     }
 
-    // Tags are single words (no comma, not blank), refused before anything is planned or
-    // written; a diff of two different models says so before its deltas.
     // tmmu plan --iteration --record keeps the iterations: show lists them, replay runs them
     // again from the first plan's binding and says each was decided as recorded.
     void iterationRunsKeepTheirIterations() {
@@ -267,6 +265,8 @@ class TestSessionCli : public QObject {
                  qPrintable(replay.out));
     }
 
+    // Tags are single words (no comma, not blank), refused before anything is planned or
+    // written; a diff of two different models says so before its deltas.
     void tagsAndDiffsSayWhatTheyMean() {
         QTemporaryDir dir;
         const QString db = dir.path() + "/s.db";

@@ -86,33 +86,47 @@ class TestSessionIterations : public QObject {
         QCOMPARE(listed_mode(s.summary), std::string("inference, 3 iterations"));
     }
 
-    // The content seal covers the history: changing a decision or dropping the history is seen.
+    // The content seal covers the history as stored: changing a decision, dropping the history
+    // or rewriting its text into the same values is seen.
     void historyIsSealed() {
         SessionStore store(db("sealed.db"));
         const int64_t a = store.record(iterations_session());
         const int64_t b = store.record(iterations_session());
+        const int64_t c = store.record(iterations_session());
+        QVERIFY(!store.load(a).altered);
         sql(store, "UPDATE sessions SET iterations_json = replace(iterations_json, "
                    "'\"replanned\":true', '\"replanned\":false') WHERE id = " +
                        std::to_string(a));
         sql(store, "UPDATE sessions SET iterations_json = '' WHERE id = " + std::to_string(b));
-        for (const int64_t id : {a, b}) {
-            const Session s = store.load(id);
-            QVERIFY(s.altered);
-            QVERIFY2(s.altered_reason.find("iterations") != std::string::npos,
-                     s.altered_reason.c_str());
-        }
+        sql(store, "UPDATE sessions SET iterations_json = replace(iterations_json, "
+                   "'\"peak_bytes\":', '\"peak_bytes\": ') WHERE id = " +
+                       std::to_string(c));
+        QCOMPARE(store.load(c).input.iterations->decided.size(), size_t(3)); // still parses
+        for (const int64_t id : {a, b, c})
+            QVERIFY2(store.load(id).altered, std::to_string(id).c_str());
         sql(store, "UPDATE sessions SET iterations_json = '{\"start\": 1}' WHERE id = " +
                        std::to_string(a));
-        // The list still lists both, without a count where it reads none.
-        const std::vector<SessionSummary> listed = store.list();
-        QCOMPARE(listed.size(), size_t(2));
-        QCOMPARE(listed_mode(listed[0]), std::string("inference"));
+        // The list still lists them all, without a count where it reads none (a and b).
+        const std::vector<SessionSummary> listed = store.list(); // newest first: c, b, a
+        QCOMPARE(listed.size(), size_t(3));
+        QCOMPARE(listed_mode(listed[0]), std::string("inference, 3 iterations"));
         QCOMPARE(listed_mode(listed[1]), std::string("inference"));
-        const auto f = test::capture_failure([&] { (void)store.load(a); });
+        QCOMPARE(listed_mode(listed[2]), std::string("inference"));
+        auto f = test::capture_failure([&] { (void)store.load(a); });
         QVERIFY(f);
         QCOMPARE(f->code(), FailureCode::CorruptCheckpoint);
         QVERIFY2(std::string(f->where()).find("iterations_json") != std::string::npos,
                  f->where().c_str());
+        // A digest that is not hex is corrupt data too, not a usage error.
+        sql(store, "UPDATE sessions SET iterations_json = (SELECT iterations_json FROM sessions "
+                   "WHERE id = " +
+                       std::to_string(c) + ") WHERE id = " + std::to_string(a));
+        sql(store, "UPDATE sessions SET iterations_json = replace(iterations_json, "
+                   "'\"plan_hash\":\"', '\"plan_hash\":\"g') WHERE id = " +
+                       std::to_string(a));
+        f = test::capture_failure([&] { (void)store.load(a); });
+        QVERIFY(f);
+        QCOMPARE(f->code(), FailureCode::CorruptCheckpoint);
     }
 
     // The history must end on the plan recorded with it, numbered from 0 without gaps.
@@ -165,6 +179,13 @@ class TestSessionIterations : public QObject {
                  r.verdict.c_str());
         QVERIFY2(r.verdict.find("replayed fits plan " +
                                 to_hex(h.decided[0].plan_hash).substr(0, 16)) != std::string::npos,
+                 r.verdict.c_str());
+        other = h.decided;
+        other[2].peak_bytes += 1;
+        r = compare_iterations(h, other);
+        QVERIFY(!r.same);
+        QVERIFY2(r.verdict.find("iteration 2 (seq=512) differs: recorded fits plan ") == 0 &&
+                     r.verdict.find("; replayed at batch=1, seq=1024, ") != std::string::npos,
                  r.verdict.c_str());
         other = h.decided;
         other.pop_back();

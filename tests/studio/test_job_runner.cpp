@@ -228,6 +228,30 @@ class TestJobRunner : public QObject {
         QCOMPARE(titles, QStringList({"plan A", "other", "plan C"}));
     }
 
+    // A running job that a newer one replaces, and that fails on its own before it looks at its
+    // cancel flag, keeps its failure and says it was superseded.
+    void aSupersededJobsOwnFailureSaysSo() {
+        JobRunner runner;
+        Outcome replaced, newer;
+        auto release = std::make_shared<std::atomic<bool>>(false);
+        runner.submit(
+            {"old", "k"},
+            [release](const Progress&) {
+                while (!release->load())
+                    QThread::msleep(1);
+                fail(FailureCode::UnboundDimension, "x", "dimension 'n' has no value");
+            },
+            [&] { ++replaced.done; }, recordFailure(replaced));
+        runner.submit(
+            {"new", "k"}, [](const Progress&) {}, [&] { ++newer.done; }, recordFailure(newer));
+        release->store(true);
+        QVERIFY(runner.waitForIdle(kWaitMs));
+        QCOMPARE(replaced.failures.size(), size_t(1));
+        QCOMPARE(replaced.failures[0].code, QString("UNBOUND_DIMENSION"));
+        QVERIFY(replaced.failures[0].superseded);
+        QCOMPARE(newer.done, 1);
+    }
+
     // A job the caller cancelled stays cancelled by the caller when a newer one of its key comes.
     void cancelByKeyLeavesOtherJobs() {
         JobRunner runner;
