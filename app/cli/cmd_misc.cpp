@@ -37,7 +37,8 @@ else (a checkpoint, a CSV problem) they are a usage error (exit 2).
 constexpr const char* kGenHelp =
     R"(usage: tmmu gen gpt2|llama CONFIG --out FILE [--batch N] [--seq N] [--mode M]
 
-Expands a GPT-2 or Llama config.json into a native IR JSON graph at operator granularity.
+Expands a GPT-2 or Llama config.json into a native IR JSON graph at operator granularity
+(Mistral and Qwen2 configs are of the llama family).
   --mode M     inference | forward | training (default training)
   --batch N    batch size (default 8)
   --seq N      sequence length (default 1024)

@@ -109,15 +109,17 @@ std::string stem_of(std::string_view origin) {
     return std::string(base);
 }
 
-std::optional<TransformerConfig::Family> detect_family(const Reader& r) {
-    std::string model_type = r.string_or("model_type", "");
-    if (model_type == "gpt2") return TransformerConfig::Family::Gpt2;
-    if (model_type == "llama") return TransformerConfig::Family::Llama;
-    // Mistral, Qwen2, Gemma, ... have Llama's field names but compute something else (sliding
-    // windows, q/k/v biases, other norms): their fields alone must not make them Llama.
+using Variant = TransformerConfig::Variant;
+
+std::optional<Variant> detect_variant(const Reader& r) {
+    const std::string model_type = r.string_or("model_type", "");
+    for (const Variant v : {Variant::Gpt2, Variant::Llama, Variant::Mistral, Variant::Qwen2})
+        if (model_type == variant_name(v)) return v;
+    // Gemma, Phi, ... have Llama's field names but other tensors or norms: their fields alone
+    // must not make them Llama.
     if (!model_type.empty()) return std::nullopt;
-    if (r.has("n_embd")) return TransformerConfig::Family::Gpt2;
-    if (r.has("hidden_size")) return TransformerConfig::Family::Llama;
+    if (r.has("n_embd")) return Variant::Gpt2;
+    if (r.has("hidden_size")) return Variant::Llama;
     return std::nullopt;
 }
 
@@ -200,6 +202,45 @@ void read_rope_scaling(const Reader& r, TransformerConfig& c) {
     }
 }
 
+// Sliding-window attention over `window` positions attends as full attention does while a
+// sequence is no longer than the window; the runtime computes full attention only.
+void mark_sliding_window(const Reader& r, std::string_view field, uint64_t window,
+                         TransformerConfig& c) {
+    if (window < c.max_positions)
+        r.mark_unrunnable(field,
+                          fmt::format("sliding-window attention over {} of the {} positions",
+                                      window, c.max_positions),
+                          c);
+}
+
+// What the variants add to Llama's tensors and attention. Biases are planned as the model's
+// tensors; the runtime's Llama blocks have none, so they make the config unrunnable.
+void read_variant_fields(const Reader& r, TransformerConfig& c) {
+    switch (c.variant) {
+    case Variant::Qwen2:
+        c.qkv_bias = true;
+        r.mark_unrunnable("model_type", std::string("Qwen2's biases on q, k and v"), c);
+        if (r.boolean_or("use_sliding_window", false))
+            mark_sliding_window(r, "sliding_window", r.positive_or("sliding_window", 4096), c);
+        return;
+    case Variant::Mistral:
+        if (r.has("sliding_window"))
+            mark_sliding_window(r, "sliding_window", r.positive("sliding_window"), c);
+        return;
+    case Variant::Llama:
+        c.qkv_bias = c.o_bias = r.boolean_or("attention_bias", false);
+        c.mlp_bias = r.boolean_or("mlp_bias", false);
+        if (c.qkv_bias)
+            r.mark_unrunnable("attention_bias", std::string("biases on the attention projections"),
+                              c);
+        if (c.mlp_bias)
+            r.mark_unrunnable("mlp_bias", std::string("biases on the MLP projections"), c);
+        return;
+    case Variant::Gpt2:
+        return;
+    }
+}
+
 void read_llama(const Reader& r, TransformerConfig& c) {
     c.n_layer = r.positive("num_hidden_layers");
     c.hidden = r.positive("hidden_size");
@@ -211,10 +252,7 @@ void read_llama(const Reader& r, TransformerConfig& c) {
     c.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
     c.norm_eps = r.positive_real_or("rms_norm_eps", 1e-6); // the transformers defaults
     c.rope_theta = r.positive_real_or("rope_theta", 10000.0);
-    r.refuse("attention_bias", r.unsupported_flag("attention_bias", false, false,
-                                                  "biases on the attention projections"));
-    r.refuse("mlp_bias",
-             r.unsupported_flag("mlp_bias", false, false, "biases on the MLP projections"));
+    read_variant_fields(r, c);
     r.mark_unrunnable("hidden_act",
                       r.unsupported("hidden_act", "silu", {"silu", "swish"}, "activation"), c);
     read_rope_scaling(r, c);
@@ -245,6 +283,20 @@ void check_heads(const Reader& r, const TransformerConfig& c) {
 
 } // namespace
 
+std::string_view variant_name(TransformerConfig::Variant v) {
+    switch (v) {
+    case Variant::Gpt2:
+        return "gpt2";
+    case Variant::Llama:
+        return "llama";
+    case Variant::Mistral:
+        return "mistral";
+    case Variant::Qwen2:
+        return "qwen2";
+    }
+    return "gpt2";
+}
+
 std::string_view family_name(TransformerConfig::Family f) {
     return f == TransformerConfig::Family::Gpt2 ? "gpt2" : "llama";
 }
@@ -256,16 +308,19 @@ TransformerConfig parse_transformer_config(std::string_view json_text, std::stri
     if (!doc.is_object())
         fail(FailureCode::InvalidIrShapes, std::string(origin), "expected a JSON object");
     Reader r{doc, origin};
-    auto family = detect_family(r);
-    if (!family) {
+    const std::optional<Variant> variant = detect_variant(r);
+    if (!variant) {
         if (r.has("model_type"))
             r.refuse("model_type",
-                     r.unsupported("model_type", "", {"gpt2", "llama"}, "model type"));
-        r.bad("model_type", "expected model_type \"gpt2\" or \"llama\", or GPT-2 (n_embd) or "
-                            "Llama (hidden_size) fields");
+                     r.unsupported("model_type", "", {"gpt2", "llama", "mistral", "qwen2"},
+                                   "model type"));
+        r.bad("model_type", "expected model_type \"gpt2\", \"llama\", \"mistral\" or "
+                            "\"qwen2\", or GPT-2 (n_embd) or Llama (hidden_size) fields");
     }
     TransformerConfig c;
-    c.family = *family;
+    c.variant = *variant;
+    c.family = c.variant == Variant::Gpt2 ? TransformerConfig::Family::Gpt2
+                                          : TransformerConfig::Family::Llama;
     if (c.family == TransformerConfig::Family::Gpt2)
         read_gpt2(r, c);
     else
@@ -291,7 +346,8 @@ bool looks_like_transformer_config(std::string_view text) {
     if (doc.is_discarded() || !doc.is_object()) return false;
     if (doc.contains("tensors") || doc.contains("nodes")) return false;
     auto type = doc.find("model_type");
-    if (type != doc.end() && type->is_string() && (*type == "gpt2" || *type == "llama"))
+    if (type != doc.end() && type->is_string() &&
+        (*type == "gpt2" || *type == "llama" || *type == "mistral" || *type == "qwen2"))
         return true;
     bool gpt2 = doc.contains("n_embd") && doc.contains("n_layer") && doc.contains("n_head");
     bool llama = doc.contains("hidden_size") && doc.contains("num_hidden_layers") &&

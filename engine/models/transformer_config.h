@@ -25,6 +25,14 @@ struct RopeScaling {
 struct TransformerConfig {
     enum class Family { Gpt2, Llama };
     Family family = Family::Gpt2;
+    // The Llama family's model types: Llama, Mistral (Llama's tensors, and a sliding window)
+    // and Qwen2 (Llama's, with q/k/v biases). GPT-2 configs are Gpt2.
+    enum class Variant { Gpt2, Llama, Mistral, Qwen2 };
+    Variant variant = Variant::Gpt2;
+    // Biases on the Llama family's projections: q, k and v (Qwen2; Llama's attention_bias), the
+    // attention output (Llama's attention_bias), and the MLP's three (Llama's mlp_bias). The
+    // graph has them; the runtime's Llama blocks do not (unrunnable).
+    bool qkv_bias = false, o_bias = false, mlp_bias = false;
     uint64_t n_layer = 0;
     uint64_t hidden = 0;       // embedding width (GPT-2 n_embd, Llama hidden_size)
     uint64_t n_head = 0;       // query heads
@@ -51,13 +59,15 @@ struct TransformerConfig {
 };
 
 std::string_view family_name(TransformerConfig::Family f); // "gpt2", "llama"
+// "gpt2", "llama", "mistral", "qwen2": the model_type a config of this variant has.
+std::string_view variant_name(TransformerConfig::Variant v);
 
 // Parses config.json text. origin names the source (a path) in failures and in the default
 // name. Throws INVALID_IR_SHAPES naming origin and the field: malformed JSON, missing field,
 // non-integer or non-positive value, hidden not divisible by heads, heads not divisible by kv
-// heads, a head_dim that disagrees with them, biases or cross-attention the graph does not
-// have, unknown family. Family: model_type "gpt2"/"llama" (any other model_type is refused),
-// else by which fields exist.
+// heads, a head_dim that disagrees with them, cross-attention the graph does not have, unknown
+// family. Family: model_type "gpt2", or "llama"/"mistral"/"qwen2" (any other model_type is
+// refused), else by which fields exist.
 TransformerConfig parse_transformer_config(std::string_view json_text, std::string_view origin);
 
 // Reads and parses a file; IO_ERROR when it cannot be read.

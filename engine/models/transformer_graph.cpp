@@ -255,9 +255,10 @@ struct LlamaModel : ModelBase {
     }
 
     LinearRec projection(uint64_t l, std::string_view param, std::string_view out, TensorIndex x,
-                         int64_t in_features, int64_t out_features) {
+                         int64_t in_features, int64_t out_features, bool bias) {
         TensorIndex w = b.param(at(l, param) + ".weight", {in_features, out_features});
-        return b.linear(at(l, out), x, w, kNone, out_features);
+        TensorIndex bias_param = bias ? b.param(at(l, param) + ".bias", {out_features}) : kNone;
+        return b.linear(at(l, out), x, w, bias_param, out_features);
     }
 
     TensorIndex layer_forward(uint64_t l, TensorIndex x) {
@@ -266,9 +267,9 @@ struct LlamaModel : ModelBase {
         TensorIndex w1 = b.param(at(l, "input_layernorm.weight"), {d.E});
         L.norm_1 = b.rmsnorm(at(l, "input_layernorm"), x, w1);
         TensorIndex n1 = L.norm_1.out;
-        L.q = projection(l, "self_attn.q_proj", "attn.q_proj", n1, d.E, d.H * d.D);
-        L.k = projection(l, "self_attn.k_proj", "attn.k_proj", n1, d.E, d.KV * d.D);
-        L.v = projection(l, "self_attn.v_proj", "attn.v_proj", n1, d.E, d.KV * d.D);
+        L.q = projection(l, "self_attn.q_proj", "attn.q_proj", n1, d.E, d.H * d.D, c.qkv_bias);
+        L.k = projection(l, "self_attn.k_proj", "attn.k_proj", n1, d.E, d.KV * d.D, c.qkv_bias);
+        L.v = projection(l, "self_attn.v_proj", "attn.v_proj", n1, d.E, d.KV * d.D, c.qkv_bias);
         TensorIndex q = b.value(at(l, "attn.q"), {d.B, d.H, d.S, d.D});
         b.op("rope", {L.q.out}, {q});
         TensorIndex k = b.value(at(l, "attn.k"), {d.B, d.KV, d.S, d.D});
@@ -276,15 +277,16 @@ struct LlamaModel : ModelBase {
         TensorIndex v = b.value(at(l, "attn.v"), {d.B, d.KV, d.S, d.D});
         b.op("split_heads", {L.v.out}, {v});
         L.attn = b.attention(at(l, "attn"), q, k, v);
-        L.o = projection(l, "self_attn.o_proj", "attn.proj", L.attn.merged, d.H * d.D, d.E);
+        L.o =
+            projection(l, "self_attn.o_proj", "attn.proj", L.attn.merged, d.H * d.D, d.E, c.o_bias);
         TensorIndex mid = b.binary("add", at(l, "resid_attn"), x, L.o.out);
         TensorIndex w2 = b.param(at(l, "post_attention_layernorm.weight"), {d.E});
         L.norm_2 = b.rmsnorm(at(l, "post_attention_layernorm"), mid, w2);
-        L.gate = projection(l, "mlp.gate_proj", "mlp.gate", L.norm_2.out, d.E, d.I);
-        L.up = projection(l, "mlp.up_proj", "mlp.up", L.norm_2.out, d.E, d.I);
+        L.gate = projection(l, "mlp.gate_proj", "mlp.gate", L.norm_2.out, d.E, d.I, c.mlp_bias);
+        L.up = projection(l, "mlp.up_proj", "mlp.up", L.norm_2.out, d.E, d.I, c.mlp_bias);
         L.silu = b.unary("silu", at(l, "mlp.silu"), L.gate.out);
         TensorIndex act = b.binary("mul", at(l, "mlp.act"), L.silu, L.up.out);
-        L.down = projection(l, "mlp.down_proj", "mlp.down", act, d.I, d.E);
+        L.down = projection(l, "mlp.down_proj", "mlp.down", act, d.I, d.E, c.mlp_bias);
         layers.push_back(L);
         return b.binary("add", at(l, "out"), mid, L.down.out);
     }
@@ -388,7 +390,11 @@ uint64_t parameter_count(const TransformerConfig& c) {
     } else {
         total = add(total, E); // final norm
         uint64_t attn = add(mul(2, mul(E, E)), mul(2, mul(E, kv_width)));
-        per_layer = add(add(attn, mul(3, mul(E, I))), mul(2, E));
+        if (c.qkv_bias) attn = add(attn, add(E, mul(2, kv_width)));
+        if (c.o_bias) attn = add(attn, E);
+        uint64_t mlp = mul(3, mul(E, I));
+        if (c.mlp_bias) mlp = add(mlp, add(mul(2, I), E));
+        per_layer = add(add(attn, mlp), mul(2, E));
     }
     return add(total, mul(c.n_layer, per_layer));
 }

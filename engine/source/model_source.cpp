@@ -25,8 +25,8 @@ bool looks_like_csv(std::string_view text) {
 
 std::string describe_config(const TransformerConfig& c, const ModelRequest& r) {
     return fmt::format("{} '{}', {} layers, hidden {}, {} heads, batch {}, seq {}",
-                       c.family == TransformerConfig::Family::Gpt2 ? "gpt2" : "llama", c.name,
-                       c.n_layer, c.hidden, c.n_head, r.batch, r.seq);
+                       variant_name(c.variant), c.name, c.n_layer, c.hidden, c.n_head, r.batch,
+                       r.seq);
 }
 
 // An ONNX ModelProto starts with its ir_version field (protobuf tag 0x08, a small varint). ONNX

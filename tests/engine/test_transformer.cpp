@@ -2,6 +2,7 @@
 #include "liveness/liveness.h"
 #include "models/transformer_config.h"
 #include "models/transformer_graph.h"
+#include "runtime/plan_compiler.h"
 #include "test_support.h"
 
 #include <QObject>
@@ -187,21 +188,74 @@ class TestTransformer : public QObject {
 
     // A config whose tensors differ from the graph built here is refused where it differs.
     void configFieldsThatChangeTheTensorsAreRefused() {
-        expect_config_error(with_field(llama_text_, "attention_bias", "true"), "attention_bias");
-        expect_config_error(plus_field(llama_text_, "mlp_bias", "true"), "mlp_bias");
         expect_config_error(plus_field(llama_text_, "head_dim", "128"), "head_dim");
         expect_config_error(with_field(llama_text_, "rope_scaling", "[2]"), "rope_scaling");
         expect_config_error(plus_field(gpt2_text_, "add_cross_attention", "true"),
                             "add_cross_attention");
-        // Llama's field names under another model type (Mistral, Qwen2, ...): refused by name.
+        // Llama's field names under another model type (Gemma, Phi, ...): refused by name.
         auto f = test::capture_failure([&] {
-            (void)parse_transformer_config(with_field(llama_text_, "model_type", "\"qwen2\""),
+            (void)parse_transformer_config(with_field(llama_text_, "model_type", "\"gemma\""),
                                            "cfg.json");
         });
         QVERIFY(f);
         QCOMPARE(f->where(), std::string("cfg.json field 'model_type'"));
-        QVERIFY2(std::string(f->what()).find("\"qwen2\" is not supported") != std::string::npos,
+        QVERIFY2(std::string(f->what()).find("\"gemma\" is not supported (supported: \"gpt2\", "
+                                             "\"llama\", \"mistral\", \"qwen2\")") !=
+                     std::string::npos,
                  f->what());
+    }
+
+    // Mistral and Qwen2 are Llama's tensors (Qwen2 with q/k/v biases), and Llama's own biases
+    // are planned: the graph has them, and the runtime, which has none, refuses the config.
+    void llamaVariantsArePlanned() {
+        const auto parse = [](const std::string& text) {
+            return parse_transformer_config(text, "cfg.json");
+        };
+        const TransformerConfig qwen2 = parse(with_field(llama_text_, "model_type", "\"qwen2\""));
+        QVERIFY(qwen2.variant == TransformerConfig::Variant::Qwen2 && qwen2.qkv_bias);
+        QVERIFY(!qwen2.o_bias && !qwen2.mlp_bias);
+        QCOMPARE(qwen2.unrunnable->where, std::string("cfg.json field 'model_type'"));
+        const Graph g = build(qwen2, Mode::Training);
+        QVERIFY(by_name(g, "h0.self_attn.q_proj.bias") != kNone);
+        QVERIFY(by_name(g, "h0.self_attn.v_proj.bias") != kNone);
+        QVERIFY(by_name(g, "h0.self_attn.o_proj.bias") == kNone);
+        QCOMPARE(count_opcode(g, "bias_grad"), 3 * qwen2.n_layer); // q, k and v per layer
+        // Its sliding window is off unless asked for.
+        const TransformerConfig windowed = parse(plus_field(
+            plus_field(with_field(llama_text_, "model_type", "\"qwen2\""), "sliding_window", "64"),
+            "use_sliding_window", "true"));
+        QVERIFY(windowed.unrunnable->message.find("biases") != std::string::npos); // the first
+        const TransformerConfig mistral =
+            parse(with_field(llama_text_, "model_type", "\"mistral\""));
+        QVERIFY(mistral.variant == TransformerConfig::Variant::Mistral && !mistral.unrunnable);
+        QVERIFY(!mistral.qkv_bias && !mistral.o_bias && !mistral.mlp_bias);
+        const TransformerConfig sliding = parse(plus_field(
+            with_field(llama_text_, "model_type", "\"mistral\""), "sliding_window", "64"));
+        QCOMPARE(sliding.unrunnable->where, std::string("cfg.json field 'sliding_window'"));
+        QVERIFY2(sliding.unrunnable->message.find("sliding-window attention over 64 of the ") == 0,
+                 sliding.unrunnable->message.c_str());
+        // A window as long as the context, or none, attends as Llama does.
+        QVERIFY(!parse(plus_field(with_field(llama_text_, "model_type", "\"mistral\""),
+                                  "sliding_window", "null"))
+                     .unrunnable);
+        const TransformerConfig biased = parse(
+            plus_field(with_field(llama_text_, "attention_bias", "true"), "mlp_bias", "true"));
+        QVERIFY(biased.qkv_bias && biased.o_bias && biased.mlp_bias);
+        QCOMPARE(biased.unrunnable->where, std::string("cfg.json field 'attention_bias'"));
+        const Graph b = build(biased, Mode::Inference);
+        for (const char* name : {"h0.self_attn.k_proj.bias", "h0.self_attn.o_proj.bias",
+                                 "h0.mlp.gate_proj.bias", "h0.mlp.down_proj.bias"})
+            QVERIFY2(by_name(b, name) != kNone, name);
+        QCOMPARE(graph_parameter_elements(b), parameter_count(biased));
+        QVERIFY(parameter_count(biased) > parameter_count(parse(llama_text_)));
+        // Runs refuse them, naming the field.
+        runtime::CompileRequest request;
+        auto refused =
+            test::capture_failure([&] { (void)runtime::compile_transformer(qwen2, request); });
+        QVERIFY(refused);
+        QCOMPARE(refused->where(), std::string("cfg.json field 'model_type'"));
+        QVERIFY(std::string(refused->what()).find("Qwen2's biases on q, k and v") !=
+                std::string::npos);
     }
 
     // Llama 3's and linear RoPE scaling are read (the runtime computes them).
@@ -294,6 +348,21 @@ class TestTransformer : public QObject {
     void parameterCountsMatchPublishedSizes() {
         QCOMPARE(parameter_count(gpt2_small()), 124439808ull);
         QCOMPARE(parameter_count(tinyllama()), 1100048384ull);
+        // Qwen2-0.5B (tied, q/k/v biases) and Mistral-7B-v0.1, from their published configs.
+        const TransformerConfig qwen2 = parse_transformer_config(
+            R"({"model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864,
+                "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2,
+                "vocab_size": 151936, "max_position_embeddings": 32768,
+                "tie_word_embeddings": true, "use_sliding_window": false})",
+            "qwen2.json");
+        QCOMPARE(parameter_count(qwen2), 494032768ull);
+        QCOMPARE(graph_parameter_elements(build(qwen2, Mode::Inference)), 494032768ull);
+        const TransformerConfig mistral = parse_transformer_config(
+            R"({"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,
+                "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+                "vocab_size": 32000, "max_position_embeddings": 32768, "sliding_window": 4096})",
+            "mistral.json");
+        QCOMPARE(parameter_count(mistral), 7241732096ull);
         // The graph's parameter tensors add up to the same figure.
         QCOMPARE(graph_parameter_elements(build(gpt2_small(), Mode::Inference)), 124439808ull);
         QCOMPARE(graph_parameter_elements(build(tinyllama(), Mode::Training)), 1100048384ull);
