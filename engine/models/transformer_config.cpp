@@ -213,13 +213,13 @@ void mark_sliding_window(const Reader& r, std::string_view field, uint64_t windo
                           c);
 }
 
-// What the variants add to Llama's tensors and attention. Biases are planned as the model's
-// tensors; the runtime's Llama blocks have none, so they make the config unrunnable.
+// What the variants add to Llama's tensors and attention. Every bias is planned as the
+// model's tensor; the runtime's Llama blocks add q, k and v's only, so the others make the
+// config unrunnable.
 void read_variant_fields(const Reader& r, TransformerConfig& c) {
     switch (c.variant) {
     case Variant::Qwen2:
         c.qkv_bias = true;
-        r.mark_unrunnable("model_type", std::string("Qwen2's biases on q, k and v"), c);
         if (r.boolean_or("use_sliding_window", false))
             mark_sliding_window(r, "sliding_window", r.positive_or("sliding_window", 4096), c);
         return;
@@ -230,9 +230,9 @@ void read_variant_fields(const Reader& r, TransformerConfig& c) {
     case Variant::Llama:
         c.qkv_bias = c.o_bias = r.boolean_or("attention_bias", false);
         c.mlp_bias = r.boolean_or("mlp_bias", false);
-        if (c.qkv_bias)
-            r.mark_unrunnable("attention_bias", std::string("biases on the attention projections"),
-                              c);
+        if (c.o_bias) // q, k and v's the runtime adds, as Qwen2's; the output's it has not
+            r.mark_unrunnable("attention_bias",
+                              std::string("a bias on the attention output projection"), c);
         if (c.mlp_bias)
             r.mark_unrunnable("mlp_bias", std::string("biases on the MLP projections"), c);
         return;

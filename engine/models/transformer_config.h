@@ -31,7 +31,7 @@ struct TransformerConfig {
     Variant variant = Variant::Gpt2;
     // Biases on the Llama family's projections: q, k and v (Qwen2; Llama's attention_bias), the
     // attention output (Llama's attention_bias), and the MLP's three (Llama's mlp_bias). The
-    // graph has them; the runtime's Llama blocks do not (unrunnable).
+    // graph has them all; the runtime's Llama blocks add q, k and v's (the others: unrunnable).
     bool qkv_bias = false, o_bias = false, mlp_bias = false;
     uint64_t n_layer = 0;
     uint64_t hidden = 0;       // embedding width (GPT-2 n_embd, Llama hidden_size)

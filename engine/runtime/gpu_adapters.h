@@ -185,10 +185,12 @@ struct GpuAdapters {
         float* attn = v + uint64_t(ctx.rows) * kv_width;
         const float* x = input_f32(o, 0);
         if (separate) {
+            const bool biased = p.flags & AttentionParams::kQkvBias;
+            const auto bias = [&](size_t w) { return biased ? weight_f32(o, w) : nullptr; };
             linears(ctx, x, width,
-                    {{o.weights[0], weight_is_f16(o, 0), nullptr, q, 0, q_width},
-                     {o.weights[1], weight_is_f16(o, 1), nullptr, kk, 0, kv_width},
-                     {o.weights[2], weight_is_f16(o, 2), nullptr, v, 0, kv_width}});
+                    {{o.weights[0], weight_is_f16(o, 0), bias(4), q, 0, q_width},
+                     {o.weights[1], weight_is_f16(o, 1), bias(5), kk, 0, kv_width},
+                     {o.weights[2], weight_is_f16(o, 2), bias(6), v, 0, kv_width}});
         } else { // the fused qkv matrix, transposed at upload: [q | k | v][in], with its bias
             const void* w = o.weights[0];
             const bool half = weight_is_f16(o, 0);

@@ -79,7 +79,11 @@ void check_param_block(const ParamBlock& b, Opcode op, std::string_view where) {
                         want.version, want.size));
     if (std::any_of(b.data.begin() + b.size, b.data.end(), [](uint8_t x) { return x != 0; }))
         bad("bytes past the payload are not zero");
-    if (op == Opcode::MultiheadAttention) check_rope_scaling(param_view<AttentionParams>(b), bad);
+    if (op != Opcode::MultiheadAttention) return;
+    const auto p = param_view<AttentionParams>(b);
+    if ((p.flags & AttentionParams::kQkvBias) && !(p.flags & AttentionParams::kSeparateProjections))
+        bad("q/k/v biases without separate projections (the fused matrix has its own bias)");
+    check_rope_scaling(p, bad);
 }
 
 } // namespace tmmu::runtime

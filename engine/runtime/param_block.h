@@ -41,6 +41,8 @@ struct AttentionParams { // multihead_attention
     // Weights are q, k, v and o projections (Llama: [out, in], no bias); without the flag they
     // are a fused qkv matrix and an output matrix, [in, out] each with a bias (GPT-2 Conv1D).
     static constexpr uint32_t kSeparateProjections = 2;
+    // With kSeparateProjections: weights 4, 5 and 6 are q, k and v's biases (Qwen2).
+    static constexpr uint32_t kQkvBias = 4;
     uint32_t n_heads, n_kv_heads, head_dim;
     float rope_theta; // 0: no rotary embedding
     uint32_t flags;

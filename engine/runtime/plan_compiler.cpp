@@ -84,7 +84,8 @@ AttentionParams attention_params(const TransformerConfig& c, const Dims& d) {
                       dim(d.D, "head dim"),
                       float(c.rope_theta),
                       AttentionParams::kCausal |
-                          (llama ? AttentionParams::kSeparateProjections : 0),
+                          (llama ? AttentionParams::kSeparateProjections : 0) |
+                          (c.qkv_bias ? AttentionParams::kQkvBias : 0),
                       dim(d.P, "max positions"),
                       0,
                       0,
@@ -134,6 +135,11 @@ RegisterRef layer(PlanBuilder& b, const TransformerConfig& c, const Dims& d, uin
                 b.weight(name("self_attn.k_proj.weight"), {d.KV * d.D, d.E}),
                 b.weight(name("self_attn.v_proj.weight"), {d.KV * d.D, d.E}),
                 b.weight(name("self_attn.o_proj.weight"), {d.E, d.H * d.D})};
+        if (c.qkv_bias)
+            for (const auto& [stem, width] :
+                 {std::pair{"q_proj", d.H * d.D}, std::pair{"k_proj", d.KV * d.D},
+                  std::pair{"v_proj", d.KV * d.D}})
+                attn.push_back(b.weight(name(fmt::format("self_attn.{}.bias", stem)), {width}));
         mlp = {b.weight(name("mlp.gate_proj.weight"), {d.I, d.E}),
                b.weight(name("mlp.up_proj.weight"), {d.I, d.E}),
                b.weight(name("mlp.down_proj.weight"), {d.E, d.I})};

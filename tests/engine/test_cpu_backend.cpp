@@ -107,18 +107,23 @@ class TestCpuBackend : public QObject {
     // one pass over the final sequence gives every step's logits: step s's are position 7 + s's.
     // Llama 3's and linear RoPE scaling (rope_scaling) too, against the reference's own formulas.
     void decodeMatchesTheNaiveReference_data() {
-        QTest::addColumn<bool>("llama");
+        QTest::addColumn<QString>("family");     // gpt2, llama or qwen2 (Llama's with q/k/v biases)
         QTest::addColumn<QByteArray>("scaling"); // empty: none
-        QTest::newRow("gpt2") << false << QByteArray();
-        QTest::newRow("llama") << true << QByteArray();
-        QTest::newRow("llama, llama3 RoPE scaling") << true << QByteArray(test::kLlama3RopeScaling);
-        QTest::newRow("llama, linear RoPE scaling") << true << QByteArray(test::kLinearRopeScaling);
+        QTest::newRow("gpt2") << "gpt2" << QByteArray();
+        QTest::newRow("llama") << "llama" << QByteArray();
+        QTest::newRow("llama, llama3 RoPE scaling")
+            << "llama" << QByteArray(test::kLlama3RopeScaling);
+        QTest::newRow("llama, linear RoPE scaling")
+            << "llama" << QByteArray(test::kLinearRopeScaling);
+        QTest::newRow("qwen2") << "qwen2" << QByteArray();
     }
     void decodeMatchesTheNaiveReference() {
-        QFETCH(bool, llama);
+        QFETCH(QString, family);
         QFETCH(QByteArray, scaling);
-        Runner run(llama ? tiny_llama(scaling.isEmpty() ? nullptr : scaling.constData())
-                         : tiny_gpt2(),
+        Runner run(family == "gpt2" ? tiny_gpt2()
+                   : family == "qwen2"
+                       ? test::tiny_config(test::kTinyQwen2)
+                       : tiny_llama(scaling.isEmpty() ? nullptr : scaling.constData()),
                    8, 1);
         std::vector<int32_t> sequence;
         const auto steps = run.generate(seeded_prompt(8, run.config.vocab, 3), 64, sequence);
@@ -138,7 +143,8 @@ class TestCpuBackend : public QObject {
 
     // The planner's packing changes where registers live, never a bit of the result.
     void plannedRegistersAreBitIdenticalToSeparateOnes() {
-        for (const TransformerConfig& c : {tiny_gpt2(), tiny_llama()}) {
+        for (const TransformerConfig& c :
+             {tiny_gpt2(), tiny_llama(), test::tiny_config(test::kTinyQwen2)}) {
             Runner planned(c, 8, 1), separate(c, 8, 1, RegisterLayout::Separate);
             QVERIFY(planned.decode.register_bytes() < separate.decode.register_bytes());
             std::vector<int32_t> a, b;

@@ -205,8 +205,9 @@ class TestTransformer : public QObject {
                  f->what());
     }
 
-    // Mistral and Qwen2 are Llama's tensors (Qwen2 with q/k/v biases), and Llama's own biases
-    // are planned: the graph has them, and the runtime, which has none, refuses the config.
+    // Mistral and Qwen2 are Llama's tensors (Qwen2 with q/k/v biases, which the runtime adds),
+    // and Llama's own biases are planned: the graph has them, and the runtime, which lacks the
+    // output's and the MLP's, refuses the config.
     void llamaVariantsArePlanned() {
         const auto parse = [](const std::string& text) {
             return parse_transformer_config(text, "cfg.json");
@@ -214,7 +215,7 @@ class TestTransformer : public QObject {
         const TransformerConfig qwen2 = parse(with_field(llama_text_, "model_type", "\"qwen2\""));
         QVERIFY(qwen2.variant == TransformerConfig::Variant::Qwen2 && qwen2.qkv_bias);
         QVERIFY(!qwen2.o_bias && !qwen2.mlp_bias);
-        QCOMPARE(qwen2.unrunnable->where, std::string("cfg.json field 'model_type'"));
+        QVERIFY(!qwen2.unrunnable);
         const Graph g = build(qwen2, Mode::Training);
         QVERIFY(by_name(g, "h0.self_attn.q_proj.bias") != kNone);
         QVERIFY(by_name(g, "h0.self_attn.v_proj.bias") != kNone);
@@ -224,7 +225,7 @@ class TestTransformer : public QObject {
         const TransformerConfig windowed = parse(plus_field(
             plus_field(with_field(llama_text_, "model_type", "\"qwen2\""), "sliding_window", "64"),
             "use_sliding_window", "true"));
-        QVERIFY(windowed.unrunnable->message.find("biases") != std::string::npos); // the first
+        QCOMPARE(windowed.unrunnable->where, std::string("cfg.json field 'sliding_window'"));
         const TransformerConfig mistral =
             parse(with_field(llama_text_, "model_type", "\"mistral\""));
         QVERIFY(mistral.variant == TransformerConfig::Variant::Mistral && !mistral.unrunnable);
@@ -248,14 +249,18 @@ class TestTransformer : public QObject {
             QVERIFY2(by_name(b, name) != kNone, name);
         QCOMPARE(graph_parameter_elements(b), parameter_count(biased));
         QVERIFY(parameter_count(biased) > parameter_count(parse(llama_text_)));
-        // Runs refuse them, naming the field.
+        // Runs refuse them, naming the field; q, k and v's alone run.
         runtime::CompileRequest request;
         auto refused =
-            test::capture_failure([&] { (void)runtime::compile_transformer(qwen2, request); });
+            test::capture_failure([&] { (void)runtime::compile_transformer(biased, request); });
         QVERIFY(refused);
-        QCOMPARE(refused->where(), std::string("cfg.json field 'model_type'"));
-        QVERIFY(std::string(refused->what()).find("Qwen2's biases on q, k and v") !=
+        QCOMPARE(refused->where(), std::string("cfg.json field 'attention_bias'"));
+        QVERIFY(std::string(refused->what()).find("a bias on the attention output projection") !=
                 std::string::npos);
+        const runtime::CompiledPlan plan = runtime::compile_transformer(qwen2, request);
+        QCOMPARE(plan.plan.weights.size(),
+                 runtime::compile_transformer(parse(llama_text_), request).plan.weights.size() +
+                     3 * qwen2.n_layer);
     }
 
     // Llama 3's and linear RoPE scaling are read (the runtime computes them).

@@ -101,9 +101,13 @@ Matrix attention(const Model& m, const Matrix& h, uint64_t l) {
             v.emplace_back(row.begin() + long(2 * E), row.end());
         }
     } else {
-        q = times(h, m.w(m.layer(l, "self_attn.q_proj.weight")), E, H * D, true);
-        k = times(h, m.w(m.layer(l, "self_attn.k_proj.weight")), E, KV * D, true);
-        v = times(h, m.w(m.layer(l, "self_attn.v_proj.weight")), E, KV * D, true);
+        // Qwen2's projections have biases.
+        const auto bias = [&](const char* stem) {
+            return m.c.qkv_bias ? m.w(m.layer(l, fmt::format("self_attn.{}.bias", stem))) : nullptr;
+        };
+        q = times(h, m.w(m.layer(l, "self_attn.q_proj.weight")), E, H * D, true, bias("q_proj"));
+        k = times(h, m.w(m.layer(l, "self_attn.k_proj.weight")), E, KV * D, true, bias("k_proj"));
+        v = times(h, m.w(m.layer(l, "self_attn.v_proj.weight")), E, KV * D, true, bias("v_proj"));
         for (size_t t = 0; t < h.size(); ++t) {
             for (uint64_t hd = 0; hd < H; ++hd)
                 rope(q[t], hd * D, D, t, m.c);

@@ -21,6 +21,10 @@ const char* const kTinyLlama = R"({"model_type":"llama","hidden_size":64,"num_hi
     "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,"vocab_size":101,
     "max_position_embeddings":80,"rms_norm_eps":1e-5,"rope_theta":10000.0})";
 
+const char* const kTinyQwen2 = R"({"model_type":"qwen2","hidden_size":64,"num_hidden_layers":2,
+    "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":96,"vocab_size":101,
+    "max_position_embeddings":80,"rms_norm_eps":1e-5,"rope_theta":10000.0})";
+
 const char* const kLlama3RopeScaling = R"({"rope_type":"llama3","factor":8.0,
     "low_freq_factor":1.0,"high_freq_factor":4.0,"original_max_position_embeddings":64})";
 const char* const kLinearRopeScaling = R"({"type":"linear","factor":4.0})";
@@ -72,9 +76,11 @@ void add_gpu_parity_rows() {
     QTest::newRow("llama b1") << QString(kTinyLlama) << 1u << 8u;
     QTest::newRow("llama b3") << QString(kTinyLlama) << 3u << 8u;
     QTest::newRow("llama b2 odd cache") << QString(kTinyLlama) << 2u << 3u;
+    QTest::newRow("qwen2 b2") << QString(kTinyQwen2) << 2u << 8u; // q, k and v biases
     // Prompts of more than 8 rows: CUDA multiplies f16 weights on its tensor cores there.
     QTest::newRow("gpt2 b1 prompt 12") << QString(kTinyGpt2) << 1u << 12u;
     QTest::newRow("llama b2 prompt 12") << QString(kTinyLlama) << 2u << 12u;
+    QTest::newRow("qwen2 b1 prompt 12") << QString(kTinyQwen2) << 1u << 12u;
 }
 
 void check_gpu_parity(const runtime::ExecutorFactory& candidate,

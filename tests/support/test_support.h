@@ -24,6 +24,7 @@ namespace tmmu::test {
 // with bias) and Llama (RoPE, grouped kv heads, SwiGLU), each with a context of 80 positions.
 extern const char* const kTinyGpt2;
 extern const char* const kTinyLlama;
+extern const char* const kTinyQwen2; // kTinyLlama's shape as Qwen2: biases on q, k and v
 TransformerConfig tiny_config(const char* json); // named "tiny"
 // rope_scaling objects for kTinyLlama's heads of 4 pairs (turning every 6, 63, 628 and 6283
 // positions). Llama 3's is trained on 64 positions: pair 0 is kept, pair 1 blended and pairs 2

@@ -116,9 +116,11 @@ void project_qkv(const ExecutionContext& ctx, const Operands& o, const Attention
                  const AttentionShape& s, float* q, float* k, float* v) {
     const float* x = input_f32(o, 0);
     if (p.flags & AttentionParams::kSeparateProjections) {
-        matmul_out_in(x, weight_f32(o, 0), q, s.rows, s.width, s.q_width);
-        matmul_out_in(x, weight_f32(o, 1), k, s.rows, s.width, s.kv_width);
-        matmul_out_in(x, weight_f32(o, 2), v, s.rows, s.width, s.kv_width);
+        const bool biased = p.flags & AttentionParams::kQkvBias;
+        const auto bias = [&](size_t w) { return biased ? weight_f32(o, w) : nullptr; };
+        matmul_out_in(x, weight_f32(o, 0), q, s.rows, s.width, s.q_width, bias(4));
+        matmul_out_in(x, weight_f32(o, 1), k, s.rows, s.width, s.kv_width, bias(5));
+        matmul_out_in(x, weight_f32(o, 2), v, s.rows, s.width, s.kv_width, bias(6));
     } else { // fused [in, 3 * width] with bias
         const uint64_t total = s.q_width + 2 * s.kv_width;
         matmul_in_out(x, weight_f32(o, 0), weight_f32(o, 1), q, s.rows, s.width, total, 0,

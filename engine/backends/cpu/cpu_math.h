@@ -36,12 +36,13 @@ inline void matmul_in_out(const float* x, const float* w, const float* bias, flo
     }
 }
 
-// out[r][j] = dot(w[j], x[r]): a Linear weight [out, in] without bias.
+// out[r][j] = dot(w[j], x[r]) (+ bias[j]): a Linear weight [out, in].
 inline void matmul_out_in(const float* x, const float* w, float* out, uint64_t rows, uint64_t in,
-                          uint64_t cols) {
+                          uint64_t cols, const float* bias = nullptr) {
     for (uint64_t r = 0; r < rows; ++r)
         for (uint64_t j = 0; j < cols; ++j)
-            out[r * cols + j] = dot(w + j * in, x + r * in, in);
+            out[r * cols + j] =
+                bias ? dot(w + j * in, x + r * in, in) + bias[j] : dot(w + j * in, x + r * in, in);
 }
 
 inline float gelu_tanh(float x) {        // GPT-2's "gelu_new"
