@@ -31,8 +31,8 @@ constexpr const char* kHelp =
 The backend defaults to cuda where it can run, else cpu; --weight-precision f16 stores the
 matrices and tables as f16 on a GPU backend (tmmu run --help).
 
-Measures a backend on a GPT-2 or Llama config.json (default: the bundled GPT-2 small), seeded
-weights, one run of each, and prints every figure next to what the device can do, measured in
+Measures a backend on a GPT-2, Llama, Mistral or Qwen2 config.json (default: the bundled
+GPT-2 small), seeded weights, one run of each, and prints every figure next to what the device can do, measured in
 the same run:
   device    copy bandwidth (bytes read + written per second) and the backend's matrix kernel
             (CUDA with f16 weights: its tensor-core kernel), on seeded values

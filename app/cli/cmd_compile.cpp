@@ -24,8 +24,8 @@ constexpr const char* kHelp =
     R"(usage: tmmu compile [CONFIG] [--mode decode|prefill] [--batch N] [--prompt N] [--max-seq N]
                     [--instructions] [--json OUT|-] [--registers OUT|-]
 
-Compiles a GPT-2 or Llama config.json (default: the bundled GPT-2 small) into the runtime's
-execution plan: one instruction per macro-op (embedding; per layer norm, attention, residual
+Compiles a GPT-2, Llama, Mistral or Qwen2 config.json (default: the bundled GPT-2 small) into
+the runtime's execution plan: one instruction per macro-op (embedding; per layer norm, attention, residual
 add, norm, MLP, residual add; final norm; lm head) over logical registers, with each weight
 under its Hugging Face name, a KV-cache state block per layer, and the registers' liveness.
 The plan is checked as the runtime checks it when it loads (tmmu validate reads it back).

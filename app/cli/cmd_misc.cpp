@@ -35,10 +35,10 @@ else (a checkpoint, a CSV problem) they are a usage error (exit 2).
 )";
 
 constexpr const char* kGenHelp =
-    R"(usage: tmmu gen gpt2|llama CONFIG --out FILE [--batch N] [--seq N] [--mode M]
+    R"(usage: tmmu gen gpt2|llama|mistral|qwen2 CONFIG --out FILE [--batch N] [--seq N] [--mode M]
 
-Expands a GPT-2 or Llama config.json into a native IR JSON graph at operator granularity
-(Mistral and Qwen2 configs are of the llama family).
+Expands a GPT-2, Llama, Mistral or Qwen2 config.json into a native IR JSON graph at operator
+granularity (llama also takes Mistral and Qwen2 configs, the Llama family).
   --mode M     inference | forward | training (default training)
   --batch N    batch size (default 8)
   --seq N      sequence length (default 1024)
@@ -106,12 +106,13 @@ int cmd_gen(Args& args) {
     auto pos = args.positionals(2, 2);
     if (!out) fail(FailureCode::InvalidArgument, "--out", "required: where to write the IR JSON");
     TransformerConfig cfg = load_transformer_config(pos[1]);
-    bool gpt2 = cfg.family == TransformerConfig::Family::Gpt2;
-    if (pos[0] != "gpt2" && pos[0] != "llama")
-        fail(FailureCode::InvalidArgument, pos[0], "expected the family gpt2 or llama");
-    if ((pos[0] == "gpt2") != gpt2)
+    if (pos[0] != "gpt2" && pos[0] != "llama" && pos[0] != "mistral" && pos[0] != "qwen2")
+        fail(FailureCode::InvalidArgument, pos[0],
+             "expected the family gpt2 or llama (or the model type mistral or qwen2)");
+    // The family names every config of it; a model type names its own.
+    if (pos[0] != family_name(cfg.family) && pos[0] != variant_name(cfg.variant))
         fail(FailureCode::InvalidArgument, pos[1],
-             fmt::format("is a {} config, not {}", gpt2 ? "gpt2" : "llama", pos[0]));
+             fmt::format("is a {} config, not {}", variant_name(cfg.variant), pos[0]));
     GraphRequest g;
     g.batch = request.batch;
     g.seq = request.seq;

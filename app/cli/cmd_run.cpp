@@ -32,8 +32,8 @@ constexpr const char* kHelp =
                 [--counters] [--json OUT|-]
                 [--record [--title T] [--sessions PATH]]
 
-Runs a GPT-2 or Llama config.json (default: the bundled GPT-2 small) on a backend: compiles its
-prefill and decode plans (tmmu compile), packs their registers with the planner, reads the
+Runs a GPT-2, Llama, Mistral or Qwen2 config.json (default: the bundled GPT-2 small) on a
+backend: compiles its prefill and decode plans (tmmu compile), packs their registers with the planner, reads the
 weights from a Hugging Face safetensors file or fills them with seeded random values (the same
 seed, the same weights), prefills every sequence's prompt into its own slot, then decodes all
 sequences together, greedily (argmax).
@@ -50,7 +50,7 @@ options:
   --decode M        tokens to generate per sequence (default 32)
   --seed S          seed of the weights and prompts (default 1)
   --weights F       the model's weights from a safetensors file (F32, F16 or BF16), e.g. a
-                    Hugging Face GPT-2 or Llama checkpoint matching CONFIG
+                    Hugging Face GPT-2, Llama, Mistral or Qwen2 checkpoint matching CONFIG
   --max-seq N       KV-cache positions per slot (default: prompt + decode tokens)
   --weight-precision f32|f16
                     how a GPU backend stores the weights: f32 (default), or the matrices

@@ -102,7 +102,7 @@ ConfigFile config_argument(Args& args, const char* command) {
     f.text = read_text_file(f.path);
     if (!looks_like_transformer_config(f.text))
         fail(FailureCode::InvalidArgument, f.path,
-             fmt::format("{} takes a GPT-2 or Llama config.json", command));
+             fmt::format("{} takes a GPT-2, Llama, Mistral or Qwen2 config.json", command));
     f.config = parse_transformer_config(f.text, f.path);
     return f;
 }

@@ -102,8 +102,9 @@ RunPanel::RunPanel(JobRunner* jobs, std::function<QString()> sessionsPath, QWidg
     summary_->setReadOnly(true);
     summary_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     summary_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    summary_->setPlaceholderText(tr("Run a GPT-2 or Llama config.json: its prompt and generated "
-                                    "ids, throughput, memory and dispatches appear here."));
+    summary_->setPlaceholderText(tr("Run a GPT-2, Llama, Mistral or Qwen2 config.json: its prompt "
+                                    "and generated ids, throughput, memory and dispatches appear "
+                                    "here."));
     progress_->setRange(0, 100);
     progress_->setTextVisible(true);
     recorded_->setPlaceholderText(tr("No recorded runs"));
@@ -144,7 +145,7 @@ QWidget* RunPanel::buildSettings() {
     auto* form = new QFormLayout(box);
     form->setContentsMargins(0, 0, 0, 0);
     auto* choose = new QPushButton(tr("Choose…"), box);
-    choose->setToolTip(tr("A Hugging Face GPT-2 or Llama config.json"));
+    choose->setToolTip(tr("A Hugging Face GPT-2, Llama, Mistral or Qwen2 config.json"));
     connect(choose, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Model config to run"), QFileInfo(configPath_).absolutePath(),

@@ -35,6 +35,11 @@ struct Reader {
         auto it = obj.find(std::string(field));
         return it != obj.end() && !it->is_null();
     }
+    // Written as null, which some fields read as "none" rather than as their default.
+    bool is_null(std::string_view field) const {
+        auto it = obj.find(std::string(field));
+        return it != obj.end() && it->is_null();
+    }
     uint64_t positive(std::string_view field) const {
         if (!has(field)) bad(field, "missing required field");
         const json& v = obj.at(std::string(field));
@@ -202,15 +207,14 @@ void read_rope_scaling(const Reader& r, TransformerConfig& c) {
     }
 }
 
-// Sliding-window attention over `window` positions attends as full attention does while a
-// sequence is no longer than the window; the runtime computes full attention only.
-void mark_sliding_window(const Reader& r, std::string_view field, uint64_t window,
-                         TransformerConfig& c) {
-    if (window < c.max_positions)
-        r.mark_unrunnable(field,
-                          fmt::format("sliding-window attention over {} of the {} positions",
-                                      window, c.max_positions),
-                          c);
+// A window of `sliding_window` positions (absent: `fallback`; null: none), kept where it is
+// shorter than the model's context.
+void read_sliding_window(const Reader& r, uint64_t fallback, TransformerConfig& c) {
+    if (r.is_null("sliding_window")) return;
+    const uint64_t window = r.positive_or("sliding_window", fallback);
+    if (window >= c.max_positions) return;
+    c.sliding_window = window;
+    c.sliding_window_where = r.where("sliding_window");
 }
 
 // What the variants add to Llama's tensors and attention. Every bias is planned as the
@@ -220,12 +224,13 @@ void read_variant_fields(const Reader& r, TransformerConfig& c) {
     switch (c.variant) {
     case Variant::Qwen2:
         c.qkv_bias = true;
-        if (r.boolean_or("use_sliding_window", false))
-            mark_sliding_window(r, "sliding_window", r.positive_or("sliding_window", 4096), c);
+        // transformers' Qwen2: the window, when used, is on the layers from max_window_layers.
+        if (r.boolean_or("use_sliding_window", false) &&
+            r.positive_or("max_window_layers", 28) < c.n_layer)
+            read_sliding_window(r, 4096, c);
         return;
     case Variant::Mistral:
-        if (r.has("sliding_window"))
-            mark_sliding_window(r, "sliding_window", r.positive("sliding_window"), c);
+        read_sliding_window(r, 4096, c); // transformers' MistralConfig default
         return;
     case Variant::Llama:
         c.qkv_bias = c.o_bias = r.boolean_or("attention_bias", false);
@@ -245,10 +250,14 @@ void read_llama(const Reader& r, TransformerConfig& c) {
     c.n_layer = r.positive("num_hidden_layers");
     c.hidden = r.positive("hidden_size");
     c.n_head = r.positive("num_attention_heads");
-    c.n_kv_head = r.positive_or("num_key_value_heads", c.n_head);
+    // transformers' defaults per model type for the fields a config may leave out.
+    const bool mistral = c.variant == Variant::Mistral, qwen2 = c.variant == Variant::Qwen2;
+    c.n_kv_head = r.positive_or("num_key_value_heads", mistral ? 8 : qwen2 ? 32 : c.n_head);
     c.intermediate = r.positive("intermediate_size");
     c.vocab = r.positive("vocab_size");
-    c.max_positions = r.positive_or("max_position_embeddings", 2048); // the transformers default
+    c.max_positions = r.positive_or("max_position_embeddings", mistral ? 131072
+                                                               : qwen2 ? 32768
+                                                                       : 2048);
     c.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
     c.norm_eps = r.positive_real_or("rms_norm_eps", 1e-6); // the transformers defaults
     c.rope_theta = r.positive_real_or("rope_theta", 10000.0);

@@ -33,6 +33,12 @@ struct TransformerConfig {
     // attention output (Llama's attention_bias), and the MLP's three (Llama's mlp_bias). The
     // graph has them all; the runtime's Llama blocks add q, k and v's (the others: unrunnable).
     bool qkv_bias = false, o_bias = false, mlp_bias = false;
+    // Sliding-window attention (Mistral; Qwen2's upper layers): a token attends to the last
+    // this many positions. A run whose context is no longer attends as full attention does,
+    // which is all the runtime computes: compile_transformer refuses a longer context. 0: none
+    // (also a window no shorter than max_positions).
+    uint64_t sliding_window = 0;
+    std::string sliding_window_where; // the file and field, as a failure's where()
     uint64_t n_layer = 0;
     uint64_t hidden = 0;       // embedding width (GPT-2 n_embd, Llama hidden_size)
     uint64_t n_head = 0;       // query heads

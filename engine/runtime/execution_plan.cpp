@@ -88,6 +88,14 @@ void check_references(const ExecutionPlan& p) {
             invalid(where, fmt::format("parameter block {} does not exist", insn.param_block));
         check_param_block(p.params[insn.param_block], insn.opcode,
                           fmt::format("{} parameter block {}", where, insn.param_block));
+        if (insn.opcode == Opcode::MultiheadAttention) {
+            // The adapters read four matrices (and q, k and v's biases where the flag says so).
+            const auto a = param_view<AttentionParams>(p.params[insn.param_block]);
+            const size_t need = (a.flags & AttentionParams::kQkvBias) ? 7 : 4;
+            if (insn.weights.size() != need)
+                invalid(where, fmt::format("multihead_attention reads {} weights, it names {}",
+                                           need, insn.weights.size()));
+        }
     }
     for (RegisterRef r : p.plan_outputs)
         if (r.id >= p.registers.size())

@@ -17,9 +17,9 @@ struct CompileRequest {
     uint32_t max_seq = 0; // positions each slot's KV cache holds; 0: the model's max_positions
 };
 
-// INVALID_ARGUMENT for 0 rows, a max_seq above the model's max_positions, or a prefill longer
-// than max_seq; INVALID_IR_SHAPES for a config whose dimensions do not fit the runtime's 32-bit
-// view dimensions, or that asks for a computation the kernels do not do
+// INVALID_ARGUMENT for 0 rows, a max_seq above the model's max_positions or its sliding window,
+// or a prefill longer than max_seq; INVALID_IR_SHAPES for a config whose dimensions do not fit the
+// runtime's 32-bit view dimensions, or that asks for a computation the kernels do not do
 // (TransformerConfig::unrunnable: RoPE scaling, another activation), naming its field.
 CompiledPlan compile_transformer(const TransformerConfig& config, const CompileRequest& request);
 

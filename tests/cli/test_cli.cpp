@@ -223,7 +223,7 @@ class TestCli : public QObject {
         QVERIFY2(planned.out.contains("76 buffers"), qPrintable(planned.out));
         Result ir = run_tmmu({"compile", resource("models/examples/residual_blocks.json")});
         QCOMPARE(ir.code, 2);
-        QVERIFY2(ir.err.contains("GPT-2 or Llama config"), qPrintable(ir.err));
+        QVERIFY2(ir.err.contains("GPT-2, Llama, Mistral or Qwen2 config"), qPrintable(ir.err));
         QCOMPARE(run_tmmu({"compile", "--mode", "decode", "--prompt", "8"}).code, 2);
     }
 

@@ -443,6 +443,18 @@ class TestRuntimePlan : public QObject {
                 FailureCode::UnsupportedTensorRank, "register 4");
         refused([](ExecutionPlan& p) { p.plan_inputs.clear(); }, FailureCode::InvalidExecutionPlan,
                 "reads register 0 before anything writes it");
+        refused([](ExecutionPlan& p) { p.instructions[2].weights.pop_back(); },
+                FailureCode::InvalidExecutionPlan,
+                "instruction 2 (multihead_attention): multihead_attention reads 4 weights, it "
+                "names 3");
+        // Attention whose flags say q, k and v have biases reads three more weights.
+        refused(
+            [](ExecutionPlan& p) {
+                auto a = param_view<AttentionParams>(p.params[p.instructions[2].param_block]);
+                a.flags |= AttentionParams::kQkvBias | AttentionParams::kSeparateProjections;
+                std::memcpy(p.params[p.instructions[2].param_block].data.data(), &a, sizeof a);
+            },
+            FailureCode::InvalidExecutionPlan, "multihead_attention reads 7 weights, it names 4");
         // A register nothing reads is a warning, not a failure.
         ExecutionPlan p = good;
         p.plan_outputs.clear();

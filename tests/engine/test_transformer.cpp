@@ -221,24 +221,46 @@ class TestTransformer : public QObject {
         QVERIFY(by_name(g, "h0.self_attn.v_proj.bias") != kNone);
         QVERIFY(by_name(g, "h0.self_attn.o_proj.bias") == kNone);
         QCOMPARE(count_opcode(g, "bias_grad"), 3 * qwen2.n_layer); // q, k and v per layer
-        // Its sliding window is off unless asked for.
-        const TransformerConfig windowed = parse(plus_field(
-            plus_field(with_field(llama_text_, "model_type", "\"qwen2\""), "sliding_window", "64"),
-            "use_sliding_window", "true"));
-        QCOMPARE(windowed.unrunnable->where, std::string("cfg.json field 'sliding_window'"));
-        const TransformerConfig mistral =
-            parse(with_field(llama_text_, "model_type", "\"mistral\""));
+        // Its sliding window is off unless asked for, and then only on the layers from
+        // max_window_layers (default 28, more than this model's 22).
+        const std::string qwen2_text = with_field(llama_text_, "model_type", "\"qwen2\"");
+        const std::string use_window = plus_field(plus_field(qwen2_text, "sliding_window", "64"),
+                                                  "use_sliding_window", "true");
+        QCOMPARE(qwen2.sliding_window, uint64_t(0));
+        QCOMPARE(parse(use_window).sliding_window, uint64_t(0));
+        QCOMPARE(parse(plus_field(use_window, "max_window_layers", "21")).sliding_window,
+                 uint64_t(64));
+        QCOMPARE(parse(plus_field(plus_field(plus_field(qwen2_text, "sliding_window", "null"),
+                                             "use_sliding_window", "true"),
+                                  "max_window_layers", "1"))
+                     .sliding_window,
+                 uint64_t(0)); // null: none
+        const std::string mistral_text = with_field(llama_text_, "model_type", "\"mistral\"");
+        const TransformerConfig mistral = parse(mistral_text);
         QVERIFY(mistral.variant == TransformerConfig::Variant::Mistral && !mistral.unrunnable);
         QVERIFY(!mistral.qkv_bias && !mistral.o_bias && !mistral.mlp_bias);
-        const TransformerConfig sliding = parse(plus_field(
-            with_field(llama_text_, "model_type", "\"mistral\""), "sliding_window", "64"));
-        QCOMPARE(sliding.unrunnable->where, std::string("cfg.json field 'sliding_window'"));
-        QVERIFY2(sliding.unrunnable->message.find("sliding-window attention over 64 of the ") == 0,
-                 sliding.unrunnable->message.c_str());
-        // A window as long as the context, or none, attends as Llama does.
-        QVERIFY(!parse(plus_field(with_field(llama_text_, "model_type", "\"mistral\""),
+        // Mistral's window defaults to 4096 (none here: the context is 2048), null is none.
+        QCOMPARE(mistral.sliding_window, uint64_t(0));
+        QCOMPARE(parse(with_field(mistral_text, "max_position_embeddings", "8192")).sliding_window,
+                 uint64_t(4096));
+        QCOMPARE(parse(plus_field(with_field(mistral_text, "max_position_embeddings", "8192"),
                                   "sliding_window", "null"))
-                     .unrunnable);
+                     .sliding_window,
+                 uint64_t(0));
+        // A run attends as the model does up to the window: longer contexts are refused.
+        const TransformerConfig sliding = parse(plus_field(mistral_text, "sliding_window", "64"));
+        QCOMPARE(sliding.sliding_window, uint64_t(64));
+        QVERIFY(!sliding.unrunnable);
+        (void)runtime::compile_transformer(sliding, {runtime::PlanMode::Decode, 1, 64});
+        const auto longer = test::capture_failure([&] {
+            (void)runtime::compile_transformer(sliding, {runtime::PlanMode::Decode, 1, 65});
+        });
+        QVERIFY(longer);
+        QCOMPARE(longer->code(), FailureCode::InvalidArgument);
+        QVERIFY2(std::string(longer->what())
+                         .find("65 positions are more than the sliding window "
+                               "of 64 (cfg.json field 'sliding_window')") != std::string::npos,
+                 longer->what());
         const TransformerConfig biased = parse(
             plus_field(with_field(llama_text_, "attention_bias", "true"), "mlp_bias", "true"));
         QVERIFY(biased.qkv_bias && biased.o_bias && biased.mlp_bias);
