@@ -74,6 +74,46 @@ std::vector<uint32_t> producers(const ExecutionPlan& p) {
     return producer;
 }
 
+// The inputs and weights an opcode's adapters read (every backend's alike), from its
+// parameters where they vary: an instruction naming fewer would have them read past its lists.
+struct OperandCounts {
+    size_t inputs, weights;
+};
+OperandCounts operand_counts(Opcode op, const ParamBlock& b) {
+    switch (op) {
+    case Opcode::Embedding:
+        return {1, param_view<EmbeddingParams>(b).positions != 0 ? 2u : 1u};
+    case Opcode::LayerNorm:
+        return {1, 2};
+    case Opcode::RmsNorm:
+    case Opcode::LmHead:
+        return {1, 1};
+    case Opcode::MultiheadAttention: // four matrices, and q, k and v's biases where flagged
+        return {1, (param_view<AttentionParams>(b).flags & AttentionParams::kQkvBias) ? 7u : 4u};
+    case Opcode::GeluMlp:
+        return {1, 4};
+    case Opcode::Swiglu:
+        return {1, 3};
+    case Opcode::ResidualAdd:
+        return {2, 0};
+    }
+    return {0, 0};
+}
+
+void check_operand_counts(const Instruction& insn, const ParamBlock& b, const std::string& where) {
+    const OperandCounts want = operand_counts(insn.opcode, b);
+    const std::string_view op = opcode_name(insn.opcode);
+    if (insn.inputs.size() != want.inputs)
+        invalid(where, fmt::format("{} reads {} inputs, it names {}", op, want.inputs,
+                                   insn.inputs.size()));
+    if (insn.weights.size() != want.weights)
+        invalid(where, fmt::format("{} reads {} weights, it names {}", op, want.weights,
+                                   insn.weights.size()));
+    if (insn.opcode == Opcode::MultiheadAttention && insn.state_block == kNoStateBlock)
+        invalid(where, "multihead_attention keeps its keys and values in a state block, it names "
+                       "none");
+}
+
 void check_references(const ExecutionPlan& p) {
     for (uint32_t i = 0; i < p.instructions.size(); ++i) {
         const Instruction& insn = p.instructions[i];
@@ -88,14 +128,7 @@ void check_references(const ExecutionPlan& p) {
             invalid(where, fmt::format("parameter block {} does not exist", insn.param_block));
         check_param_block(p.params[insn.param_block], insn.opcode,
                           fmt::format("{} parameter block {}", where, insn.param_block));
-        if (insn.opcode == Opcode::MultiheadAttention) {
-            // The adapters read four matrices (and q, k and v's biases where the flag says so).
-            const auto a = param_view<AttentionParams>(p.params[insn.param_block]);
-            const size_t need = (a.flags & AttentionParams::kQkvBias) ? 7 : 4;
-            if (insn.weights.size() != need)
-                invalid(where, fmt::format("multihead_attention reads {} weights, it names {}",
-                                           need, insn.weights.size()));
-        }
+        check_operand_counts(insn, p.params[insn.param_block], where);
     }
     for (RegisterRef r : p.plan_outputs)
         if (r.id >= p.registers.size())

@@ -443,6 +443,16 @@ class TestRuntimePlan : public QObject {
                 FailureCode::UnsupportedTensorRank, "register 4");
         refused([](ExecutionPlan& p) { p.plan_inputs.clear(); }, FailureCode::InvalidExecutionPlan,
                 "reads register 0 before anything writes it");
+        // An instruction names the operands its opcode's adapters read.
+        refused([](ExecutionPlan& p) { p.instructions[3].inputs.pop_back(); },
+                FailureCode::InvalidExecutionPlan,
+                "instruction 3 (residual_add): residual_add reads 2 inputs, it names 1");
+        refused([](ExecutionPlan& p) { p.instructions[1].weights.pop_back(); },
+                FailureCode::InvalidExecutionPlan, "layernorm reads 2 weights, it names 1");
+        refused([](ExecutionPlan& p) { p.instructions[0].weights.pop_back(); },
+                FailureCode::InvalidExecutionPlan, "embedding reads 2 weights, it names 1");
+        refused([](ExecutionPlan& p) { p.instructions[2].state_block = kNoStateBlock; },
+                FailureCode::InvalidExecutionPlan, "multihead_attention keeps its keys");
         refused([](ExecutionPlan& p) { p.instructions[2].weights.pop_back(); },
                 FailureCode::InvalidExecutionPlan,
                 "instruction 2 (multihead_attention): multihead_attention reads 4 weights, it "
