@@ -5,6 +5,7 @@
 #include "lazy_store.h"
 #include "lazy_trace_diff.h"
 #include "session_store.h"
+#include "sql_test_util.h"
 #include "test_support.h"
 
 #include "lazy/program.h"
@@ -21,6 +22,8 @@ using namespace tmmu;
 using namespace tmmu::sessions;
 
 namespace {
+
+using tmmu::test::sql;
 
 const QString kPrograms = QStringLiteral(TMMU_SOURCE_DIR "/resources/programs");
 
@@ -45,12 +48,6 @@ Recorded run_example(const char* name, bool eager = false) {
 
 int64_t record(SessionStore& store, const Recorded& r, const std::string& title = "") {
     return record_lazy_trace(store, r.program, r.text, r.run, title);
-}
-
-void sql(sqlite3* db, const char* text) {
-    char* err = nullptr;
-    const int rc = sqlite3_exec(db, text, nullptr, nullptr, &err);
-    QVERIFY2(rc == SQLITE_OK, err ? err : "sqlite error");
 }
 
 // Every row of a table as quoted SQL values, in id order: equal only when nothing changed.

@@ -2,6 +2,7 @@
 // behind tmmu's back loads as altered, naming why), and unknown ids refused.
 #include "run_store.h"
 #include "session_store.h"
+#include "sql_test_util.h"
 #include "test_support.h"
 
 #include <QObject>
@@ -15,6 +16,8 @@ using namespace tmmu::sessions;
 
 namespace {
 
+using tmmu::test::sql;
+
 constexpr const char* kTinyLlama = R"({"model_type":"llama","hidden_size":32,
     "num_hidden_layers":1,"num_attention_heads":4,"num_key_value_heads":2,
     "intermediate_size":48,"vocab_size":53,"max_position_embeddings":32})";
@@ -26,12 +29,6 @@ runtime::RunRecord tiny_run(uint64_t seed) {
     r.seed = seed;
     r.counters = true;
     return test::cpu_run(kTinyLlama, r);
-}
-
-void sql(SessionStore& s, const char* text) {
-    char* err = nullptr;
-    const int rc = sqlite3_exec(s.handle(), text, nullptr, nullptr, &err);
-    QVERIFY2(rc == SQLITE_OK, err ? err : "sqlite error");
 }
 
 } // namespace

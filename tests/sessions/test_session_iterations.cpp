@@ -6,6 +6,7 @@
 #include "report/report_data.h"
 #include "session_iterations.h"
 #include "session_store.h"
+#include "sql_test_util.h"
 #include "test_support.h"
 
 #include "core/failure.h"
@@ -25,6 +26,8 @@ using namespace tmmu::sessions;
 
 namespace {
 
+using tmmu::test::sql;
+
 const char* kModel = TMMU_SOURCE_DIR "/resources/models/examples/dynamic_seq.json";
 
 // seq=128, then 1024 (a replan), then 512 (fits), from a first plan at seq=128.
@@ -43,12 +46,6 @@ NewSession iterations_session() {
     NewSession n{input_from_model(m, req, o), run.plan, "iterations", "", {}};
     n.input.iterations = IterationHistory{start, run.iterations};
     return n;
-}
-
-void sql(SessionStore& s, const std::string& text) {
-    char* err = nullptr;
-    const int rc = sqlite3_exec(s.handle(), text.c_str(), nullptr, nullptr, &err);
-    QVERIFY2(rc == SQLITE_OK, err ? err : "sqlite error");
 }
 
 } // namespace

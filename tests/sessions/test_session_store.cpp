@@ -4,6 +4,7 @@
 #include "run_store.h"
 #include "session_diff.h"
 #include "session_store.h"
+#include "sql_test_util.h"
 #include "test_support.h"
 
 #include "backends/cpu/cpu_generate.h"
@@ -27,6 +28,8 @@ using namespace tmmu::sessions;
 
 namespace {
 
+using tmmu::test::sql;
+
 const char* kModel = TMMU_SOURCE_DIR "/resources/models/examples/residual_blocks.json";
 
 NewSession graph_session(const std::string& title, std::vector<std::string> tags = {}) {
@@ -47,12 +50,6 @@ NewSession problem_session(const std::string& title) {
     PlanOptions o;
     Plan p = plan_model(m, Mode::Inference, o, Progress{});
     return {input_from_model(m, ModelRequest{}, o), p, title, "", {}};
-}
-
-void sql(SessionStore& s, const char* text) {
-    char* err = nullptr;
-    int rc = sqlite3_exec(s.handle(), text, nullptr, nullptr, &err);
-    QVERIFY2(rc == SQLITE_OK, err ? err : "sqlite error");
 }
 
 std::string file_bytes(const std::string& path) {
