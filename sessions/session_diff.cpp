@@ -1,5 +1,7 @@
 #include "session_diff.h"
 
+#include "session_iterations.h"
+
 #include "core/failure.h"
 #include "core/units.h"
 #include "encoding/sha256.h"
@@ -171,6 +173,34 @@ std::vector<SettingChange> setting_changes(const Plan& a, const Plan& b) {
     return out;
 }
 
+std::string history_or_none(const std::optional<IterationHistory>& h) {
+    return h ? history_text(*h) : std::string("one plan, no iterations");
+}
+
+// One iteration as it was decided and the plan it ran on, which history_text does not say.
+std::string decided_text(const IterationOutcome& i) {
+    return fmt::format("{}, planned at {}", iteration_decision(i), binding_text(i.plan_binding));
+}
+
+std::vector<SettingChange> history_changes(const std::optional<IterationHistory>& a,
+                                           const std::optional<IterationHistory>& b) {
+    std::vector<SettingChange> out;
+    if (a == b) return out;
+    add_if_differs(out, "iterations", history_or_none(a), history_or_none(b));
+    if (!a || !b) return out;
+    for (size_t i = 0; i < std::min(a->decided.size(), b->decided.size()); ++i) {
+        const IterationOutcome &x = a->decided[i], &y = b->decided[i];
+        if (x == y) continue;
+        // Only the replan key can differ with the rest alike: then its full hex says so.
+        add_if_differs(out, fmt::format("iteration {}", i), x, y, decided_text,
+                       [](const IterationOutcome& o) {
+                           return decided_text(o) + ", replan key " + to_hex(o.replan_key);
+                       });
+        break;
+    }
+    return out;
+}
+
 } // namespace
 
 PlanComparison compare_plans(const Plan& before, const Plan& after) {
@@ -190,7 +220,9 @@ PlanComparison diff_sessions(const Session& a, const Session& b) {
         if (!s->plan)
             fail(FailureCode::CorruptCheckpoint, fmt::format("session {}", s->summary.id),
                  s->altered_reason);
-    return compare_plans(*a.plan, *b.plan);
+    PlanComparison c = compare_plans(*a.plan, *b.plan);
+    c.history = history_changes(a.input.iterations, b.input.iterations);
+    return c;
 }
 
 std::string format_comparison(const PlanComparison& c, size_t max_moves) {
@@ -198,10 +230,18 @@ std::string format_comparison(const PlanComparison& c, size_t max_moves) {
     if (!c.different_models.empty())
         out += c.different_models + "; the deltas compare plans of different inputs\n";
     out += fmt::format("plan hash  {}\n        -> {}\n", c.hash_before, c.hash_after);
-    if (c.identical) return out + "identical\n";
-    if (!c.settings.empty()) out += "\nsettings\n";
-    for (const SettingChange& s : c.settings)
-        out += fmt::format("  {:<30} {} -> {}\n", s.what, s.before, s.after);
+    auto section = [&out](const char* title, const std::vector<SettingChange>& changes) {
+        if (!changes.empty()) out += fmt::format("\n{}\n", title);
+        for (const SettingChange& s : changes)
+            out += fmt::format("  {:<30} {} -> {}\n", s.what, s.before, s.after);
+    };
+    if (c.identical) {
+        out += c.history.empty() ? "identical\n" : "identical plans, reached otherwise\n";
+        section("history", c.history);
+        return out;
+    }
+    section("settings", c.settings);
+    section("history", c.history);
     out += fmt::format("\n{:<14} {:>14} {:>14} {:>12} {:>14} {:>14} {:>12}\n", "arena",
                        "peak before", "peak after", "delta", "LB before", "LB after", "delta");
     for (const ArenaDelta& d : c.arenas) {

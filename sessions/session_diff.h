@@ -47,11 +47,16 @@ struct PlanComparison {
     std::vector<SettingChange> settings;
     std::vector<ArenaDelta> arenas; // first plan's arena order, then arenas only in the second
     std::vector<TensorMove> moved;  // ascending id; includes tensors present on one side only
+    // diff_sessions only: how each session reached its plan when that differs (seed 000 II.H),
+    // since two sessions can end on one plan, one planned once and one over iterations: the
+    // histories in short, then the first iteration decided otherwise.
+    std::vector<SettingChange> history;
 };
 
 PlanComparison compare_plans(const Plan& before, const Plan& after);
 
-// Throws CorruptCheckpoint when either session is altered beyond decoding.
+// compare_plans of the sessions' plans, with their iteration histories compared. Throws
+// CorruptCheckpoint when either session is altered beyond decoding.
 PlanComparison diff_sessions(const Session& a, const Session& b);
 
 // Human-readable report (the CLI prints it); at most max_moves tensor lines, then a count.

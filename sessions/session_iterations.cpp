@@ -53,27 +53,37 @@ std::string iterations_json(const SessionInput& in) {
     return in.iterations ? history_json(*in.iterations).dump() : std::string();
 }
 
-void read_iterations_json(const std::string& text, SessionInput& in, const std::string& where) {
-    if (text.empty()) return;
+IterationHistory read_history_json(const json& j, const std::string& where) {
     try {
-        const json j = json::parse(text);
         IterationHistory h;
         h.start = j.at("start").get<DimBinding>();
         for (const json& row : j.at("iterations"))
             h.decided.push_back(read_iteration(row, where));
-        in.iterations = std::move(h);
+        return h;
     } catch (const json::exception& e) {
         fail(FailureCode::CorruptCheckpoint, where,
-             fmt::format("stored iterations are not valid: {}", e.what()));
+             fmt::format("the iterations are not valid: {}", e.what()));
     } catch (const Failure& f) { // a digest that is not hex
         fail(FailureCode::CorruptCheckpoint, where,
-             fmt::format("stored iterations are not valid: {}", f.message()));
+             fmt::format("the iterations are not valid: {}", f.message()));
     }
 }
 
-std::string iterations_problem(const SessionInput& in, const Plan& plan) {
-    if (!in.iterations) return {};
-    const std::vector<IterationOutcome>& decided = in.iterations->decided;
+void read_iterations_json(const std::string& text, SessionInput& in, const std::string& where) {
+    if (text.empty()) return;
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::exception& e) {
+        fail(FailureCode::CorruptCheckpoint, where,
+             fmt::format("the stored iterations are not JSON: {}", e.what()));
+    }
+    in.iterations = read_history_json(j, where);
+}
+
+std::string iterations_problem(const std::optional<IterationHistory>& history, const Plan& plan) {
+    if (!history) return {};
+    const std::vector<IterationOutcome>& decided = history->decided;
     if (decided.empty()) return "a run over iterations without an iteration";
     for (size_t i = 0; i < decided.size(); ++i)
         if (decided[i].iteration != i)

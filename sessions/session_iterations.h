@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,15 @@ nlohmann::ordered_json history_json(const IterationHistory& h);
 // in.iterations as history_json text, one text per history (the content seal covers it); "" for
 // a run without iterations.
 std::string iterations_json(const SessionInput& in);
-// The inverse: sets in.iterations; "" leaves it empty. Throws CorruptCheckpoint naming `where`
-// when the JSON does not parse or a row is not an iteration.
+// The inverse of history_json. Throws CorruptCheckpoint naming `where` when `j` is not such a
+// history (a field missing or mistyped, a digest that is not hex).
+IterationHistory read_history_json(const nlohmann::json& j, const std::string& where);
+// The inverse of iterations_json: sets in.iterations; "" leaves it empty. Throws
+// CorruptCheckpoint naming `where` when the JSON does not parse or is not a history.
 void read_iterations_json(const std::string& text, SessionInput& in, const std::string& where);
-// Why in.iterations cannot be the history of `plan`, or "": a run over iterations has at least
-// one, numbered from 0, and its plan is the one the last iteration ran on.
-std::string iterations_problem(const SessionInput& in, const Plan& plan);
+// Why `history` cannot be the history of `plan`, or "": a run over iterations has at least one,
+// numbered from 0, and its plan is the one the last iteration ran on.
+std::string iterations_problem(const std::optional<IterationHistory>& history, const Plan& plan);
 // "3 iterations from batch=1, seq=128, 1 replan", then one iteration_text line per iteration;
 // empty for a run without iterations. For show.
 std::vector<std::string> iterations_lines(const SessionInput& in);

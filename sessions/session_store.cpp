@@ -471,7 +471,7 @@ std::string content_problem(StoredRow& row) {
         return fmt::format("stored plan is for {}, its options say {}",
                            describe_shard_spec(p.shard),
                            describe_shard_spec(s.input.options.shard));
-    if (std::string why = iterations_problem(s.input, p); !why.empty()) return why;
+    if (std::string why = iterations_problem(s.input.iterations, p); !why.empty()) return why;
     const PlanTotals totals = plan_totals(p);
     if (totals.peak_bytes != s.summary.peak_bytes || totals.lower_bound != s.summary.lower_bound)
         return fmt::format("the session lists peak {} B and lower bound {} B, its plan has {} B "
@@ -642,7 +642,7 @@ Session session_from_run(NewSession n) {
 
 int64_t SessionStore::record(const NewSession& n) {
     check_tags(n.tags);
-    if (std::string why = iterations_problem(n.input, n.plan); !why.empty())
+    if (std::string why = iterations_problem(n.input.iterations, n.plan); !why.empty())
         fail(FailureCode::InvalidArgument, "session", why);
     Session row = session_from_run(n);
     row.summary.created = utc_now_iso8601();

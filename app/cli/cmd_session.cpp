@@ -42,8 +42,9 @@ commands:
                                      change what a person wrote about a session; --tag
                                      replaces the tag set (the plan and inputs never change)
   diff A B                           the settings that differ (mode, strategy, arena capacity,
-                                     alignment, page size, ...), metric deltas per arena and
-                                     tensors placed differently
+                                     alignment, page size, ...), metric deltas per arena,
+                                     tensors placed differently, and how each session reached
+                                     its plan when that differs (iterations)
 
 Recorded model runs (`tmmu run --record`) have their own ids:
   runs [--limit N]                   recorded runs, newest first (N >= 1, as for list)

@@ -21,6 +21,7 @@
 #include "planning_controls.h"
 #include "run_panel.h"
 #include "session_actions.h"
+#include "session_iterations.h"
 #include "session_jobs.h"
 #include "studio_options.h"
 #include "studio_status_bar.h"
@@ -278,12 +279,13 @@ void MainWindow::openSessionExport(const QString& path, bool remember) {
         [this, remember](const ExportedShown& shown) {
             showStoredPlan(shown.outcome, remember, tr("An exported session"));
             const QString title = QString::fromStdString(shown.title);
-            status_->showMessage(
-                shown.altered_reason.empty()
-                    ? tr("Session %1 (%2) as exported").arg(shown.id).arg(title)
-                    : tr("Session %1 (%2) as exported — ALTERED: %3")
-                          .arg(shown.id)
-                          .arg(title, QString::fromStdString(shown.altered_reason)));
+            QString text = tr("Session %1 (%2) as exported").arg(shown.id).arg(title);
+            if (const auto& history = shown.outcome.iterations)
+                text += tr(": the plan in force after %1")
+                            .arg(QString::fromStdString(sessions::history_text(*history)));
+            if (!shown.altered_reason.empty())
+                text += tr(" — ALTERED: %1").arg(QString::fromStdString(shown.altered_reason));
+            status_->showMessage(text);
         },
         [this](const JobFailure& f) { onFailed(f); });
 }

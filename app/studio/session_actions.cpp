@@ -317,8 +317,12 @@ void SessionActions::showComparison(ComparedSessions& compared) {
     compare_->setComparison(c, {label(a), std::make_shared<const Plan>(std::move(*a.plan))},
                             {label(b), std::make_shared<const Plan>(std::move(*b.plan))});
     raiseCompare();
-    report(c.identical ? tr("Sessions %1 and %2: identical plans").arg(before).arg(after)
-                       : tr("Sessions %1 and %2 differ").arg(before).arg(after));
+    QString text = c.identical ? tr("Sessions %1 and %2: identical plans").arg(before).arg(after)
+                               : tr("Sessions %1 and %2 differ").arg(before).arg(after);
+    // Iterations are how a session reached its plan: one plan alike, reached otherwise.
+    if (!c.history.empty())
+        text += tr("; iterations %1 → %2").arg(qs(c.history[0].before), qs(c.history[0].after));
+    report(text);
     emit compareFinished(true);
 }
 

@@ -119,6 +119,7 @@ ExportedShown read_session_export(const std::string& path) {
     shown.outcome = stored_plan_outcome(
         std::move(exported.plan), path,
         fmt::format("session {} exported as JSON: its plan, not its model", exported.id));
+    shown.outcome.iterations = std::move(exported.iterations);
     return shown;
 }
 

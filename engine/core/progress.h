@@ -18,6 +18,9 @@ struct Progress {
     bool cancelled() const { return cancel_flag && cancel_flag->load(std::memory_order_relaxed); }
     // Throws Failure(Cancelled) naming the stage when cancellation was requested.
     void check_cancel(std::string_view stage) const;
+    // The same hooks for one part of longer work: the part's fractions [0, 1] report as
+    // [from, to] of the whole, so work done in parts never runs the bar back.
+    Progress part(double from, double to) const;
 };
 
 } // namespace tmmu

@@ -144,11 +144,12 @@ void solve_all(Plan& plan, const PlanOptions& options, const Progress& progress)
             OptimalOptions{options.search_budget ? options.search_budget : kDefaultOptimalBudget,
                            options.search_budget_ms});
     const OffsetStrategy& strategy = optimal ? *optimal : require_strategy(options.strategy);
+    const double arenas = double(plan.arenas.size());
     for (size_t a = 0; a < plan.arenas.size(); ++a) {
         progress.check_cancel("planning");
-        progress.report(double(a) / double(plan.arenas.size()),
-                        fmt::format("arena {}", plan.arenas[a].config.name));
-        solve_arena(plan.arenas[a], strategy, progress);
+        progress.report(double(a) / arenas, fmt::format("arena {}", plan.arenas[a].config.name));
+        // A strategy reports its own [0, 1]: that is this arena's share of the bar.
+        solve_arena(plan.arenas[a], strategy, progress.part(double(a) / arenas, (a + 1) / arenas));
         plan.total_plan_ns += plan.arenas[a].metrics.plan_ns;
     }
     // A search that was cancelled returns its best plan so far (strategies may stop early),

@@ -6,6 +6,7 @@
 #include "ir/mode.h"
 #include "plan/plan_summary.h"
 #include "plan/validator.h"
+#include "session_iterations.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -220,6 +221,19 @@ void read_retention(const Reader& r, const json& j, Plan& plan) {
         r.bad(path, wrong);
 }
 
+// inputs.iterations: the history as history_json writes it, ending on the plan.
+IterationHistory read_history(const Reader& r, const json& j, const Plan& plan) {
+    constexpr std::string_view path = "inputs.iterations";
+    std::optional<IterationHistory> h;
+    try {
+        h = read_history_json(j, std::string(path));
+    } catch (const Failure& f) {
+        r.bad(path, f.message());
+    }
+    if (const std::string wrong = iterations_problem(h, plan); !wrong.empty()) r.bad(path, wrong);
+    return *h;
+}
+
 } // namespace
 
 bool looks_like_session_json(std::string_view head) {
@@ -261,6 +275,7 @@ ExportedSession read_session_json(std::string_view text, std::string_view where)
     read_series(r, r.at(j, "series", "series"), plan);
     if (j.contains("activation_retention")) read_retention(r, j["activation_retention"], plan);
     plan.notes = r.get<std::vector<std::string>>(j, "notes", "notes");
+    if (inputs.contains("iterations")) out.iterations = read_history(r, inputs["iterations"], plan);
     return out;
 }
 

@@ -7,9 +7,12 @@
 // nothing to plan again. Each arena's placement goes through the independent validator.
 // Failures name the file and the field: IO_ERROR for a file that is not such a JSON document
 // (or one with a field missing, of the wrong type, or naming an arena that is not listed),
-// ADDRESS_COLLISION / ALLOCATION_OVERFLOW for a placement no plan could have.
+// ADDRESS_COLLISION / ALLOCATION_OVERFLOW for a placement no plan could have, IO_ERROR for an
+// iteration history that does not end on the plan.
 #include "plan/plan.h"
+#include "plan/replan.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +24,9 @@ struct ExportedSession {
     std::string title;
     bool altered = false; // exported with "altered": true (its reason in altered_reason)
     std::string altered_reason;
+    // inputs.iterations: the run over iterations that ended on the plan, for a session that
+    // kept one (schema 9).
+    std::optional<IterationHistory> iterations;
 };
 
 ExportedSession read_session_json(std::string_view text, std::string_view where);

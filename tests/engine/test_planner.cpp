@@ -192,6 +192,26 @@ class TestPlanner : public QObject {
         QCOMPARE(plan.arenas[0].metrics.peak_bytes, uint64_t(2048));
         QCOMPARE(plan.arenas[0].metrics.lower_bound, uint64_t(2048));
     }
+    // One bar for the whole plan: each arena's strategy reports inside that arena's share, so
+    // the fraction never runs back (auto reported 0..1 per arena over the whole bar before).
+    void progressNeverRunsBack() {
+        std::vector<std::pair<double, std::string>> seen;
+        Progress progress;
+        progress.on_progress = [&](double f, std::string_view stage) {
+            seen.emplace_back(f, std::string(stage));
+        };
+        const Plan plan = plan_graph(load_ir_file(kDynamicSeq), Mode::Training,
+                                     with_strategy("auto"), progress, "dynamic");
+        QVERIFY(plan.arenas.size() >= 2);
+        QVERIFY(seen.size() > plan.arenas.size());
+        for (size_t i = 1; i < seen.size(); ++i)
+            QVERIFY2(seen[i - 1].first <= seen[i].first,
+                     (seen[i - 1].second + " then " + seen[i].second).c_str());
+        QCOMPARE(seen.back(), (std::pair<double, std::string>{1.0, "done"}));
+        QCOMPARE(std::count_if(seen.begin(), seen.end(),
+                               [](const auto& p) { return p.second == "auto: done"; }),
+                 std::ptrdiff_t(plan.arenas.size()));
+    }
     void unknownStrategyIsAnArgumentError() {
         TMMU_EXPECT_FAILURE(
             plan_graph(chain(2, false), Mode::Inference, with_strategy("magic"), {}, "c"),

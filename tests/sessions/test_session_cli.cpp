@@ -265,6 +265,39 @@ class TestSessionCli : public QObject {
                  qPrintable(replay.out));
     }
 
+    // Two sessions can end on one plan by different roads: diff says the plans are identical
+    // and how each was reached, down to the first iteration decided otherwise.
+    void diffsSayHowEachSessionReachedItsPlan() {
+        QTemporaryDir dir;
+        const QString db = dir.path() + "/it.db";
+        const QString model = TMMU_SOURCE_DIR "/resources/models/examples/dynamic_seq.json";
+        const QStringList plan{"plan",     model,     "--mode",     "inference",
+                               "--record", "--quiet", "--sessions", db};
+        QCOMPARE(run_tmmu(plan + QStringList{"--dim", "seq=128", "--iteration", "seq=1024",
+                                             "--iteration", "seq=512"})
+                     .code,
+                 0);
+        QCOMPARE(run_tmmu(plan + QStringList{"--dim", "seq=1024"}).code, 0);
+        QCOMPARE(run_tmmu(plan + QStringList{"--dim", "seq=128", "--iteration", "seq=1024",
+                                             "--iteration", "seq=1024"})
+                     .code,
+                 0);
+        Result once = run_tmmu({"session", "diff", "1", "2", "--sessions", db});
+        QVERIFY2(once.code == 0, qPrintable(once.err));
+        QVERIFY2(once.out.contains("identical plans, reached otherwise\n\nhistory\n") &&
+                     once.out.contains("2 iterations from batch=1, seq=128, 1 replan -> one "
+                                       "plan, no iterations\n"),
+                 qPrintable(once.out));
+        // Same count and replans: the summary reads alike, so only the iteration is listed.
+        Result other = run_tmmu({"session", "diff", "1", "3", "--sessions", db});
+        QVERIFY2(!other.out.contains("  iterations ") &&
+                     other.out.contains("iteration 1                    seq=512: fits plan"),
+                 qPrintable(other.out));
+        QVERIFY2(other.out.contains("-> seq=1024: fits plan"), qPrintable(other.out));
+        QVERIFY(run_tmmu({"session", "diff", "1", "1", "--sessions", db})
+                    .out.endsWith("\nidentical\n"));
+    }
+
     // Tags are single words (no comma, not blank), refused before anything is planned or
     // written; a diff of two different models says so before its deltas.
     void tagsAndDiffsSayWhatTheyMean() {

@@ -4,6 +4,7 @@
 #include "replay.h"
 #include "report/formats.h"
 #include "report/report_data.h"
+#include "report/session_json_read.h"
 #include "session_iterations.h"
 #include "session_store.h"
 #include "sql_test_util.h"
@@ -153,7 +154,23 @@ class TestSessionIterations : public QObject {
     void replayRunsTheIterationsAgain() {
         SessionStore store(db("replay.db"));
         const Session s = store.load(store.record(iterations_session()));
-        const ReplayResult r = replay_session(s);
+        std::vector<std::pair<double, std::string>> reported;
+        const Progress progress{[&](double f, std::string_view stage) {
+            reported.emplace_back(f, std::string(stage));
+        }};
+        const ReplayResult r = replay_session(s, progress);
+        // One bar for the first plan and then the iterations: it never runs back, and the one
+        // replan of two plans reports past the first plan's half.
+        QVERIFY(!reported.empty());
+        for (size_t i = 1; i < reported.size(); ++i)
+            QVERIFY2(reported[i - 1].first <= reported[i].first && reported[i].first <= 1,
+                     qPrintable(QString("%1 (%2) then %3 (%4)")
+                                    .arg(reported[i - 1].first)
+                                    .arg(reported[i - 1].second.c_str())
+                                    .arg(reported[i].first)
+                                    .arg(reported[i].second.c_str())));
+        QVERIFY(std::any_of(reported.begin(), reported.end(),
+                            [](const auto& p) { return p.second == "replan" && p.first > 0.5; }));
         QVERIFY(r.comparison.identical);
         QVERIFY(r.iterations.has_value());
         QVERIFY(r.iterations->same);
@@ -208,6 +225,29 @@ class TestSessionIterations : public QObject {
         QVERIFY(history.at("start") == nlohmann::json({{"batch", 1}, {"seq", 128}}));
         QCOMPARE(history.at("iterations").size(), size_t(3));
         QVERIFY(history.at("iterations").at(1).at("replanned") == true);
+        // Read back: the same history; one that does not end on the plan, or is not a history,
+        // is refused naming the field.
+        const report::ExportedSession read = report::read_session_json(j.dump(), "s.json");
+        QVERIFY(read.iterations.has_value() && *read.iterations == *s.input.iterations);
+        const auto refused = [](const nlohmann::json& bad, const std::string& says) {
+            const auto f = tmmu::test::capture_failure(
+                [&] { (void)report::read_session_json(bad.dump(), "s.json"); });
+            return f && f->code() == FailureCode::IoError && f->where() == "s.json" &&
+                   f->message().starts_with("inputs.iterations: " + says);
+        };
+        nlohmann::json other = j;
+        other["inputs"]["iterations"]["iterations"].erase(2); // the first ran on another plan
+        other["inputs"]["iterations"]["iterations"].erase(1);
+        QVERIFY(refused(other, "the last iteration ran on plan "));
+        other = j;
+        other["inputs"]["iterations"]["iterations"][0]["plan_hash"] = "not hex";
+        QVERIFY(refused(other, "the iterations are not valid"));
+        other = j;
+        other["inputs"]["iterations"].erase("start");
+        QVERIFY(refused(other, "the iterations are not valid"));
+        other = j;
+        other["inputs"].erase("iterations");
+        QVERIFY(!report::read_session_json(other.dump(), "s.json").iterations);
     }
 };
 

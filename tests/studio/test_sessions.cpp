@@ -424,10 +424,34 @@ class TestSessions : public QObject {
                      "the plan in force after 2 iterations from batch=1, seq=256, 1 replan"),
                  qPrintable(w.sessions()->lastMessage()));
         QVERIFY(waitIdle(w));
+        // Its JSON export carries the history, and opening the file says so too.
+        const QString json = dir_.path() + QStringLiteral("/iterations.json");
+        QVERIFY2(exportAndWait(w, json, sessions::ExportFormat::Json),
+                 qPrintable(w.sessions()->lastMessage()));
+        MainWindow viewer;
+        QVERIFY(waitForPlan(viewer, [&] { viewer.openModel(json); }));
+        QVERIFY2(viewer.studioStatusBar()->currentMessage().endsWith(
+                     "as exported: the plan in force after 2 iterations from batch=1, seq=256, "
+                     "1 replan"),
+                 qPrintable(viewer.studioStatusBar()->currentMessage()));
         // Re-plan makes a single plan again: its session has no iterations.
         QVERIFY(waitForPlan(w, [&] { w.replan(); }));
         QVERIFY(waitIdle(w));
-        QVERIFY(!store.load(w.sessions()->currentSession()).input.iterations);
+        const int64_t again = w.sessions()->currentSession();
+        QVERIFY(!store.load(again).input.iterations);
+        // The same plan, reached once: comparing says so and how each session reached it.
+        QCOMPARE(runAndWait(w, &SessionActions::compareFinished,
+                            [&] { w.sessions()->compareSessions(id, again); }),
+                 QList<QVariant>{true});
+        QVERIFY2(w.sessions()->lastMessage().endsWith(
+                     "identical plans; iterations 2 iterations from batch=1, seq=256, 1 replan → "
+                     "one plan, no iterations"),
+                 qPrintable(w.sessions()->lastMessage()));
+        const QString headline = w.sessions()->comparePanel()->headline();
+        QVERIFY2(headline.contains("<b>Identical</b>") &&
+                     headline.contains("<b>History</b>: iterations 2 iterations from batch=1, "
+                                       "seq=256, 1 replan → one plan, no iterations."),
+                 qPrintable(headline));
     }
 
     void comparesTwoSessions() {

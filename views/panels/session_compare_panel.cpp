@@ -207,11 +207,16 @@ void SessionComparePanel::setComparison(const sessions::PlanComparison& comparis
                     .arg(qs(comparison_.hash_before.substr(0, 12)),
                          qs(comparison_.hash_after.substr(0, 12)), qs(count_of(changed, "arena")),
                          qs(count_of(comparison_.moved.size(), "tensor")));
-    QStringList settings;
-    for (const sessions::SettingChange& c : comparison_.settings)
-        settings << tr("%1 %2 → %3").arg(qs(c.what), qs(c.before), qs(c.after)).toHtmlEscaped();
-    if (!settings.isEmpty() && !comparison_.identical)
-        text += tr("<br><b>Settings</b>: %1.").arg(settings.join(QStringLiteral("; ")));
+    auto changes = [this](const std::vector<sessions::SettingChange>& list) {
+        QStringList lines;
+        for (const sessions::SettingChange& c : list)
+            lines << tr("%1 %2 → %3").arg(qs(c.what), qs(c.before), qs(c.after)).toHtmlEscaped();
+        return lines.join(QStringLiteral("; "));
+    };
+    if (!comparison_.settings.empty() && !comparison_.identical)
+        text += tr("<br><b>Settings</b>: %1.").arg(changes(comparison_.settings));
+    if (!comparison_.history.empty())
+        text += tr("<br><b>History</b>: %1.").arg(changes(comparison_.history));
     headline_->setText(text);
     fillArenas();
 
