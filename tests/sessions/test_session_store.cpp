@@ -3,6 +3,7 @@
 #include "replay.h"
 #include "run_store.h"
 #include "session_diff.h"
+#include "session_iterations.h"
 #include "session_store.h"
 #include "sql_test_util.h"
 #include "test_support.h"
@@ -483,6 +484,12 @@ class TestSessionStore : public QObject {
                                   << "2d171cc" << 5;
         QTest::newRow("schema 6") << "schema6-7d69569.db"
                                   << "7d69569" << 6;
+        QTest::newRow("schema 7") << "schema7-a976e52.db"
+                                  << "a976e52" << 7;
+        QTest::newRow("schema 8") << "schema8-c25ac1f.db"
+                                  << "c25ac1f" << 8;
+        QTest::newRow("schema 9") << "schema9-173a7e2.db"
+                                  << "173a7e2" << 9;
     }
     void opensDatabasesOfReleasedVersions() {
         QFETCH(QString, file);
@@ -498,13 +505,17 @@ class TestSessionStore : public QObject {
         SessionStore store(path);
         QCOMPARE(store.schema_version(), kSchemaVersion);
         const std::vector<SessionSummary> list = store.list();
-        // From schema 6 the file starts with an ONNX session (id 1, last in the list).
-        const size_t sessions = schema >= 6 ? 4 : 3;
+        // Newest first. From schema 6 the file starts with an ONNX session (id 1, last in the
+        // list); from schema 9 it ends with a run over iterations (first in the list).
+        const size_t newer = schema >= 9 ? 1 : 0;
+        const size_t sessions = (schema >= 6 ? 4 : 3) + newer;
         QCOMPARE(list.size(), sessions);
-        QCOMPARE(list[2].title, std::string("residual inference"));
-        QCOMPARE(list[2].tags, std::vector<std::string>{"baseline"});
-        QCOMPARE(list[1].tags, (std::vector<std::string>{"baseline", "views"}));
-        QCOMPARE(list[0].mode, std::string("none"));
+        const SessionSummary &problem = list[newer], &views = list[newer + 1],
+                             &residual = list[newer + 2];
+        QCOMPARE(residual.title, std::string("residual inference"));
+        QCOMPARE(residual.tags, std::vector<std::string>{"baseline"});
+        QCOMPARE(views.tags, (std::vector<std::string>{"baseline", "views"}));
+        QCOMPARE(problem.mode, std::string("none"));
         for (const SessionSummary& row : list) {
             QVERIFY2(row.altered_reason.empty(), row.altered_reason.c_str());
             Session s = store.load(row.id);
@@ -533,25 +544,51 @@ class TestSessionStore : public QObject {
         if (schema < 5) {
             QVERIFY(list_lazy_traces(store).empty()); // the migration to schema 5 added the table
         } else {
-            // A recorded lazy program: intact, and the same trace hash when run again today.
+            // Recorded lazy programs (newest first): intact, and the same trace hash when run
+            // again today. Schema 7 adds one run with the keep policy, schema 8 one compiled.
             const std::vector<LazyTraceSummary> traces = list_lazy_traces(store);
-            QCOMPARE(traces.size(), size_t(1));
-            const StoredLazyTrace t = load_lazy_trace(store, traces[0].id);
-            QVERIFY2(!t.altered, t.summary.altered_reason.c_str());
-            QCOMPARE(t.summary.program, std::string("view-mutation"));
-            QVERIFY(t.summary.failure.empty());
-            const LazyReplay r = replay_lazy_trace(t);
-            QVERIFY2(r.same, (r.recorded_hash + " vs " + r.replayed_hash).c_str());
+            const size_t expected = schema >= 8 ? 3 : schema == 7 ? 2 : 1;
+            QCOMPARE(traces.size(), expected);
+            for (const LazyTraceSummary& listed : traces) {
+                const StoredLazyTrace t = load_lazy_trace(store, listed.id);
+                QVERIFY2(!t.altered, t.summary.altered_reason.c_str());
+                QVERIFY(t.summary.failure.empty());
+                const LazyReplay r = replay_lazy_trace(t);
+                QVERIFY2(
+                    r.same,
+                    (t.summary.title + ": " + r.recorded_hash + " vs " + r.replayed_hash).c_str());
+            }
+            QCOMPARE(traces.back().program, std::string("view-mutation"));
+            QCOMPARE(traces.back().checkpoint, lazy::CheckpointPolicy::Recompute);
+            QVERIFY(!traces.back().compile);
+            if (schema >= 7) {
+                const LazyTraceSummary& kept = traces[expected - 2];
+                QCOMPARE(kept.program, std::string("checkpointed-mlp"));
+                QCOMPARE(kept.checkpoint, lazy::CheckpointPolicy::Keep);
+            }
+            if (schema >= 8) {
+                QCOMPARE(traces[0].program, std::string("compiled-mlp"));
+                QVERIFY(traces[0].compile);
+            }
         }
-        QCOMPARE(store.load(list[2].id).notes,
+        if (schema >= 9) {
+            // A run over iterations keeps them, and replays deciding each as recorded.
+            const Session s = store.load(list[0].id);
+            QVERIFY(s.input.iterations.has_value());
+            QCOMPARE(history_text(*s.input.iterations),
+                     std::string("3 iterations from batch=1, seq=128, 1 replan"));
+            const ReplayResult r = replay_session(s);
+            QVERIFY2(r.identical(), r.iterations ? r.iterations->verdict.c_str() : "no history");
+        }
+        QCOMPARE(store.load(residual.id).notes,
                  QString("made by tmmu %1, schema %2").arg(commit).arg(schema).toStdString());
         if (schema >= 6) {
             // The model file's hash and the bindings it was planned with.
-            const Session onnx = store.load(list[3].id);
+            const Session onnx = store.load(list[newer + 3].id);
             QCOMPARE(onnx.input.request.dims, (std::map<std::string, int64_t>{{"unk__0", 16}}));
             QVERIFY(!onnx.input.request.aliasing);
             QCOMPARE(onnx.input.source_sha256.size(), size_t(64));
-            QVERIFY(store.load(list[2].id).input.request.dims.empty()); // not an ONNX model
+            QVERIFY(store.load(residual.id).input.request.dims.empty()); // not an ONNX model
         }
         QCOMPARE(store.record(graph_session("new", {"z"})), int64_t(sessions + 1));
         QCOMPARE(file_bytes(fixture.toStdString()), original); // only the copy was written
