@@ -83,7 +83,7 @@ struct OutputOption {
 bool sends_one_output_to_stdout(std::initializer_list<OutputOption> outputs);
 app::PlanChoices plan_choices_from(Args& args);
 // The optional CONFIG argument of the runtime commands (default: the bundled GPT-2 small);
-// INVALID_ARGUMENT naming the file when it is no GPT-2 or Llama config.json.
+// INVALID_ARGUMENT naming the file when it is no GPT-2, Llama, Mistral or Qwen2 config.json.
 struct ConfigFile {
     std::string path, text;
     TransformerConfig config;

@@ -148,10 +148,11 @@ struct Parser {
                            version});
         parser.addPositionalArgument(
             QStringLiteral("MODEL"),
-            QStringLiteral("Native IR JSON, an ONNX model, a GPT-2/Llama config.json or an "
-                           "offset-assignment CSV "
-                           "(default: the bundled GPT-2 small config, training, batch 8, seq "
-                           "1024)."),
+            QStringLiteral(
+                "Native IR JSON, an ONNX model, a GPT-2, Llama, Mistral or Qwen2 config.json or an "
+                "offset-assignment CSV "
+                "(default: the bundled GPT-2 small config, training, batch 8, seq "
+                "1024)."),
             QStringLiteral("[MODEL]"));
     }
 };
