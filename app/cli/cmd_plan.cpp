@@ -13,6 +13,7 @@
 #include "plan/plan_summary.h"
 #include "plan/replan.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
 
@@ -34,8 +35,11 @@ options:
                        inside its shape_envelope (default: the dimension's "default", else
                        its max); repeatable
   --iteration NAME=V[,NAME=V...]
-                       run an IR graph with a shape_envelope over iterations of these shapes
-                       (repeatable, in order; seed 000 II.H). An iteration that fits the plan
+                       run an IR graph with a shape_envelope, or a transformer config (its
+                       dimensions batch, up to the largest asked for, and seq, up to the
+                       model's positions; the first plan at --batch and --seq), over
+                       iterations of these shapes (repeatable, in order; seed 000 II.H).
+                       An iteration that fits the plan
                        in force runs on it; one that needs a larger dimension stops with
                        SHAPE_ENVELOPE_VIOLATION (exit 29) when the model's replan_policy is
                        ABORT, or gets a new plan at the safepoint before it (the iteration
@@ -137,16 +141,28 @@ void print_iteration(const IterationOutcome& i) {
     fmt::print("  {}\n", iteration_text(i));
 }
 
-// Before anything is planned: only an IR graph with a shape envelope runs over iterations.
+// A transformer config runs over iterations with batch and seq as dynamic dimensions, batch up
+// to the largest the first plan or an iteration asks for (seq up to the model's positions).
+ModelRequest request_for(const ModelRequest& asked, const std::vector<DimBinding>& iterations) {
+    ModelRequest r = asked;
+    if (iterations.empty()) return r;
+    r.max_batch = r.batch;
+    for (const DimBinding& i : iterations)
+        if (const auto b = i.find("batch"); b != i.end() && b->second > 0)
+            r.max_batch = std::max(r.max_batch, uint64_t(b->second));
+    return r;
+}
+
+// Before anything is planned: only a graph with dynamic dimensions runs over iterations (an IR
+// graph with a shape envelope, a transformer config).
 void check_iterations_apply(const LoadedModel& model) {
-    if (model.kind == ModelKind::IrJson && !model.graph->dims.empty()) return;
+    if (model.graph && !model.graph->dims.empty()) return;
     fail(FailureCode::InvalidArgument, "--iteration",
-         fmt::format("applies to IR graphs with a shape_envelope only ({})",
+         fmt::format("applies to IR graphs with a shape_envelope and transformer configs only "
+                     "({})",
                      model.kind == ModelKind::Onnx ? "an ONNX model's symbolic dimensions are "
                                                      "bound once, with --dim"
-                     : model.kind == ModelKind::TransformerConfig
-                         ? "a transformer config's shape is --batch and --seq"
-                         : "this model's shapes are fixed"));
+                                                   : "this model's shapes are fixed"));
 }
 
 // Runs the iterations from the first plan; the model and plan become those of the last.
@@ -246,7 +262,6 @@ int cmd_plan(Args& args) {
         return 0;
     }
     const RequestChoice request_choice = model_request_from(args);
-    const ModelRequest& request = request_choice.request;
     app::PlanChoices choices = plan_choices_from(args);
     auto json_out = args.value("--json");
     bool with_tensors = args.flag("--tensors");
@@ -255,6 +270,7 @@ int cmd_plan(Args& args) {
     bool quiet = args.flag("--quiet");
     RecordOptions rec = record_options_from(args);
     const std::vector<DimBinding> iterations = iterations_from(args);
+    const ModelRequest request = request_for(request_choice.request, iterations);
     const std::optional<ApplyOptions> apply = apply_options_from(args);
     auto pos = args.positionals(0, 1);
     const bool to_stdout = sends_one_output_to_stdout(

@@ -1,12 +1,15 @@
 #include "models/transformer_graph.h"
 
+#include "core/assert.h"
 #include "core/checked.h"
 #include "core/failure.h"
+#include "ir/dynamic_dims.h"
 #include "ir/validate.h"
 #include "models/transformer_parts.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 
 namespace tmmu {
@@ -71,6 +74,11 @@ void check_request(const TransformerConfig& c, const GraphRequest& r) {
         fail(FailureCode::InvalidArgument, "request.seq",
              fmt::format("sequence length {} exceeds the model's {} positions", r.seq,
                          c.max_positions));
+    if (r.max_batch != 0 && (r.max_batch < r.batch || r.max_batch > uint64_t(kMaxDynamicDim)))
+        fail(FailureCode::InvalidArgument, "request.max_batch",
+             fmt::format("a dynamic batch's largest value must be from the batch ({}) to {}, "
+                         "got {}",
+                         r.batch, kMaxDynamicDim, r.max_batch));
     if (static_cast<uint8_t>(r.mode) > static_cast<uint8_t>(Mode::Training))
         fail(FailureCode::InvalidArgument, "request.mode", "not a known Mode value");
     if (static_cast<uint8_t>(r.dtype) > static_cast<uint8_t>(DType::Bool))
@@ -356,11 +364,7 @@ Graph expand(Model& m, TransformerBuilder& b, const GraphRequest& r) {
     return g;
 }
 
-} // namespace
-
-Graph build_transformer_graph(const TransformerConfig& config, const GraphRequest& request) {
-    check_config(config);
-    check_request(config, request);
+Graph build_fixed(const TransformerConfig& config, const GraphRequest& request) {
     std::string name = fmt::format("{} {} b{} s{} {}", config.name, mode_label(request.mode),
                                    request.batch, request.seq, dtype_name(request.dtype));
     TransformerBuilder b(std::move(name), dims_of(config, request));
@@ -370,6 +374,53 @@ Graph build_transformer_graph(const TransformerConfig& config, const GraphReques
     }
     LlamaModel m(b, config);
     return expand(m, b, request);
+}
+
+// Makes batch and seq dynamic in a graph built at request.batch and request.seq. Which axes
+// follow them is read from the same graph built at other values, batch moved by 2 and seq by
+// 1, so that no axis can seem to follow both: the builder's shapes name no dimension. Every
+// axis that moves must be a whole batch or seq (the graphs hold no flattened batch * seq).
+void make_dynamic(Graph& g, const TransformerConfig& config, const GraphRequest& request) {
+    if (config.max_positions < 2)
+        fail(FailureCode::InvalidArgument, "request.max_batch",
+             "a model of one position has no sequence length to vary");
+    GraphRequest moved = request;
+    moved.max_batch = 0;
+    moved.batch = request.batch + 2;
+    moved.seq = request.seq > 1 ? request.seq - 1 : request.seq + 1;
+    const Graph other = build_fixed(config, moved);
+    TMMU_ASSERT(other.tensors.size() == g.tensors.size(), "the graph's tensors depend on shapes");
+    const auto i64 = [](uint64_t v) { return int64_t(v); };
+    const int64_t max_seq = std::min(i64(config.max_positions), kMaxDynamicDim);
+    g.dims = {{"batch", 1, i64(request.max_batch), i64(request.batch)},
+              {"seq", 1, max_seq, i64(request.seq)}}; // name order, as finalize_graph keeps it
+    g.replan_policy = ReplanPolicy::ReplanAtSafepoint;
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+        Tensor& x = g.tensors[t];
+        const std::vector<int64_t>& there = other.tensors[t].shape;
+        TMMU_ASSERT(other.tensors[t].id == x.id && there.size() == x.shape.size(),
+                    "the graph's tensors depend on shapes");
+        for (size_t k = 0; k < x.shape.size(); ++k) {
+            if (x.shape[k] == there[k]) continue;
+            const bool batch = x.shape[k] == i64(request.batch) && there[k] == i64(moved.batch);
+            TMMU_ASSERT(batch || (x.shape[k] == i64(request.seq) && there[k] == i64(moved.seq)),
+                        "an axis follows batch or seq other than as a whole dimension");
+            x.shape_dims.resize(x.shape.size(), kNone);
+            x.shape_dims[k] = batch ? 0 : 1;
+        }
+    }
+    finalize_graph(g);
+    check_envelope_corners(g);
+}
+
+} // namespace
+
+Graph build_transformer_graph(const TransformerConfig& config, const GraphRequest& request) {
+    check_config(config);
+    check_request(config, request);
+    Graph g = build_fixed(config, request);
+    if (request.max_batch != 0) make_dynamic(g, config, request);
+    return g;
 }
 
 uint64_t parameter_count(const TransformerConfig& c) {

@@ -47,10 +47,15 @@ struct GraphRequest {
     Mode mode = Mode::Training;
     DType dtype = DType::F32; // activations, parameters, gradients and optimizer state
     bool adam = true;         // false: one sgd node per parameter (no optimizer state)
+    // Above 0: batch and seq are dynamic dimensions (seed 000 II.H) named "batch" and "seq",
+    // with shape envelopes [1, max_batch] and [1, max_positions] and REPLAN_AT_SAFEPOINT, bound
+    // at batch and seq, so that a run over iterations can bind them again. 0: fixed shapes.
+    uint64_t max_batch = 0;
 };
 
 // Returns a finalized graph (finalize_graph has run). Failures: INVALID_ARGUMENT for batch or
-// seq of 0, seq above config.max_positions, or more layers than the builder expands (10000);
+// seq of 0, seq above config.max_positions, a max_batch below batch or above kMaxDynamicDim,
+// or more layers than the builder expands (10000);
 // INVALID_IR_SHAPES for a config that breaks the TransformerConfig invariants;
 // ALLOCATION_OVERFLOW when a tensor's byte size overflows uint64.
 Graph build_transformer_graph(const TransformerConfig& config, const GraphRequest& request);

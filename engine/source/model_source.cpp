@@ -23,10 +23,11 @@ bool looks_like_csv(std::string_view text) {
     return header.find(',') != std::string_view::npos && header.find('{') == std::string_view::npos;
 }
 
+// A dynamic batch and seq are bound again by iterations: the summary's dims line says where.
 std::string describe_config(const TransformerConfig& c, const ModelRequest& r) {
-    return fmt::format("{} '{}', {} layers, hidden {}, {} heads, batch {}, seq {}",
-                       variant_name(c.variant), c.name, c.n_layer, c.hidden, c.n_head, r.batch,
-                       r.seq);
+    return fmt::format("{} '{}', {} layers, hidden {}, {} heads, {}batch {}, seq {}",
+                       variant_name(c.variant), c.name, c.n_layer, c.hidden, c.n_head,
+                       r.max_batch ? "dynamic shapes from " : "", r.batch, r.seq);
 }
 
 // An ONNX ModelProto starts with its ir_version field (protobuf tag 0x08, a small varint). ONNX
@@ -89,6 +90,7 @@ LoadedModel load_model(const std::string& path, const ModelRequest& request) {
         GraphRequest g;
         g.batch = request.batch;
         g.seq = request.seq;
+        g.max_batch = request.max_batch;
         g.mode = request.mode;
         m.graph = build_transformer_graph(cfg, g);
         m.description = describe_config(cfg, request);

@@ -26,6 +26,9 @@ struct ModelRequest {
     // ONNX models only: Reshape/Flatten/Squeeze/Unsqueeze/Identity outputs as views of their
     // input and single-consumer elementwise ops in place, as ONNX runtimes do (--no-aliasing).
     bool aliasing = true;
+    // Transformer configs only: above 0, batch and seq are dynamic dimensions with batch up to
+    // this (GraphRequest::max_batch), for a run over iterations; 0: fixed shapes.
+    uint64_t max_batch = 0;
 };
 
 struct LoadedModel {

@@ -774,12 +774,25 @@ class TestCli : public QObject {
             {"plan", resource("models/examples/linear_chain.json"), "--iteration", "seq=2"});
         QCOMPARE(fixed.code, 2);
         QVERIFY2(fixed.err.contains("INVALID_ARGUMENT at --iteration: applies to IR graphs with a "
-                                    "shape_envelope only"),
+                                    "shape_envelope and transformer configs only"),
                  qPrintable(fixed.err));
-        Result config = run_tmmu({"plan", "--iteration", "seq=2"});
-        QVERIFY2(config.code == 2 && config.err.contains("a transformer config's shape is --batch "
-                                                         "and --seq"),
-                 qPrintable(config.err));
+        // A config's batch and seq are dynamic for a run over iterations: batch up to the
+        // largest asked for, seq up to the model's positions.
+        Result config =
+            run_tmmu({"plan", "--mode", "inference", "--batch", "1", "--seq", "64", "--iteration",
+                      "seq=32", "--iteration", "batch=3,seq=128", "--json", "-"});
+        QVERIFY2(config.code == 0, qPrintable(config.err));
+        const QJsonObject cj = QJsonDocument::fromJson(config.out.toUtf8()).object();
+        const QJsonArray runs = cj["iterations"].toArray();
+        QCOMPARE(runs.size(), 2);
+        QVERIFY(!runs[0]["replanned"].toBool());
+        QVERIFY(runs[1]["replanned"].toBool());
+        QCOMPARE(runs[1]["plan_dims"].toObject(), QJsonObject({{"batch", 3}, {"seq", 128}}));
+        Result beyond = run_tmmu({"plan", "--mode", "inference", "--batch", "1", "--seq", "64",
+                                  "--iteration", "seq=1025"});
+        QVERIFY2(beyond.code == 29 && beyond.err.contains("seq=1025 is outside the model's shape "
+                                                          "envelope [1, 1024]"),
+                 qPrintable(beyond.err));
         Result fixedDim =
             run_tmmu({"plan", resource("models/examples/linear_chain.json"), "--dim", "seq=2"});
         QVERIFY2(fixedDim.code == 2 && fixedDim.err.contains("(this model's shapes are fixed)"),

@@ -1,3 +1,4 @@
+#include "ir/dynamic_dims.h"
 #include "ir/validate.h"
 #include "liveness/liveness.h"
 #include "models/transformer_config.h"
@@ -612,6 +613,56 @@ class TestTransformer : public QObject {
         QCOMPARE(count_opcode(g, "rope_grad"), 44u);
         QCOMPARE(count_opcode(g, "layernorm"), 0u);
         QCOMPARE(count_opcode(g, "rmsnorm"), 45u);
+    }
+
+    // With max_batch, batch and seq are dynamic: bound anywhere inside the envelope, every
+    // tensor has the shape the graph built there with fixed shapes has, so planning a rebound
+    // graph plans that model. Checked in every mode, GPT-2 and Llama, at seq 1 (seq moves up).
+    void dynamicBatchAndSeqFollowTheShapes_data() {
+        QTest::addColumn<bool>("llama");
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<int>("seq");
+        for (bool llama : {false, true})
+            for (Mode m : {Mode::Inference, Mode::Forward, Mode::Training})
+                for (int seq : {1, 48})
+                    QTest::addRow("%s %s seq %d", llama ? "llama" : "gpt2",
+                                  std::string(mode_name(m)).c_str(), seq)
+                        << llama << int(m) << seq;
+    }
+    void dynamicBatchAndSeqFollowTheShapes() {
+        QFETCH(bool, llama);
+        QFETCH(int, mode);
+        QFETCH(int, seq);
+        const TransformerConfig c = llama ? tinyllama() : gpt2_small();
+        GraphRequest r;
+        r.batch = 2;
+        r.seq = uint64_t(seq);
+        r.mode = Mode(mode);
+        r.max_batch = 5;
+        Graph g = build_transformer_graph(c, r);
+        QCOMPARE(g.dims.size(), size_t(2));
+        QCOMPARE(g.dims[0].name, std::string("batch"));
+        QCOMPARE(g.dims[0].max, int64_t(5));
+        QCOMPARE(g.dims[1].name, std::string("seq"));
+        QCOMPARE(g.dims[1].max, int64_t(c.max_positions));
+        QCOMPARE(g.replan_policy, ReplanPolicy::ReplanAtSafepoint);
+        QCOMPARE(binding_of(g), (DimBinding{{"batch", 2}, {"seq", seq}}));
+        for (const DimBinding& at :
+             {DimBinding{{"batch", 5}, {"seq", 7}}, DimBinding{{"batch", 1}, {"seq", 2}}}) {
+            bind_dims(g, at, "test");
+            const Graph fixed =
+                build(c, Mode(mode), uint64_t(at.at("batch")), uint64_t(at.at("seq")));
+            QCOMPARE(g.tensors.size(), fixed.tensors.size());
+            for (size_t t = 0; t < g.tensors.size(); ++t)
+                QVERIFY2(g.tensors[t].shape == fixed.tensors[t].shape &&
+                             g.tensors[t].bytes == fixed.tensors[t].bytes,
+                         g.tensors[t].name.c_str());
+        }
+        // Parameters never follow batch or seq.
+        for (const Tensor& t : g.tensors)
+            if (t.role == Role::Parameter) QVERIFY2(!t.dynamic(), t.name.c_str());
+        r.max_batch = 1; // below the batch
+        TMMU_EXPECT_FAILURE(build_transformer_graph(c, r), FailureCode::InvalidArgument);
     }
 
     void rejectsBadRequests() {

@@ -263,6 +263,20 @@ class TestSessionCli : public QObject {
         QVERIFY2(replay.out.contains("identical\niterations 3 iterations decided as recorded "
                                      "(1 replan)\n"),
                  qPrintable(replay.out));
+        // A transformer config runs over iterations with batch and seq dynamic; the stored IR
+        // keeps their envelope, so replay binds and replans it again.
+        r = run_tmmu({"plan", "--mode", "inference", "--batch", "1", "--seq", "64", "--iteration",
+                      "seq=128", "--iteration", "batch=2,seq=32", "--record", "--quiet",
+                      "--sessions", db});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        show = run_tmmu({"session", "show", "2", "--sessions", db});
+        QVERIFY2(show.out.contains("dims       batch=2 of [1, 2], seq=128 of [1, 1024]; "
+                                   "replan_policy REPLAN_AT_SAFEPOINT\n"),
+                 qPrintable(show.out));
+        replay = run_tmmu({"session", "replay", "2", "--sessions", db});
+        QVERIFY2(replay.code == 0 && replay.out.contains("identical\niterations 2 iterations "
+                                                         "decided as recorded (2 replans)\n"),
+                 qPrintable(replay.out + replay.err));
     }
 
     // Two sessions can end on one plan by different roads: diff says the plans are identical
