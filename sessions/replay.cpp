@@ -42,14 +42,12 @@ ShapeScheduleRun replay_schedule(const SessionInput& input, const Progress& prog
              "the session is no run over iterations");
     const IterationHistory& h = *input.iterations;
     bind_dims(*m.graph, h.start, "the stored iterations' start");
-    // The first plan and each recorded replan cost about one plan: the bar moves by their share.
     std::vector<DimBinding> dims;
-    size_t plans = 1;
-    for (const IterationOutcome& i : h.decided) {
+    for (const IterationOutcome& i : h.decided)
         dims.push_back(i.dims);
-        plans += i.replanned ? 1 : 0;
-    }
-    const double first_share = 1.0 / double(plans);
+    // The first plan takes one share of the bar and each iteration one (run_shape_schedule
+    // reports by iteration, a replan inside its iteration's share).
+    const double first_share = 1.0 / double(dims.size() + 1);
     Plan first = plan_model(m, input.request.mode, input.options, progress.part(0, first_share));
     return run_shape_schedule(std::move(*m.graph), std::move(first), input.request.mode,
                               input.options, dims, {}, progress.part(first_share, 1));

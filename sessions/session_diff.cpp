@@ -177,9 +177,18 @@ std::string history_or_none(const std::optional<IterationHistory>& h) {
     return h ? history_text(*h) : std::string("one plan, no iterations");
 }
 
-// One iteration as it was decided and the plan it ran on, which history_text does not say.
+// One iteration as it was decided, the plan it ran on and the one a replan replaced, which
+// history_text does not say.
 std::string decided_text(const IterationOutcome& i) {
-    return fmt::format("{}, planned at {}", iteration_decision(i), binding_text(i.plan_binding));
+    return fmt::format("{}, planned at {}{}", iteration_decision(i), binding_text(i.plan_binding),
+                       i.replanned ? ", was " + to_hex(i.old_plan_hash).substr(0, 16) : "");
+}
+
+// Every field of the iteration: where the short forms read alike, the hashes differ beyond
+// their first digits or only the replan key does.
+std::string decided_exactly(const IterationOutcome& i) {
+    return fmt::format("{}, plan {}{}, replan key {}", decided_text(i), to_hex(i.plan_hash),
+                       i.replanned ? ", was " + to_hex(i.old_plan_hash) : "", to_hex(i.replan_key));
 }
 
 std::vector<SettingChange> history_changes(const std::optional<IterationHistory>& a,
@@ -191,11 +200,7 @@ std::vector<SettingChange> history_changes(const std::optional<IterationHistory>
     for (size_t i = 0; i < std::min(a->decided.size(), b->decided.size()); ++i) {
         const IterationOutcome &x = a->decided[i], &y = b->decided[i];
         if (x == y) continue;
-        // Only the replan key can differ with the rest alike: then its full hex says so.
-        add_if_differs(out, fmt::format("iteration {}", i), x, y, decided_text,
-                       [](const IterationOutcome& o) {
-                           return decided_text(o) + ", replan key " + to_hex(o.replan_key);
-                       });
+        add_if_differs(out, fmt::format("iteration {}", i), x, y, decided_text, decided_exactly);
         break;
     }
     return out;

@@ -310,6 +310,7 @@ void MainWindow::showStoredPlan(const PlanOutcome& outcome, bool remember, const
     pendingRemember_ = remember;
     showStoredSettings(outcome.settings);
     onPlanned(outcome);
+    sessions_->showUnrecorded(outcome);
     // No model in the file: nothing to plan the other strategies with.
     strategies_->showMessage(
         tr("%1 holds its plan, not its model: open the model to compare strategies").arg(file));
@@ -318,6 +319,7 @@ void MainWindow::showStoredPlan(const PlanOutcome& outcome, bool remember, const
 void MainWindow::onLazyShown(const LazyShown& shown) {
     if (shown.buffers.plan) {
         onPlanned(shown.buffers);
+        sessions_->showUnrecorded(shown.buffers);
         strategies_->showMessage(tr("A lazy program's pool buffers, planned by the auto strategy"));
     } else {
         settleComparison();
@@ -486,6 +488,7 @@ void MainWindow::showStoredOutcome(const PlanOutcome& outcome) {
     lastFailure_.clear();
     showStoredSettings(outcome.settings);
     onPlanned(outcome);
+    sessions_->showUnrecorded(outcome);
     // The stored plan is shown as it was; the other strategies are planned again beside it
     // (the comparison is never stored).
     strategies_->showMessage(tr("Comparing strategies…"));

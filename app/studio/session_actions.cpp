@@ -143,15 +143,19 @@ QMenu* SessionActions::buildMenu(QWidget* parent) {
     return menu;
 }
 
-void SessionActions::recordRun(const PlanOutcome& outcome) {
+void SessionActions::showUnrecorded(const PlanOutcome& outcome) {
     shown_ = std::make_shared<const PlanOutcome>(outcome);
     current_ = 0;
+    panel_->setCurrentSession(current_);
+}
+
+void SessionActions::recordRun(const PlanOutcome& outcome) {
+    showUnrecorded(outcome);
     // The first plan clears the status bar: say again, once, why nothing is recorded.
     if (storeErrorPending_) {
         storeErrorPending_ = false;
         report(tr("Sessions are not recorded: %1").arg(storeError_));
     }
-    panel_->setCurrentSession(current_);
     if (!recording() || !outcome.model || !outcome.plan) return;
     // Encoding a large plan takes a while: it happens on the worker, like every store write
     // that is more than a small statement. A run is recorded even when a newer one replaced
@@ -319,9 +323,12 @@ void SessionActions::showComparison(ComparedSessions& compared) {
     raiseCompare();
     QString text = c.identical ? tr("Sessions %1 and %2: identical plans").arg(before).arg(after)
                                : tr("Sessions %1 and %2 differ").arg(before).arg(after);
-    // Iterations are how a session reached its plan: one plan alike, reached otherwise.
-    if (!c.history.empty())
-        text += tr("; iterations %1 → %2").arg(qs(c.history[0].before), qs(c.history[0].after));
+    // Iterations are how a session reached its plan: one plan alike, reached otherwise. The
+    // first difference is the histories in short, or the first iteration decided otherwise.
+    if (!c.history.empty()) {
+        const sessions::SettingChange& first = c.history[0];
+        text += tr("; %1 %2 → %3").arg(qs(first.what), qs(first.before), qs(first.after));
+    }
     report(text);
     emit compareFinished(true);
 }

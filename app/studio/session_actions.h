@@ -77,6 +77,9 @@ class SessionActions : public QObject {
     // After a planning run was shown: records it (on the worker) when recording is on and a
     // store is open; sessionRecorded follows.
     void recordRun(const tmmu::studio::PlanOutcome& outcome);
+    // After a plan read from a file was shown (a checkpoint, an exported session, a lazy
+    // program's buffers): it is what File > Export exports, and no session is current.
+    void showUnrecorded(const tmmu::studio::PlanOutcome& outcome);
     // Jobs; each ends in its signal below, also on failure (with a message in the status bar).
     // A newer open (or plan) replaces an older one, a newer replay or comparison likewise.
     void openSession(qint64 id); // shows the stored plan, never re-plans

@@ -18,6 +18,11 @@ sessions::Session sessionOf(const PlanOutcome* shown) {
     if (!shown || !shown->model || !shown->plan)
         fail(FailureCode::InvalidArgument, "File > Export", "no plan is shown");
     const PlanOutcome& o = *shown;
+    if (!o.model->graph && !o.model->problem)
+        fail(FailureCode::InvalidArgument, "File > Export",
+             fmt::format("the plan on screen was read from {}, which holds a plan but not its "
+                         "model; export the session it was recorded as (tmmu export ID)",
+                         o.model->path));
     sessions::SessionInput input = sessions::input_from_model(
         *o.model, o.settings.request(), make_options(o.settings, o.model->kind));
     input.iterations = o.iterations;

@@ -80,8 +80,9 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
             out.old_plan_hash = run.plan.plan_hash;
             planned = grown(std::move(planned), iterations[i]);
             g = bound_at_iteration(g, planned, where);
-            progress.report(double(i) / double(iterations.size()), "replan");
-            run.plan = plan_graph(g, mode, options, Progress{nullptr, progress.cancel_flag},
+            const double n = double(iterations.size());
+            progress.report(double(i) / n, "replan");
+            run.plan = plan_graph(g, mode, options, progress.part(double(i) / n, (i + 1) / n),
                                   run.plan.source);
         }
         out.plan_binding = planned;

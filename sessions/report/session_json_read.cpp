@@ -231,7 +231,7 @@ IterationHistory read_history(const Reader& r, const json& j, const Plan& plan) 
         r.bad(path, f.message());
     }
     if (const std::string wrong = iterations_problem(h, plan); !wrong.empty()) r.bad(path, wrong);
-    return *h;
+    return std::move(*h);
 }
 
 } // namespace

@@ -310,6 +310,19 @@ class TestSessionCli : public QObject {
         QVERIFY2(other.out.contains("-> seq=1024: fits plan"), qPrintable(other.out));
         QVERIFY(run_tmmu({"session", "diff", "1", "1", "--sessions", db})
                     .out.endsWith("\nidentical\n"));
+        // From another start, the first replan replaced another plan: its line says which.
+        QCOMPARE(run_tmmu(plan + QStringList{"--dim", "seq=256", "--iteration", "seq=1024",
+                                             "--iteration", "seq=512"})
+                     .code,
+                 0);
+        Result start = run_tmmu({"session", "diff", "1", "4", "--sessions", db});
+        const qsizetype line = start.out.indexOf("  iteration 0 ");
+        QVERIFY2(line >= 0, qPrintable(start.out));
+        const QString zero = start.out.mid(line, start.out.indexOf('\n', line) - line);
+        QCOMPARE(zero.count(", was "), 2);
+        const QStringList sides = zero.split(" -> ");
+        QCOMPARE(sides.size(), 2);
+        QVERIFY2(sides[0].section(", was ", 1) != sides[1].section(", was ", 1), qPrintable(zero));
     }
 
     // Tags are single words (no comma, not blank), refused before anything is planned or

@@ -19,6 +19,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
@@ -159,8 +160,9 @@ class TestSessionIterations : public QObject {
             reported.emplace_back(f, std::string(stage));
         }};
         const ReplayResult r = replay_session(s, progress);
-        // One bar for the first plan and then the iterations: it never runs back, and the one
-        // replan of two plans reports past the first plan's half.
+        // One bar for the first plan and then the iterations, a quarter each: it never runs
+        // back, the replan of iteration 1 starts at half and its planning moves the bar on to
+        // the end of that iteration's quarter.
         QVERIFY(!reported.empty());
         for (size_t i = 1; i < reported.size(); ++i)
             QVERIFY2(reported[i - 1].first <= reported[i].first && reported[i].first <= 1,
@@ -169,8 +171,10 @@ class TestSessionIterations : public QObject {
                                     .arg(reported[i - 1].second.c_str())
                                     .arg(reported[i].first)
                                     .arg(reported[i].second.c_str())));
-        QVERIFY(std::any_of(reported.begin(), reported.end(),
-                            [](const auto& p) { return p.second == "replan" && p.first > 0.5; }));
+        QVERIFY(std::any_of(reported.begin(), reported.end(), [](const auto& p) {
+            return p.second == "replan" && std::abs(p.first - 0.5) < 1e-9;
+        }));
+        QVERIFY(std::abs(reported.back().first - 0.75) < 1e-9);
         QVERIFY(r.comparison.identical);
         QVERIFY(r.iterations.has_value());
         QVERIFY(r.iterations->same);
@@ -244,7 +248,45 @@ class TestSessionIterations : public QObject {
         QVERIFY(refused(other, "the iterations are not valid"));
         other = j;
         other["inputs"]["iterations"].erase("start");
-        QVERIFY(refused(other, "the iterations are not valid"));
+        QVERIFY(refused(other, "the iterations are not valid: start is missing"));
+        // Each field of the wrong type or sign is named with its row.
+        const nlohmann::json& rows = j["inputs"]["iterations"]["iterations"];
+        const auto with = [&](const std::string& field, const nlohmann::json& value) {
+            nlohmann::json changed = j;
+            changed["inputs"]["iterations"]["iterations"][1][field] = value;
+            return changed;
+        };
+        QVERIFY(refused(with("peak_bytes", -1),
+                        "the iterations are not valid: iterations[1].peak_bytes is -1, not a "
+                        "count"));
+        QVERIFY(refused(with("iteration", "1"), "the iterations are not valid: "
+                                                "iterations[1].iteration is \"1\", not a count"));
+        QVERIFY(refused(with("dims", nlohmann::json{{"seq", 0}}),
+                        "the iterations are not valid: iterations[1].dims.seq is 0, not a "
+                        "dimension"));
+        QVERIFY(refused(with("replanned", 1), "the iterations are not valid: "
+                                              "iterations[1].replanned is not true or false"));
+        QVERIFY(refused(with("old_plan_hash", "xyz"),
+                        "the iterations are not valid: iterations[1].old_plan_hash "));
+        other = j;
+        other["inputs"]["iterations"]["iterations"] = "three";
+        QVERIFY(refused(other, "the iterations are not valid: iterations is not a list"));
+        other = j;
+        other["inputs"]["iterations"] = nlohmann::json::array();
+        QVERIFY(refused(other, "the iterations are not valid: the history is not an object"));
+        // A history that parses but could not have been run: each iteration runs on the plan
+        // before it or on the one its replan made, inside that plan, and the last is the plan's.
+        other = j;
+        other["inputs"]["iterations"]["start"] = nlohmann::json::object();
+        QVERIFY(refused(other, "a run over iterations from no binding"));
+        QVERIFY(
+            refused(with("old_plan_hash", rows[2]["replan_key"]), "iteration 1 replaced plan "));
+        QVERIFY(refused(with("replanned", false), "iteration 1 was not replanned, but runs on "));
+        QVERIFY(refused(with("dims", nlohmann::json{{"seq", 4096}}),
+                        "iteration 1 at seq=4096 ran on a plan made for batch=1, seq=1024"));
+        other = j;
+        other["inputs"]["iterations"]["iterations"][2]["peak_bytes"] = 1;
+        QVERIFY(refused(other, "the last iteration's plan peaks at 1 bytes"));
         other = j;
         other["inputs"].erase("iterations");
         QVERIFY(!report::read_session_json(other.dump(), "s.json").iterations);

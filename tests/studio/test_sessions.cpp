@@ -651,6 +651,11 @@ class TestSessions : public QObject {
         QVERIFY(viewer.studioStatusBar()->currentMessage().contains("as exported"));
         QVERIFY(viewer.strategyChart()->results().empty());
         QVERIFY(viewer.recentFiles().contains(QFileInfo(json).absoluteFilePath()));
+        // File > Export exports what is on screen: this plan has no model to export with, and
+        // says so (it exported the session shown before it, or said no plan was shown).
+        QVERIFY(!exportAndWait(viewer, dir_.path() + "/again.html", sessions::ExportFormat::Html));
+        QVERIFY2(viewer.sessions()->lastMessage().contains("which holds a plan but not its model"),
+                 qPrintable(viewer.sessions()->lastMessage()));
         viewer.replan();
         waitIdle(viewer);
         QVERIFY2(viewer.lastFailure().contains("holds a plan, not a model"),
