@@ -13,7 +13,6 @@
 #include "plan/plan_summary.h"
 #include "plan/replan.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
 
@@ -141,18 +140,6 @@ void print_iteration(const IterationOutcome& i) {
     fmt::print("  {}\n", iteration_text(i));
 }
 
-// A transformer config runs over iterations with batch and seq as dynamic dimensions, batch up
-// to the largest the first plan or an iteration asks for (seq up to the model's positions).
-ModelRequest request_for(const ModelRequest& asked, const std::vector<DimBinding>& iterations) {
-    ModelRequest r = asked;
-    if (iterations.empty()) return r;
-    r.max_batch = r.batch;
-    for (const DimBinding& i : iterations)
-        if (const auto b = i.find("batch"); b != i.end() && b->second > 0)
-            r.max_batch = std::max(r.max_batch, uint64_t(b->second));
-    return r;
-}
-
 // Before anything is planned: only a graph with dynamic dimensions runs over iterations (an IR
 // graph with a shape envelope, a transformer config).
 void check_iterations_apply(const LoadedModel& model) {
@@ -270,7 +257,7 @@ int cmd_plan(Args& args) {
     bool quiet = args.flag("--quiet");
     RecordOptions rec = record_options_from(args);
     const std::vector<DimBinding> iterations = iterations_from(args);
-    const ModelRequest request = request_for(request_choice.request, iterations);
+    const ModelRequest request = request_over_iterations(request_choice.request, iterations);
     const std::optional<ApplyOptions> apply = apply_options_from(args);
     auto pos = args.positionals(0, 1);
     const bool to_stdout = sends_one_output_to_stdout(

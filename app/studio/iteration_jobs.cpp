@@ -3,29 +3,64 @@
 #include "core/failure.h"
 
 namespace tmmu::studio {
+namespace {
+
+// The model the run binds again and its first plan: the graph on screen and its plan, or a
+// transformer config loaded again with batch and seq dynamic and planned at the toolbar's
+// shapes (its graph on screen has fixed shapes), which then takes one share of the bar.
+struct RunStart {
+    std::shared_ptr<const LoadedModel> model;
+    std::shared_ptr<const Plan> plan;
+    Progress progress; // what the iterations report to
+};
+
+RunStart run_start(const PlanOutcome& shown, const std::vector<DimBinding>& iterations,
+                   const PlanOptions& options, const Progress& progress) {
+    if (shown.model->kind != ModelKind::TransformerConfig)
+        return {shown.model, shown.plan, progress};
+    const ModelRequest request = request_over_iterations(shown.settings.request(), iterations);
+    auto model = std::make_shared<const LoadedModel>(load_model(shown.model->path, request));
+    const double first = 1.0 / double(iterations.size() + 1);
+    auto plan = std::make_shared<const Plan>(
+        plan_model(*model, request.mode, options, progress.part(0, first)));
+    return {std::move(model), std::move(plan), progress.part(first, 1)};
+}
+
+} // namespace
 
 IterationsRun run_iterations_job(const PlanOutcome& shown,
                                  const std::vector<DimBinding>& iterations,
                                  const Progress& progress) {
     const LoadedModel& model = *shown.model;
-    if (model.kind != ModelKind::IrJson || !model.graph || model.graph->dims.empty())
+    const bool dynamic =
+        model.kind == ModelKind::IrJson && model.graph && !model.graph->dims.empty();
+    if (!dynamic && model.kind != ModelKind::TransformerConfig)
         fail(FailureCode::InvalidArgument, "iterations",
-             "only an IR graph with a shape_envelope runs over iterations");
+             "only an IR graph with a shape_envelope or a transformer config runs over "
+             "iterations");
     const Mode mode = shown.plan->mode.value_or(shown.settings.mode);
     const PlanOptions options = make_options(shown.settings, model.kind);
     IterationsRun out;
     try {
+        const RunStart start = run_start(shown, iterations, options, progress);
+        const Graph& first = *start.model->graph;
         ShapeScheduleRun run = run_shape_schedule(
-            *model.graph, *shown.plan, mode, options, iterations,
-            [&out](const IterationOutcome& i) { out.decided.push_back(i); }, progress);
-        auto bound = std::make_shared<LoadedModel>(model);
+            first, *start.plan, mode, options, iterations,
+            [&out](const IterationOutcome& i) { out.decided.push_back(i); }, start.progress);
+        auto bound = std::make_shared<LoadedModel>(*start.model);
         bound->graph = std::move(run.graph);
         bound->annotations = dim_annotations(*bound->graph);
+        const DimBinding last = binding_of(*bound->graph);
         PlanSettings settings = shown.settings;
-        settings.bindings.dims = binding_of(*bound->graph);
+        if (dynamic) {
+            settings.bindings.dims = last;
+        } else { // a config's toolbar shapes
+            settings.batch = uint64_t(last.at("batch"));
+            settings.seq = uint64_t(last.at("seq"));
+        }
         out.outcome =
             PlanOutcome{std::move(bound), std::make_shared<const Plan>(std::move(run.plan)),
-                        settings, IterationHistory{binding_of(*model.graph), out.decided}};
+                        settings, IterationHistory{binding_of(first), out.decided}};
     } catch (const Failure& f) {
         if (f.code() == FailureCode::Cancelled) throw;
         out.failure = f;

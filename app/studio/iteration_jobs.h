@@ -1,6 +1,6 @@
 #pragma once
-// Plan > Run iterations: the IR graph on screen run over iterations of other shapes (seed 000
-// II.H), as `tmmu plan --iteration` runs it, from the plan shown. Plain data and a plain
+// Plan > Run iterations: the IR graph or transformer config on screen run over iterations of
+// other shapes (seed 000 II.H), as `tmmu plan --iteration` runs it. Plain data and a plain
 // function (no Qt), run as a job.
 #include "core/failure.h"
 #include "plan/replan.h"
@@ -19,7 +19,9 @@ struct IterationsRun {
     std::optional<Failure> failure; // what stopped the run (never CANCELLED: that throws)
 };
 
-// Runs `iterations` from `shown` (an IR graph with a shape envelope and its plan). Throws
+// Runs `iterations` from `shown`: an IR graph with a shape envelope from its plan, or a
+// transformer config loaded again with batch and seq dynamic (request_over_iterations) from a
+// plan at the toolbar's batch and seq, as tmmu plan CONFIG --iteration runs it. Throws
 // Failure(Cancelled) when cancelled, and InvalidArgument for a model that has no envelope.
 IterationsRun run_iterations_job(const PlanOutcome& shown,
                                  const std::vector<DimBinding>& iterations,

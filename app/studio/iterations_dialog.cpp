@@ -11,7 +11,7 @@
 namespace tmmu::studio {
 
 IterationsDialog::IterationsDialog(const QString& modelName, const Graph& model,
-                                   const QString& lines, QWidget* parent)
+                                   const QString& envelope, const QString& lines, QWidget* parent)
     : QDialog(parent), model_(model), lines_(new QPlainTextEdit(lines, this)),
       command_(wrappedLabel(QString(), this, true)),
       error_(refusalLabel(QStringLiteral("iterationsError"), this)) {
@@ -26,7 +26,7 @@ IterationsDialog::IterationsDialog(const QString& modelName, const Graph& model,
            "or stops the run under ABORT.")
             .arg(modelName.toHtmlEscaped()),
         this));
-    layout->addWidget(wrappedLabel(QString::fromStdString(envelope_text(model)), this, true));
+    layout->addWidget(wrappedLabel(envelope, this, true));
     lines_->setObjectName(QStringLiteral("iterationLines"));
     lines_->setPlaceholderText(QStringLiteral("seq=512\nseq=1024"));
     lines_->setTabChangesFocus(true);

@@ -1,7 +1,8 @@
 #pragma once
-// Plan > Run iterations for an IR graph with a shape envelope (seed 000 II.H): the shapes of the
-// iterations to run, one per line, as `tmmu plan --iteration` takes them ("seq=512",
-// "batch=2,seq=1024"). It shows the envelope, the replan policy and the command line.
+// Plan > Run iterations for an IR graph with a shape envelope or a transformer config (seed 000
+// II.H): the shapes of the iterations to run, one per line, as `tmmu plan --iteration` takes
+// them ("seq=512", "batch=2,seq=1024"). It shows the envelope, the replan policy and the
+// command line.
 //
 // Invariant: iterations() is what the lines say only once accept() checked every line (the
 // parse of --iteration, then each binding against the envelope, naming the iteration by its
@@ -24,9 +25,10 @@ namespace tmmu::studio {
 class IterationsDialog : public QDialog {
     Q_OBJECT
   public:
-    // `model`: the graph as shown, bound; `lines`: the text to start from.
-    IterationsDialog(const QString& modelName, const Graph& model, const QString& lines,
-                     QWidget* parent = nullptr);
+    // `model`: a graph whose dims the lines are checked against (the graph as shown, bound);
+    // `envelope`: what the dialog says of them; `lines`: the text to start from.
+    IterationsDialog(const QString& modelName, const Graph& model, const QString& envelope,
+                     const QString& lines, QWidget* parent = nullptr);
 
     std::vector<DimBinding> iterations() const { return iterations_; }
     QString lines() const; // as typed, to offer next time

@@ -552,7 +552,7 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     controls_->setBindings(outcome.settings.bindings);
     bindingsPath_ = outcome.model->kind == ModelKind::Onnx || dynamic ? path : QString();
     bindingsAction_->setEnabled(!bindingsPath_.isEmpty());
-    iterationsAction_->setEnabled(dynamic);
+    iterationsAction_->setEnabled(dynamic || outcome.model->kind == ModelKind::TransformerConfig);
     shardAction_->setEnabled(outcome.model->kind != ModelKind::DsaCsv);
     if (outcome.model->kind == ModelKind::TransformerConfig) runPanel_->setConfigPath(path);
     status_->showPlan(*outcome.plan, outcome.model.get());

@@ -1,6 +1,6 @@
-// Plan > Run iterations: the IR graph on screen run over iterations of other shapes on the
-// worker (iteration_jobs.h, what tmmu plan --iteration runs), the plan in force after the last
-// shown as a plan, and every iteration listed in the result box.
+// Plan > Run iterations: the IR graph or transformer config on screen run over iterations of
+// other shapes on the worker (iteration_jobs.h, what tmmu plan --iteration runs), the plan in
+// force after the last shown as a plan, and every iteration listed in the result box.
 #include "main_window.h"
 
 #include "context/plan_context.h"
@@ -59,6 +59,17 @@ QString replanCount(const std::vector<IterationOutcome>& decided) {
     return qs(count_of(uint64_t(replans), "replan"));
 }
 
+// What a transformer config's iterations are checked against in the dialog: batch and seq by
+// name, any size (the run refuses a seq past the model's positions, naming it), since the graph
+// on screen has fixed shapes.
+Graph configDims(const PlanSettings& s) {
+    Graph g;
+    g.dims = {{"batch", 1, kMaxDynamicDim, int64_t(s.batch)},
+              {"seq", 1, kMaxDynamicDim, int64_t(s.seq)}};
+    g.replan_policy = ReplanPolicy::ReplanAtSafepoint;
+    return g;
+}
+
 } // namespace
 
 IterationsDialog* MainWindow::iterationsDialog() const {
@@ -66,10 +77,19 @@ IterationsDialog* MainWindow::iterationsDialog() const {
 }
 
 void MainWindow::runIterations() {
-    if (!model_ || ctx_->model() != model_.get() || !model_->graph || model_->graph->dims.empty())
-        return;
+    if (!model_ || ctx_->model() != model_.get() || !model_->graph) return;
+    const bool config = model_->kind == ModelKind::TransformerConfig;
+    if (!config && model_->graph->dims.empty()) return;
     delete iterationsDialog_;
-    auto* dialog = new IterationsDialog(QFileInfo(modelPath_).fileName(), *model_->graph,
+    const QString envelope =
+        config ? tr("batch=%1, seq=%2: for this run batch and seq are dynamic, batch up to the "
+                    "largest asked for and seq up to the model's positions; replan_policy "
+                    "REPLAN_AT_SAFEPOINT")
+                     .arg(shownWith_.batch)
+                     .arg(shownWith_.seq)
+               : qs(envelope_text(*model_->graph));
+    auto* dialog = new IterationsDialog(QFileInfo(modelPath_).fileName(),
+                                        config ? configDims(shownWith_) : *model_->graph, envelope,
                                         iterationLines_, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     // The run starts from what the dialog was opened on (closeOnPlanChange keeps it on screen),
@@ -87,13 +107,12 @@ void MainWindow::runIterations() {
 
 void MainWindow::startIterations(const PlanOutcome& shown,
                                  const std::vector<DimBinding>& iterations) {
-    const QString start = qs(binding_text(*shown.model->graph));
     const QString file = QFileInfo(QString::fromStdString(shown.model->path)).fileName();
     lastFailure_.clear();
     jobs_->submit(
         {tr("Running %1 over iterations").arg(file), kShownPlanKey, this},
         [shown, iterations](const Progress& p) { return run_iterations_job(shown, iterations, p); },
-        [this, start](const IterationsRun& run) {
+        [this](const IterationsRun& run) {
             const QString table = iterationsTable(run.decided);
             if (run.failure) {
                 const JobFailure f = JobFailure::of(*run.failure);
@@ -107,6 +126,10 @@ void MainWindow::startIterations(const PlanOutcome& shown,
                                   .arg(f.text().toHtmlEscaped(), before));
                 return;
             }
+            const QString start = qs(binding_text(run.outcome->iterations->start));
+            // The toolbar holds the last plan's shapes (a config's batch and seq, a graph's
+            // dims), so Re-plan plans them.
+            showStoredSettings(run.outcome->settings);
             onPlanned(*run.outcome);
             sessions_->recordRun(*run.outcome);
             compareStrategies(*run.outcome);

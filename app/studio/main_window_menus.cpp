@@ -75,8 +75,9 @@ void MainWindow::buildMenus() {
     bindingsAction_->setEnabled(false);
     shardAction_ = plan->addAction(tr("Distributed &run…"), this, &MainWindow::editShard);
     iterationsAction_ = plan->addAction(tr("Run &iterations…"), this, &MainWindow::runIterations);
-    iterationsAction_->setStatusTip(tr("Run an IR graph with a shape envelope over iterations of "
-                                       "other shapes, as tmmu plan --iteration"));
+    iterationsAction_->setStatusTip(tr("Run an IR graph with a shape envelope or a transformer "
+                                       "config over iterations of other shapes, as tmmu plan "
+                                       "--iteration"));
     iterationsAction_->setEnabled(false);
     plan->addSeparator();
     applyAction_ = plan->addAction(tr("&Apply to host memory…"), this, &MainWindow::applyToHost);

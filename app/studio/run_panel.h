@@ -34,7 +34,8 @@ class RunPanel : public QWidget {
     // sessionsPath answers where runs are recorded and listed ("" when no database is open).
     RunPanel(JobRunner* jobs, std::function<QString()> sessionsPath, QWidget* parent = nullptr);
 
-    // The config to run (a GPT-2, Llama, Mistral or Qwen2 config.json); the bundled GPT-2 small by default.
+    // The config to run (a GPT-2, Llama, Mistral or Qwen2 config.json); the bundled GPT-2 small by
+    // default.
     void setConfigPath(const QString& path);
     QString configPath() const { return configPath_; }
     RunJob job() const; // what Run would submit now

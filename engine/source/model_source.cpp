@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tmmu {
 namespace {
 
@@ -67,6 +69,17 @@ ModelAnnotations declared_inputs(const std::string& path) {
 #endif
     (void)path;
     return {};
+}
+
+ModelRequest request_over_iterations(const ModelRequest& asked,
+                                     const std::vector<DimBinding>& iterations) {
+    ModelRequest r = asked;
+    if (iterations.empty()) return r;
+    r.max_batch = r.batch;
+    for (const DimBinding& i : iterations)
+        if (const auto b = i.find("batch"); b != i.end() && b->second > 0)
+            r.max_batch = std::max(r.max_batch, uint64_t(b->second));
+    return r;
 }
 
 LoadedModel load_model(const std::string& path, const ModelRequest& request) {

@@ -4,12 +4,14 @@
 #include "core/progress.h"
 #include "io/dsa_csv.h"
 #include "ir/annotations.h"
+#include "ir/dynamic_dims.h"
 #include "ir/graph.h"
 #include "plan/planner.h"
 
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tmmu {
 
@@ -39,6 +41,12 @@ struct LoadedModel {
     std::optional<DsaProblem> problem; // CSV
     ModelAnnotations annotations;
 };
+
+// The request a run over `iterations` loads a model with: a transformer config gets batch and
+// seq as dynamic dimensions, batch up to the largest `asked` or an iteration asks for (seq up to
+// the model's positions); other models ignore max_batch. Without iterations: `asked`.
+ModelRequest request_over_iterations(const ModelRequest& asked,
+                                     const std::vector<DimBinding>& iterations);
 
 // Detects the kind by content (a CSV header, "format": "tmmu-ir", or config fields).
 // Throws IO_ERROR for unreadable files and INVALID_IR_SHAPES for unrecognised content.

@@ -374,7 +374,7 @@ class TestMainWindow : public QObject {
         PlanSettings settings = smallSettings();
         QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
         QVERIFY(waitIdle(w));
-        QVERIFY(!action->isEnabled()); // a transformer config's shape is batch and seq
+        QVERIFY(action->isEnabled()); // a config's batch and seq: configsRunOverIterations
         settings.mode = Mode::Inference;
         settings.bindings.dims = {{"seq", 256}};
         w.controls()->setSettings(settings);
@@ -454,6 +454,44 @@ class TestMainWindow : public QObject {
         QVERIFY(waitIdle(w));
         QVERIFY2(box->text().contains("It stopped at the first iteration.") &&
                      !box->text().contains("Decided before it"),
+                 qPrintable(box->text()));
+    }
+
+    // A transformer config runs over iterations with batch and seq dynamic, from a plan at the
+    // toolbar's shapes, as tmmu plan CONFIG --iteration does; the toolbar then holds the last
+    // plan's shapes, and a seq past the model's positions stops the run, naming the envelope.
+    void configsRunOverIterations() {
+        MainWindow w;
+        PlanSettings settings = smallSettings();
+        settings.mode = Mode::Inference;
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), settings, false); }));
+        QVERIFY(waitIdle(w));
+        w.runIterations();
+        IterationsDialog* d = w.iterationsDialog();
+        QVERIFY(d && d->isVisible());
+        d->linesEdit()->setPlainText("heads=2");
+        d->accept();
+        QVERIFY2(d->errorLabel()->text().contains("iteration 0: "),
+                 qPrintable(d->errorLabel()->text()));
+        d->linesEdit()->setPlainText("seq=32\nbatch=2, seq=128");
+        QVERIFY(waitForPlan(w, [&] { d->accept(); }));
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.context()->plan()->dims, (DimBinding{{"batch", 2}, {"seq", 128}}));
+        QMessageBox* box = w.resultBox();
+        QVERIFY(box && box->isVisible());
+        QVERIFY2(
+            box->text().contains("2 iterations run from the plan at batch=1, seq=64, 1 replan"),
+            qPrintable(box->text()));
+        QCOMPARE(w.controls()->settings().batch, uint64_t(2));
+        QCOMPARE(w.controls()->settings().seq, uint64_t(128));
+        w.runIterations();
+        w.iterationsDialog()->linesEdit()->setPlainText("seq=2048");
+        QSignalSpy failed(&w, &MainWindow::planFailed);
+        w.iterationsDialog()->accept();
+        QVERIFY(failed.wait(30000));
+        QVERIFY(waitIdle(w));
+        QCOMPARE(box->windowTitle(), QString("Iterations stopped"));
+        QVERIFY2(box->text().contains("seq=2048 is outside the model's shape envelope [1, 1024]"),
                  qPrintable(box->text()));
     }
 
