@@ -120,8 +120,7 @@ LoadedModel load_model(const std::string& path, const ModelRequest& request) {
         fail(FailureCode::InvalidIrShapes, path,
              "not a model this tool reads: expected native IR JSON (\"format\": \"tmmu-ir\"), a "
              "GPT-2, Llama, Mistral or Qwen2 config.json, an ONNX model, or an offset-assignment "
-             "CSV "
-             "(id,lower,upper,size)");
+             "CSV (id,lower,upper,size)");
     }
     return m;
 }
