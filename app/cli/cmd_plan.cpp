@@ -38,12 +38,12 @@ options:
                        dimensions batch, up to the largest asked for, and seq, up to the
                        model's positions; the first plan at --batch and --seq), over
                        iterations of these shapes (repeatable, in order; seed 000 II.H).
-                       An iteration that fits the plan
-                       in force runs on it; one that needs a larger dimension stops with
-                       SHAPE_ENVELOPE_VIOLATION (exit 29) when the model's replan_policy is
-                       ABORT, or gets a new plan at the safepoint before it (the iteration
-                       boundary) when it is REPLAN_AT_SAFEPOINT: each dimension grows to the
-                       larger of the old plan's and the iteration's. The outputs are those
+                       An iteration that fits the plan in force runs on it; one that needs
+                       a larger dimension stops with SHAPE_ENVELOPE_VIOLATION (exit 29) when
+                       the model's replan_policy is ABORT, or gets a new plan at the
+                       safepoint before it (the iteration boundary) when it is
+                       REPLAN_AT_SAFEPOINT: each dimension grows to the larger of the old
+                       plan's and the iteration's. The outputs are those
                        of the plan in force after the last iteration; --json adds the
                        iterations, --trace one replan record per replan (old and new plan
                        hash)
@@ -257,6 +257,10 @@ int cmd_plan(Args& args) {
     bool quiet = args.flag("--quiet");
     RecordOptions rec = record_options_from(args);
     const std::vector<DimBinding> iterations = iterations_from(args);
+    if (!iterations.empty() && request_choice.request.batch > uint64_t(kMaxDynamicDim))
+        fail(FailureCode::InvalidArgument, "--batch",
+             fmt::format("{} is more than a batch that --iteration varies can be ({})",
+                         request_choice.request.batch, kMaxDynamicDim));
     const ModelRequest request = request_over_iterations(request_choice.request, iterations);
     const std::optional<ApplyOptions> apply = apply_options_from(args);
     auto pos = args.positionals(0, 1);

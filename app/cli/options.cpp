@@ -2,10 +2,23 @@
 
 #include "core/failure.h"
 #include "io/file_io.h"
+#include "models/transformer_graph.h"
 
 #include <fmt/format.h>
 
 namespace tmmu::cli {
+namespace {
+
+// --batch or --seq, inside what the transformer graph builder takes.
+uint64_t shape_value(std::string_view text, const char* option) {
+    const uint64_t v = app::parse_positive(text, option);
+    if (v > kMaxTransformerDim)
+        fail(FailureCode::InvalidArgument, option,
+             fmt::format("{} is more than a transformer graph takes (2^40)", v));
+    return v;
+}
+
+} // namespace
 
 RequestChoice model_request_from(Args& args) {
     RequestChoice c;
@@ -14,11 +27,11 @@ RequestChoice model_request_from(Args& args) {
         c.given_mode = "--mode";
     }
     if (auto b = args.value("--batch")) {
-        c.request.batch = app::parse_positive(*b, "--batch");
+        c.request.batch = shape_value(*b, "--batch");
         c.given_shape = "--batch";
     }
     if (auto s = args.value("--seq")) {
-        c.request.seq = app::parse_positive(*s, "--seq");
+        c.request.seq = shape_value(*s, "--seq");
         c.given_shape = "--seq";
     }
     for (const std::string& d : args.values("--dim")) {
@@ -44,11 +57,15 @@ void check_request_applies(const RequestChoice& c, const LoadedModel& model) {
                          c.given_binding && std::string_view(c.given_binding) == "--dim";
     if (kind != ModelKind::Onnx && c.given_binding && !ir_dims)
         fail(FailureCode::InvalidArgument, c.given_binding,
-             std::string_view(c.given_binding) == "--dim"
-                 ? "applies to ONNX models and IR graphs with a shape_envelope only (this "
-                   "model's shapes are fixed)"
-                 : "applies to ONNX models only (other models have no symbolic dimensions and "
-                   "say their own views and in-place writes)");
+             std::string_view(c.given_binding) != "--dim"
+                 ? "applies to ONNX models only (other models have no symbolic dimensions and "
+                   "say their own views and in-place writes)"
+             : kind == ModelKind::TransformerConfig
+                 ? "applies to ONNX models and IR graphs with a shape_envelope only (a "
+                   "transformer config's shapes are --batch and --seq, and --iteration "
+                   "batch=N,seq=N varies them)"
+                 : "applies to ONNX models and IR graphs with a shape_envelope only (this "
+                   "model's shapes are fixed)");
     if (kind == ModelKind::DsaCsv && c.given_mode)
         fail(FailureCode::InvalidArgument, c.given_mode,
              "offset-assignment problems (CSV) have no modes; --mode applies to model graphs");

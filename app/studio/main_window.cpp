@@ -322,7 +322,12 @@ void MainWindow::onLazyShown(const LazyShown& shown) {
         sessions_->showUnrecorded(shown.buffers);
         strategies_->showMessage(tr("A lazy program's pool buffers, planned by the auto strategy"));
     } else {
-        settleComparison();
+        // No buffer was allocated: the plan shown before is not this program's, so nothing of
+        // it stays (the arena views, the summary, what File > Export and Replay act on).
+        ctx_->setPlan(nullptr, nullptr);
+        status_->clearPlan();
+        sessions_->showUnrecorded({});
+        strategies_->showMessage(tr("A lazy program that allocated no pool buffers: no plan"));
     }
     // The trace's events are the axis every panel steps through; buffer lifetimes are in the
     // same units, so the arena and live ranges follow the token graph.
@@ -360,6 +365,7 @@ void MainWindow::onLazyShown(const LazyShown& shown) {
 void MainWindow::onRunShown(const RunShown& shown) {
     pendingRemember_ = false;
     onPlanned(shown.registers);
+    sessions_->showUnrecorded(shown.registers);
     const uint64_t instructions = shown.decode->plan.instructions.size();
     ctx_->setEventAxis(views::EventAxis(tr("instruction"), instructions));
     instructions_->setProgram(shown.decode, shown.registers.plan);
@@ -460,7 +466,8 @@ bool MainWindow::openModelSync(const QString& path, const PlanSettings& settings
     controls_->setSettings(settings);
     openModel(path, settings, false);
     jobs_->waitForIdle();
-    return lastFailure_.isEmpty() && ctx_->plan() != nullptr;
+    // A lazy program that allocated no buffers shows its trace without a plan.
+    return lastFailure_.isEmpty() && (ctx_->plan() != nullptr || tokenGraph_->view()->trace());
 }
 
 void MainWindow::replan() {

@@ -91,7 +91,7 @@ class MainWindow : public QMainWindow {
     // the UI thread (checkpoint_jobs.h); openModel comes here for files that look like one.
     void openCheckpoint(const QString& path, bool remember = true);
     // openModel, waiting (in a local event loop) until every job is done, strategy comparison
-    // included. Returns false on failure. For screenshot mode.
+    // included. Returns false on failure or when nothing was shown. For screenshot mode.
     bool openModelSync(const QString& path, const PlanSettings& settings);
     // Plans the current model again with the toolbar's settings (off the UI thread).
     void replan();

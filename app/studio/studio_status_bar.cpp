@@ -172,6 +172,13 @@ void StudioStatusBar::showPlan(const Plan& plan, const LoadedModel* model) {
     set("hash", s.hash, s.hashTip);
 }
 
+void StudioStatusBar::clearPlan() {
+    for (const Field& f : fields_) {
+        f.label->clear();
+        f.label->setToolTip({});
+    }
+}
+
 void StudioStatusBar::jobStarted(const QString& title) {
     if (!running_) delay_->start();
     running_ = true;

@@ -38,6 +38,7 @@ class StudioStatusBar : public QStatusBar {
     explicit StudioStatusBar(QWidget* parent = nullptr);
 
     void showPlan(const Plan& plan, const LoadedModel* model);
+    void clearPlan(); // no plan on screen: the summary fields are empty
     void jobStarted(const QString& title);
     void jobProgress(double fraction, const QString& stage);
     void jobsStopped(); // the worker is idle

@@ -1,6 +1,5 @@
 #include "models/transformer_graph.h"
 
-#include "core/assert.h"
 #include "core/checked.h"
 #include "core/failure.h"
 #include "ir/dynamic_dims.h"
@@ -24,8 +23,6 @@ using detail::TransformerBuilder;
 // Real models have at most a few hundred layers; the cap keeps a typo from building a graph
 // that exhausts memory.
 constexpr uint64_t kMaxLayers = 10000;
-// Keeps every dimension, and small multiples such as 3 * hidden, far inside int64.
-constexpr uint64_t kMaxDim = uint64_t{1} << 40;
 
 std::string_view mode_label(Mode m) {
     switch (m) {
@@ -41,7 +38,7 @@ std::string_view mode_label(Mode m) {
 
 void check_config(const TransformerConfig& c) {
     auto dim = [](uint64_t v, std::string_view field) {
-        if (v == 0 || v > kMaxDim)
+        if (v == 0 || v > kMaxTransformerDim)
             fail(FailureCode::InvalidIrShapes, fmt::format("config.{}", field),
                  fmt::format("expected a value in [1, 2^40], got {}", v));
     };
@@ -65,7 +62,7 @@ void check_config(const TransformerConfig& c) {
 }
 
 void check_request(const TransformerConfig& c, const GraphRequest& r) {
-    if (r.batch == 0 || r.batch > kMaxDim)
+    if (r.batch == 0 || r.batch > kMaxTransformerDim)
         fail(FailureCode::InvalidArgument, "request.batch",
              fmt::format("expected a batch size in [1, 2^40], got {}", r.batch));
     if (r.seq == 0)
@@ -382,14 +379,24 @@ Graph build_fixed(const TransformerConfig& config, const GraphRequest& request) 
 // axis that moves must be a whole batch or seq (the graphs hold no flattened batch * seq).
 void make_dynamic(Graph& g, const TransformerConfig& config, const GraphRequest& request) {
     if (config.max_positions < 2)
-        fail(FailureCode::InvalidArgument, "request.max_batch",
-             "a model of one position has no sequence length to vary");
+        fail(FailureCode::InvalidArgument, "config.max_positions",
+             "a model of one position has no sequence length to vary over iterations");
     GraphRequest moved = request;
     moved.max_batch = 0;
     moved.batch = request.batch + 2;
     moved.seq = request.seq > 1 ? request.seq - 1 : request.seq + 1;
     const Graph other = build_fixed(config, moved);
-    TMMU_ASSERT(other.tensors.size() == g.tensors.size(), "the graph's tensors depend on shapes");
+    // The builder's promises, checked in release builds too: a broken one would otherwise give
+    // a wrong envelope, never an error.
+    const auto refuse = [&](std::string_view what) {
+        fail(FailureCode::InvalidIrShapes, fmt::format("config '{}'", config.name),
+             fmt::format("batch and seq cannot be made dynamic: {}", what));
+    };
+    if (other.tensors.size() != g.tensors.size())
+        refuse(fmt::format("the graph has {} tensors at batch {} and seq {}, {} at batch {} and "
+                           "seq {}",
+                           g.tensors.size(), request.batch, request.seq, other.tensors.size(),
+                           moved.batch, moved.seq));
     const auto i64 = [](uint64_t v) { return int64_t(v); };
     const int64_t max_seq = std::min(i64(config.max_positions), kMaxDynamicDim);
     g.dims = {{"batch", 1, i64(request.max_batch), i64(request.batch)},
@@ -398,13 +405,15 @@ void make_dynamic(Graph& g, const TransformerConfig& config, const GraphRequest&
     for (size_t t = 0; t < g.tensors.size(); ++t) {
         Tensor& x = g.tensors[t];
         const std::vector<int64_t>& there = other.tensors[t].shape;
-        TMMU_ASSERT(other.tensors[t].id == x.id && there.size() == x.shape.size(),
-                    "the graph's tensors depend on shapes");
+        if (other.tensors[t].id != x.id || there.size() != x.shape.size())
+            refuse(fmt::format("tensor '{}' has another name or rank at other shapes", x.id));
         for (size_t k = 0; k < x.shape.size(); ++k) {
             if (x.shape[k] == there[k]) continue;
             const bool batch = x.shape[k] == i64(request.batch) && there[k] == i64(moved.batch);
-            TMMU_ASSERT(batch || (x.shape[k] == i64(request.seq) && there[k] == i64(moved.seq)),
-                        "an axis follows batch or seq other than as a whole dimension");
+            if (!batch && (x.shape[k] != i64(request.seq) || there[k] != i64(moved.seq)))
+                refuse(fmt::format("axis {} of tensor '{}' follows batch or seq other than as "
+                                   "a whole dimension",
+                                   k, x.id));
             x.shape_dims.resize(x.shape.size(), kNone);
             x.shape_dims[k] = batch ? 0 : 1;
         }

@@ -41,6 +41,10 @@ inline constexpr std::string_view kInferenceOperators[] = {"embedding",
                                                            "mul",
                                                            "add"};
 
+// The largest batch, sequence length or config dimension the builder takes: it keeps every
+// dimension, and small multiples such as 3 * hidden, far inside int64.
+inline constexpr uint64_t kMaxTransformerDim = uint64_t{1} << 40;
+
 struct GraphRequest {
     uint64_t batch = 8;
     uint64_t seq = 1024;

@@ -58,9 +58,13 @@ class Sharder {
     }
 
   private:
-    // A copy without the fields finalize_graph derives (it refuses a second producer).
+    // A copy without the fields finalize_graph derives (it refuses a second producer). A rank's
+    // graph has the shapes of the model's binding: its cut tensors are flat byte ranges of the
+    // tensors there, which follow no dimension (a run over iterations shards the model again at
+    // each replan's binding).
     static Tensor unlinked(const Tensor& t) {
         Tensor c = t;
+        c.shape_dims.clear();
         c.producer = kNone;
         c.consumers.clear();
         c.bytes = 0;

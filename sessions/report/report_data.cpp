@@ -6,6 +6,7 @@
 #include "core/failure.h"
 #include "core/units.h"
 #include "encoding/sha256.h"
+#include "ir/dynamic_dims.h"
 #include "plan/plan_summary.h"
 
 #include <algorithm>
@@ -39,7 +40,11 @@ std::vector<Fact> input_facts(const Session& s, const Plan& p) {
     }
     f.push_back({"model kind", in.is_problem ? "offset-assignment problem (CSV)" : "IR graph"});
     f.push_back({"mode", mode_text(s)});
-    if (request_shapes_model(in))
+    // After iterations the plan's shapes are the last replan's; the first plan's are in the
+    // iterations' line.
+    if (in.iterations)
+        f.push_back({"plan shapes", binding_text(p.dims)});
+    else if (request_shapes_model(in))
         f.push_back({"batch / seq", fmt::format("{} / {}", in.request.batch, in.request.seq)});
     f.push_back({"strategy", in.options.strategy});
     if (!in.options.shard.single_rank())

@@ -797,6 +797,27 @@ class TestCli : public QObject {
             run_tmmu({"plan", resource("models/examples/linear_chain.json"), "--dim", "seq=2"});
         QVERIFY2(fixedDim.code == 2 && fixedDim.err.contains("(this model's shapes are fixed)"),
                  qPrintable(fixedDim.err));
+        Result configDim = run_tmmu({"plan", "--dim", "batch=2"});
+        QVERIFY2(configDim.code == 2 && configDim.err.contains("a transformer config's shapes "
+                                                               "are --batch and --seq"),
+                 qPrintable(configDim.err));
+        // Batches the options name: 2^31 is more than a dynamic dimension holds, 2^41 more
+        // than the graph builder takes.
+        Result wide = run_tmmu({"plan", "--batch", "2147483648", "--iteration", "batch=1"});
+        QVERIFY2(wide.code == 2 && wide.err.contains("INVALID_ARGUMENT at --batch: 2147483648 is "
+                                                     "more than a batch that --iteration varies"),
+                 qPrintable(wide.err));
+        Result huge = run_tmmu({"plan", "--batch", "2199023255553"});
+        QVERIFY2(huge.code == 2 && huge.err.contains("INVALID_ARGUMENT at --batch: 2199023255553 "
+                                                     "is more than a transformer graph takes"),
+                 qPrintable(huge.err));
+        // A rank of a config run over iterations is sharded again at each replan's shapes.
+        Result sharded =
+            run_tmmu({"plan", "--mode", "inference", "--batch", "1", "--seq", "8", "--iteration",
+                      "batch=2,seq=8", "--shard", "parameter,activation", "--world-size", "2"});
+        QVERIFY2(sharded.code == 0 && sharded.out.contains("replanned") &&
+                     sharded.out.contains("shard      rank 0 of 2"),
+                 qPrintable(sharded.err));
         Result twice = run_tmmu({"plan", model, "--iteration", "seq=2,seq=3"});
         QVERIFY2(twice.code == 2 && twice.err.contains("names seq twice"), qPrintable(twice.err));
     }

@@ -811,6 +811,27 @@ class TestPlanner : public QObject {
         QVERIFY(f && f->code() == FailureCode::InvalidArgument);
     }
 
+    // A rank of a model with dynamic dimensions plans the model's bytes at its binding, and a
+    // replan shards the model again at the new binding.
+    void shardedRanksOfADynamicModelFollowItsBinding() {
+        auto [g, whole] = dynamic_seq_at_128();
+        const PlanOptions rank1 = for_rank(1, 2, {Role::Parameter, Role::Activation});
+        const Plan first = plan_graph(g, Mode::Inference, rank1, {}, kDynamicSeq);
+        // scores is [1, 4, 128, 128] f32: rank 1 holds the second half of its bytes.
+        QCOMPARE(planned(first, "scores").size, uint64_t(4 * 128 * 128 * 4 / 2));
+        QCOMPARE(first.dims, (DimBinding{{"batch", 1}, {"seq", 128}}));
+        const ShapeScheduleRun run = run_shape_schedule(
+            g, first, Mode::Inference, rank1, {{{"seq", 64}}, {{"seq", 256}}}, nullptr, {});
+        QVERIFY(!run.iterations[0].replanned);
+        QVERIFY(run.iterations[1].replanned);
+        QCOMPARE(planned(run.plan, "scores").size, uint64_t(4 * 256 * 256 * 4 / 2));
+        Graph direct = load_ir_file(kDynamicSeq);
+        bind_dims(direct, {{"seq", 256}}, "--dim");
+        QCOMPARE(to_hex(run.plan.plan_hash),
+                 to_hex(plan_graph(direct, Mode::Inference, rank1, {}, kDynamicSeq).plan_hash));
+        QCOMPARE(run.plan.shard, rank1.shard);
+    }
+
     // A view of [a] over [b] holds at both corners of the envelope but not where a > b: each
     // iteration's shapes are checked, not only those that replan.
     void iterationsAtWhichTheModelDoesNotHoldAreRefused() {

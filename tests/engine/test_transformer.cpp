@@ -663,6 +663,13 @@ class TestTransformer : public QObject {
             if (t.role == Role::Parameter) QVERIFY2(!t.dynamic(), t.name.c_str());
         r.max_batch = 1; // below the batch
         TMMU_EXPECT_FAILURE(build_transformer_graph(c, r), FailureCode::InvalidArgument);
+        TransformerConfig one = c;
+        one.max_positions = 1;
+        r.seq = 1;
+        r.max_batch = 3;
+        const auto f = test::capture_failure([&] { (void)build_transformer_graph(one, r); });
+        QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+        QCOMPARE(f->where(), std::string("config.max_positions"));
     }
 
     void rejectsBadRequests() {

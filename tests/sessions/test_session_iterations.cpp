@@ -222,6 +222,8 @@ class TestSessionIterations : public QObject {
             return it == d.facts.end() ? std::string() : it->value;
         };
         QCOMPARE(fact("iterations"), std::string("3 iterations from batch=1, seq=128, 1 replan"));
+        // The plan's shapes are the replan's, not the first plan's.
+        QCOMPARE(fact("plan shapes"), std::string("batch=1, seq=1024"));
         QVERIFY2(fact("iteration 1").find("seq=1024: replanned onto plan ") == 0,
                  fact("iteration 1").c_str());
         const auto j = nlohmann::json::parse(report::json_document(s));

@@ -8,6 +8,7 @@
 #include "main_window.h"
 #include "session_actions.h"
 #include "session_store.h"
+#include "studio_status_bar.h"
 #include "studio_test_util.h"
 #include "token_graph/lazy_state_panel.h"
 #include "token_graph/token_graph_panel.h"
@@ -16,6 +17,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -101,6 +103,36 @@ class TestLazyProgram : public QObject {
         QCOMPARE(w.context()->currentEvent(), uint64_t(trace->events.size() - 1));
         QCOMPARE(failed.count(), 1);
         QCOMPARE(failed.front().front().toString(), w.lastFailure());
+    }
+
+    // A program that forces nothing has no pool buffers: the plan shown before leaves the
+    // screen, the summary and what File > Export acts on with it.
+    void aProgramWithoutBuffersClearsThePlanShown() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        QVERIFY(openAndWait(w, program("mlp-training")));
+        QVERIFY(w.context()->plan() != nullptr);
+        const QString path = dir_.filePath("nothing-forced.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"tmmu-lazy-program\", \"version\": 1, \"name\": \"nothing-forced\", "
+                "\"program\": [{\"let\": \"x\", \"tensor\": {\"values\": [1, 2]}}]}");
+        f.close();
+        QVERIFY(openAndWait(w, path));
+        QVERIFY2(w.lastFailure().isEmpty(), qPrintable(w.lastFailure()));
+        QVERIFY(w.context()->plan() == nullptr);
+        QCOMPARE(w.context()->eventCount(), uint64_t(0));
+        for (const char* field : {"model", "strategy", "hash"})
+            QVERIFY2(w.studioStatusBar()->field(field)->text().isEmpty(), field);
+        QVERIFY2(w.lazyState()->eventLabel()->text().contains("no events"),
+                 qPrintable(w.lazyState()->eventLabel()->text()));
+        QVERIFY(w.statusBar()->currentMessage().contains("nothing-forced: 0 events"));
+        QSignalSpy exported(w.sessions(), &SessionActions::exportFinished);
+        w.sessions()->exportCurrent(dir_.filePath("none.json"), sessions::ExportFormat::Json);
+        QVERIFY(exported.wait(10000));
+        QCOMPARE(exported.front().front().toBool(), false);
+        QVERIFY2(w.sessions()->lastMessage().contains("no plan is shown"),
+                 qPrintable(w.sessions()->lastMessage()));
     }
 
     // With recording on, a program the studio runs is recorded as a lazy trace; the Lazy traces

@@ -116,9 +116,23 @@ class TestRunPanel : public QObject {
     void aRunPutsItsRegistersInstructionsAndCountersOnScreen() {
         MainWindow w;
         configure(w);
+        QVERIFY(waitForPlan(w, [&] { w.openModel(default_model_path(), smallSettings(), false); }));
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.sessions()->currentSession() != 0);                 // the plan was recorded
+        w.runPanel()->setConfigPath(dir_.filePath("tiny-gpt2.json")); // not the config planned
         QVERIFY(runAndWait(w));
         views::PlanContext* ctx = w.context();
         QVERIFY(ctx->plan());
+        // The registers replace the recorded plan as what File > Export and Replay act on.
+        QCOMPARE(w.sessions()->currentSession(), 0);
+        const QString exported = dir_.filePath("registers.json");
+        QSignalSpy exportDone(w.sessions(), &SessionActions::exportFinished);
+        w.sessions()->exportCurrent(exported, sessions::ExportFormat::Json);
+        QVERIFY(exportDone.wait(20000));
+        QCOMPARE(exportDone.front().front().toBool(), true);
+        QFile registers(exported);
+        QVERIFY(registers.open(QIODevice::ReadOnly));
+        QVERIFY(registers.readAll().contains("registers"));
         QCOMPARE(ctx->eventAxis().label(), QString("instruction"));
         views::InstructionPanel* panel = w.instructionPanel();
         QVERIFY(panel->following());

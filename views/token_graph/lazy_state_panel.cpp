@@ -79,8 +79,12 @@ void LazyStatePanel::showEvent(uint64_t index) {
     locs_->clear();
     bases_->clear();
     buffers_->clear();
-    if (!trace_ || trace_->events.empty()) {
+    if (!trace_) {
         event_->setText(tr("Open a lazy program to step through its events."));
+        return;
+    }
+    if (trace_->events.empty()) {
+        event_->setText(tr("This program emitted no events: nothing was forced."));
         return;
     }
     index = std::min<uint64_t>(index, trace_->events.size() - 1);
