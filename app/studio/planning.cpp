@@ -96,16 +96,16 @@ std::vector<views::StrategyResult> compare_strategies(const LoadedModel& model,
     for (size_t i = 0; i < strategies.size(); ++i) {
         std::string name(strategies[i]->name());
         progress.check_cancel("comparing strategies");
-        progress.report(double(i) / double(strategies.size()), "comparing: " + name);
+        const double n = double(strategies.size());
         PlanSettings s = settings;
         s.strategy = name;
         s.memory_budget = 0; // every strategy's height, those over the budget included
         views::StrategyResult r;
         r.strategy = name;
-        Progress quiet; // per-strategy progress would make the bar jump back and forth
-        quiet.cancel_flag = progress.cancel_flag;
         try {
-            Plan plan = plan_model(model, s.mode, make_options(s, model.kind), quiet);
+            Plan plan =
+                plan_model(model, s.mode, make_options(s, model.kind),
+                           progress.part(double(i) / n, double(i + 1) / n, "comparing " + name));
             const PlanTotals totals = plan_totals(plan);
             r.height = totals.peak_bytes;
             r.lower_bound = totals.lower_bound;

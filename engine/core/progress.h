@@ -3,6 +3,7 @@
 // The engine never blocks on them: it calls report() now and then and polls cancelled().
 #include <atomic>
 #include <functional>
+#include <string>
 #include <string_view>
 
 namespace tmmu {
@@ -19,8 +20,9 @@ struct Progress {
     // Throws Failure(Cancelled) naming the stage when cancellation was requested.
     void check_cancel(std::string_view stage) const;
     // The same hooks for one part of longer work: the part's fractions [0, 1] report as
-    // [from, to] of the whole, so work done in parts never runs the bar back.
-    Progress part(double from, double to) const;
+    // [from, to] of the whole, so work done in parts never runs the bar back. A non-empty
+    // `label` goes before each of the part's stages ("label: stage").
+    Progress part(double from, double to, std::string_view label = {}) const;
 };
 
 } // namespace tmmu
