@@ -4,15 +4,20 @@
 #include "main_window.h"
 
 #include "context/plan_context.h"
+#include "core/failure.h"
 #include "core/units.h"
+#include "io/file_io.h"
 #include "iteration_jobs.h"
 #include "iterations_dialog.h"
 #include "job_runner.h"
+#include "models/transformer_config.h"
 #include "planning_controls.h"
 #include "session_actions.h"
 #include "studio_status_bar.h"
 
 #include <QFileInfo>
+
+#include <algorithm>
 
 namespace tmmu::studio {
 namespace {
@@ -59,13 +64,24 @@ QString replanCount(const std::vector<IterationOutcome>& decided) {
     return qs(count_of(uint64_t(replans), "replan"));
 }
 
-// What a transformer config's iterations are checked against in the dialog: batch and seq by
-// name, any size (the run refuses a seq past the model's positions, naming it), since the graph
-// on screen has fixed shapes.
-Graph configDims(const PlanSettings& s) {
+// The model's positions, read from the config file as the run will read it again; 0 when it
+// no longer reads (the run then says why).
+uint64_t configPositions(const std::string& path) {
+    try {
+        return parse_transformer_config(read_text_file(path), path).max_positions;
+    } catch (const Failure&) {
+        return 0;
+    }
+}
+
+// What a transformer config's iterations are checked against in the dialog, since the graph on
+// screen has fixed shapes: batch and seq by name, batch any size (the run's envelope grows to
+// the largest asked for), seq up to the model's positions when the file still says them.
+Graph configDims(const PlanSettings& s, uint64_t positions) {
     Graph g;
-    g.dims = {{"batch", 1, kMaxDynamicDim, int64_t(s.batch)},
-              {"seq", 1, kMaxDynamicDim, int64_t(s.seq)}};
+    const int64_t max_seq =
+        positions == 0 ? kMaxDynamicDim : std::min<int64_t>(int64_t(positions), kMaxDynamicDim);
+    g.dims = {{"batch", 1, kMaxDynamicDim, int64_t(s.batch)}, {"seq", 1, max_seq, int64_t(s.seq)}};
     g.replan_policy = ReplanPolicy::ReplanAtSafepoint;
     return g;
 }
@@ -81,16 +97,18 @@ void MainWindow::runIterations() {
     const bool config = model_->kind == ModelKind::TransformerConfig;
     if (!config && model_->graph->dims.empty()) return;
     delete iterationsDialog_;
+    const uint64_t positions = config ? configPositions(model_->path) : 0;
     const QString envelope =
         config ? tr("batch=%1, seq=%2: for this run batch and seq are dynamic, batch up to the "
-                    "largest asked for and seq up to the model's positions; replan_policy "
+                    "largest asked for and seq up to the model's %3 positions; replan_policy "
                     "REPLAN_AT_SAFEPOINT")
                      .arg(shownWith_.batch)
                      .arg(shownWith_.seq)
+                     .arg(positions)
                : qs(envelope_text(*model_->graph));
     auto* dialog = new IterationsDialog(QFileInfo(modelPath_).fileName(),
-                                        config ? configDims(shownWith_) : *model_->graph, envelope,
-                                        iterationLines_, this);
+                                        config ? configDims(shownWith_, positions) : *model_->graph,
+                                        envelope, iterationLines_, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     // The run starts from what the dialog was opened on (closeOnPlanChange keeps it on screen),
     // with the budget Re-plan would use: sessions do not store it.

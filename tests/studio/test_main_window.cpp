@@ -459,7 +459,7 @@ class TestMainWindow : public QObject {
 
     // A transformer config runs over iterations with batch and seq dynamic, from a plan at the
     // toolbar's shapes, as tmmu plan CONFIG --iteration does; the toolbar then holds the last
-    // plan's shapes, and a seq past the model's positions stops the run, naming the envelope.
+    // plan's shapes, and the dialog refuses a seq past the model's positions.
     void configsRunOverIterations() {
         MainWindow w;
         PlanSettings settings = smallSettings();
@@ -484,15 +484,29 @@ class TestMainWindow : public QObject {
             qPrintable(box->text()));
         QCOMPARE(w.controls()->settings().batch, uint64_t(2));
         QCOMPARE(w.controls()->settings().seq, uint64_t(128));
-        w.runIterations();
-        w.iterationsDialog()->linesEdit()->setPlainText("seq=2048");
-        QSignalSpy failed(&w, &MainWindow::planFailed);
-        w.iterationsDialog()->accept();
-        QVERIFY(failed.wait(30000));
+        const std::string ranIr = to_hex(w.context()->plan()->ir_hash);
+        const std::string ranPlan = to_hex(w.context()->plan()->plan_hash);
+        box->close();
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
         QVERIFY(waitIdle(w));
-        QCOMPARE(box->windowTitle(), QString("Iterations stopped"));
-        QVERIFY2(box->text().contains("seq=2048 is outside the model's shape envelope [1, 1024]"),
-                 qPrintable(box->text()));
+        // Re-plan plans the model the run ended on (batch and seq still dynamic): the same IR,
+        // the same plan.
+        QCOMPARE(to_hex(w.context()->plan()->ir_hash), ranIr);
+        QCOMPARE(to_hex(w.context()->plan()->plan_hash), ranPlan);
+        // The dialog reads the model's positions from the config: a seq past them is refused
+        // before anything runs.
+        w.runIterations();
+        d = w.iterationsDialog();
+        bool saysPositions = false;
+        for (const QLabel* label : d->findChildren<QLabel*>())
+            saysPositions |= label->text().contains("seq up to the model's 1024 positions");
+        QVERIFY(saysPositions);
+        d->linesEdit()->setPlainText("seq=512\nseq=2048");
+        d->accept();
+        QVERIFY(d->isVisible());
+        QVERIFY2(d->errorLabel()->text().contains("iteration 1: ") &&
+                     d->errorLabel()->text().contains("[1, 1024]"),
+                 qPrintable(d->errorLabel()->text()));
     }
 
     // The Apply and Run iterations dialogs belong to the plan they were opened on: another plan
