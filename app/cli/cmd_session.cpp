@@ -114,9 +114,12 @@ int show(const Session& s) {
         fmt::print("file hash  SHA-256 {}\n", s.input.source_sha256);
     if (s.input.onnx) fmt::print("onnx       {}\n", bindings_text(s.input));
     fmt::print("mode       {}   {}   strategy {}\n", m.mode,
-               request_shapes_model(s.input)
-                   ? fmt::format("batch {}   seq {}", s.input.request.batch, s.input.request.seq)
-                   : std::string("batch and seq n/a (not a config)"),
+               !request_shapes_model(s.input) ? std::string("batch and seq n/a (not a config)")
+               // After iterations the plan's shapes are in the dims line.
+               : s.input.iterations
+                   ? fmt::format("first plan at batch {}   seq {}", s.input.request.batch,
+                                 s.input.request.seq)
+                   : fmt::format("batch {}   seq {}", s.input.request.batch, s.input.request.seq),
                m.strategy);
     if (!s.input.options.shard.single_rank())
         fmt::print("shard      {}\n", describe_shard_spec(s.input.options.shard));

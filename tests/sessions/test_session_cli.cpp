@@ -270,6 +270,8 @@ class TestSessionCli : public QObject {
                       "--sessions", db});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         show = run_tmmu({"session", "show", "2", "--sessions", db});
+        QVERIFY2(show.out.contains("mode       inference   first plan at batch 1   seq 64   "),
+                 qPrintable(show.out));
         QVERIFY2(show.out.contains("dims       batch=2 of [1, 2], seq=128 of [1, 1024]; "
                                    "replan_policy REPLAN_AT_SAFEPOINT\n"),
                  qPrintable(show.out));
