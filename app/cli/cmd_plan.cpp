@@ -34,10 +34,12 @@ options:
                        inside its shape_envelope (default: the dimension's "default", else
                        its max); repeatable
   --iteration NAME=V[,NAME=V...]
-                       run an IR graph with a shape_envelope, or a transformer config (its
+                       run an IR graph with a shape_envelope, a transformer config (its
                        dimensions batch, up to the largest asked for, and seq, up to the
-                       model's positions; the first plan at --batch and --seq), over
-                       iterations of these shapes (repeatable, in order; seed 000 II.H).
+                       model's positions; the first plan at --batch and --seq) or an ONNX
+                       model (the symbolic dimensions --dim binds, each up to the largest
+                       asked for; the first plan at --dim), over iterations of these shapes
+                       (repeatable, in order; seed 000 II.H).
                        An iteration that fits the plan in force runs on it; one that needs
                        a larger dimension stops with SHAPE_ENVELOPE_VIOLATION (exit 29) when
                        the model's replan_policy is ABORT, or gets a new plan at the
@@ -141,15 +143,17 @@ void print_iteration(const IterationOutcome& i) {
 }
 
 // Before anything is planned: only a graph with dynamic dimensions runs over iterations (an IR
-// graph with a shape envelope, a transformer config).
+// graph with a shape envelope, a transformer config, an ONNX model with dimensions bound by
+// name).
 void check_iterations_apply(const LoadedModel& model) {
     if (model.graph && !model.graph->dims.empty()) return;
     fail(FailureCode::InvalidArgument, "--iteration",
-         fmt::format("applies to IR graphs with a shape_envelope and transformer configs only "
-                     "({})",
-                     model.kind == ModelKind::Onnx ? "an ONNX model's symbolic dimensions are "
-                                                     "bound once, with --dim"
-                                                   : "this model's shapes are fixed"));
+         model.kind == ModelKind::Onnx
+             ? std::string("an ONNX model's symbolic dimensions vary over iterations when "
+                           "--dim binds them by name (this model has none bound so)")
+             : std::string("applies to IR graphs with a shape_envelope, transformer configs "
+                           "and ONNX models with symbolic dimensions only (this model's shapes "
+                           "are fixed)"));
 }
 
 // Runs the iterations from the first plan; the model and plan become those of the last.

@@ -6,8 +6,9 @@ namespace tmmu::studio {
 namespace {
 
 // The model the run binds again and its first plan: the graph on screen and its plan, or a
-// transformer config loaded again with batch and seq dynamic and planned at the toolbar's
-// shapes (its graph on screen has fixed shapes), which then takes one share of the bar.
+// transformer config or ONNX model loaded again with its dimensions dynamic (batch and seq, the
+// dimensions bound by name) and planned at the toolbar's shapes, which then takes one share of
+// the bar: the graph on screen has fixed shapes, or an envelope sized for an earlier run.
 struct RunStart {
     std::shared_ptr<const LoadedModel> model;
     std::shared_ptr<const Plan> plan;
@@ -16,7 +17,7 @@ struct RunStart {
 
 RunStart run_start(const PlanOutcome& shown, const std::vector<DimBinding>& iterations,
                    const PlanOptions& options, const Progress& progress) {
-    if (shown.model->kind != ModelKind::TransformerConfig)
+    if (shown.model->kind != ModelKind::TransformerConfig && shown.model->kind != ModelKind::Onnx)
         return {shown.model, shown.plan, progress};
     const ModelRequest request = request_over_iterations(shown.settings.request(), iterations);
     auto model = std::make_shared<const LoadedModel>(load_model(shown.model->path, request));
@@ -28,16 +29,27 @@ RunStart run_start(const PlanOutcome& shown, const std::vector<DimBinding>& iter
 
 } // namespace
 
+bool runs_over_iterations(const LoadedModel& model, const PlanSettings& settings) {
+    switch (model.kind) {
+    case ModelKind::IrJson:
+        return model.graph && !model.graph->dims.empty();
+    case ModelKind::TransformerConfig:
+        return true;
+    case ModelKind::Onnx:
+        return !settings.bindings.dims.empty();
+    default:
+        return false;
+    }
+}
+
 IterationsRun run_iterations_job(const PlanOutcome& shown,
                                  const std::vector<DimBinding>& iterations,
                                  const Progress& progress) {
     const LoadedModel& model = *shown.model;
-    const bool dynamic =
-        model.kind == ModelKind::IrJson && model.graph && !model.graph->dims.empty();
-    if (!dynamic && model.kind != ModelKind::TransformerConfig)
+    if (!runs_over_iterations(model, shown.settings))
         fail(FailureCode::InvalidArgument, "iterations",
-             "only an IR graph with a shape_envelope or a transformer config runs over "
-             "iterations");
+             "only an IR graph with a shape_envelope, a transformer config or an ONNX model "
+             "with dimensions bound by name runs over iterations");
     const Mode mode = shown.plan->mode.value_or(shown.settings.mode);
     const PlanOptions options = make_options(shown.settings, model.kind);
     IterationsRun out;
@@ -49,10 +61,11 @@ IterationsRun run_iterations_job(const PlanOutcome& shown,
             [&out](const IterationOutcome& i) { out.decided.push_back(i); }, start.progress);
         auto bound = std::make_shared<LoadedModel>(*start.model);
         bound->graph = std::move(run.graph);
-        bound->annotations = dim_annotations(*bound->graph);
+        // An ONNX model's annotations also list its inputs and notes; its loader named the axes.
+        if (model.kind != ModelKind::Onnx) bound->annotations = dim_annotations(*bound->graph);
         const DimBinding last = binding_of(*bound->graph);
         PlanSettings settings = shown.settings;
-        if (dynamic) {
+        if (model.kind != ModelKind::TransformerConfig) {
             settings.bindings.dims = last;
         } else { // a config's toolbar shapes
             settings.batch = uint64_t(last.at("batch"));

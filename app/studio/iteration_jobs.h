@@ -1,7 +1,7 @@
 #pragma once
-// Plan > Run iterations: the IR graph or transformer config on screen run over iterations of
-// other shapes (seed 000 II.H), as `tmmu plan --iteration` runs it. Plain data and a plain
-// function (no Qt), run as a job.
+// Plan > Run iterations: the IR graph, transformer config or ONNX model on screen run over
+// iterations of other shapes (seed 000 II.H), as `tmmu plan --iteration` runs it. Plain data and a
+// plain function (no Qt), run as a job.
 #include "core/failure.h"
 #include "plan/replan.h"
 #include "planning.h"
@@ -19,10 +19,15 @@ struct IterationsRun {
     std::optional<Failure> failure; // what stopped the run (never CANCELLED: that throws)
 };
 
+// Whether `model`, shown with `settings`, runs over iterations: an IR graph with a shape
+// envelope, a transformer config, an ONNX model whose dimensions are bound by name.
+bool runs_over_iterations(const LoadedModel& model, const PlanSettings& settings);
+
 // Runs `iterations` from `shown`: an IR graph with a shape envelope from its plan, or a
-// transformer config loaded again with batch and seq dynamic (request_over_iterations) from a
-// plan at the toolbar's batch and seq, as tmmu plan CONFIG --iteration runs it. Throws
-// Failure(Cancelled) when cancelled, and InvalidArgument for a model that has no envelope.
+// transformer config or ONNX model loaded again with its dimensions dynamic
+// (request_over_iterations) from a plan at the toolbar's shapes, as tmmu plan --iteration runs
+// it. Throws Failure(Cancelled) when cancelled, and InvalidArgument for a model that
+// runs_over_iterations refuses.
 IterationsRun run_iterations_job(const PlanOutcome& shown,
                                  const std::vector<DimBinding>& iterations,
                                  const Progress& progress);

@@ -8,6 +8,7 @@
 #include "context/plan_context.h"
 #include "core/failure.h"
 #include "encoding/sha256.h"
+#include "iteration_jobs.h"
 #include "job_runner.h"
 #include "lazy_jobs.h"
 #include "lazy_traces_panel.h"
@@ -559,7 +560,7 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     controls_->setBindings(outcome.settings.bindings);
     bindingsPath_ = outcome.model->kind == ModelKind::Onnx || dynamic ? path : QString();
     bindingsAction_->setEnabled(!bindingsPath_.isEmpty());
-    iterationsAction_->setEnabled(dynamic || outcome.model->kind == ModelKind::TransformerConfig);
+    iterationsAction_->setEnabled(runs_over_iterations(*outcome.model, outcome.settings));
     shardAction_->setEnabled(outcome.model->kind != ModelKind::DsaCsv);
     if (outcome.model->kind == ModelKind::TransformerConfig) runPanel_->setConfigPath(path);
     status_->showPlan(*outcome.plan, outcome.model.get());

@@ -74,16 +74,41 @@ uint64_t configPositions(const std::string& path) {
     }
 }
 
-// What a transformer config's iterations are checked against in the dialog, since the graph on
-// screen has fixed shapes: batch and seq by name, batch any size (the run's envelope grows to
-// the largest asked for), seq up to the model's positions when the file still says them.
-Graph configDims(const PlanSettings& s, uint64_t positions) {
+// What a transformer config's or ONNX model's iterations are checked against in the dialog,
+// since the run loads the model again with an envelope grown to the largest value asked for:
+// the names (a config's batch and seq, an ONNX model's dimensions bound by name), any size but
+// a config's seq, which stops at the model's positions when the file still says them.
+Graph reloadedDims(const LoadedModel& model, const PlanSettings& s, uint64_t positions) {
     Graph g;
+    g.replan_policy = ReplanPolicy::ReplanAtSafepoint;
+    if (model.kind == ModelKind::Onnx) {
+        for (const auto& [name, value] : s.bindings.dims)
+            g.dims.push_back({name, 1, kMaxDynamicDim, value});
+        return g;
+    }
     const int64_t max_seq =
         positions == 0 ? kMaxDynamicDim : std::min<int64_t>(int64_t(positions), kMaxDynamicDim);
     g.dims = {{"batch", 1, kMaxDynamicDim, int64_t(s.batch)}, {"seq", 1, max_seq, int64_t(s.seq)}};
-    g.replan_policy = ReplanPolicy::ReplanAtSafepoint;
     return g;
+}
+
+// The dialog's line on the envelope.
+QString envelopeLine(const LoadedModel& model, const PlanSettings& s, uint64_t positions) {
+    switch (model.kind) {
+    case ModelKind::TransformerConfig:
+        return MainWindow::tr("batch=%1, seq=%2: for this run batch and seq are dynamic, batch up "
+                              "to the largest asked for and seq up to the model's %3 positions; "
+                              "replan_policy REPLAN_AT_SAFEPOINT")
+            .arg(s.batch)
+            .arg(s.seq)
+            .arg(positions);
+    case ModelKind::Onnx:
+        return MainWindow::tr("%1: for this run the dimensions bound by name are dynamic, each up "
+                              "to the largest asked for; replan_policy REPLAN_AT_SAFEPOINT")
+            .arg(qs(binding_text(s.bindings.dims)));
+    default:
+        return qs(envelope_text(*model.graph));
+    }
 }
 
 } // namespace
@@ -94,21 +119,15 @@ IterationsDialog* MainWindow::iterationsDialog() const {
 
 void MainWindow::runIterations() {
     if (!model_ || ctx_->model() != model_.get() || !model_->graph) return;
-    const bool config = model_->kind == ModelKind::TransformerConfig;
-    if (!config && model_->graph->dims.empty()) return;
+    if (!runs_over_iterations(*model_, shownWith_)) return;
     delete iterationsDialog_;
-    const uint64_t positions = config ? configPositions(model_->path) : 0;
-    const QString envelope =
-        config ? tr("batch=%1, seq=%2: for this run batch and seq are dynamic, batch up to the "
-                    "largest asked for and seq up to the model's %3 positions; replan_policy "
-                    "REPLAN_AT_SAFEPOINT")
-                     .arg(shownWith_.batch)
-                     .arg(shownWith_.seq)
-                     .arg(positions)
-               : qs(envelope_text(*model_->graph));
-    auto* dialog = new IterationsDialog(QFileInfo(modelPath_).fileName(),
-                                        config ? configDims(shownWith_, positions) : *model_->graph,
-                                        envelope, iterationLines_, this);
+    const bool reloaded = model_->kind != ModelKind::IrJson;
+    const uint64_t positions =
+        model_->kind == ModelKind::TransformerConfig ? configPositions(model_->path) : 0;
+    auto* dialog = new IterationsDialog(
+        QFileInfo(modelPath_).fileName(),
+        reloaded ? reloadedDims(*model_, shownWith_, positions) : *model_->graph,
+        envelopeLine(*model_, shownWith_, positions), iterationLines_, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     // The run starts from what the dialog was opened on (closeOnPlanChange keeps it on screen),
     // with the budget Re-plan would use: sessions do not store it.

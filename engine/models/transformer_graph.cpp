@@ -2,6 +2,7 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "ir/dims_from_probes.h"
 #include "ir/dynamic_dims.h"
 #include "ir/validate.h"
 #include "models/transformer_parts.h"
@@ -373,53 +374,24 @@ Graph build_fixed(const TransformerConfig& config, const GraphRequest& request) 
     return expand(m, b, request);
 }
 
-// Makes batch and seq dynamic in a graph built at request.batch and request.seq. Which axes
-// follow them is read from the same graph built at other values, batch moved by 2 and seq by
-// 1, so that no axis can seem to follow both: the builder's shapes name no dimension. Every
-// axis that moves must be a whole batch or seq (the graphs hold no flattened batch * seq).
+// Makes batch and seq dynamic in a graph built at request.batch and request.seq: batch up to
+// request.max_batch, seq up to the model's positions. Which axes follow them is read from the
+// graph built at other values (the builder's shapes name no dimension).
 void make_dynamic(Graph& g, const TransformerConfig& config, const GraphRequest& request) {
-    if (config.max_positions < 2)
-        fail(FailureCode::InvalidArgument, "config.max_positions",
-             "a model of one position has no sequence length to vary over iterations");
-    GraphRequest moved = request;
-    moved.max_batch = 0;
-    moved.batch = request.batch + 2;
-    moved.seq = request.seq > 1 ? request.seq - 1 : request.seq + 1;
-    const Graph other = build_fixed(config, moved);
-    // The builder's promises, checked in release builds too: a broken one would otherwise give
-    // a wrong envelope, never an error.
-    const auto refuse = [&](std::string_view what) {
-        fail(FailureCode::InvalidIrShapes, fmt::format("config '{}'", config.name),
-             fmt::format("batch and seq cannot be made dynamic: {}", what));
-    };
-    if (other.tensors.size() != g.tensors.size())
-        refuse(fmt::format("the graph has {} tensors at batch {} and seq {}, {} at batch {} and "
-                           "seq {}",
-                           g.tensors.size(), request.batch, request.seq, other.tensors.size(),
-                           moved.batch, moved.seq));
     const auto i64 = [](uint64_t v) { return int64_t(v); };
     const int64_t max_seq = std::min(i64(config.max_positions), kMaxDynamicDim);
-    g.dims = {{"batch", 1, i64(request.max_batch), i64(request.batch)},
-              {"seq", 1, max_seq, i64(request.seq)}}; // name order, as finalize_graph keeps it
-    g.replan_policy = ReplanPolicy::ReplanAtSafepoint;
-    for (size_t t = 0; t < g.tensors.size(); ++t) {
-        Tensor& x = g.tensors[t];
-        const std::vector<int64_t>& there = other.tensors[t].shape;
-        if (other.tensors[t].id != x.id || there.size() != x.shape.size())
-            refuse(fmt::format("tensor '{}' has another name or rank at other shapes", x.id));
-        for (size_t k = 0; k < x.shape.size(); ++k) {
-            if (x.shape[k] == there[k]) continue;
-            const bool batch = x.shape[k] == i64(request.batch) && there[k] == i64(moved.batch);
-            if (!batch && (x.shape[k] != i64(request.seq) || there[k] != i64(moved.seq)))
-                refuse(fmt::format("axis {} of tensor '{}' follows batch or seq other than as "
-                                   "a whole dimension",
-                                   k, x.id));
-            x.shape_dims.resize(x.shape.size(), kNone);
-            x.shape_dims[k] = batch ? 0 : 1;
-        }
-    }
-    finalize_graph(g);
-    check_envelope_corners(g);
+    const auto build_at = [&](const DimBinding& b) {
+        GraphRequest at = request;
+        at.max_batch = 0;
+        at.batch = uint64_t(b.at("batch"));
+        at.seq = uint64_t(b.at("seq"));
+        return build_fixed(config, at);
+    };
+    make_dims_from_probes(g,
+                          {{"batch", 1, i64(request.max_batch), i64(request.batch)},
+                           {"seq", 1, max_seq, i64(request.seq)}},
+                          ReplanPolicy::ReplanAtSafepoint, build_at,
+                          fmt::format("config '{}'", config.name));
 }
 
 } // namespace

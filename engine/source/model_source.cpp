@@ -4,6 +4,7 @@
 #include "core/units.h"
 #include "io/checkpoint.h"
 #include "io/file_io.h"
+#include "ir/dims_from_probes.h"
 #include "ir/dynamic_dims.h"
 #include "ir/ir_json.h"
 #include "models/transformer_config.h"
@@ -39,6 +40,37 @@ bool is_onnx_file(const std::string& path) {
     return head.size() == 2 && uint8_t(head[0]) == 0x08 && uint8_t(head[1]) < 0x80;
 }
 
+#ifdef TMMU_HAVE_ONNX
+// For a run over iterations: the symbolic dimensions bound by name become dynamic dimensions
+// (REPLAN_AT_SAFEPOINT), each from 1 up to its largest value asked for; which axes follow them
+// is read from the model loaded again at other values. Dimensions given only through whole
+// input shapes stay as bound.
+void make_onnx_dynamic(LoadedModel& m, const std::string& path, const ModelRequest& request) {
+    std::vector<DynamicDim> dims;
+    for (const std::string& name : m.annotations.symbolic_dims)
+        if (const auto v = request.dims.find(name); v != request.dims.end()) {
+            const auto max = request.max_dims.find(name);
+            dims.push_back({name, 1,
+                            std::max(v->second, max == request.max_dims.end() ? 0 : max->second),
+                            v->second});
+        }
+    if (dims.empty()) return;
+    const auto build_at = [&](const DimBinding& b) {
+        try {
+            return onnx::load_onnx(path, {b, request.input_shapes, request.aliasing}).graph;
+        } catch (const Failure& f) {
+            fail(f.code(), f.where(),
+                 fmt::format("loaded again at {} to see which axes follow its dimensions: {}",
+                             binding_text(b), f.message()));
+        }
+    };
+    make_dims_from_probes(*m.graph, std::move(dims), ReplanPolicy::ReplanAtSafepoint, build_at,
+                          path);
+    const ModelAnnotations named = dim_annotations(*m.graph);
+    m.annotations.dim_names = named.dim_names;
+}
+#endif
+
 LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request) {
 #ifdef TMMU_HAVE_ONNX
     onnx::OnnxModel o =
@@ -52,6 +84,7 @@ LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request
                                 count_of(o.graph.nodes.size(), "node"));
     m.graph = std::move(o.graph);
     m.annotations = std::move(o.annotations);
+    if (!request.max_dims.empty()) make_onnx_dynamic(m, path, request);
     return m;
 #else
     (void)request;
@@ -76,9 +109,14 @@ ModelRequest request_over_iterations(const ModelRequest& asked,
     ModelRequest r = asked;
     if (iterations.empty()) return r;
     r.max_batch = r.batch;
-    for (const DimBinding& i : iterations)
+    r.max_dims = r.dims;
+    for (const DimBinding& i : iterations) {
         if (const auto b = i.find("batch"); b != i.end() && b->second > 0)
             r.max_batch = std::max(r.max_batch, uint64_t(b->second));
+        for (const auto& [name, value] : i)
+            if (auto m = r.max_dims.find(name); m != r.max_dims.end())
+                m->second = std::max(m->second, value);
+    }
     return r;
 }
 

@@ -31,6 +31,9 @@ struct ModelRequest {
     // Transformer configs only: above 0, batch and seq are dynamic dimensions with batch up to
     // this (GraphRequest::max_batch), for a run over iterations; 0: fixed shapes.
     uint64_t max_batch = 0;
+    // ONNX models only: non-empty, the symbolic dimensions bound in `dims` become dynamic, each
+    // up to its value here (at least its binding), for a run over iterations.
+    std::map<std::string, int64_t> max_dims{};
 };
 
 struct LoadedModel {
@@ -44,7 +47,9 @@ struct LoadedModel {
 
 // The request a run over `iterations` loads a model with: a transformer config gets batch and
 // seq as dynamic dimensions, batch up to the largest `asked` or an iteration asks for (seq up to
-// the model's positions); other models ignore max_batch. Without iterations: `asked`.
+// the model's positions); an ONNX model gets each symbolic dimension bound by name as a dynamic
+// dimension, up to the largest asked for; IR graphs declare their own. Without iterations:
+// `asked`.
 ModelRequest request_over_iterations(const ModelRequest& asked,
                                      const std::vector<DimBinding>& iterations);
 

@@ -774,7 +774,7 @@ class TestCli : public QObject {
             {"plan", resource("models/examples/linear_chain.json"), "--iteration", "seq=2"});
         QCOMPARE(fixed.code, 2);
         QVERIFY2(fixed.err.contains("INVALID_ARGUMENT at --iteration: applies to IR graphs with a "
-                                    "shape_envelope and transformer configs only"),
+                                    "shape_envelope, transformer configs and ONNX models"),
                  qPrintable(fixed.err));
         // A config's batch and seq are dynamic for a run over iterations: batch up to the
         // largest asked for, seq up to the model's positions.

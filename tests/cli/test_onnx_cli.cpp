@@ -1,27 +1,30 @@
 // `tmmu plan` on ONNX models (issue 15): the plan's notes say what aliased and why, and
 // --no-aliasing turns aliasing off for ONNX models while other models refuse the flag.
 #include "core/failure.h"
+#include "onnx_models.h"
 #include "test_support.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace tmmu;
 
 class TestOnnxCli : public QObject {
     Q_OBJECT
+    QTemporaryDir dir_;
     const QString model_ = "/usr/share/libonnx-testdata/data/node/"
                            "test_layer_normalization_4d_axis1_expanded/model.onnx";
 
     test::ProgramRun tmmu(const QStringList& args) { return test::run_program(TMMU_CLI, args); }
 
   private slots:
-    void initTestCase() {
-        if (!QFile::exists(model_)) QSKIP("libonnx-testdata is not installed");
-    }
-
     void notesSayWhatAliasedAndTheSwitchTurnsItOff() {
+        if (!QFile::exists(model_)) QSKIP("libonnx-testdata is not installed");
         const test::ProgramRun aliased = tmmu({"plan", model_, "--mode", "inference"});
         QCOMPARE(aliased.code, 0);
         QVERIFY2(aliased.out.contains("note: 'Y' is a view of "), qPrintable(aliased.out));
@@ -32,6 +35,27 @@ class TestOnnxCli : public QObject {
         QVERIFY2(plain.out.contains("note: aliasing is off"), qPrintable(plain.out));
         QVERIFY(!plain.out.contains("is a view of"));
         QVERIFY(!plain.out.contains("in place of"));
+    }
+
+    // --iteration varies the symbolic dimensions --dim binds by name; without --dim there are
+    // none to vary, and the refusal says how to bind them.
+    void symbolicDimensionsRunOverIterations() {
+        const QString model = dir_.filePath("relu.onnx");
+        test::write_symbolic_relu(model.toStdString());
+        const test::ProgramRun run =
+            tmmu({"plan", model, "--mode", "inference", "--dim", "N=2", "--iteration", "N=1",
+                  "--iteration", "N=8", "--json", "-"});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        const QJsonObject j = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        const QJsonArray its = j["iterations"].toArray();
+        QCOMPARE(its.size(), 2);
+        QVERIFY(!its[0]["replanned"].toBool());
+        QVERIFY(its[1]["replanned"].toBool());
+        QCOMPARE(its[1]["plan_dims"].toObject(), QJsonObject({{"N", 8}}));
+        const test::ProgramRun unbound =
+            tmmu({"plan", model, "--input-shape", "x=2x64", "--iteration", "N=8"});
+        QCOMPARE(unbound.code, failure_exit_status(FailureCode::InvalidArgument));
+        QVERIFY2(unbound.err.contains("when --dim binds them by name"), qPrintable(unbound.err));
     }
 
     void otherModelsRefuseTheSwitch() {

@@ -3,6 +3,8 @@
 // that off), If bodies planned as the node's workspace with captured values kept alive,
 // annotations (dim names, attributes, declared inputs), and external data next to the model.
 #include "onnx_models.h"
+#include "plan/plan_summary.h"
+#include "plan/replan.h"
 #include "source/model_source.h"
 #include "test_support.h"
 
@@ -158,6 +160,73 @@ class TestOnnxModels : public QObject {
         for (const auto& names : m.annotations.dim_names)
             for (const std::string& name : names)
                 QVERIFY2(name.empty() || name == "N", name.c_str());
+    }
+
+    // For a run over iterations the dimensions --dim binds by name become dynamic, up to the
+    // largest asked for: bound anywhere, every tensor has the shape of the model loaded there,
+    // and a run replans at the safepoint as an IR graph's does.
+    void symbolicDimensionsVaryOverIterations() {
+        write_shape_chain(path("chain.onnx"));
+        ModelRequest asked;
+        asked.mode = Mode::Inference;
+        asked.dims["N"] = 2;
+        const ModelRequest r = request_over_iterations(asked, {{{"N", 1}}, {{"N", 5}}});
+        QCOMPARE(r.max_dims, (std::map<std::string, int64_t>{{"N", 5}}));
+        const LoadedModel m = load_model(path("chain.onnx"), r);
+        const Graph& g = *m.graph;
+        QCOMPARE(g.dims.size(), size_t(1));
+        QCOMPARE(g.dims[0].name, std::string("N"));
+        QCOMPARE(g.dims[0].max, int64_t(5));
+        QCOMPARE(g.replan_policy, ReplanPolicy::ReplanAtSafepoint);
+        QVERIFY(g.tensors[g.find_tensor("z")].dynamic());
+        QVERIFY(!g.tensors[g.find_tensor("target")].dynamic()); // a shape of 2 values, always
+        for (int64_t n : {1, 3, 5}) {
+            const Graph bound = bound_at(g, {{"N", n}}, "test");
+            ModelRequest fixed;
+            fixed.dims["N"] = n;
+            const Graph loaded = *load_model(path("chain.onnx"), fixed).graph;
+            for (size_t t = 0; t < g.tensors.size(); ++t)
+                QVERIFY2(bound.tensors[t].shape == loaded.tensors[t].shape,
+                         g.tensors[t].id.c_str());
+        }
+        const Plan first = plan_model(m, Mode::Inference, {}, {});
+        const ShapeScheduleRun run = run_shape_schedule(*m.graph, first, Mode::Inference, {},
+                                                        {{{"N", 1}}, {{"N", 5}}}, nullptr, {});
+        QVERIFY(!run.iterations[0].replanned);
+        QVERIFY(run.iterations[1].replanned);
+        QCOMPARE(run.plan.dims, (DimBinding{{"N", 5}}));
+        ModelRequest at5;
+        at5.dims["N"] = 5;
+        QCOMPARE(
+            run.iterations[1].peak_bytes,
+            plan_totals(plan_model(load_model(path("chain.onnx"), at5), Mode::Inference, {}, {}))
+                .peak_bytes);
+        // A model asked no larger keeps the binding as its envelope's top.
+        QCOMPARE(load_model(path("chain.onnx"), request_over_iterations(asked, {{{"N", 1}}}))
+                     .graph->dims[0]
+                     .max,
+                 int64_t(2));
+    }
+
+    // An axis that is a multiple of a dimension cannot follow it: refused, naming the tensor.
+    void axesThatAreNotOneDimensionCannotVary() {
+        OnnxModelBuilder b(13, "flatten_all");
+        b.input("x", {"N", "4"});
+        b.int64_initializer("flat", {1}, {-1});
+        b.node("Reshape", {"x", "flat"}, {"y"});
+        b.node("Relu", {"y"}, {"z"});
+        b.output("z", {"M"});
+        b.save(path("flat.onnx"));
+        ModelRequest asked;
+        asked.dims["N"] = 2;
+        QVERIFY(load_model(path("flat.onnx"), asked).graph->dims.empty()); // fixed: loads
+        const auto f = test::capture_failure([&] {
+            (void)load_model(path("flat.onnx"), request_over_iterations(asked, {{{"N", 3}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("axis 0 of tensor 'y' is 8 at N=2 and 12 at N=3: it follows N "
+                                   "other than as a whole dimension") != std::string::npos,
+                 f->what());
     }
 
     void declaredInputsListWhatADialogAsksFor() {

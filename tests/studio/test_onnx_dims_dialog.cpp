@@ -7,7 +7,9 @@
 #include "context/plan_context.h"
 #include "core/failure.h"
 #include "dims_dialog.h"
+#include "iterations_dialog.h"
 #include "main_window.h"
+#include "onnx_models.h"
 #include "planning_controls.h"
 #include "session_actions.h"
 #include "session_store.h"
@@ -15,6 +17,7 @@
 #include "studio_test_util.h"
 #include "test_support.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QFile>
 #include <QFileInfo>
@@ -154,6 +157,8 @@ class TestOnnxDimsDialog : public QObject {
         w.setPersistSettings(false);
         QVERIFY2(w.openModelSync(kBound, smallSettings()), qPrintable(w.lastFailure()));
         QVERIFY(waitIdle(w));
+        // No dimension bound by name: nothing to run over iterations.
+        QVERIFY(!findAction(w, "Run &iterations…")->isEnabled());
         const std::shared_ptr<const Plan> first = w.context()->planPtr();
         w.editBindings();
         QVERIFY(waitIdle(w));
@@ -169,6 +174,42 @@ class TestOnnxDimsDialog : public QObject {
         const auto& notes = w.context()->model()->annotations.notes;
         QVERIFY(std::any_of(notes.begin(), notes.end(),
                             [](const std::string& n) { return n.starts_with("aliasing is off"); }));
+    }
+
+    // Plan > Run iterations on an ONNX model: the dimensions bound by name become dynamic for
+    // the run (as tmmu plan --dim --iteration); the toolbar then holds the last binding.
+    void boundDimensionsRunOverIterations() {
+        const QString model = settingsDir_.filePath("relu.onnx");
+        test::write_symbolic_relu(model.toStdString());
+        MainWindow w;
+        w.setPersistSettings(false);
+        PlanSettings settings = smallSettings();
+        settings.mode = Mode::Inference;
+        settings.bindings.dims = {{"N", 2}};
+        QVERIFY2(w.openModelSync(model, settings), qPrintable(w.lastFailure()));
+        QAction* action = findAction(w, "Run &iterations…");
+        QVERIFY(action && action->isEnabled());
+        w.runIterations();
+        IterationsDialog* d = w.iterationsDialog();
+        QVERIFY(d && d->isVisible());
+        d->linesEdit()->setPlainText("M=3");
+        d->accept();
+        QVERIFY2(d->errorLabel()->text().contains("iteration 0: "),
+                 qPrintable(d->errorLabel()->text()));
+        d->linesEdit()->setPlainText("N=1\nN=8");
+        QVERIFY(waitForPlan(w, [&] { d->accept(); }));
+        QVERIFY(waitIdle(w));
+        QCOMPARE(w.context()->plan()->dims, (DimBinding{{"N", 8}}));
+        QCOMPARE(w.context()->model()->kind, ModelKind::Onnx);
+        QVERIFY(w.controls()->settings().bindings.dims == (DimBinding{{"N", 8}}));
+        // Again, past the first run's envelope: the model is loaded again for the run.
+        w.resultBox()->close();
+        w.runIterations();
+        w.iterationsDialog()->linesEdit()->setPlainText("N=16");
+        QVERIFY(waitForPlan(w, [&] { w.iterationsDialog()->accept(); }));
+        QVERIFY(waitIdle(w));
+        QVERIFY2(w.lastFailure().isEmpty(), qPrintable(w.lastFailure()));
+        QCOMPARE(w.context()->plan()->dims, (DimBinding{{"N", 16}}));
     }
 
     // With an IR graph of dynamic dimensions on screen, an ONNX model that fails unbound asks

@@ -136,4 +136,12 @@ void set_graph(lib::NodeProto& n, const std::string& name, const lib::GraphProto
     *a->mutable_g() = g;
 }
 
+void write_symbolic_relu(const std::string& path) {
+    OnnxModelBuilder b(13, "relu");
+    b.input("x", {"N", "64"});
+    b.node("Relu", {"x"}, {"y"});
+    b.output("y", {"N", "64"});
+    b.save(path);
+}
+
 } // namespace tmmu::test

@@ -45,6 +45,9 @@ void set_int(::onnx::NodeProto& n, const std::string& name, int64_t v);
 void set_ints(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
 void set_graph(::onnx::NodeProto& n, const std::string& name, const ::onnx::GraphProto& g);
 
+// y = Relu(x), x and y [N, 64] with N symbolic: the smallest model whose dimension can vary.
+void write_symbolic_relu(const std::string& path);
+
 // A value_info entry for a subgraph's inputs and outputs (bodies declare their own).
 void add_value(google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>& list,
                const std::string& name, const std::vector<std::string>& dims,

@@ -1,0 +1,126 @@
+#include "ir/dims_from_probes.h"
+
+#include "core/failure.h"
+#include "ir/validate.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace tmmu {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+    return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+// A value `step` away from `value` that a dimension can take: above it, else below it.
+int64_t moved_value(int64_t value, int64_t step) {
+    return value <= kMaxDynamicDim - step ? value + step : value - step;
+}
+
+class Prober {
+  public:
+    Prober(Graph& g, const std::vector<DynamicDim>& dims, const BuildAtBinding& build_at,
+           const std::string& where)
+        : g_(g), dims_(dims), build_at_(build_at), where_(where) {
+        for (const DynamicDim& d : dims_)
+            base_[d.name] = d.value;
+    }
+
+    // Each dimension moved by one on its own: an axis that moves follows it, as a whole.
+    void mark_axes() {
+        for (uint32_t i = 0; i < dims_.size(); ++i) {
+            DimBinding moved = base_;
+            moved[dims_[i].name] = moved_value(dims_[i].value, 1);
+            const Graph other = built_at(moved);
+            for (size_t t = 0; t < g_.tensors.size(); ++t)
+                mark_tensor(t, other.tensors[t].shape, i, moved);
+        }
+    }
+
+    // Every dimension moved at once, each by another step: the axes marked must give exactly
+    // the shapes the builder gives there (a product of dimensions seen at 1 would not).
+    void check_at_other_values(const std::vector<DynamicDim>& declared) {
+        DimBinding moved = base_;
+        for (uint32_t i = 0; i < dims_.size(); ++i)
+            moved[dims_[i].name] = moved_value(dims_[i].value, int64_t(i) + 2);
+        const Graph built = built_at(moved);
+        Graph bound = g_;
+        bound.dims = declared;
+        for (DynamicDim& d : bound.dims) {
+            d.value = moved.at(d.name);
+            d.min = 1;
+            d.max = std::max(d.max, d.value);
+        }
+        finalize_graph(bound);
+        for (size_t t = 0; t < g_.tensors.size(); ++t)
+            if (bound.tensors[t].shape != built.tensors[t].shape)
+                refuse(fmt::format("tensor '{}' is {} at {}, where its axes that follow a "
+                                   "dimension say {}: an axis follows more than one dimension",
+                                   g_.tensors[t].id, shape_text(built.tensors[t].shape),
+                                   binding_text(moved), shape_text(bound.tensors[t].shape)));
+    }
+
+  private:
+    Graph built_at(const DimBinding& b) const {
+        Graph other = build_at_(b);
+        if (other.tensors.size() != g_.tensors.size())
+            refuse(fmt::format("the model has {} tensors at {} and {} at {}", g_.tensors.size(),
+                               binding_text(base_), other.tensors.size(), binding_text(b)));
+        for (size_t t = 0; t < g_.tensors.size(); ++t)
+            if (other.tensors[t].id != g_.tensors[t].id ||
+                other.tensors[t].shape.size() != g_.tensors[t].shape.size())
+                refuse(fmt::format("tensor '{}' has another name or rank at {}", g_.tensors[t].id,
+                                   binding_text(b)));
+        return other;
+    }
+
+    void mark_tensor(size_t t, const std::vector<int64_t>& there, uint32_t dim,
+                     const DimBinding& moved) {
+        Tensor& x = g_.tensors[t];
+        const DynamicDim& d = dims_[dim];
+        for (size_t k = 0; k < x.shape.size(); ++k) {
+            if (x.shape[k] == there[k]) continue;
+            const bool whole = x.shape[k] == d.value && there[k] == moved.at(d.name);
+            const bool taken = !x.shape_dims.empty() && x.shape_dims[k] != kNone;
+            if (!whole || taken)
+                refuse(fmt::format("axis {} of tensor '{}' is {} at {} and {} at {}: {}", k, x.id,
+                                   x.shape[k], binding_text(base_), there[k], binding_text(moved),
+                                   taken ? "it follows more than one dimension"
+                                         : fmt::format("it follows {} other than as a whole "
+                                                       "dimension",
+                                                       d.name)));
+            x.shape_dims.resize(x.shape.size(), kNone);
+            x.shape_dims[k] = dim;
+        }
+    }
+
+    [[noreturn]] void refuse(const std::string& why) const {
+        fail(FailureCode::InvalidIrShapes, where_,
+             fmt::format("the dimensions cannot vary over iterations: {}", why));
+    }
+
+    Graph& g_;
+    const std::vector<DynamicDim>& dims_;
+    const BuildAtBinding& build_at_;
+    const std::string& where_;
+    DimBinding base_;
+};
+
+} // namespace
+
+void make_dims_from_probes(Graph& g, std::vector<DynamicDim> dims, ReplanPolicy policy,
+                           const BuildAtBinding& build_at, const std::string& where) {
+    std::sort(dims.begin(), dims.end(),
+              [](const DynamicDim& a, const DynamicDim& b) { return a.name < b.name; });
+    Prober prober(g, dims, build_at, where);
+    prober.mark_axes();
+    prober.check_at_other_values(dims);
+    g.dims = std::move(dims);
+    g.replan_policy = policy;
+    finalize_graph(g);
+    check_envelope_corners(g);
+}
+
+} // namespace tmmu
