@@ -36,6 +36,10 @@ class Prober {
             const Graph other = built_at(moved);
             for (size_t t = 0; t < g_.tensors.size(); ++t)
                 mark_tensor(t, other.tensors[t].shape, i, moved);
+            if (!followed(i))
+                refuse(fmt::format("no tensor's shape follows {} (is it fixed another way, by a "
+                                   "whole input shape?)",
+                                   dims_[i].name));
         }
     }
 
@@ -53,7 +57,12 @@ class Prober {
             d.min = 1;
             d.max = std::max(d.max, d.value);
         }
-        finalize_graph(bound);
+        try {
+            finalize_graph(bound);
+        } catch (const Failure& f) {
+            refuse(
+                fmt::format("at {} the model does not hold: {}", binding_text(moved), f.message()));
+        }
         for (size_t t = 0; t < g_.tensors.size(); ++t)
             if (bound.tensors[t].shape != built.tensors[t].shape)
                 refuse(fmt::format("tensor '{}' is {} at {}, where its axes that follow a "
@@ -63,17 +72,37 @@ class Prober {
     }
 
   private:
+    bool followed(uint32_t dim) const {
+        return std::any_of(g_.tensors.begin(), g_.tensors.end(), [&](const Tensor& t) {
+            return std::find(t.shape_dims.begin(), t.shape_dims.end(), dim) != t.shape_dims.end();
+        });
+    }
+
     Graph built_at(const DimBinding& b) const {
         Graph other = build_at_(b);
         if (other.tensors.size() != g_.tensors.size())
             refuse(fmt::format("the model has {} tensors at {} and {} at {}", g_.tensors.size(),
                                binding_text(base_), other.tensors.size(), binding_text(b)));
         for (size_t t = 0; t < g_.tensors.size(); ++t)
-            if (other.tensors[t].id != g_.tensors[t].id ||
-                other.tensors[t].shape.size() != g_.tensors[t].shape.size())
-                refuse(fmt::format("tensor '{}' has another name or rank at {}", g_.tensors[t].id,
-                                   binding_text(b)));
+            if (const std::string what = difference(g_.tensors[t], other.tensors[t]); !what.empty())
+                refuse(fmt::format("tensor '{}' differs at {} from {}: {}; start from other values",
+                                   g_.tensors[t].id, binding_text(b), binding_text(base_), what));
         return other;
+    }
+
+    // What the builder decided otherwise for a tensor at other values, beyond its shape: one
+    // plan's roles, views and in-place writes must hold at every binding.
+    static std::string difference(const Tensor& here, const Tensor& there) {
+        if (there.id != here.id)
+            return fmt::format("another tensor ('{}') is in its place", there.id);
+        if (there.shape.size() != here.shape.size())
+            return fmt::format("rank {}, not {}", there.shape.size(), here.shape.size());
+        if (there.role != here.role)
+            return fmt::format("role {}, not {}", role_name(there.role), role_name(here.role));
+        if (there.view.has_value() != here.view.has_value() ||
+            there.in_place_of != here.in_place_of || there.alias_group != here.alias_group)
+            return "it shares bytes with other tensors otherwise (a view or an in-place write)";
+        return {};
     }
 
     void mark_tensor(size_t t, const std::vector<int64_t>& there, uint32_t dim,

@@ -229,6 +229,41 @@ class TestOnnxModels : public QObject {
                  f->what());
     }
 
+    // Aliasing that the loader decides by sizes may differ at other values (an in-place add
+    // over a broadcast [1, 64] operand at N=1 only); a dimension a whole input shape fixes
+    // moves nothing. Both are refused, saying so.
+    void bindingsWhereTheModelIsBuiltOtherwiseAreRefused() {
+        OnnxModelBuilder b(13, "broadcast_add");
+        b.input("x", {"N", "64"});
+        b.float_initializer("p", {1, 64});
+        b.node("Relu", {"p"}, {"a"});
+        b.node("Relu", {"x"}, {"c"});
+        b.node("Add", {"a", "c"}, {"z"});
+        b.output("z", {"N", "64"});
+        b.save(path("bcast.onnx"));
+        ModelRequest asked;
+        asked.dims["N"] = 1;
+        auto f = test::capture_failure([&] {
+            (void)load_model(path("bcast.onnx"), request_over_iterations(asked, {{{"N", 4}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("differs at N=2 from N=1: it shares bytes with other tensors "
+                                   "otherwise") != std::string::npos,
+                 f->what());
+        asked.dims["N"] = 2; // the same aliasing at every N from 2
+        QCOMPARE(load_model(path("bcast.onnx"), request_over_iterations(asked, {{{"N", 4}}}))
+                     .graph->dims.size(),
+                 size_t(1));
+
+        test::write_symbolic_relu(path("relu.onnx"));
+        asked.input_shapes["x"] = {4, 64};
+        f = test::capture_failure([&] {
+            (void)load_model(path("relu.onnx"), request_over_iterations(asked, {{{"N", 8}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("no tensor's shape follows N") != std::string::npos, f->what());
+    }
+
     void declaredInputsListWhatADialogAsksFor() {
         write_shape_chain(path("chain.onnx"));
         const ModelAnnotations a = declared_inputs(path("chain.onnx"));
