@@ -45,6 +45,15 @@ class Prober {
 
     // Every dimension moved at once, each by another step: the axes marked must give exactly
     // the shapes the builder gives there (a product of dimensions seen at 1 would not).
+    // Every dimension at its largest value: what a replan can ask for. A builder that decides
+    // otherwise past a size (a constant folded only while small) is refused there.
+    void check_at_largest() const {
+        DimBinding largest;
+        for (const DynamicDim& d : dims_)
+            largest[d.name] = d.max;
+        if (largest != base_) (void)built_at(largest);
+    }
+
     void check_at_other_values(const std::vector<DynamicDim>& declared) {
         DimBinding moved = base_;
         for (uint32_t i = 0; i < dims_.size(); ++i)
@@ -146,6 +155,7 @@ void make_dims_from_probes(Graph& g, std::vector<DynamicDim> dims, ReplanPolicy 
     Prober prober(g, dims, build_at, where);
     prober.mark_axes();
     prober.check_at_other_values(dims);
+    prober.check_at_largest();
     g.dims = std::move(dims);
     g.replan_policy = policy;
     finalize_graph(g);

@@ -255,6 +255,19 @@ class TestOnnxModels : public QObject {
                      .graph->dims.size(),
                  size_t(1));
 
+        // A constant of x's shape is folded while small (a parameter at N=2, 3), computed past
+        // 1024 elements: refused at the largest N asked for.
+        // y = x + ConstantOfShape(Shape(x) / 1), x int64 [N, 4]: written by hand, since the
+        // builder makes no tensor attributes.
+        const std::string fold = TMMU_SOURCE_DIR "/tests/data/onnx/folded-while-small.onnx";
+        QCOMPARE(load_model(fold, request_over_iterations(asked, {{{"N", 3}}})).graph->dims.size(),
+                 size_t(1));
+        f = test::capture_failure([&] {
+            (void)load_model(fold, request_over_iterations(asked, {{{"N", 300}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("differs at N=300 from N=2") != std::string::npos, f->what());
+
         test::write_symbolic_relu(path("relu.onnx"));
         asked.input_shapes["x"] = {4, 64};
         f = test::capture_failure([&] {
