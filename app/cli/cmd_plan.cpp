@@ -45,7 +45,9 @@ options:
                        the model's replan_policy is ABORT, or gets a new plan at the
                        safepoint before it (the iteration boundary) when it is
                        REPLAN_AT_SAFEPOINT: each dimension grows to the larger of the old
-                       plan's and the iteration's. The outputs are those
+                       plan's and the iteration's (a rank's plan, --shard, holds its own
+                       shapes only: every other iteration is planned again, as a rank's
+                       shares need not shrink with the shapes). The outputs are those
                        of the plan in force after the last iteration; --json adds the
                        iterations, --trace one replan record per replan (old and new plan
                        hash)

@@ -42,6 +42,13 @@ DimBinding grown(DimBinding planned, const DimBinding& next) {
     return planned;
 }
 
+// The binding an iteration asks for: its values, the plan's for the names it leaves out.
+DimBinding asked_by(DimBinding planned, const DimBinding& next) {
+    for (const auto& [name, value] : next)
+        planned[name] = value;
+    return planned;
+}
+
 } // namespace
 
 std::string iteration_text(const IterationOutcome& i) {
@@ -62,6 +69,10 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
     ShapeScheduleRun run;
     run.plan = std::move(first);
     DimBinding planned = binding_of(g);
+    // A rank's share of a tensor need not shrink with the tensor (shares are cut as
+    // ceil(elements / ranks): 9 elements on 4 ranks give the last rank 0, 8 give it 2), so a
+    // sharded plan holds its own binding only, and every other one is planned again.
+    const bool sharded = !options.shard.roles.empty();
     for (uint32_t i = 0; i < iterations.size(); ++i) {
         progress.check_cancel("iterations");
         const std::string where = fmt::format("--iteration {}", i);
@@ -69,16 +80,22 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
         IterationOutcome out;
         out.iteration = i;
         out.dims = iterations[i];
-        if (!binding_fits(planned, iterations[i])) {
+        const DimBinding asked = asked_by(planned, iterations[i]);
+        if (sharded ? asked != planned : !binding_fits(planned, iterations[i])) {
             if (g.replan_policy == ReplanPolicy::Abort)
                 fail(FailureCode::ShapeEnvelopeViolation, where,
-                     fmt::format("{} outgrows the plan made at {}, and the model's replan_policy "
-                                 "is ABORT (REPLAN_AT_SAFEPOINT would plan again before this "
-                                 "iteration; --dim binds a larger first plan)",
-                                 binding_text(iterations[i]), binding_text(planned)));
+                     sharded ? fmt::format("{} is not the binding the sharded plan was made at "
+                                           "({}): a rank's shares do not follow the shapes, and "
+                                           "the model's replan_policy is ABORT",
+                                           binding_text(iterations[i]), binding_text(planned))
+                             : fmt::format("{} outgrows the plan made at {}, and the model's "
+                                           "replan_policy is ABORT (REPLAN_AT_SAFEPOINT would "
+                                           "plan again before this iteration; --dim binds a "
+                                           "larger first plan)",
+                                           binding_text(iterations[i]), binding_text(planned)));
             out.replanned = true;
             out.old_plan_hash = run.plan.plan_hash;
-            planned = grown(std::move(planned), iterations[i]);
+            planned = sharded ? asked : grown(std::move(planned), iterations[i]);
             g = bound_at_iteration(g, planned, where);
             const double n = double(iterations.size());
             progress.report(double(i) / n, "replan");
