@@ -43,8 +43,6 @@ class Prober {
         }
     }
 
-    // Every dimension moved at once, each by another step: the axes marked must give exactly
-    // the shapes the builder gives there (a product of dimensions seen at 1 would not).
     // Every dimension at its largest value: what a replan can ask for. A builder that decides
     // otherwise past a size (a constant folded only while small) is refused there.
     void check_at_largest() const {
@@ -54,6 +52,8 @@ class Prober {
         if (largest != base_) (void)built_at(largest);
     }
 
+    // Every dimension moved at once, each by another step: the axes marked must give exactly
+    // the shapes the builder gives there (a product of dimensions seen at 1 would not).
     void check_at_other_values(const std::vector<DynamicDim>& declared) {
         DimBinding moved = base_;
         for (uint32_t i = 0; i < dims_.size(); ++i)

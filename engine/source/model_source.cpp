@@ -66,8 +66,7 @@ void make_onnx_dynamic(LoadedModel& m, const std::string& path, const ModelReque
     };
     make_dims_from_probes(*m.graph, std::move(dims), ReplanPolicy::ReplanAtSafepoint, build_at,
                           path);
-    const ModelAnnotations named = dim_annotations(*m.graph);
-    m.annotations.dim_names = named.dim_names;
+    m.annotations.dim_names = dim_annotations(*m.graph).dim_names;
 }
 #endif
 
