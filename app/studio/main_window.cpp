@@ -326,6 +326,7 @@ void MainWindow::onLazyShown(const LazyShown& shown) {
         // No buffer was allocated: the plan shown before is not this program's, so nothing of
         // it stays (the arena views, the summary, what File > Export and Replay act on).
         ctx_->setPlan(nullptr, nullptr);
+        showNoModel(QString::fromStdString(shown.path));
         status_->clearPlan();
         sessions_->showUnrecorded({});
         strategies_->showMessage(tr("A lazy program that allocated no pool buffers: no plan"));
@@ -361,6 +362,18 @@ void MainWindow::onLazyShown(const LazyShown& shown) {
     status_->showMessage(tr("Stopped: %1").arg(lastFailure_));
     showFailureBox(lastFailure_);
     emit planFailed(lastFailure_);
+}
+
+void MainWindow::showNoModel(const QString& program) {
+    // Re-plan runs the program again; nothing acts on the model shown before it.
+    model_.reset();
+    modelPath_ = program;
+    pendingPath_.clear();
+    bindingsPath_.clear();
+    controls_->setModelKind(ModelKind::DsaCsv, false); // what its buffers would be planned as
+    bindingsAction_->setEnabled(false);
+    iterationsAction_->setEnabled(false);
+    shardAction_->setEnabled(false);
 }
 
 void MainWindow::onRunShown(const RunShown& shown) {
@@ -472,7 +485,12 @@ bool MainWindow::openModelSync(const QString& path, const PlanSettings& settings
 }
 
 void MainWindow::replan() {
-    if (modelPath_.isEmpty() && pendingPath_.isEmpty()) return;
+    const QString path = modelPath_.isEmpty() ? pendingPath_ : modelPath_;
+    if (path.isEmpty()) return;
+    if (!model_ && looks_like_lazy_program_file(path.toStdString())) {
+        openLazyProgram(path, false); // no buffers, or it failed: there is no model to plan
+        return;
+    }
     PlanSettings settings;
     try {
         settings = controls_->settings();
@@ -481,7 +499,7 @@ void MainWindow::replan() {
         return;
     }
     PlanJob job;
-    job.path = (modelPath_.isEmpty() ? pendingPath_ : modelPath_).toStdString();
+    job.path = path.toStdString();
     job.settings = settings;
     // Reuse the loaded graph unless loading depends on what changed (configs: batch, seq, mode;
     // ONNX models: their bindings).

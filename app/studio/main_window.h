@@ -208,7 +208,8 @@ class MainWindow : public QMainWindow {
     void buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRanges,
                         QDockWidget* besideStrategies);
     void onLazyShown(const LazyShown& shown);
-    QString sessionsPath() const; // the open sessions database, "" when none
+    void showNoModel(const QString& program); // a lazy program shown without a plan
+    QString sessionsPath() const;             // the open sessions database, "" when none
     void showStoredSettings(PlanSettings settings);
     // main_window_menus.cpp
     void buildMenus();

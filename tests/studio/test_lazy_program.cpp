@@ -110,8 +110,12 @@ class TestLazyProgram : public QObject {
     void aProgramWithoutBuffersClearsThePlanShown() {
         MainWindow w;
         w.setPersistSettings(false);
-        QVERIFY(openAndWait(w, program("mlp-training")));
+        QVERIFY(
+            openAndWait(w, QStringLiteral(TMMU_SOURCE_DIR "/resources/models/gpt2-small.json")));
         QVERIFY(w.context()->plan() != nullptr);
+        QVERIFY(findAction(w, "Distributed &run…")->isEnabled());
+        auto* arenas = w.centralWidget()->findChild<QComboBox*>();
+        QVERIFY(arenas != nullptr && arenas->count() > 0);
         const QString path = dir_.filePath("nothing-forced.json");
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
@@ -127,6 +131,20 @@ class TestLazyProgram : public QObject {
         QVERIFY2(w.lazyState()->eventLabel()->text().contains("no events"),
                  qPrintable(w.lazyState()->eventLabel()->text()));
         QVERIFY(w.statusBar()->currentMessage().contains("nothing-forced: 0 events"));
+        // Nothing acts on the model shown before: the arena selector and the actions for it go,
+        // and Re-plan runs the program again rather than planning that model.
+        QVERIFY(arenas->isHidden());
+        QCOMPARE(arenas->count(), 0);
+        for (const char* action : {"Distributed &run…", "Run &iterations…", "&Dimensions…"})
+            QVERIFY2(!findAction(w, action)->isEnabled(), action);
+        QCOMPARE(w.modelPath(), path);
+        w.statusBar()->clearMessage();
+        w.replan();
+        QVERIFY(waitIdle(w));
+        QVERIFY2(w.lastFailure().isEmpty(), qPrintable(w.lastFailure()));
+        QVERIFY(w.context()->plan() == nullptr);
+        QVERIFY2(w.statusBar()->currentMessage().contains("nothing-forced: 0 events"),
+                 qPrintable(w.statusBar()->currentMessage()));
         QSignalSpy exported(w.sessions(), &SessionActions::exportFinished);
         w.sessions()->exportCurrent(dir_.filePath("none.json"), sessions::ExportFormat::Json);
         QVERIFY(exported.wait(10000));

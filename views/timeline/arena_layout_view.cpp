@@ -49,7 +49,16 @@ void ArenaLayoutView::fillSelector() {
                             .arg(QString::fromStdString(a.config.name))
                             .arg(groupedNumber(a.problem.buffers.size()))
                             .arg(humanBytes(a.metrics.peak_bytes)));
+    combo_->show();
     placeSelector();
+}
+
+void ArenaLayoutView::clearData() {
+    // The selector names the last plan's arenas: with no plan it names none and is hidden.
+    QSignalBlocker block(combo_);
+    combo_->clear();
+    combo_->hide();
+    selectorPlan_.reset();
 }
 
 void ArenaLayoutView::placeSelector() {
@@ -68,7 +77,7 @@ int ArenaLayoutView::stripRowHeight() const {
     return std::max(24, combo_->sizeHint().height() + 4);
 }
 int ArenaLayoutView::headerIndent() const {
-    return combo_->geometry().right() + 4;
+    return combo_->isHidden() ? 0 : combo_->geometry().right() + 4;
 }
 
 void ArenaLayoutView::rebuildData() {

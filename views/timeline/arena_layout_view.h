@@ -33,6 +33,7 @@ class ArenaLayoutView : public TimelineView {
 
   protected:
     void rebuildData() override;
+    void clearData() override;
     double valueDomain() const override;
     double minValueSpan() const override { return 64; }
     bool valuesInverted() const override { return true; }

@@ -84,7 +84,10 @@ void TimelineView::onColourModeChanged() {
 }
 
 void TimelineView::rebuildAll() {
-    if (plan_) rebuildData();
+    if (plan_)
+        rebuildData();
+    else
+        clearData();
     syncAxes();
     // Same domain and minimum span as the context's window, so applying it is exact.
     TimeWindow domain = ctx_->timeDomain();

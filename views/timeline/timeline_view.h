@@ -96,6 +96,9 @@ class TimelineView : public QWidget {
 
     // Plan (or arena) changed: re-sort and re-index. Called before the axes are reset.
     virtual void rebuildData() = 0;
+    // No plan any more: drop what rebuildData built from the last one that the view still
+    // shows outside the plot (the plot itself says "No plan").
+    virtual void clearData() {}
     // y runs over [0, valueDomain()) in the subclass's units.
     virtual double valueDomain() const = 0;
     virtual double minValueSpan() const { return 4; }
