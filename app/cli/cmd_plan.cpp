@@ -176,9 +176,7 @@ void run_iterations(LoadedModel& model, Plan& plan, Mode mode, const PlanOptions
         },
         interruptible_progress());
     if (print) fmt::print("\n");
-    model.graph = std::move(run.graph);
-    model.annotations = dim_annotations(*model.graph);
-    plan = std::move(run.plan);
+    adopt_schedule_run(model, plan, std::move(run));
 }
 
 void print_summary(const LoadedModel& model, const Plan& plan) {

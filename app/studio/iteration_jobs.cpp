@@ -60,9 +60,8 @@ IterationsRun run_iterations_job(const PlanOutcome& shown,
             first, *start.plan, mode, options, iterations,
             [&out](const IterationOutcome& i) { out.decided.push_back(i); }, start.progress);
         auto bound = std::make_shared<LoadedModel>(*start.model);
-        bound->graph = std::move(run.graph);
-        // An ONNX model's annotations also list its inputs and notes; its loader named the axes.
-        if (model.kind != ModelKind::Onnx) bound->annotations = dim_annotations(*bound->graph);
+        Plan last_plan;
+        adopt_schedule_run(*bound, last_plan, std::move(run));
         const DimBinding last = binding_of(*bound->graph);
         PlanSettings settings = shown.settings;
         if (model.kind != ModelKind::TransformerConfig) {
@@ -72,7 +71,7 @@ IterationsRun run_iterations_job(const PlanOutcome& shown,
             settings.seq = uint64_t(last.at("seq"));
         }
         out.outcome =
-            PlanOutcome{std::move(bound), std::make_shared<const Plan>(std::move(run.plan)),
+            PlanOutcome{std::move(bound), std::make_shared<const Plan>(std::move(last_plan)),
                         settings, IterationHistory{binding_of(first), out.decided}};
     } catch (const Failure& f) {
         if (f.code() == FailureCode::Cancelled) throw;

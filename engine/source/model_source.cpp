@@ -177,4 +177,16 @@ Plan plan_model(const LoadedModel& model, Mode mode, const PlanOptions& options,
     return plan_problem(model.problem->problem, model.problem->ids, options, progress, model.path);
 }
 
+void adopt_schedule_run(LoadedModel& model, Plan& plan, ShapeScheduleRun run) {
+    model.graph = std::move(run.graph);
+    if (model.kind != ModelKind::Onnx) model.annotations = dim_annotations(*model.graph);
+    plan = std::move(run.plan);
+    // A replan goes through plan_graph, which knows the graph only: the first plan had them.
+    const bool replanned = std::any_of(run.iterations.begin(), run.iterations.end(),
+                                       [](const IterationOutcome& i) { return i.replanned; });
+    if (replanned)
+        plan.notes.insert(plan.notes.begin(), model.annotations.notes.begin(),
+                          model.annotations.notes.end());
+}
+
 } // namespace tmmu

@@ -7,6 +7,7 @@
 #include "ir/dynamic_dims.h"
 #include "ir/graph.h"
 #include "plan/planner.h"
+#include "plan/replan.h"
 
 #include <map>
 #include <optional>
@@ -66,5 +67,11 @@ ModelAnnotations declared_inputs(const std::string& path);
 // notes (an ONNX loader's aliasing and folding) come first in the plan's notes.
 Plan plan_model(const LoadedModel& model, Mode mode, const PlanOptions& options,
                 const Progress& progress);
+
+// Ends a run over iterations of `model` (run_shape_schedule from its plan): `model` becomes the
+// graph bound as the last plan, and `plan` that plan, its notes starting with the model's as
+// plan_model's do. The annotations follow the new binding, but an ONNX model keeps its loader's
+// (inputs, attributes and notes; the loader named the axes, which hold at every binding).
+void adopt_schedule_run(LoadedModel& model, Plan& plan, ShapeScheduleRun run);
 
 } // namespace tmmu

@@ -58,6 +58,34 @@ class TestOnnxCli : public QObject {
         QVERIFY2(unbound.err.contains("when --dim binds them by name"), qPrintable(unbound.err));
     }
 
+    // A replan plans the graph alone; the plan in force after it still carries the loader's
+    // notes (here: the second Relu written in place of the first), as the first plan did.
+    void loaderNotesOutliveAReplan() {
+        const QString model = dir_.filePath("relu-relu.onnx");
+        test::OnnxModelBuilder b(13, "relu-relu");
+        b.input("x", {"N", "64"});
+        b.node("Relu", {"x"}, {"h"});
+        b.node("Relu", {"h"}, {"y"});
+        b.output("y", {"N", "64"});
+        b.save(model.toStdString());
+        const QStringList args = {"plan", model, "--mode", "inference", "--dim", "N=2"};
+        const test::ProgramRun first = tmmu(args);
+        QVERIFY2(first.code == 0, qPrintable(first.err));
+        QVERIFY2(first.out.contains("note: 'y' may be written in place of 'h'"),
+                 qPrintable(first.out));
+        const test::ProgramRun run = tmmu(args + QStringList{"--iteration", "N=8"});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains("replanned"), qPrintable(run.out));
+        QVERIFY2(run.out.contains("note: 'y' may be written in place of 'h'"), qPrintable(run.out));
+        const test::ProgramRun json = tmmu(args + QStringList{"--iteration", "N=8", "--json", "-"});
+        QVERIFY2(json.code == 0, qPrintable(json.err));
+        const QJsonArray notes =
+            QJsonDocument::fromJson(json.out.toUtf8()).object()["notes"].toArray();
+        QVERIFY(!notes.isEmpty());
+        QVERIFY2(notes.first().toString().startsWith("'y' may be written in place of 'h'"),
+                 qPrintable(notes.first().toString()));
+    }
+
     void otherModelsRefuseTheSwitch() {
         const test::ProgramRun r =
             tmmu({"plan", QString(TMMU_SOURCE_DIR) + "/resources/models/examples/linear_chain.json",
