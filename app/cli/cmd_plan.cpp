@@ -151,8 +151,11 @@ void check_iterations_apply(const LoadedModel& model) {
     if (model.graph && !model.graph->dims.empty()) return;
     fail(FailureCode::InvalidArgument, "--iteration",
          model.kind == ModelKind::Onnx
-             ? std::string("an ONNX model's symbolic dimensions vary over iterations when "
-                           "--dim binds them by name (this model has none bound so)")
+             ? std::string(model.annotations.symbolic_dims.empty()
+                               ? "an ONNX model varies over iterations in its symbolic "
+                                 "dimensions, and this one declares none: its shapes are fixed"
+                               : "an ONNX model's symbolic dimensions vary over iterations when "
+                                 "--dim binds them by name (this model has none bound so)")
              : std::string("applies to IR graphs with a shape_envelope, transformer configs "
                            "and ONNX models with symbolic dimensions only (this model's shapes "
                            "are fixed)"));
@@ -261,10 +264,6 @@ int cmd_plan(Args& args) {
     bool quiet = args.flag("--quiet");
     RecordOptions rec = record_options_from(args);
     const std::vector<DimBinding> iterations = iterations_from(args);
-    if (!iterations.empty() && request_choice.request.batch > uint64_t(kMaxDynamicDim))
-        fail(FailureCode::InvalidArgument, "--batch",
-             fmt::format("{} is more than a batch that --iteration varies can be ({})",
-                         request_choice.request.batch, kMaxDynamicDim));
     const ModelRequest request = request_over_iterations(request_choice.request, iterations);
     const std::optional<ApplyOptions> apply = apply_options_from(args);
     auto pos = args.positionals(0, 1);

@@ -71,11 +71,14 @@ void check_request_applies(const RequestChoice& c, const LoadedModel& model) {
              "offset-assignment problems (CSV) have no modes; --mode applies to model graphs");
     if (kind != ModelKind::TransformerConfig && c.given_shape)
         fail(FailureCode::InvalidArgument, c.given_shape,
-             fmt::format("applies to transformer configs only (this model is {}, whose shapes "
-                         "are fixed)",
-                         kind == ModelKind::DsaCsv ? "an offset-assignment problem"
-                         : kind == ModelKind::Onnx ? "an ONNX model: bind its dims with --dim"
-                                                   : "an IR graph"));
+             fmt::format("applies to transformer configs only (this model is {})",
+                         kind == ModelKind::DsaCsv ? "an offset-assignment problem, whose shapes "
+                                                     "are fixed"
+                         : kind == ModelKind::Onnx ? "an ONNX model: --dim binds its symbolic "
+                                                     "dimensions"
+                         : model.graph && !model.graph->dims.empty()
+                             ? "an IR graph with a shape_envelope: --dim binds its dimensions"
+                             : "an IR graph, whose shapes are fixed"));
 }
 
 bool sends_one_output_to_stdout(std::initializer_list<OutputOption> outputs) {

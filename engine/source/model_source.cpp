@@ -137,6 +137,11 @@ LoadedModel load_model(const std::string& path, const ModelRequest& request) {
     } else if (looks_like_transformer_config(text)) {
         m.kind = ModelKind::TransformerConfig;
         TransformerConfig cfg = parse_transformer_config(text, path);
+        // max_batch is --batch or an iteration's batch, which parse_iteration keeps in range.
+        if (request.max_batch > uint64_t(kMaxDynamicDim))
+            fail(FailureCode::InvalidArgument, "--batch",
+                 fmt::format("{} is more than a batch that --iteration varies can be ({})",
+                             request.max_batch, kMaxDynamicDim));
         GraphRequest g;
         g.batch = request.batch;
         g.seq = request.seq;

@@ -807,6 +807,19 @@ class TestCli : public QObject {
         QVERIFY2(wide.code == 2 && wide.err.contains("INVALID_ARGUMENT at --batch: 2147483648 is "
                                                      "more than a batch that --iteration varies"),
                  qPrintable(wide.err));
+        // On other models --batch is refused for what they are, however large.
+        Result wideIr = run_tmmu({"plan", resource("models/examples/dynamic_seq.json"), "--batch",
+                                  "2147483648", "--iteration", "seq=4"});
+        QVERIFY2(wideIr.code == 2 &&
+                     wideIr.err.contains("INVALID_ARGUMENT at --batch: applies to transformer "
+                                         "configs only (this model is an IR graph with a "
+                                         "shape_envelope: --dim binds its dimensions)"),
+                 qPrintable(wideIr.err));
+        Result fixedBatch =
+            run_tmmu({"plan", resource("models/examples/linear_chain.json"), "--batch", "4"});
+        QVERIFY2(fixedBatch.code == 2 && fixedBatch.err.contains("an IR graph, whose shapes are "
+                                                                 "fixed)"),
+                 qPrintable(fixedBatch.err));
         Result huge = run_tmmu({"plan", "--batch", "2199023255553"});
         QVERIFY2(huge.code == 2 && huge.err.contains("INVALID_ARGUMENT at --batch: 2199023255553 "
                                                      "is more than a transformer graph takes"),

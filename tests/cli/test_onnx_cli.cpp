@@ -56,6 +56,18 @@ class TestOnnxCli : public QObject {
             tmmu({"plan", model, "--input-shape", "x=2x64", "--iteration", "N=8"});
         QCOMPARE(unbound.code, failure_exit_status(FailureCode::InvalidArgument));
         QVERIFY2(unbound.err.contains("when --dim binds them by name"), qPrintable(unbound.err));
+        // A model without symbolic dimensions is not told to bind some.
+        const QString fixed = dir_.filePath("fixed-relu.onnx");
+        test::OnnxModelBuilder b(13, "fixed-relu");
+        b.input("x", {"2", "64"});
+        b.node("Relu", {"x"}, {"y"});
+        b.output("y", {"2", "64"});
+        b.save(fixed.toStdString());
+        const test::ProgramRun none = tmmu({"plan", fixed, "--iteration", "N=8"});
+        QCOMPARE(none.code, failure_exit_status(FailureCode::InvalidArgument));
+        QVERIFY2(none.err.contains("this one declares none: its shapes are fixed"),
+                 qPrintable(none.err));
+        QVERIFY(!none.err.contains("--dim"));
     }
 
     // A replan plans the graph alone; the plan in force after it still carries the loader's
