@@ -33,7 +33,7 @@ class Prober {
         for (uint32_t i = 0; i < dims_.size(); ++i) {
             DimBinding moved = base_;
             moved[dims_[i].name] = moved_value(dims_[i].value, 1);
-            const Graph other = built_at(moved);
+            const Graph other = built_alone_at(moved, dims_[i].name);
             for (size_t t = 0; t < g_.tensors.size(); ++t)
                 mark_tensor(t, other.tensors[t].shape, i, moved);
             if (!followed(i))
@@ -44,20 +44,28 @@ class Prober {
     }
 
     // Every dimension at its largest value: what a replan can ask for. A builder that decides
-    // otherwise past a size (a constant folded only while small) is refused there.
-    void check_at_largest() const {
+    // otherwise past a size (a constant folded only while small) is refused there, and so is an
+    // axis that follows another dimension there (the larger of two, taken at the base values
+    // for the one that was larger then).
+    void check_at_largest(const std::vector<DynamicDim>& declared) const {
         DimBinding largest;
         for (const DynamicDim& d : dims_)
             largest[d.name] = d.max;
-        if (largest != base_) (void)built_at(largest);
+        if (largest != base_) check_shapes_at(largest, declared);
     }
 
     // Every dimension moved at once, each by another step: the axes marked must give exactly
     // the shapes the builder gives there (a product of dimensions seen at 1 would not).
-    void check_at_other_values(const std::vector<DynamicDim>& declared) {
+    void check_at_other_values(const std::vector<DynamicDim>& declared) const {
         DimBinding moved = base_;
         for (uint32_t i = 0; i < dims_.size(); ++i)
             moved[dims_[i].name] = moved_value(dims_[i].value, int64_t(i) + 2);
+        check_shapes_at(moved, declared);
+    }
+
+  private:
+    // The builder's shapes at `moved` against the graph's axes bound there.
+    void check_shapes_at(const DimBinding& moved, const std::vector<DynamicDim>& declared) const {
         const Graph built = built_at(moved);
         Graph bound = g_;
         bound.dims = declared;
@@ -80,7 +88,22 @@ class Prober {
                                    binding_text(moved), shape_text(bound.tensors[t].shape)));
     }
 
-  private:
+    // A model that does not hold with one dimension moved alone ties it to another dimension
+    // or to one value (x[N] + y[M] needs N = M; a Squeeze needs 1), which iterations cannot
+    // keep: refused as such.
+    Graph built_alone_at(const DimBinding& moved, const std::string& name) const {
+        try {
+            return built_at(moved);
+        } catch (const Failure& f) {
+            // Refused for what it built, or not built for another reason (I/O): as it is.
+            if (f.code() != FailureCode::InvalidIrShapes || f.message().starts_with(kRefusal))
+                throw;
+            refuse(fmt::format("{} cannot move on its own: {}; a dimension that varies must be "
+                               "free of the others and of any one value",
+                               name, f.message()));
+        }
+    }
+
     bool followed(uint32_t dim) const {
         return std::any_of(g_.tensors.begin(), g_.tensors.end(), [&](const Tensor& t) {
             return std::find(t.shape_dims.begin(), t.shape_dims.end(), dim) != t.shape_dims.end();
@@ -134,9 +157,10 @@ class Prober {
         }
     }
 
+    static constexpr std::string_view kRefusal = "the dimensions cannot vary over iterations: ";
+
     [[noreturn]] void refuse(const std::string& why) const {
-        fail(FailureCode::InvalidIrShapes, where_,
-             fmt::format("the dimensions cannot vary over iterations: {}", why));
+        fail(FailureCode::InvalidIrShapes, where_, fmt::format("{}{}", kRefusal, why));
     }
 
     Graph& g_;
@@ -155,7 +179,7 @@ void make_dims_from_probes(Graph& g, std::vector<DynamicDim> dims, ReplanPolicy 
     Prober prober(g, dims, build_at, where);
     prober.mark_axes();
     prober.check_at_other_values(dims);
-    prober.check_at_largest();
+    prober.check_at_largest(dims);
     g.dims = std::move(dims);
     g.replan_policy = policy;
     finalize_graph(g);

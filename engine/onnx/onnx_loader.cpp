@@ -89,9 +89,7 @@ OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings) {
     out.graph = builder.build(m.graph().name().empty() ? path : m.graph().name());
     if (!unbound.empty())
         fail(FailureCode::UnboundDimension, path,
-             fmt::format("unbound dimensions (bind them with --dim NAME=VALUE or --input-shape "
-                         "INPUT=AxBxC): {}",
-                         unbound.text()));
+             fmt::format("{}{}", kUnboundPrefix, unbound.text()));
     if (!bindings.aliasing)
         out.annotations.notes.insert(out.annotations.notes.begin(),
                                      "aliasing is off (--no-aliasing): every Reshape, Flatten, "

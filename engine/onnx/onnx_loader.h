@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tmmu::onnx {
@@ -32,6 +33,10 @@ struct OnnxModel {
 };
 
 OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings);
+
+// How UNBOUND_DIMENSION's message starts; what follows names the shapes left unknown.
+inline constexpr std::string_view kUnboundPrefix =
+    "unbound dimensions (bind them with --dim NAME=VALUE or --input-shape INPUT=AxBxC): ";
 
 // The inputs and symbolic dims as the file declares them, without binding or planning: what a
 // dialog asks the user to bind. Throws what load_onnx throws for files that do not check.

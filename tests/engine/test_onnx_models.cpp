@@ -277,6 +277,75 @@ class TestOnnxModels : public QObject {
         QVERIFY2(f->message().find("no tensor's shape follows N") != std::string::npos, f->what());
     }
 
+    // A dimension the model ties to another (x[N] + y[M] needs N = M) or to one value (a
+    // Squeeze of N needs N = 1) cannot vary on its own: refused as such, not as a dimension
+    // left unbound (which would open the dims dialog asking for what was given).
+    void tiedDimensionsAreRefusedAsTied() {
+        OnnxModelBuilder nm(13, "tied");
+        nm.input("x", {"N", "64"});
+        nm.input("y", {"M", "64"});
+        nm.node("Add", {"x", "y"}, {"z"});
+        nm.output("z", {"N", "64"});
+        nm.save(path("tied.onnx"));
+        ModelRequest asked;
+        asked.dims = {{"M", 2}, {"N", 2}};
+        QCOMPARE(load_model(path("tied.onnx"), asked).graph->tensors.size(), size_t(3));
+        auto f = test::capture_failure([&] {
+            (void)load_model(path("tied.onnx"),
+                             request_over_iterations(asked, {{{"M", 4}, {"N", 4}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("M cannot move on its own: at M=3, N=2 the model does not "
+                                   "hold") != std::string::npos,
+                 f->what());
+        QVERIFY2(f->message().find("bind them") == std::string::npos, f->what());
+
+        OnnxModelBuilder sq(13, "squeeze");
+        sq.input("x", {"N", "64"});
+        sq.int64_initializer("axes", {1}, {0});
+        sq.node("Squeeze", {"x", "axes"}, {"y"});
+        sq.node("Relu", {"y"}, {"z"});
+        sq.output("z", {"64"});
+        sq.save(path("squeeze.onnx"));
+        asked.dims = {{"N", 1}};
+        f = test::capture_failure([&] {
+            (void)load_model(path("squeeze.onnx"), request_over_iterations(asked, {{{"N", 1}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("N cannot move on its own: at N=2 the model does not hold") !=
+                     std::string::npos,
+                 f->what());
+    }
+
+    // y = x[:S] has min(N, S) rows: S at N=4, S=2, where the probes mark it as following S; at
+    // the largest values asked for (N=4, S=8) it is 4 rows, not 8, and the model is refused
+    // there rather than planned as if it followed S everywhere.
+    void axesThatFollowOtherDimensionsAtTheLargestValuesAreRefused() {
+        OnnxModelBuilder b(13, "prefix");
+        b.input("x", {"N", "64"});
+        b.input("s", {"S", "64"});
+        b.node("Shape", {"s"}, {"shape"});
+        b.int64_initializer("zero", {1}, {0});
+        b.int64_initializer("one", {1}, {1});
+        b.node("Slice", {"shape", "zero", "one"}, {"rows"});
+        b.node("Slice", {"x", "zero", "rows", "zero"}, {"y"});
+        b.node("Relu", {"y"}, {"w"});
+        b.output("w", {"?", "64"});
+        b.save(path("prefix.onnx"));
+        ModelRequest asked;
+        asked.dims = {{"N", 4}, {"S", 2}};
+        QCOMPARE(load_model(path("prefix.onnx"), request_over_iterations(asked, {{{"S", 3}}}))
+                     .graph->dims.size(),
+                 size_t(2)); // S up to 3 < N: y follows S throughout
+        const auto f = test::capture_failure([&] {
+            (void)load_model(path("prefix.onnx"), request_over_iterations(asked, {{{"S", 8}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("tensor 'y' is [4, 64] at N=4, S=8, where its axes that follow "
+                                   "a dimension say [8, 64]") != std::string::npos,
+                 f->what());
+    }
+
     void declaredInputsListWhatADialogAsksFor() {
         write_shape_chain(path("chain.onnx"));
         const ModelAnnotations a = declared_inputs(path("chain.onnx"));
