@@ -112,7 +112,9 @@ int show(const Session& s) {
                s.input.is_problem ? "offset problem CSV" : "IR JSON", s.input.model_text.size());
     if (!s.input.source_sha256.empty())
         fmt::print("file hash  SHA-256 {}\n", s.input.source_sha256);
-    if (s.input.onnx) fmt::print("onnx       {}\n", bindings_text(s.input));
+    if (s.input.onnx)
+        fmt::print("onnx       {}{}\n", s.input.iterations ? "first plan at " : "",
+                   bindings_text(s.input));
     fmt::print("mode       {}   {}   strategy {}\n", m.mode,
                !request_shapes_model(s.input) ? std::string("batch and seq n/a (not a config)")
                // After iterations the plan's shapes are in the dims line.

@@ -13,6 +13,26 @@
 namespace tmmu::studio {
 namespace {
 
+// What a session of `o` stores as its input. A run over iterations is stored as tmmu plan
+// --iteration records it: asked for at the first plan's binding (the toolbar holds the last),
+// the plans after it in its history.
+sessions::SessionInput inputOf(const PlanOutcome& o) {
+    ModelRequest request = o.settings.request();
+    if (o.iterations) {
+        const DimBinding& start = o.iterations->start;
+        if (o.model->kind == ModelKind::TransformerConfig) {
+            request.batch = uint64_t(start.at("batch"));
+            request.seq = uint64_t(start.at("seq"));
+        } else if (o.model->kind == ModelKind::Onnx) {
+            request.dims = start;
+        }
+    }
+    sessions::SessionInput input =
+        sessions::input_from_model(*o.model, request, make_options(o.settings, o.model->kind));
+    input.iterations = o.iterations;
+    return input;
+}
+
 // A plan that was not recorded, as the session recording it would hold.
 sessions::Session sessionOf(const PlanOutcome* shown) {
     if (!shown || !shown->model || !shown->plan)
@@ -23,11 +43,8 @@ sessions::Session sessionOf(const PlanOutcome* shown) {
              fmt::format("the plan on screen was read from {}, which holds a plan but not its "
                          "model; export the session it was recorded as (tmmu export ID)",
                          o.model->path));
-    sessions::SessionInput input = sessions::input_from_model(
-        *o.model, o.settings.request(), make_options(o.settings, o.model->kind));
-    input.iterations = o.iterations;
     return sessions::session_from_run(
-        {std::move(input), *o.plan, std::filesystem::path(o.model->path).stem().string(), "", {}});
+        {inputOf(o), *o.plan, std::filesystem::path(o.model->path).stem().string(), "", {}});
 }
 
 // The alignment most arenas have (the first arena's among equals); 0 when there are none.
@@ -64,13 +81,7 @@ sessions::SessionStore StoreRef::open() const {
 
 RecordedRun record_run(const StoreRef& store, const PlanOutcome& run, const std::string& title) {
     const auto start = std::chrono::steady_clock::now();
-    PlanOptions options = make_options(run.settings, run.model->kind);
-    sessions::NewSession n{sessions::input_from_model(*run.model, run.settings.request(), options),
-                           *run.plan,
-                           title,
-                           "",
-                           {}};
-    n.input.iterations = run.iterations;
+    sessions::NewSession n{inputOf(run), *run.plan, title, "", {}};
     RecordedRun r;
     r.id = store.open().record(n);
     r.ms =
@@ -84,6 +95,15 @@ PlanSettings settings_of(const sessions::SessionInput& in) {
     s.batch = in.request.batch;
     s.seq = in.request.seq;
     if (in.onnx) s.bindings = {in.request.dims, in.request.input_shapes, in.request.aliasing};
+    // A run over iterations shows the plan in force after it: the toolbar holds its binding.
+    if (in.iterations && !in.iterations->decided.empty()) {
+        const DimBinding& last = in.iterations->decided.back().plan_binding;
+        if (in.onnx) s.bindings.dims = last;
+        if (last.contains("batch") && last.contains("seq")) {
+            s.batch = uint64_t(last.at("batch"));
+            s.seq = uint64_t(last.at("seq"));
+        }
+    }
     s.strategy = in.options.strategy;
     // A problem plans into its arena "arena" (absent in sessions recorded before --align
     // applied to problems: their default then). A graph's arenas mostly share --align's

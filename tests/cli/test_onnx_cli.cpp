@@ -52,6 +52,16 @@ class TestOnnxCli : public QObject {
         QVERIFY(!its[0]["replanned"].toBool());
         QVERIFY(its[1]["replanned"].toBool());
         QCOMPARE(its[1]["plan_dims"].toObject(), QJsonObject({{"N", 8}}));
+        // Recorded, the bindings line says which plan they were asked for.
+        const QString db = dir_.filePath("iterations.db");
+        const test::ProgramRun recorded =
+            tmmu({"plan", model, "--mode", "inference", "--dim", "N=2", "--iteration", "N=8",
+                  "--record", "--quiet", "--sessions", db});
+        QVERIFY2(recorded.code == 0, qPrintable(recorded.err));
+        const test::ProgramRun show = tmmu({"session", "show", "1", "--sessions", db});
+        QVERIFY2(show.out.contains("onnx       first plan at dims N=2; aliasing on\n"),
+                 qPrintable(show.out));
+        QVERIFY2(show.out.contains("dims       N=8 of [1, 8]"), qPrintable(show.out));
         const test::ProgramRun unbound =
             tmmu({"plan", model, "--input-shape", "x=2x64", "--iteration", "N=8"});
         QCOMPARE(unbound.code, failure_exit_status(FailureCode::InvalidArgument));

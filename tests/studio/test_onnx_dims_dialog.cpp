@@ -183,6 +183,7 @@ class TestOnnxDimsDialog : public QObject {
         test::write_symbolic_relu(model.toStdString());
         MainWindow w;
         w.setPersistSettings(false);
+        QVERIFY(w.sessions()->openStore(settingsDir_.filePath("iterations.db")));
         PlanSettings settings = smallSettings();
         settings.mode = Mode::Inference;
         settings.bindings.dims = {{"N", 2}};
@@ -210,6 +211,20 @@ class TestOnnxDimsDialog : public QObject {
         QVERIFY(waitIdle(w));
         QVERIFY2(w.lastFailure().isEmpty(), qPrintable(w.lastFailure()));
         QCOMPARE(w.context()->plan()->dims, (DimBinding{{"N", 16}}));
+        // Recorded as tmmu plan --dim N=8 --iteration N=16 records it: asked for at the first
+        // plan's binding. Opened again, the toolbar holds the plan's (N=16), so a re-plan plans
+        // what is shown.
+        const qint64 id = w.sessions()->currentSession();
+        const sessions::Session stored = w.sessions()->store()->load(id);
+        QVERIFY(stored.input.iterations.has_value());
+        QCOMPARE(stored.input.request.dims, (std::map<std::string, int64_t>{{"N", 8}}));
+        const std::string shownHash = to_hex(w.context()->plan()->plan_hash);
+        QVERIFY(waitForPlan(w, [&] { w.sessions()->openSession(id); }));
+        QVERIFY(waitIdle(w));
+        QVERIFY(w.controls()->settings().bindings.dims == (DimBinding{{"N", 16}}));
+        QVERIFY(waitForPlan(w, [&] { w.replan(); }));
+        QVERIFY(waitIdle(w));
+        QCOMPARE(to_hex(w.context()->plan()->plan_hash), shownHash);
     }
 
     // With an IR graph of dynamic dimensions on screen, an ONNX model that fails unbound asks
