@@ -86,9 +86,12 @@ Graph reloadedDims(const LoadedModel& model, const PlanSettings& s, uint64_t pos
             g.dims.push_back({name, 1, kMaxDynamicDim, value});
         return g;
     }
+    // The last iteration's batch and seq come back to the toolbar: none may ask for more than
+    // it holds (a clamped one would re-plan other shapes than those shown).
+    const int64_t max_shape = PlanningControls::kMaxShape;
     const int64_t max_seq =
-        positions == 0 ? kMaxDynamicDim : std::min<int64_t>(int64_t(positions), kMaxDynamicDim);
-    g.dims = {{"batch", 1, kMaxDynamicDim, int64_t(s.batch)}, {"seq", 1, max_seq, int64_t(s.seq)}};
+        positions == 0 ? max_shape : std::min<int64_t>(int64_t(positions), max_shape);
+    g.dims = {{"batch", 1, max_shape, int64_t(s.batch)}, {"seq", 1, max_seq, int64_t(s.seq)}};
     return g;
 }
 
@@ -97,11 +100,13 @@ QString envelopeLine(const LoadedModel& model, const PlanSettings& s, uint64_t p
     switch (model.kind) {
     case ModelKind::TransformerConfig:
         return MainWindow::tr("batch=%1, seq=%2: for this run batch and seq are dynamic, batch up "
-                              "to the largest asked for and seq up to the model's %3 positions; "
-                              "replan_policy REPLAN_AT_SAFEPOINT")
+                              "to the largest asked for (at most %4, what the toolbar holds) and "
+                              "seq up to the model's %3 positions; replan_policy "
+                              "REPLAN_AT_SAFEPOINT")
             .arg(s.batch)
             .arg(s.seq)
-            .arg(positions);
+            .arg(positions)
+            .arg(PlanningControls::kMaxShape);
     case ModelKind::Onnx:
         return MainWindow::tr("%1: for this run the dimensions bound by name are dynamic, each up "
                               "to the largest asked for; replan_policy REPLAN_AT_SAFEPOINT")

@@ -52,8 +52,8 @@ PlanningControls::PlanningControls(QWidget* parent)
         alignment_->addItem(QString::number(a), qulonglong(a));
     alignment_->setToolTip(tr("Alignment of every arena in bytes (default: 128 for graphs, 1 for "
                               "CSV); an alignment in Arenas overrides it there"));
-    batch_->setRange(1, 1 << 16);
-    seq_->setRange(1, 1 << 20);
+    batch_->setRange(1, kMaxShape);
+    seq_->setRange(1, kMaxShape);
     batch_->setToolTip(tr("Batch size (transformer configs)"));
     seq_->setToolTip(tr("Sequence length (transformer configs)"));
     // Placeholders are short examples, whole down to 1280 px; the tooltips give the syntax.

@@ -23,6 +23,10 @@ class PlanningControls : public QWidget {
   public:
     explicit PlanningControls(QWidget* parent = nullptr);
 
+    // The largest batch and seq the toolbar holds (each box stays narrow enough for the
+    // toolbar); a run over iterations asks for no more, since its last shapes come back here.
+    static constexpr int kMaxShape = 1 << 20;
+
     // Throws Failure(InvalidArgument) when the arena settings or routes text does not parse.
     PlanSettings settings() const;
     void setSettings(const PlanSettings& settings);

@@ -507,6 +507,13 @@ class TestMainWindow : public QObject {
         QVERIFY2(d->errorLabel()->text().contains("iteration 1: ") &&
                      d->errorLabel()->text().contains("[1, 1024]"),
                  qPrintable(d->errorLabel()->text()));
+        // Nor a batch past what the toolbar holds, where the last one comes back to.
+        d->linesEdit()->setPlainText("batch=1048577");
+        d->accept();
+        QVERIFY(d->isVisible());
+        QVERIFY2(d->errorLabel()->text().contains("[1, 1048576]"),
+                 qPrintable(d->errorLabel()->text()));
+        QCOMPARE(w.controls()->batchBox()->maximum(), PlanningControls::kMaxShape);
     }
 
     // The Apply and Run iterations dialogs belong to the plan they were opened on: another plan
