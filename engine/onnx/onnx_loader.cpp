@@ -70,11 +70,47 @@ lib::ModelProto read_and_infer(const std::string& path, ModelAnnotations& out) {
     return m;
 }
 
+// Past the checker a load reads initializers' types and shapes, and the values of integer ones
+// (folding, shape inference's data propagation); other weights' bytes, most of a model with
+// inline weights, would only be copied by every load.
+void drop_weight_bytes(lib::GraphProto& g) {
+    for (lib::TensorProto& t : *g.mutable_initializer())
+        if (t.data_type() != lib::TensorProto_DataType_INT64 &&
+            t.data_type() != lib::TensorProto_DataType_INT32) {
+            t.clear_raw_data();
+            t.clear_float_data();
+            t.clear_double_data();
+            t.clear_int32_data(); // f16 and bf16 values are kept there
+        }
+}
+
 } // namespace
 
+struct OnnxFile::Read {
+    std::string path;
+    lib::ModelProto inferred; // read_and_infer's, before any binding
+    ModelAnnotations declared;
+};
+
+OnnxFile::OnnxFile(const std::string& path) {
+    auto read = std::make_unique<Read>();
+    read->path = path;
+    read->inferred = read_and_infer(path, read->declared);
+    drop_weight_bytes(*read->inferred.mutable_graph());
+    read_ = std::move(read);
+}
+
+OnnxFile::~OnnxFile() = default;
+
 OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings) {
+    return OnnxFile(path).load(bindings);
+}
+
+OnnxModel OnnxFile::load(const OnnxBindings& bindings) const {
+    const std::string& path = read_->path;
     OnnxModel out;
-    lib::ModelProto m = read_and_infer(path, out.annotations);
+    out.annotations = read_->declared;
+    lib::ModelProto m = read_->inferred; // binding and folding change it
     // The names dims had before binding, to show where a bound size came from.
     const DimNames names = symbolic_dim_names(m.graph());
     check_dims_exist(bindings, out.annotations.symbolic_dims, path);

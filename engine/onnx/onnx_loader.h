@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,25 @@ struct OnnxModel {
 };
 
 OnnxModel load_onnx(const std::string& path, const OnnxBindings& bindings);
+
+// A model read, checked and shape-inferred once, then built at as many bindings as asked: a run
+// over iterations builds it again at other values of its dimensions to see which axes follow
+// them, and parsing and checking a model with inline weights is most of a load.
+class OnnxFile {
+  public:
+    // Throws what load_onnx throws for a file that does not read or check.
+    explicit OnnxFile(const std::string& path);
+    ~OnnxFile();
+    OnnxFile(const OnnxFile&) = delete;
+    OnnxFile& operator=(const OnnxFile&) = delete;
+
+    // What load_onnx(path, bindings) gives.
+    OnnxModel load(const OnnxBindings& bindings) const;
+
+  private:
+    struct Read;
+    std::unique_ptr<const Read> read_;
+};
 
 // How UNBOUND_DIMENSION's message starts; what follows names the shapes left unknown.
 inline constexpr std::string_view kUnboundPrefix =

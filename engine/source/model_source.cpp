@@ -45,7 +45,8 @@ bool is_onnx_file(const std::string& path) {
 // (REPLAN_AT_SAFEPOINT), each from 1 up to its largest value asked for; which axes follow them
 // is read from the model loaded again at other values. Dimensions given only through whole
 // input shapes stay as bound.
-void make_onnx_dynamic(LoadedModel& m, const std::string& path, const ModelRequest& request) {
+void make_onnx_dynamic(LoadedModel& m, const onnx::OnnxFile& file, const std::string& path,
+                       const ModelRequest& request) {
     std::vector<DynamicDim> dims;
     for (const std::string& name : m.annotations.symbolic_dims)
         if (const auto v = request.dims.find(name); v != request.dims.end()) {
@@ -57,7 +58,7 @@ void make_onnx_dynamic(LoadedModel& m, const std::string& path, const ModelReque
     if (dims.empty()) return;
     const auto build_at = [&](const DimBinding& b) {
         try {
-            return onnx::load_onnx(path, {b, request.input_shapes, request.aliasing}).graph;
+            return file.load({b, request.input_shapes, request.aliasing}).graph;
         } catch (const Failure& f) {
             // The base load bound the names this one binds: a shape left unknown here is one
             // the model cannot infer at these values, not a binding the user left out.
@@ -79,8 +80,8 @@ void make_onnx_dynamic(LoadedModel& m, const std::string& path, const ModelReque
 
 LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request) {
 #ifdef TMMU_HAVE_ONNX
-    onnx::OnnxModel o =
-        onnx::load_onnx(path, {request.dims, request.input_shapes, request.aliasing});
+    const onnx::OnnxFile file(path);
+    onnx::OnnxModel o = file.load({request.dims, request.input_shapes, request.aliasing});
     LoadedModel m;
     m.kind = ModelKind::Onnx;
     m.path = path;
@@ -90,7 +91,7 @@ LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request
                                 count_of(o.graph.nodes.size(), "node"));
     m.graph = std::move(o.graph);
     m.annotations = std::move(o.annotations);
-    if (!request.max_dims.empty()) make_onnx_dynamic(m, path, request);
+    if (!request.max_dims.empty()) make_onnx_dynamic(m, file, path, request);
     return m;
 #else
     (void)request;

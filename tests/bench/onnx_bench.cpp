@@ -113,6 +113,12 @@ int main() {
     batch.dims["batch"] = 8;
     measure("500 MB model, weights in an external file:", external, batch, 2000, 0);
     measure("500 MB model, weights inline (no target):", inlined, batch, 0, 0);
+    // A run over iterations loads it with batch dynamic: the loader's graph at other batches
+    // says which axes follow it.
+    measure("500 MB model, external weights, batch dynamic up to 64 (no target):", external,
+            request_over_iterations(batch, {{{"batch", 64}}}), 0, 0);
+    measure("500 MB model, inline weights, batch dynamic up to 64 (no target):", inlined,
+            request_over_iterations(batch, {{{"batch", 64}}}), 0, 0);
     measure("10,000-node model:", large, {}, 0, 1000);
     if (!std::getenv("TMMU_KEEP")) fs::remove_all(root);
     return 0;

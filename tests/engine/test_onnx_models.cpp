@@ -2,6 +2,7 @@
 // dims are bound, views and in-place writes as runtimes alias them (and the switch that turns
 // that off), If bodies planned as the node's workspace with captured values kept alive,
 // annotations (dim names, attributes, declared inputs), and external data next to the model.
+#include "onnx/onnx_loader.h"
 #include "onnx_models.h"
 #include "plan/plan_summary.h"
 #include "plan/replan.h"
@@ -344,6 +345,30 @@ class TestOnnxModels : public QObject {
         QVERIFY2(f->message().find("tensor 'y' is [4, 64] at N=4, S=8, where its axes that follow "
                                    "a dimension say [8, 64]") != std::string::npos,
                  f->what());
+    }
+
+    // One read serves every binding (a run over iterations loads at several): each load plans
+    // as a load of its own does, its weights counted from their shapes though their bytes are
+    // not kept past the checker.
+    void oneReadLoadsAtEveryBinding() {
+        OnnxModelBuilder b(13, "weights");
+        b.input("x", {"N", "64"});
+        b.float_initializer("w", {64, 64});
+        b.node("MatMul", {"x", "w"}, {"y"});
+        b.output("y", {"N", "64"});
+        b.save(path("weights.onnx"));
+        const tmmu::onnx::OnnxFile file(path("weights.onnx"));
+        for (int64_t n : {2, 7, 2}) {
+            const tmmu::onnx::OnnxBindings bindings{{{"N", n}}, {}, true};
+            const Graph alone = tmmu::onnx::load_onnx(path("weights.onnx"), bindings).graph;
+            const Graph shared = file.load(bindings).graph;
+            QCOMPARE(tensor(shared, "w").bytes, uint64_t(64 * 64 * 4));
+            QCOMPARE(tensor(shared, "y").shape, (std::vector<int64_t>{n, 64}));
+            const Plan a = plan_graph(alone, Mode::Inference, {}, {}, "alone");
+            const Plan s = plan_graph(shared, Mode::Inference, {}, {}, "alone");
+            QCOMPARE(to_hex(s.ir_hash), to_hex(a.ir_hash));
+            QCOMPARE(to_hex(s.plan_hash), to_hex(a.plan_hash));
+        }
     }
 
     void declaredInputsListWhatADialogAsksFor() {
