@@ -74,8 +74,11 @@ void check_request_applies(const RequestChoice& c, const LoadedModel& model) {
              fmt::format("applies to transformer configs only (this model is {})",
                          kind == ModelKind::DsaCsv ? "an offset-assignment problem, whose shapes "
                                                      "are fixed"
-                         : kind == ModelKind::Onnx ? "an ONNX model: --dim binds its symbolic "
-                                                     "dimensions"
+                         : kind == ModelKind::Onnx
+                             ? (model.annotations.symbolic_dims.empty()
+                                    ? "an ONNX model without symbolic dimensions, whose shapes are "
+                                      "fixed"
+                                    : "an ONNX model: --dim binds its symbolic dimensions")
                          : model.graph && !model.graph->dims.empty()
                              ? "an IR graph with a shape_envelope: --dim binds its dimensions"
                              : "an IR graph, whose shapes are fixed"));

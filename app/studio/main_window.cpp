@@ -235,9 +235,9 @@ void MainWindow::openLazyProgram(const QString& path, bool remember) {
         [file = path.toStdString(), recordTo](const Progress& p) {
             return run_lazy_job(file, p, recordTo);
         },
-        [this, remember](const LazyShown& shown) {
+        [this, remember, path](const LazyShown& shown) {
             pendingRemember_ = remember;
-            onLazyShown(shown);
+            onLazyShown(shown, path);
             if (!shown.record_error.empty())
                 status_->showMessage(
                     status_->currentMessage() +
@@ -260,7 +260,8 @@ void MainWindow::replayLazyTrace(qint64 id) {
         },
         [this](const ReplayedLazyTrace& replayed) {
             pendingRemember_ = false;
-            onLazyShown(replayed.shown);
+            // Its program is the stored text: the file it came from may have changed since.
+            onLazyShown(replayed.shown, QString());
             lazyTraces_->showReplay(replayed);
             dock(QStringLiteral("lazyTracesDock"))->raise();
             if (replayed.shown.failure.empty())
@@ -317,7 +318,7 @@ void MainWindow::showStoredPlan(const PlanOutcome& outcome, bool remember, const
         tr("%1 holds its plan, not its model: open the model to compare strategies").arg(file));
 }
 
-void MainWindow::onLazyShown(const LazyShown& shown) {
+void MainWindow::onLazyShown(const LazyShown& shown, const QString& program) {
     if (shown.buffers.plan) {
         onPlanned(shown.buffers);
         sessions_->showUnrecorded(shown.buffers);
@@ -326,7 +327,7 @@ void MainWindow::onLazyShown(const LazyShown& shown) {
         // No buffer was allocated: the plan shown before is not this program's, so nothing of
         // it stays (the arena views, the summary, what File > Export and Replay act on).
         ctx_->setPlan(nullptr, nullptr);
-        showNoModel(QString::fromStdString(shown.path));
+        showNoModel(program);
         status_->clearPlan();
         sessions_->showUnrecorded({});
         strategies_->showMessage(tr("A lazy program that allocated no pool buffers: no plan"));
@@ -365,7 +366,8 @@ void MainWindow::onLazyShown(const LazyShown& shown) {
 }
 
 void MainWindow::showNoModel(const QString& program) {
-    // Re-plan runs the program again; nothing acts on the model shown before it.
+    // Re-plan runs the program again (none for a replayed trace); nothing acts on the model
+    // shown before it.
     model_.reset();
     modelPath_ = program;
     pendingPath_.clear();

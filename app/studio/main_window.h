@@ -207,7 +207,9 @@ class MainWindow : public QMainWindow {
                        QDockWidget* besideRanges);
     void buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRanges,
                         QDockWidget* besideStrategies);
-    void onLazyShown(const LazyShown& shown);
+    // `program`: the file Re-plan runs again when the program allocated no buffers (empty for
+    // a replayed trace, whose program is stored text).
+    void onLazyShown(const LazyShown& shown, const QString& program);
     void showNoModel(const QString& program); // a lazy program shown without a plan
     QString sessionsPath() const;             // the open sessions database, "" when none
     void showStoredSettings(PlanSettings settings);

@@ -2,8 +2,10 @@
 
 #include "core/failure.h"
 #include "plan/strategy.h"
+#include "planning_controls.h"
 
 #include <QCommandLineParser>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -177,11 +179,21 @@ std::string text(const QString& s) {
     return s.toStdString();
 }
 
+// A batch or seq the toolbar holds: one it clamped would re-plan other shapes than those shown.
+uint64_t toolbarShape(const std::string& value, const char* option) {
+    const uint64_t v = app::parse_positive(value, option);
+    if (v > uint64_t(PlanningControls::kMaxShape))
+        fail(FailureCode::InvalidArgument, option,
+             fmt::format("{} is more than the studio's toolbar holds ({}); tmmu plan takes it", v,
+                         PlanningControls::kMaxShape));
+    return v;
+}
+
 void readSettings(const Parser& p, PlanSettings& s) {
     const QCommandLineParser& q = p.parser;
     if (q.isSet(p.mode)) s.mode = app::parse_mode_choice(text(q.value(p.mode)), "--mode");
-    if (q.isSet(p.batch)) s.batch = app::parse_positive(text(q.value(p.batch)), "--batch");
-    if (q.isSet(p.seq)) s.seq = app::parse_positive(text(q.value(p.seq)), "--seq");
+    if (q.isSet(p.batch)) s.batch = toolbarShape(text(q.value(p.batch)), "--batch");
+    if (q.isSet(p.seq)) s.seq = toolbarShape(text(q.value(p.seq)), "--seq");
     if (q.isSet(p.strategy))
         s.strategy = app::parse_strategy(text(q.value(p.strategy)), "--strategy");
     if (q.isSet(p.align)) s.alignment = app::parse_alignment(text(q.value(p.align)), "--align");

@@ -33,7 +33,7 @@ class Prober {
         for (uint32_t i = 0; i < dims_.size(); ++i) {
             DimBinding moved = base_;
             moved[dims_[i].name] = moved_value(dims_[i].value, 1);
-            const Graph other = built_alone_at(moved, dims_[i].name);
+            const Graph other = built_alone_at(moved, i);
             for (size_t t = 0; t < g_.tensors.size(); ++t)
                 mark_tensor(t, other.tensors[t].shape, i, moved);
             if (!followed(i))
@@ -88,19 +88,41 @@ class Prober {
                                    binding_text(moved), shape_text(bound.tensors[t].shape)));
     }
 
-    // A model that does not hold with one dimension moved alone ties it to another dimension
-    // or to one value (x[N] + y[M] needs N = M; a Squeeze needs 1), which iterations cannot
-    // keep: refused as such.
-    Graph built_alone_at(const DimBinding& moved, const std::string& name) const {
+    // The model built with dimension `dim` moved alone. One that does not hold there is refused
+    // saying so: as tied when it holds with the dimensions of the same value moved along (x[N] +
+    // y[M] needs N = M), which iterations cannot keep; else naming where it failed (a Squeeze
+    // needs its axis at 1, or the loader could not infer shapes there).
+    Graph built_alone_at(const DimBinding& moved, uint32_t dim) const {
         try {
             return built_at(moved);
         } catch (const Failure& f) {
             // Refused for what it built, or not built for another reason (I/O): as it is.
             if (f.code() != FailureCode::InvalidIrShapes || f.message().starts_with(kRefusal))
                 throw;
-            refuse(fmt::format("{} cannot move on its own: {}; a dimension that varies must be "
-                               "free of the others and of any one value",
-                               name, f.message()));
+            const std::string& name = dims_[dim].name;
+            std::vector<std::string> along;
+            DimBinding together = moved;
+            for (const DynamicDim& d : dims_)
+                if (d.name != name && d.value == dims_[dim].value) {
+                    along.push_back(d.name);
+                    together[d.name] = moved.at(name);
+                }
+            if (!along.empty() && builds_at(together))
+                refuse(fmt::format("{} must stay equal to {}: the model holds with them moved "
+                                   "together ({}), not with {} moved alone ({})",
+                                   name, fmt::join(along, ", "), binding_text(together), name,
+                                   f.message()));
+            refuse(fmt::format("{} cannot move on its own from {}: {}", name, binding_text(base_),
+                               f.message()));
+        }
+    }
+
+    bool builds_at(const DimBinding& b) const {
+        try {
+            (void)build_at_(b);
+            return true;
+        } catch (const Failure&) {
+            return false;
         }
     }
 

@@ -70,18 +70,26 @@ lib::ModelProto read_and_infer(const std::string& path, ModelAnnotations& out) {
     return m;
 }
 
-// Past the checker a load reads initializers' types and shapes, and the values of integer ones
-// (folding, shape inference's data propagation); other weights' bytes, most of a model with
-// inline weights, would only be copied by every load.
+// Past the checker a load reads initializers' types and shapes, and the values of small ones:
+// folding reads integer constants, shape inference float ones too (a Resize's scales). A large
+// one's bytes are weights, most of a model with inline weights, which every load would copy.
+constexpr int64_t kKeptInitializerElements = 4096;
+
 void drop_weight_bytes(lib::GraphProto& g) {
-    for (lib::TensorProto& t : *g.mutable_initializer())
-        if (t.data_type() != lib::TensorProto_DataType_INT64 &&
-            t.data_type() != lib::TensorProto_DataType_INT32) {
+    for (lib::TensorProto& t : *g.mutable_initializer()) {
+        uint64_t elements = 1; // at most kKeptInitializerElements + 1: no overflow
+        for (int64_t d : t.dims())
+            elements = std::min(
+                elements * uint64_t(std::clamp<int64_t>(d, 0, kKeptInitializerElements + 1)),
+                uint64_t(kKeptInitializerElements + 1));
+        if (elements > uint64_t(kKeptInitializerElements)) {
             t.clear_raw_data();
             t.clear_float_data();
             t.clear_double_data();
-            t.clear_int32_data(); // f16 and bf16 values are kept there
+            t.clear_int32_data(); // also f16 and bf16 values
+            t.clear_int64_data();
         }
+    }
 }
 
 } // namespace

@@ -61,12 +61,12 @@ void make_onnx_dynamic(LoadedModel& m, const onnx::OnnxFile& file, const std::st
             return file.load({b, request.input_shapes, request.aliasing}).graph;
         } catch (const Failure& f) {
             // The base load bound the names this one binds: a shape left unknown here is one
-            // the model cannot infer at these values, not a binding the user left out.
+            // the loader could not infer at these values, not a binding the user left out.
             if (f.code() == FailureCode::UnboundDimension &&
                 f.message().starts_with(onnx::kUnboundPrefix))
                 fail(FailureCode::InvalidIrShapes, f.where(),
-                     fmt::format("at {} the model does not hold, its shapes unknown: {}",
-                                 binding_text(b), f.message().substr(onnx::kUnboundPrefix.size())));
+                     fmt::format("at {} shapes could not be inferred: {}", binding_text(b),
+                                 f.message().substr(onnx::kUnboundPrefix.size())));
             fail(f.code(), f.where(),
                  fmt::format("loaded again at {} to see which axes follow its dimensions: {}",
                              binding_text(b), f.message()));

@@ -78,6 +78,11 @@ class TestOnnxCli : public QObject {
         QVERIFY2(none.err.contains("this one declares none: its shapes are fixed"),
                  qPrintable(none.err));
         QVERIFY(!none.err.contains("--dim"));
+        const test::ProgramRun batch = tmmu({"plan", fixed, "--batch", "4"});
+        QCOMPARE(batch.code, failure_exit_status(FailureCode::InvalidArgument));
+        QVERIFY2(batch.err.contains("an ONNX model without symbolic dimensions, whose shapes are "
+                                    "fixed"),
+                 qPrintable(batch.err));
     }
 
     // A replan plans the graph alone; the plan in force after it still carries the loader's

@@ -310,6 +310,12 @@ class TestCharts : public QObject {
         TMMU_EXPECT_FAILURE(parse_studio_options({"--mode", "sideways"}),
                             FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(parse_studio_options({"--batch", "0"}), FailureCode::InvalidArgument);
+        // Past what the toolbar holds: refused, not clamped to another batch than planned.
+        QCOMPARE(parse_studio_options({"--batch", "1048576"}).settings.batch, uint64_t(1048576));
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--batch", "1048577"}),
+                            FailureCode::InvalidArgument);
+        TMMU_EXPECT_FAILURE(parse_studio_options({"--seq", "4294967296"}),
+                            FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(parse_studio_options({"--strategy", "magic"}),
                             FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(parse_studio_options({"--screenshot"}), FailureCode::InvalidArgument);

@@ -3,6 +3,7 @@
 // pool's buffers as the plan on screen, one event per step, every panel on the same cursor. A
 // program that breaks an engine rule shows its trace up to the error and the spec's error name.
 #include "context/plan_context.h"
+#include "job_runner.h"
 #include "lazy/program.h"
 #include "lazy_traces_panel.h"
 #include "main_window.h"
@@ -48,6 +49,16 @@ bool openAndWait(MainWindow& w, const QString& path) {
 class TestLazyProgram : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
+
+    // A program that forces nothing: no events, no pool buffers.
+    QString writeNothingForced() {
+        const QString path = dir_.filePath("nothing-forced.json");
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly)) return {};
+        f.write("{\"format\": \"tmmu-lazy-program\", \"version\": 1, \"name\": \"nothing-forced\", "
+                "\"program\": [{\"let\": \"x\", \"tensor\": {\"values\": [1, 2]}}]}");
+        return path;
+    }
 
   private slots:
     void initTestCase() { isolateSettings(dir_.path()); }
@@ -116,12 +127,7 @@ class TestLazyProgram : public QObject {
         QVERIFY(findAction(w, "Distributed &run…")->isEnabled());
         auto* arenas = w.centralWidget()->findChild<QComboBox*>();
         QVERIFY(arenas != nullptr && arenas->count() > 0);
-        const QString path = dir_.filePath("nothing-forced.json");
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("{\"format\": \"tmmu-lazy-program\", \"version\": 1, \"name\": \"nothing-forced\", "
-                "\"program\": [{\"let\": \"x\", \"tensor\": {\"values\": [1, 2]}}]}");
-        f.close();
+        const QString path = writeNothingForced();
         QVERIFY(openAndWait(w, path));
         QVERIFY2(w.lastFailure().isEmpty(), qPrintable(w.lastFailure()));
         QVERIFY(w.context()->plan() == nullptr);
@@ -199,6 +205,27 @@ class TestLazyProgram : public QObject {
                      report.contains("changed after recording") &&
                      report.contains("first difference: event ") && report.contains("\"relu\""),
                  qPrintable(report));
+    }
+
+    // A replayed trace runs its stored text: Re-plan does not run the file it was recorded
+    // from, which may have changed since.
+    void aReplayedTraceWithoutBuffersLeavesNothingToReplan() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        QVERIFY(w.sessions()->openStore(dir_.path() + QStringLiteral("/nothing.db")));
+        QVERIFY(openAndWait(w, writeNothingForced()));
+        QVERIFY(waitIdle(w));
+        w.lazyTraces()->tracesBox()->setCurrentIndex(0);
+        w.lazyTraces()->replayButton()->click();
+        QVERIFY(waitIdle(w));
+        QVERIFY2(w.statusBar()->currentMessage().startsWith("Lazy trace 1 replayed: identical"),
+                 qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY(w.modelPath().isEmpty());
+        QSignalSpy started(w.jobs(), &JobRunner::jobStarted);
+        w.replan();
+        QVERIFY(waitIdle(w));
+        QCOMPARE(started.count(), 0);
+        QVERIFY(w.lastFailure().isEmpty());
     }
 
     // A database that cannot take the recording (here: a folder now stands where its file was)

@@ -1,5 +1,7 @@
 #include "onnx_models.h"
 
+#include <cstring>
+
 #include <fstream>
 #include <stdexcept>
 
@@ -78,6 +80,13 @@ void OnnxModelBuilder::float_initializer(const std::string& name,
                                          const std::vector<int64_t>& dims) {
     add_tensor(name, dims, lib::TensorProto_DataType_FLOAT)
         .set_raw_data(std::string(float_bytes(dims), '\0'));
+}
+
+void OnnxModelBuilder::float_initializer(const std::string& name, const std::vector<int64_t>& dims,
+                                         const std::vector<float>& values) {
+    std::string bytes(values.size() * sizeof(float), '\0');
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    add_tensor(name, dims, lib::TensorProto_DataType_FLOAT).set_raw_data(std::move(bytes));
 }
 
 void OnnxModelBuilder::external_initializer(const std::string& name,

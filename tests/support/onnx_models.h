@@ -23,6 +23,9 @@ class OnnxModelBuilder {
                            const std::vector<int64_t>& values);
     // Float weights (zeros) stored in the model itself, as raw data.
     void float_initializer(const std::string& name, const std::vector<int64_t>& dims);
+    // A float constant with these values (a Resize's scales), as raw data.
+    void float_initializer(const std::string& name, const std::vector<int64_t>& dims,
+                           const std::vector<float>& values);
     // Float weights stored in `file` (relative to the model) at `offset`, length from dims.
     void external_initializer(const std::string& name, const std::vector<int64_t>& dims,
                               const std::string& file, uint64_t offset);

@@ -89,7 +89,7 @@ void StepControl::onEventChanged() {
 
 QString StepControl::positionText() const {
     // A lazy program that allocated no buffers has events to step through but no plan.
-    if (ctx_->eventCount() == 0) return tr("no plan");
+    if (!ctx_->plan() && ctx_->eventCount() == 0) return tr("no plan");
     return tr("%1 %2 of %3")
         .arg(ctx_->eventAxis().label())
         .arg(ctx_->currentEvent())
