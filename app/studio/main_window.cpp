@@ -488,7 +488,13 @@ bool MainWindow::openModelSync(const QString& path, const PlanSettings& settings
 
 void MainWindow::replan() {
     const QString path = modelPath_.isEmpty() ? pendingPath_ : modelPath_;
-    if (path.isEmpty()) return;
+    if (path.isEmpty()) {
+        if (tokenGraph_->view()->trace())
+            status_->showMessage(tr("Nothing to re-plan: a replayed lazy trace runs its stored "
+                                    "program, and allocated no buffers; Replay in Lazy traces "
+                                    "runs it again"));
+        return;
+    }
     if (!model_ && looks_like_lazy_program_file(path.toStdString())) {
         openLazyProgram(path, false); // no buffers, or it failed: there is no model to plan
         return;

@@ -89,9 +89,9 @@ class Prober {
     }
 
     // The model built with dimension `dim` moved alone. One that does not hold there is refused
-    // saying so: as tied when it holds with the dimensions of the same value moved along (x[N] +
-    // y[M] needs N = M), which iterations cannot keep; else naming where it failed (a Squeeze
-    // needs its axis at 1, or the loader could not infer shapes there).
+    // saying so: as tied to the fewest dimensions of the same value it holds with when they move
+    // along (x[N] + y[M] needs N = M), which iterations cannot keep; else naming where it failed
+    // (a Squeeze needs its axis at 1, or the loader could not infer shapes there).
     Graph built_alone_at(const DimBinding& moved, uint32_t dim) const {
         try {
             return built_at(moved);
@@ -101,25 +101,32 @@ class Prober {
                 throw;
             const std::string& name = dims_[dim].name;
             std::vector<std::string> along;
-            DimBinding together = moved;
             for (const DynamicDim& d : dims_)
-                if (d.name != name && d.value == dims_[dim].value) {
-                    along.push_back(d.name);
-                    together[d.name] = moved.at(name);
+                if (d.name != name && d.value == dims_[dim].value) along.push_back(d.name);
+            if (!along.empty() && builds_with(moved, name, along)) {
+                // Each that it also holds without is not tied to it.
+                for (size_t k = along.size(); k-- > 0;) {
+                    std::vector<std::string> fewer = along;
+                    fewer.erase(fewer.begin() + ptrdiff_t(k));
+                    if (builds_with(moved, name, fewer)) along = std::move(fewer);
                 }
-            if (!along.empty() && builds_at(together))
                 refuse(fmt::format("{} must stay equal to {}: the model holds with them moved "
-                                   "together ({}), not with {} moved alone ({})",
-                                   name, fmt::join(along, ", "), binding_text(together), name,
-                                   f.message()));
+                                   "together, not with {} moved alone ({})",
+                                   name, fmt::join(along, ", "), name, f.message()));
+            }
             refuse(fmt::format("{} cannot move on its own from {}: {}", name, binding_text(base_),
                                f.message()));
         }
     }
 
-    bool builds_at(const DimBinding& b) const {
+    // Whether the model holds, as built at the base values, with `along` moved as `name` is.
+    bool builds_with(DimBinding moved, const std::string& name,
+                     const std::vector<std::string>& along) const {
+        for (const std::string& other : along)
+            moved[other] = moved.at(name);
+        if (along.empty()) return false; // moved alone: known not to
         try {
-            (void)build_at_(b);
+            (void)built_at(moved);
             return true;
         } catch (const Failure&) {
             return false;

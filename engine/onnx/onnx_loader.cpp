@@ -70,13 +70,17 @@ lib::ModelProto read_and_infer(const std::string& path, ModelAnnotations& out) {
     return m;
 }
 
-// Past the checker a load reads initializers' types and shapes, and the values of small ones:
-// folding reads integer constants, shape inference float ones too (a Resize's scales). A large
-// one's bytes are weights, most of a model with inline weights, which every load would copy.
+// Past the checker a load reads initializers' types and shapes, the values of integer ones
+// (folding, and shape inference's data propagation through Slice or Gather, of tables of any
+// size) and of small float ones (a Resize's scales). A large float one's bytes are weights, most
+// of a model with inline weights, which every load would copy.
 constexpr int64_t kKeptInitializerElements = 4096;
 
 void drop_weight_bytes(lib::GraphProto& g) {
     for (lib::TensorProto& t : *g.mutable_initializer()) {
+        if (t.data_type() == lib::TensorProto_DataType_INT64 ||
+            t.data_type() == lib::TensorProto_DataType_INT32)
+            continue;
         uint64_t elements = 1; // at most kKeptInitializerElements + 1: no overflow
         for (int64_t d : t.dims())
             elements = std::min(
@@ -86,8 +90,7 @@ void drop_weight_bytes(lib::GraphProto& g) {
             t.clear_raw_data();
             t.clear_float_data();
             t.clear_double_data();
-            t.clear_int32_data(); // also f16 and bf16 values
-            t.clear_int64_data();
+            t.clear_int32_data(); // f16 and bf16 values
         }
     }
 }

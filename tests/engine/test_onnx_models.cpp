@@ -282,23 +282,27 @@ class TestOnnxModels : public QObject {
     // Squeeze of N needs N = 1) cannot vary on its own: refused as such, not as a dimension
     // left unbound (which would open the dims dialog asking for what was given).
     void tiedDimensionsAreRefusedAsTied() {
+        // K is bound at the same value but free: it is not named.
         OnnxModelBuilder nm(13, "tied");
         nm.input("x", {"N", "64"});
         nm.input("y", {"M", "64"});
+        nm.input("k", {"K", "64"});
         nm.node("Add", {"x", "y"}, {"z"});
+        nm.node("Relu", {"k"}, {"r"});
         nm.output("z", {"N", "64"});
+        nm.output("r", {"K", "64"});
         nm.save(path("tied.onnx"));
         ModelRequest asked;
-        asked.dims = {{"M", 2}, {"N", 2}};
-        QCOMPARE(load_model(path("tied.onnx"), asked).graph->tensors.size(), size_t(3));
+        asked.dims = {{"K", 2}, {"M", 2}, {"N", 2}};
+        QCOMPARE(load_model(path("tied.onnx"), asked).graph->tensors.size(), size_t(5));
         auto f = test::capture_failure([&] {
             (void)load_model(path("tied.onnx"),
-                             request_over_iterations(asked, {{{"M", 4}, {"N", 4}}}));
+                             request_over_iterations(asked, {{{"K", 4}, {"M", 4}, {"N", 4}}}));
         });
         QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
         QVERIFY2(f->message().find("M must stay equal to N: the model holds with them moved "
-                                   "together (M=3, N=3), not with M moved alone (at M=3, N=2 "
-                                   "shapes could not be inferred") != std::string::npos,
+                                   "together, not with M moved alone (at K=2, M=3, N=2 shapes "
+                                   "could not be inferred") != std::string::npos,
                  f->what());
         QVERIFY2(f->message().find("bind them") == std::string::npos, f->what());
 
@@ -374,6 +378,29 @@ class TestOnnxModels : public QObject {
         const LoadedModel m =
             load_model(path("resize.onnx"), request_over_iterations(asked, {{{"N", 5}}}));
         QCOMPARE(tensor(*m.graph, "y").shape_dims.front(), uint32_t(0)); // follows N
+    }
+
+    // Shape inference propagates integer tables of any size through Slice and Gather at each
+    // binding: their values are kept, however large (8192 positions here).
+    void integerTablesStayReadable() {
+        OnnxModelBuilder b(13, "positions");
+        b.input("x", {"N", "16", "4"});
+        b.int64_initializer("pos", {8192}, std::vector<int64_t>(8192, 1));
+        b.int64_initializer("start", {1}, {0});
+        b.int64_initializer("end", {1}, {16});
+        b.float_initializer("table", {32, 4});
+        b.node("Slice", {"pos", "start", "end"}, {"ids"});
+        b.node("Gather", {"table", "ids"}, {"emb"});
+        b.node("Add", {"emb", "x"}, {"y"});
+        b.output("y", {"N", "16", "4"});
+        b.save(path("positions.onnx"));
+        ModelRequest asked;
+        asked.dims["N"] = 2;
+        QCOMPARE(tensor(*load_model(path("positions.onnx"), asked).graph, "y").shape,
+                 (std::vector<int64_t>{2, 16, 4}));
+        QCOMPARE(load_model(path("positions.onnx"), request_over_iterations(asked, {{{"N", 3}}}))
+                     .graph->dims.size(),
+                 size_t(1));
     }
 
     void declaredInputsListWhatADialogAsksFor() {

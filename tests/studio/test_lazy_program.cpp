@@ -226,6 +226,9 @@ class TestLazyProgram : public QObject {
         QVERIFY(waitIdle(w));
         QCOMPARE(started.count(), 0);
         QVERIFY(w.lastFailure().isEmpty());
+        QVERIFY2(w.statusBar()->currentMessage().startsWith("Nothing to re-plan: a replayed lazy "
+                                                            "trace runs its stored program"),
+                 qPrintable(w.statusBar()->currentMessage()));
     }
 
     // A database that cannot take the recording (here: a folder now stands where its file was)
