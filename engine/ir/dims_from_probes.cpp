@@ -89,9 +89,9 @@ class Prober {
     }
 
     // The model built with dimension `dim` moved alone. One that does not hold there is refused
-    // saying so: as tied to the fewest dimensions of the same value it holds with when they move
-    // along (x[N] + y[M] needs N = M), which iterations cannot keep; else naming where it failed
-    // (a Squeeze needs its axis at 1, or the loader could not infer shapes there).
+    // saying so: as tied to dimensions of the same value it holds with when they move along
+    // (x[N] + y[M] needs N = M), which iterations cannot keep; else naming where it failed (a
+    // Squeeze needs its axis at 1, or the loader could not infer shapes there).
     Graph built_alone_at(const DimBinding& moved, uint32_t dim) const {
         try {
             return built_at(moved);
@@ -103,14 +103,20 @@ class Prober {
             std::vector<std::string> along;
             for (const DynamicDim& d : dims_)
                 if (d.name != name && d.value == dims_[dim].value) along.push_back(d.name);
+            // Most ties are one other dimension (x[N] + y[M]): named exactly when one is.
+            for (const std::string& other : along)
+                if (builds_with(moved, name, {other}))
+                    refuse(fmt::format("{} must stay equal to {}: the model holds with them moved "
+                                       "together, not with {} moved alone ({})",
+                                       name, other, name, f.message()));
             if (!along.empty() && builds_with(moved, name, along)) {
-                // Each that it also holds without is not tied to it.
+                // Those it also holds without are free; what stays may hold ties of its own.
                 for (size_t k = along.size(); k-- > 0;) {
                     std::vector<std::string> fewer = along;
                     fewer.erase(fewer.begin() + ptrdiff_t(k));
                     if (builds_with(moved, name, fewer)) along = std::move(fewer);
                 }
-                refuse(fmt::format("{} must stay equal to {}: the model holds with them moved "
+                refuse(fmt::format("{} is tied to some of {}: the model holds with them all moved "
                                    "together, not with {} moved alone ({})",
                                    name, fmt::join(along, ", "), name, f.message()));
             }

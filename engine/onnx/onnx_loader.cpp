@@ -90,7 +90,7 @@ void drop_weight_bytes(lib::GraphProto& g) {
             t.clear_raw_data();
             t.clear_float_data();
             t.clear_double_data();
-            t.clear_int32_data(); // f16 and bf16 values
+            t.clear_int32_data(); // f16, bf16 and the narrower integer types
         }
     }
 }

@@ -282,27 +282,51 @@ class TestOnnxModels : public QObject {
     // Squeeze of N needs N = 1) cannot vary on its own: refused as such, not as a dimension
     // left unbound (which would open the dims dialog asking for what was given).
     void tiedDimensionsAreRefusedAsTied() {
-        // K is bound at the same value but free: it is not named.
+        // K is bound at the same value but free, and P and Q are tied to each other only:
+        // neither is named.
         OnnxModelBuilder nm(13, "tied");
         nm.input("x", {"N", "64"});
         nm.input("y", {"M", "64"});
         nm.input("k", {"K", "64"});
+        nm.input("p", {"P", "64"});
+        nm.input("q", {"Q", "64"});
         nm.node("Add", {"x", "y"}, {"z"});
         nm.node("Relu", {"k"}, {"r"});
+        nm.node("Add", {"p", "q"}, {"s"});
         nm.output("z", {"N", "64"});
         nm.output("r", {"K", "64"});
+        nm.output("s", {"P", "64"});
         nm.save(path("tied.onnx"));
         ModelRequest asked;
-        asked.dims = {{"K", 2}, {"M", 2}, {"N", 2}};
-        QCOMPARE(load_model(path("tied.onnx"), asked).graph->tensors.size(), size_t(5));
+        asked.dims = {{"K", 2}, {"M", 2}, {"N", 2}, {"P", 2}, {"Q", 2}};
+        QCOMPARE(load_model(path("tied.onnx"), asked).graph->tensors.size(), size_t(8));
         auto f = test::capture_failure([&] {
-            (void)load_model(path("tied.onnx"),
-                             request_over_iterations(asked, {{{"K", 4}, {"M", 4}, {"N", 4}}}));
+            (void)load_model(path("tied.onnx"), request_over_iterations(asked, {{{"M", 4}}}));
         });
         QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
         QVERIFY2(f->message().find("M must stay equal to N: the model holds with them moved "
-                                   "together, not with M moved alone (at K=2, M=3, N=2 shapes "
-                                   "could not be inferred") != std::string::npos,
+                                   "together, not with M moved alone (at K=2, M=3, N=2, P=2, Q=2 "
+                                   "shapes could not be inferred") != std::string::npos,
+                 f->what());
+        // Three that must stay equal: named as a tie among them.
+        OnnxModelBuilder three(13, "three");
+        three.input("x", {"N", "64"});
+        three.input("y", {"M", "64"});
+        three.input("w", {"W", "64"});
+        three.input("k", {"K", "64"});
+        three.node("Add", {"x", "y"}, {"a"});
+        three.node("Add", {"a", "w"}, {"z"});
+        three.node("Relu", {"k"}, {"r"});
+        three.output("z", {"N", "64"});
+        three.output("r", {"K", "64"});
+        three.save(path("three.onnx"));
+        asked.dims = {{"K", 2}, {"M", 2}, {"N", 2}, {"W", 2}};
+        f = test::capture_failure([&] {
+            (void)load_model(path("three.onnx"), request_over_iterations(asked, {{{"M", 4}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("M is tied to some of N, W: the model holds with them all moved "
+                                   "together") != std::string::npos,
                  f->what());
         QVERIFY2(f->message().find("bind them") == std::string::npos, f->what());
 
