@@ -28,7 +28,7 @@ class Prober {
             base_[d.name] = d.value;
     }
 
-    // Each dimension moved by one on its own: an axis that moves follows it, as a whole.
+    // Each dimension moved by one on its own: an axis that moves follows it, as a factor.
     void mark_axes() {
         for (uint32_t i = 0; i < dims_.size(); ++i) {
             DimBinding moved = base_;
@@ -41,6 +41,9 @@ class Prober {
                                    "whole input shape?)",
                                    dims_[i].name));
         }
+        for (Tensor& t : g_.tensors)
+            for (size_t k = 0; k < t.shape_dims.size(); ++k)
+                if (!t.shape_dims[k].fixed()) set_factor(t, k);
     }
 
     // Every dimension at its largest value: what a replan can ask for. A builder that decides
@@ -82,8 +85,9 @@ class Prober {
         }
         for (size_t t = 0; t < g_.tensors.size(); ++t)
             if (bound.tensors[t].shape != built.tensors[t].shape)
-                refuse(fmt::format("tensor '{}' is {} at {}, where its axes that follow a "
-                                   "dimension say {}: an axis follows more than one dimension",
+                refuse(fmt::format("tensor '{}' is {} at {}, where its axes that follow "
+                                   "dimensions say {}: an axis follows them other than as a "
+                                   "product",
                                    g_.tensors[t].id, shape_text(built.tensors[t].shape),
                                    binding_text(moved), shape_text(bound.tensors[t].shape)));
     }
@@ -141,7 +145,9 @@ class Prober {
 
     bool followed(uint32_t dim) const {
         return std::any_of(g_.tensors.begin(), g_.tensors.end(), [&](const Tensor& t) {
-            return std::find(t.shape_dims.begin(), t.shape_dims.end(), dim) != t.shape_dims.end();
+            return std::any_of(t.shape_dims.begin(), t.shape_dims.end(), [&](const AxisDims& a) {
+                return std::find(a.dims.begin(), a.dims.end(), dim) != a.dims.end();
+            });
         });
     }
 
@@ -172,24 +178,44 @@ class Prober {
         return {};
     }
 
+    // An axis that moves with `dim` alone must scale as it does: at value v it is v times the
+    // rest, which the other dimensions (and a factor) make and which stays while only `dim`
+    // moves. N, 4*N and N*S do; N+4 and N*N do not.
     void mark_tensor(size_t t, const std::vector<int64_t>& there, uint32_t dim,
                      const DimBinding& moved) {
         Tensor& x = g_.tensors[t];
         const DynamicDim& d = dims_[dim];
+        const int64_t to = moved.at(d.name);
         for (size_t k = 0; k < x.shape.size(); ++k) {
             if (x.shape[k] == there[k]) continue;
-            const bool whole = x.shape[k] == d.value && there[k] == moved.at(d.name);
-            const bool taken = !x.shape_dims.empty() && x.shape_dims[k] != kNone;
-            if (!whole || taken)
-                refuse(fmt::format("axis {} of tensor '{}' is {} at {} and {} at {}: {}", k, x.id,
-                                   x.shape[k], binding_text(base_), there[k], binding_text(moved),
-                                   taken ? "it follows more than one dimension"
-                                         : fmt::format("it follows {} other than as a whole "
-                                                       "dimension",
-                                                       d.name)));
-            x.shape_dims.resize(x.shape.size(), kNone);
-            x.shape_dims[k] = dim;
+            int64_t scaled = 0;
+            if (x.shape[k] % d.value != 0 ||
+                __builtin_mul_overflow(x.shape[k] / d.value, to, &scaled) || scaled != there[k])
+                refuse(fmt::format("axis {} of tensor '{}' is {} at {} and {} at {}: it follows {} "
+                                   "other than as a factor (as N, 4*N or N*S do)",
+                                   k, x.id, x.shape[k], binding_text(base_), there[k],
+                                   binding_text(moved), d.name));
+            x.shape_dims.resize(x.shape.size());
+            x.shape_dims[k].dims.push_back(dim);
         }
+    }
+
+    // What the axis's dimensions leave at the base values is its factor; each divides the axis
+    // alone, but their product may not (an axis of N+S-2 at N=S=2 scales with each).
+    void set_factor(Tensor& t, size_t k) const {
+        AxisDims& axis = t.shape_dims[k];
+        int64_t product = 1;
+        std::vector<std::string> names;
+        bool divides = true;
+        for (uint32_t d : axis.dims) {
+            names.push_back(dims_[d].name);
+            divides = divides && !__builtin_mul_overflow(product, dims_[d].value, &product);
+        }
+        if (!divides || t.shape[k] % product != 0)
+            refuse(fmt::format("axis {} of tensor '{}' is {} at {}: it scales with each of {}, "
+                               "but is not a multiple of their product",
+                               k, t.id, t.shape[k], binding_text(base_), fmt::join(names, ", ")));
+        axis.factor = t.shape[k] / product;
     }
 
     static constexpr std::string_view kRefusal = "the dimensions cannot vary over iterations: ";

@@ -1,9 +1,10 @@
 #pragma once
 // Dynamic dimensions for a graph that a builder makes at fixed shapes (a transformer config, an
 // ONNX model): which axes follow which dimension is read from the graph built again with that
-// dimension moved, then checked against a build with every dimension moved at once. The
-// builder's shapes name no dimension, so an axis follows one only as a whole: an axis that is a
-// product or a multiple of dimensions cannot vary, and is refused by name.
+// dimension moved, then checked against builds with every dimension moved at once. The
+// builder's shapes name no dimension, so an axis may follow dimensions only as a product with a
+// factor (N, batch*seq, 4*N: what a Reshape that flattens makes); an axis that moves otherwise
+// (N+1, the larger of two dimensions) cannot vary, and is refused by name.
 #include "ir/dynamic_dims.h"
 #include "ir/graph.h"
 
@@ -19,8 +20,9 @@ using BuildAtBinding = std::function<Graph(const DimBinding&)>;
 // `g` is the graph built at the dims' values; `dims` declares each dimension (name, envelope,
 // value). Sets g.dims (in name order), each dynamic axis's shape_dims and the replan policy,
 // finalizes g and checks the envelope's corners. Throws INVALID_IR_SHAPES at `where` when a
-// build at other values has other tensors, or an axis changes other than as one whole
-// dimension, naming the tensor, the axis and both bindings; what build_at throws otherwise.
+// build at other values has other tensors, or an axis changes other than as a
+// product of dimensions, naming the tensor, the axis and both bindings; what build_at throws
+// otherwise.
 void make_dims_from_probes(Graph& g, std::vector<DynamicDim> dims, ReplanPolicy policy,
                            const BuildAtBinding& build_at, const std::string& where);
 

@@ -26,6 +26,15 @@ void check_corner(const Graph& g, bool at_max) {
 
 } // namespace
 
+std::string dim_name_problem(const std::string& name) {
+    if (name.empty()) return "a dimension name is empty";
+    if (name.find('*') != std::string::npos)
+        return fmt::format("dimension name '{}' holds '*', which joins the dimensions of a "
+                           "product (as in batch*seq)",
+                           name);
+    return {};
+}
+
 void check_inside_envelope(const DynamicDim& d, int64_t value, const std::string& where) {
     if (value < d.min || value > d.max)
         fail(FailureCode::ShapeEnvelopeViolation, where,
@@ -72,6 +81,24 @@ void check_envelope_corners(const Graph& g) {
     check_corner(g, true);
 }
 
+std::string axis_text(const Graph& g, const AxisDims& a) {
+    std::vector<std::string> parts;
+    if (a.factor != 1) parts.push_back(std::to_string(a.factor));
+    for (uint32_t d : a.dims)
+        parts.push_back(g.dims[d].name);
+    return fmt::format("{}", fmt::join(parts, "*"));
+}
+
+int64_t axis_extent(const Graph& g, const AxisDims& a, const std::string& where) {
+    int64_t extent = a.factor;
+    for (uint32_t d : a.dims)
+        if (__builtin_mul_overflow(extent, g.dims[d].value, &extent))
+            fail(FailureCode::InvalidIrShapes, where,
+                 fmt::format("{} at {} is larger than {}", axis_text(g, a), binding_text(g),
+                             INT64_MAX));
+    return extent;
+}
+
 ModelAnnotations dim_annotations(const Graph& g) {
     ModelAnnotations a;
     if (g.dims.empty()) return a;
@@ -79,8 +106,8 @@ ModelAnnotations dim_annotations(const Graph& g) {
     for (size_t t = 0; t < g.tensors.size(); ++t) {
         const Tensor& tensor = g.tensors[t];
         if (!tensor.dynamic()) continue;
-        for (uint32_t d : tensor.shape_dims)
-            a.dim_names[t].push_back(d == kNone ? std::string() : g.dims[d].name);
+        for (const AxisDims& axis : tensor.shape_dims)
+            a.dim_names[t].push_back(axis.fixed() ? std::string() : axis_text(g, axis));
     }
     for (const DynamicDim& d : g.dims)
         a.symbolic_dims.push_back(d.name);

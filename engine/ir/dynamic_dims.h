@@ -17,6 +17,10 @@ using DimBinding = std::map<std::string, int64_t>; // dimension name -> value
 // The largest value a dynamic dimension may take, as --dim takes it (1 is the smallest).
 inline constexpr int64_t kMaxDynamicDim = INT32_MAX;
 
+// Why `name` cannot name a dimension (empty, or holding the '*' that joins a product of
+// dimensions); empty when it can.
+std::string dim_name_problem(const std::string& name);
+
 // SHAPE_ENVELOPE_VIOLATION at `where` unless d.min <= value <= d.max.
 void check_inside_envelope(const DynamicDim& d, int64_t value, const std::string& where);
 
@@ -35,6 +39,13 @@ void check_binding(const Graph& g, const DimBinding& values, const std::string& 
 // then at its max), so that a view which fits at one binding but not at another is refused when
 // the model loads; the failure says which corner. Nothing to do without dynamic dimensions.
 void check_envelope_corners(const Graph& g);
+
+// "batch", "batch*seq", "4*N": an axis as IR JSON, hashes and views name it (the factor first,
+// then the dimensions in index order). Every index must be one of g.dims.
+std::string axis_text(const Graph& g, const AxisDims& a);
+// The axis's size at the graph's binding. INVALID_IR_SHAPES at `where` when it passes
+// INT64_MAX (a product of dimensions at their max).
+int64_t axis_extent(const Graph& g, const AxisDims& a, const std::string& where);
 
 // The dynamic axes' names per tensor (ModelAnnotations::dim_names) and every declared name, so
 // views label shapes as they do an ONNX model's; empty without dynamic dimensions.

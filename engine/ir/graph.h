@@ -63,13 +63,24 @@ enum class ReplanPolicy : uint8_t { Abort, ReplanAtSafepoint };
 std::string_view replan_policy_name(ReplanPolicy p); // "ABORT", "REPLAN_AT_SAFEPOINT"
 std::optional<ReplanPolicy> parse_replan_policy(std::string_view s);
 
+// How an axis's size follows the graph's dimensions: `factor` times the product of the values
+// of `dims` (indices into Graph::dims), so an axis may be `batch`, `batch*seq` or `4*N`. An axis
+// with no dims is fixed. Sizes only grow with each dimension, so a plan made at the envelope's
+// max fits every binding inside it. Invariant once finalized: dims ascending, factor >= 1.
+struct AxisDims {
+    std::vector<uint32_t> dims;
+    int64_t factor = 1;
+
+    bool fixed() const { return dims.empty(); }
+    bool operator==(const AxisDims&) const = default;
+};
+
 struct Tensor {
     std::string id;   // unique; the seed's tie-break orders tensors by id, lexicographically
     std::string name; // human-readable; defaults to id
     std::vector<int64_t> shape; // at the graph's binding where an axis is dynamic
-    // Per axis: the index of the Graph::dims entry the axis follows, or kNone for a fixed axis.
-    // Empty when every axis is fixed.
-    std::vector<uint32_t> shape_dims;
+    // Per axis: the dimensions the axis follows. Empty when every axis is fixed.
+    std::vector<AxisDims> shape_dims;
     DType dtype = DType::F32;
     Role role = Role::Activation;
     std::string alias_group;         // empty: none. Members share one storage.
@@ -86,8 +97,8 @@ struct Tensor {
     std::vector<NodeIndex> consumers; // nodes reading it, in execution order
 
     bool dynamic() const { // some axis follows a dynamic dimension
-        for (uint32_t d : shape_dims)
-            if (d != kNone) return true;
+        for (const AxisDims& a : shape_dims)
+            if (!a.fixed()) return true;
         return false;
     }
 };

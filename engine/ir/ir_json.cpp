@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -273,6 +274,7 @@ class GraphReader : Reader {
         object(v, "shape_envelope");
         for (auto it = v.begin(); it != v.end(); ++it) {
             const std::string at = fmt::format("shape_envelope.{}", it.key());
+            if (const std::string why = dim_name_problem(it.key()); !why.empty()) bad(at, why);
             const json& d = object(it.value(), at);
             expect_keys(d, at, {"min", "max", "default"});
             DynamicDim dim{it.key(), this->dim(require(d, "min", at), at + ".min"),
@@ -294,26 +296,59 @@ class GraphReader : Reader {
         g.replan_policy = *policy;
     }
 
-    // A shape entry: a fixed size, or the name of a dimension of the shape envelope.
+    // A shape entry: a fixed size, or a dynamic axis.
     void read_shape_entry(const json& v, const std::string& where, Tensor& t) const {
         if (!v.is_string()) {
             t.shape.push_back(dim(v, where));
-            if (!t.shape_dims.empty()) t.shape_dims.push_back(kNone);
+            if (!t.shape_dims.empty()) t.shape_dims.emplace_back();
             return;
         }
-        const std::string& name = v.get_ref<const std::string&>();
-        const uint32_t index = graph_->find_dim(name);
-        if (index == kNone)
-            bad(where, graph_->dims.empty()
-                           ? fmt::format("dimension \"{}\" is not declared: the model has no "
-                                         "shape_envelope",
-                                         name)
-                           : fmt::format("dimension \"{}\" is not declared; the shape_envelope "
-                                         "declares {}",
-                                         name, declared_dim_names(*graph_)));
-        t.shape_dims.resize(t.shape.size(), kNone);
-        t.shape_dims.push_back(index);
-        t.shape.push_back(graph_->dims[index].value);
+        AxisDims axis = axis_named(v.get_ref<const std::string&>(), where);
+        t.shape_dims.resize(t.shape.size());
+        t.shape.push_back(axis_extent(*graph_, axis, where));
+        t.shape_dims.push_back(std::move(axis));
+    }
+
+    // "batch", "batch*seq", "4*N": declared dimensions and positive integers joined by '*'.
+    AxisDims axis_named(const std::string& text, const std::string& where) const {
+        AxisDims axis;
+        for (size_t begin = 0; begin <= text.size();) {
+            const size_t end = std::min(text.find('*', begin), text.size());
+            const std::string part = text.substr(begin, end - begin);
+            begin = end + 1;
+            if (!part.empty() && part.find_first_not_of("0123456789") == std::string::npos) {
+                axis.factor = factor_in(part, text, axis.factor, where);
+                continue;
+            }
+            const uint32_t index = graph_->find_dim(part);
+            if (index == kNone) bad(where, undeclared(part));
+            axis.dims.push_back(index);
+        }
+        if (axis.fixed())
+            bad(where,
+                fmt::format("\"{}\" names no dimension; write a fixed size as a number", text));
+        std::sort(axis.dims.begin(), axis.dims.end());
+        return axis;
+    }
+
+    int64_t factor_in(const std::string& part, const std::string& text, int64_t factor,
+                      const std::string& where) const {
+        errno = 0;
+        const long long n = std::strtoll(part.c_str(), nullptr, 10);
+        if (errno == ERANGE || n < 1 || __builtin_mul_overflow(factor, int64_t(n), &factor))
+            bad(where, fmt::format("factor {} in \"{}\" is not a positive integer below 2^63", part,
+                                   text));
+        return factor;
+    }
+
+    std::string undeclared(const std::string& name) const {
+        return graph_->dims.empty()
+                   ? fmt::format("dimension \"{}\" is not declared: the model has no "
+                                 "shape_envelope",
+                                 name)
+                   : fmt::format("dimension \"{}\" is not declared; the shape_envelope "
+                                 "declares {}",
+                                 name, declared_dim_names(*graph_));
     }
 
     void check_header(const json& doc) const {
@@ -547,17 +582,17 @@ class GraphWriter {
     ordered_json shape(const Tensor& t) const {
         ordered_json a = ordered_json::array();
         for (size_t k = 0; k < t.shape.size(); ++k) {
-            const uint32_t d = k < t.shape_dims.size() ? t.shape_dims[k] : kNone;
-            if (d == kNone) {
+            if (k >= t.shape_dims.size() || t.shape_dims[k].fixed()) {
                 a.push_back(t.shape[k]);
                 continue;
             }
-            if (d >= g_.dims.size())
-                fail(FailureCode::InvalidArgument, "save_ir_json",
-                     fmt::format("tensor '{}' names dimension index {} of {}; finalize the graph "
-                                 "first",
-                                 t.id, d, g_.dims.size()));
-            a.push_back(g_.dims[d].name);
+            for (uint32_t d : t.shape_dims[k].dims)
+                if (d >= g_.dims.size())
+                    fail(FailureCode::InvalidArgument, "save_ir_json",
+                         fmt::format("tensor '{}' names dimension index {} of {}; finalize the "
+                                     "graph first",
+                                     t.id, d, g_.dims.size()));
+            a.push_back(axis_text(g_, t.shape_dims[k]));
         }
         return a;
     }

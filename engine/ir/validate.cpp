@@ -169,15 +169,25 @@ class Finalizer {
                      fmt::format("{} dynamic-axis entries for {} axes", t.shape_dims.size(),
                                  t.shape.size()));
             for (size_t k = 0; k < t.shape.size(); ++k) {
-                const uint32_t d = t.shape_dims[k];
-                if (d == kNone) continue;
-                if (d >= g_.dims.size())
-                    fail(kShapes, tensor_at(t, fmt::format("shape[{}]", k)),
-                         fmt::format("dimension index {} is out of range (the graph declares {})",
-                                     d, g_.dims.size()));
-                t.shape[k] = g_.dims[d].value;
+                AxisDims& axis = t.shape_dims[k];
+                if (axis.fixed()) continue;
+                const std::string at = tensor_at(t, fmt::format("shape[{}]", k));
+                check_axis(axis, at);
+                std::sort(axis.dims.begin(), axis.dims.end());
+                t.shape[k] = axis_extent(g_, axis, at);
             }
         }
+    }
+
+    void check_axis(const AxisDims& axis, const std::string& at) const {
+        for (uint32_t d : axis.dims)
+            if (d >= g_.dims.size())
+                fail(kShapes, at,
+                     fmt::format("dimension index {} is out of range (the graph declares {})", d,
+                                 g_.dims.size()));
+        if (axis.factor < 1)
+            fail(kShapes, at,
+                 fmt::format("factor {} of a dynamic axis is not positive", axis.factor));
     }
 
     // Dimensions are kept in name order (the order a JSON object gives them), so a graph built
@@ -187,7 +197,8 @@ class Finalizer {
         for (size_t i = 0; i < g_.dims.size(); ++i) {
             const DynamicDim& d = g_.dims[i];
             const std::string at = fmt::format("shape_envelope.{}", d.name);
-            if (d.name.empty()) fail(kShapes, "shape_envelope", "a dimension name is empty");
+            if (const std::string why = dim_name_problem(d.name); !why.empty())
+                fail(kShapes, d.name.empty() ? "shape_envelope" : at, why);
             if (i > 0 && g_.dims[i - 1].name == d.name)
                 fail(kShapes, at, fmt::format("dimension '{}' is declared twice", d.name));
             if (d.min < 1 || d.min > d.max || d.max > kMaxDynamicDim)
@@ -222,8 +233,9 @@ class Finalizer {
         }
         g_.dims = std::move(sorted);
         for (Tensor& t : g_.tensors)
-            for (uint32_t& d : t.shape_dims)
-                if (d != kNone && d < new_index.size()) d = new_index[d];
+            for (AxisDims& axis : t.shape_dims)
+                for (uint32_t& d : axis.dims)
+                    if (d < new_index.size()) d = new_index[d];
     }
 
     static uint64_t mul_or_fail(uint64_t a, uint64_t b, const Tensor& t) {

@@ -2,6 +2,7 @@
 
 #include "core/failure.h"
 #include "encoding/sha256.h"
+#include "ir/dynamic_dims.h"
 #include "liveness/liveness.h"
 
 #include <algorithm>
@@ -47,14 +48,16 @@ Value tensor_ref(const Graph& g, TensorIndex t, const std::string& where) {
     return Value::str(g.tensors[t].id);
 }
 
-// Per axis: the dimension's name, or null for a fixed axis.
+// Per axis: null for a fixed axis, else its text ("batch", "batch*seq", "4*N"), so a graph whose
+// axes each follow one dimension hashes as it did before products were allowed.
 Value shape_dims(const Graph& g, const Tensor& t, const std::string& where) {
     Value axes = Value::array();
-    for (uint32_t d : t.shape_dims) {
-        if (d != kNone && d >= g.dims.size())
-            fail(FailureCode::InvalidIrShapes, where + ".shape",
-                 "dimension index " + std::to_string(d) + " is out of range");
-        axes.items.push_back(d == kNone ? Value::null() : Value::str(g.dims[d].name));
+    for (const AxisDims& axis : t.shape_dims) {
+        for (uint32_t d : axis.dims)
+            if (d >= g.dims.size())
+                fail(FailureCode::InvalidIrShapes, where + ".shape",
+                     "dimension index " + std::to_string(d) + " is out of range");
+        axes.items.push_back(axis.fixed() ? Value::null() : Value::str(axis_text(g, axis)));
     }
     return axes;
 }

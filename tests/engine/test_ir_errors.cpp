@@ -316,6 +316,29 @@ class TestIrErrors : public QObject {
                          "tensors[2] ('d').shape[0]", "the shape_envelope declares seq");
         QCOMPARE(load_ir_string(with_seq(d), "m.json").tensors[2].bytes, uint64_t(64 * 4 * 4));
     }
+    void productAxesNameDimensionsAndPositiveFactors() {
+        const auto shaped = [](const std::string& shape,
+                               const std::string& seq = R"({"min": 1, "max": 64})") {
+            return with_seq(R"({"id": "d", "shape": [)" + shape +
+                                R"(], "dtype": "f32", "role": "input"})",
+                            seq);
+        };
+        const std::string at = "tensors[2] ('d').shape[0]";
+        EXPECT_JSON_FAIL(shaped(R"("seq*sq")"), at, "dimension \"sq\" is not declared");
+        EXPECT_JSON_FAIL(shaped(R"("seq**2")"), at, "dimension \"\" is not declared");
+        EXPECT_JSON_FAIL(shaped(R"("4")"), at,
+                         "\"4\" names no dimension; write a fixed size as a number");
+        EXPECT_JSON_FAIL(shaped(R"("0*seq")"), at, "factor 0 in \"0*seq\" is not a positive");
+        EXPECT_JSON_FAIL(shaped(R"("99999999999999999999*seq")"), at,
+                         "is not a positive integer below 2^63");
+        EXPECT_JSON_FAIL(shaped(R"("seq*seq*seq", 8)", R"({"min": 1, "max": 2147483647})"), at,
+                         "seq*seq*seq at seq=2147483647 is larger than 9223372036854775807");
+        QCOMPARE(load_ir_string(shaped(R"("2*seq*seq")"), "m.json").tensors[2].bytes,
+                 uint64_t(2 * 64 * 64 * 4));
+        EXPECT_JSON_FAIL(doc(R"({"id": "x", "shape": [4], "dtype": "f32", "role": "input"})", "",
+                             R"(, "shape_envelope": {"a*b": {"min": 1, "max": 8}})"),
+                         "shape_envelope.a*b", "dimension name 'a*b' holds '*'");
+    }
     void envelopesMustHoldTheirBinding() {
         const std::string d = R"({"id": "d", "shape": ["seq"], "dtype": "f32", "role": "input"})";
         EXPECT_JSON_FAIL(with_seq(d, R"({"min": 9, "max": 8})"), "shape_envelope.seq",
@@ -349,7 +372,7 @@ class TestIrErrors : public QObject {
         EXPECT_FAIL_AT(finalize_graph(g), FailureCode::InvalidIrShapes, "replan_policy",
                        "declares no shape_envelope");
         g.dims.push_back({"n", 1, 8, 4});
-        g.tensors[0].shape_dims = {0, 7}; // the second axis names no dimension there is
+        g.tensors[0].shape_dims = {{{0}}, {{7}}}; // the second axis names no dimension there is
         EXPECT_FAIL_AT(finalize_graph(g), FailureCode::InvalidIrShapes, "tensor 'x'.shape[1]",
                        "dimension index 7 is out of range");
     }
