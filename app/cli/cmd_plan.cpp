@@ -177,7 +177,7 @@ void run_iterations(LoadedModel& model, Plan& plan, Mode mode, const PlanOptions
             decided.push_back(i);
             if (print) print_iteration(i);
         },
-        interruptible_progress());
+        interruptible_progress(), model.build_at);
     if (print) fmt::print("\n");
     adopt_schedule_run(model, plan, std::move(run));
 }

@@ -58,7 +58,8 @@ IterationsRun run_iterations_job(const PlanOutcome& shown,
         const Graph& first = *start.model->graph;
         ShapeScheduleRun run = run_shape_schedule(
             first, *start.plan, mode, options, iterations,
-            [&out](const IterationOutcome& i) { out.decided.push_back(i); }, start.progress);
+            [&out](const IterationOutcome& i) { out.decided.push_back(i); }, start.progress,
+            start.model->build_at);
         auto bound = std::make_shared<LoadedModel>(*start.model);
         Plan last_plan;
         adopt_schedule_run(*bound, last_plan, std::move(run));

@@ -19,6 +19,46 @@ int64_t moved_value(int64_t value, int64_t step) {
     return value <= kMaxDynamicDim - step ? value + step : value - step;
 }
 
+// What the builder decided otherwise for a tensor at other values, beyond its shape: one
+// plan's roles, views and in-place writes must hold at every binding.
+std::string difference(const Tensor& here, const Tensor& there) {
+    if (there.id != here.id) return fmt::format("another tensor ('{}') is in its place", there.id);
+    if (there.shape.size() != here.shape.size())
+        return fmt::format("rank {}, not {}", there.shape.size(), here.shape.size());
+    if (there.role != here.role)
+        return fmt::format("role {}, not {}", role_name(there.role), role_name(here.role));
+    if (there.view.has_value() != here.view.has_value() || there.in_place_of != here.in_place_of ||
+        there.alias_group != here.alias_group)
+        return "it shares bytes with other tensors otherwise (a view or an in-place write)";
+    return {};
+}
+
+// Why `other`, the model built at `b`, is not `g`, built at `base`, with other shapes; empty
+// when it is.
+std::string other_model(const Graph& g, const DimBinding& base, const Graph& other,
+                        const DimBinding& b) {
+    if (other.tensors.size() != g.tensors.size())
+        return fmt::format("the model has {} tensors at {} and {} at {}", g.tensors.size(),
+                           binding_text(base), other.tensors.size(), binding_text(b));
+    for (size_t t = 0; t < g.tensors.size(); ++t)
+        if (const std::string what = difference(g.tensors[t], other.tensors[t]); !what.empty())
+            return fmt::format("tensor '{}' differs at {} from {}: {}", g.tensors[t].id,
+                               binding_text(b), binding_text(base), what);
+    return {};
+}
+
+// Why `bound`, a graph bound at `b`, does not have the shapes of `built`, the model built
+// there; empty when it does.
+std::string other_shapes(const Graph& bound, const Graph& built, const DimBinding& b) {
+    for (size_t t = 0; t < bound.tensors.size(); ++t)
+        if (bound.tensors[t].shape != built.tensors[t].shape)
+            return fmt::format("tensor '{}' is {} at {}, where its axes that follow dimensions "
+                               "say {}",
+                               bound.tensors[t].id, shape_text(built.tensors[t].shape),
+                               binding_text(b), shape_text(bound.tensors[t].shape));
+    return {};
+}
+
 class Prober {
   public:
     Prober(Graph& g, const std::vector<DynamicDim>& dims, const BuildAtBinding& build_at,
@@ -83,13 +123,8 @@ class Prober {
             refuse(
                 fmt::format("at {} the model does not hold: {}", binding_text(moved), f.message()));
         }
-        for (size_t t = 0; t < g_.tensors.size(); ++t)
-            if (bound.tensors[t].shape != built.tensors[t].shape)
-                refuse(fmt::format("tensor '{}' is {} at {}, where its axes that follow "
-                                   "dimensions say {}: an axis follows them other than as a "
-                                   "product",
-                                   g_.tensors[t].id, shape_text(built.tensors[t].shape),
-                                   binding_text(moved), shape_text(bound.tensors[t].shape)));
+        if (const std::string what = other_shapes(bound, built, moved); !what.empty())
+            refuse(what + ": an axis follows them other than as a product");
     }
 
     // The model built with dimension `dim` moved alone. One that does not hold there is refused
@@ -153,29 +188,9 @@ class Prober {
 
     Graph built_at(const DimBinding& b) const {
         Graph other = build_at_(b);
-        if (other.tensors.size() != g_.tensors.size())
-            refuse(fmt::format("the model has {} tensors at {} and {} at {}", g_.tensors.size(),
-                               binding_text(base_), other.tensors.size(), binding_text(b)));
-        for (size_t t = 0; t < g_.tensors.size(); ++t)
-            if (const std::string what = difference(g_.tensors[t], other.tensors[t]); !what.empty())
-                refuse(fmt::format("tensor '{}' differs at {} from {}: {}; start from other values",
-                                   g_.tensors[t].id, binding_text(b), binding_text(base_), what));
+        if (const std::string what = other_model(g_, base_, other, b); !what.empty())
+            refuse(what + "; start from other values");
         return other;
-    }
-
-    // What the builder decided otherwise for a tensor at other values, beyond its shape: one
-    // plan's roles, views and in-place writes must hold at every binding.
-    static std::string difference(const Tensor& here, const Tensor& there) {
-        if (there.id != here.id)
-            return fmt::format("another tensor ('{}') is in its place", there.id);
-        if (there.shape.size() != here.shape.size())
-            return fmt::format("rank {}, not {}", there.shape.size(), here.shape.size());
-        if (there.role != here.role)
-            return fmt::format("role {}, not {}", role_name(there.role), role_name(here.role));
-        if (there.view.has_value() != here.view.has_value() ||
-            there.in_place_of != here.in_place_of || there.alias_group != here.alias_group)
-            return "it shares bytes with other tensors otherwise (a view or an in-place write)";
-        return {};
     }
 
     // An axis that moves with `dim` alone must scale as it does: at value v it is v times the
@@ -213,8 +228,9 @@ class Prober {
         }
         if (!divides || t.shape[k] % product != 0)
             refuse(fmt::format("axis {} of tensor '{}' is {} at {}: it scales with each of {}, "
-                               "but is not a multiple of their product",
-                               k, t.id, t.shape[k], binding_text(base_), fmt::join(names, ", ")));
+                               "but is not a multiple of their product{}",
+                               k, t.id, t.shape[k], binding_text(base_), fmt::join(names, ", "),
+                               divides ? "" : " (which passes 2^63 - 1)"));
         axis.factor = t.shape[k] / product;
     }
 
@@ -245,6 +261,20 @@ void make_dims_from_probes(Graph& g, std::vector<DynamicDim> dims, ReplanPolicy 
     g.replan_policy = policy;
     finalize_graph(g);
     check_envelope_corners(g);
+}
+
+void check_built_at(const Graph& bound, const DimBinding& base, const BuildAtBinding& build_at,
+                    const std::string& where) {
+    const DimBinding b = binding_of(bound);
+    const Graph built = build_at(b);
+    std::string what = other_model(bound, base, built, b);
+    if (what.empty()) what = other_shapes(bound, built, b);
+    if (!what.empty())
+        fail(FailureCode::InvalidIrShapes, where,
+             fmt::format("the model loaded again at {} is not the one planned there: {}; its "
+                         "axes follow the dimensions otherwise between the values it was probed "
+                         "at (plan at the largest values first, or start from other values)",
+                         binding_text(b), what));
 }
 
 } // namespace tmmu

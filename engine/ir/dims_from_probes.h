@@ -26,4 +26,11 @@ using BuildAtBinding = std::function<Graph(const DimBinding&)>;
 void make_dims_from_probes(Graph& g, std::vector<DynamicDim> dims, ReplanPolicy policy,
                            const BuildAtBinding& build_at, const std::string& where);
 
+// The probes sample a few bindings; an axis may follow its dimensions otherwise in between (the
+// larger of two, taken for the one that was larger at every probe). Throws INVALID_IR_SHAPES at
+// `where` unless the model built at `bound`'s binding is `bound`: its tensors, roles, views and
+// shapes. `base` is the binding the model was first built at, for the message.
+void check_built_at(const Graph& bound, const DimBinding& base, const BuildAtBinding& build_at,
+                    const std::string& where);
+
 } // namespace tmmu

@@ -32,6 +32,10 @@ std::string dim_name_problem(const std::string& name) {
         return fmt::format("dimension name '{}' holds '*', which joins the dimensions of a "
                            "product (as in batch*seq)",
                            name);
+    if (name.find_first_not_of("0123456789") == std::string::npos)
+        return fmt::format("dimension name '{}' is a number, which a product reads as a factor "
+                           "(as in 4*seq)",
+                           name);
     return {};
 }
 

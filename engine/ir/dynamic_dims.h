@@ -17,8 +17,8 @@ using DimBinding = std::map<std::string, int64_t>; // dimension name -> value
 // The largest value a dynamic dimension may take, as --dim takes it (1 is the smallest).
 inline constexpr int64_t kMaxDynamicDim = INT32_MAX;
 
-// Why `name` cannot name a dimension (empty, or holding the '*' that joins a product of
-// dimensions); empty when it can.
+// Why `name` cannot name a dimension (empty, holding the '*' that joins a product of
+// dimensions, or all digits, which a product reads as a factor); empty when it can.
 std::string dim_name_problem(const std::string& name);
 
 // SHAPE_ENVELOPE_VIOLATION at `where` unless d.min <= value <= d.max.

@@ -303,10 +303,9 @@ class GraphReader : Reader {
             if (!t.shape_dims.empty()) t.shape_dims.emplace_back();
             return;
         }
-        AxisDims axis = axis_named(v.get_ref<const std::string&>(), where);
         t.shape_dims.resize(t.shape.size());
-        t.shape.push_back(axis_extent(*graph_, axis, where));
-        t.shape_dims.push_back(std::move(axis));
+        t.shape_dims.push_back(axis_named(v.get_ref<const std::string&>(), where));
+        t.shape.push_back(0); // finalize_graph binds it, once the envelope is checked
     }
 
     // "batch", "batch*seq", "4*N": declared dimensions and positive integers joined by '*'.
@@ -316,6 +315,10 @@ class GraphReader : Reader {
             const size_t end = std::min(text.find('*', begin), text.size());
             const std::string part = text.substr(begin, end - begin);
             begin = end + 1;
+            if (part.empty())
+                bad(where, fmt::format("\"{}\" has an empty part: an axis joins declared "
+                                       "dimensions and positive integers with single '*'",
+                                       text));
             if (!part.empty() && part.find_first_not_of("0123456789") == std::string::npos) {
                 axis.factor = factor_in(part, text, axis.factor, where);
                 continue;

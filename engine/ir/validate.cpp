@@ -170,9 +170,9 @@ class Finalizer {
                                  t.shape.size()));
             for (size_t k = 0; k < t.shape.size(); ++k) {
                 AxisDims& axis = t.shape_dims[k];
-                if (axis.fixed()) continue;
                 const std::string at = tensor_at(t, fmt::format("shape[{}]", k));
                 check_axis(axis, at);
+                if (axis.fixed()) continue;
                 std::sort(axis.dims.begin(), axis.dims.end());
                 t.shape[k] = axis_extent(g_, axis, at);
             }
@@ -185,9 +185,11 @@ class Finalizer {
                 fail(kShapes, at,
                      fmt::format("dimension index {} is out of range (the graph declares {})", d,
                                  g_.dims.size()));
-        if (axis.factor < 1)
+        if (axis.factor < 1 || (axis.fixed() && axis.factor != 1))
             fail(kShapes, at,
-                 fmt::format("factor {} of a dynamic axis is not positive", axis.factor));
+                 fmt::format("factor {} of an axis {}", axis.factor,
+                             axis.fixed() ? "that follows no dimension (a fixed axis has none)"
+                                          : "is not positive"));
     }
 
     // Dimensions are kept in name order (the order a JSON object gives them), so a graph built

@@ -17,7 +17,8 @@ namespace tmmu {
 // derived fields (bytes, producer, consumers, the execution order) are excluded: renaming a
 // tensor for display keeps the hash, while every field that can change a plan is included.
 // A graph with dynamic dimensions adds "shape_envelope" ({name: [min, max, bound value]}),
-// "replan_policy" and each dynamic tensor's "shape_dims" (per axis: a name or null), so each
+// "replan_policy" and each dynamic tensor's "shape_dims" (per axis: null, or its text as
+// axis_text writes it: "seq", "4*batch*seq"), so each
 // binding hashes apart; graphs without them hash as before.
 // Throws Failure(InvalidIrShapes) for a reference to a tensor index that does not exist.
 cbor::Value canonical_ir(const Graph& g);

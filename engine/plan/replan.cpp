@@ -65,10 +65,11 @@ ShapeScheduleRun
 run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
                    const std::vector<DimBinding>& iterations,
                    const std::function<void(const IterationOutcome&)>& on_iteration,
-                   const Progress& progress) {
+                   const Progress& progress, const BuildAtBinding& build_at) {
     ShapeScheduleRun run;
     run.plan = std::move(first);
     DimBinding planned = binding_of(g);
+    const DimBinding start = planned;
     // A rank's share of a tensor need not shrink with the tensor (shares are cut as
     // ceil(elements / ranks): 9 elements on 4 ranks give the last rank 0, 8 give it 2), so a
     // sharded plan holds its own binding only, and every other one is planned again.
@@ -97,6 +98,7 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
             out.old_plan_hash = run.plan.plan_hash;
             planned = sharded ? asked : grown(std::move(planned), iterations[i]);
             g = bound_at_iteration(g, planned, where);
+            if (build_at) check_built_at(g, start, build_at, where);
             const double n = double(iterations.size());
             progress.report(double(i) / n, "replan");
             run.plan = plan_graph(g, mode, options, progress.part(double(i) / n, (i + 1) / n),

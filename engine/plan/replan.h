@@ -6,6 +6,7 @@
 // dimension, the larger of the old binding and the iteration's value, so the plan only grows
 // and a later smaller iteration never replans. Every iteration must lie inside the envelope.
 #include "core/progress.h"
+#include "ir/dims_from_probes.h"
 #include "ir/dynamic_dims.h"
 #include "plan/planner.h"
 
@@ -51,11 +52,14 @@ struct ShapeScheduleRun {
 // SHAPE_ENVELOPE_VIOLATION for an iteration outside the envelope, or one that outgrows the plan
 // under ABORT; InvalidArgument for an undeclared name; what finalize_graph throws for shapes at
 // which the model does not hold (each iteration's, over the plan's binding, and each new
-// binding). A replan that fails throws what plan_graph throws, as it names it.
+// binding). A replan that fails throws what plan_graph throws, as it names it. With `build_at`
+// (a model whose axes were read from probes), each new plan's binding is checked against the
+// model built there first (check_built_at). Each iteration is then no larger than a plan whose
+// shapes are the model's, which holds it where shapes grow with the dimensions.
 ShapeScheduleRun
 run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
                    const std::vector<DimBinding>& iterations,
                    const std::function<void(const IterationOutcome&)>& on_iteration,
-                   const Progress& progress);
+                   const Progress& progress, const BuildAtBinding& build_at = {});
 
 } // namespace tmmu

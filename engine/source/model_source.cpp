@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 namespace tmmu {
 namespace {
@@ -45,8 +46,8 @@ bool is_onnx_file(const std::string& path) {
 // (REPLAN_AT_SAFEPOINT), each from 1 up to its largest value asked for; which axes follow them
 // is read from the model loaded again at other values. Dimensions given only through whole
 // input shapes stay as bound.
-void make_onnx_dynamic(LoadedModel& m, const onnx::OnnxFile& file, const std::string& path,
-                       const ModelRequest& request) {
+void make_onnx_dynamic(LoadedModel& m, std::shared_ptr<const onnx::OnnxFile> file,
+                       const std::string& path, const ModelRequest& request) {
     std::vector<DynamicDim> dims;
     for (const std::string& name : m.annotations.symbolic_dims)
         if (const auto v = request.dims.find(name); v != request.dims.end()) {
@@ -56,9 +57,16 @@ void make_onnx_dynamic(LoadedModel& m, const onnx::OnnxFile& file, const std::st
                             v->second});
         }
     if (dims.empty()) return;
-    const auto build_at = [&](const DimBinding& b) {
+    for (const DynamicDim& d : dims)
+        if (const std::string why = dim_name_problem(d.name); !why.empty())
+            fail(FailureCode::InvalidArgument, "--dim " + d.name,
+                 fmt::format("'{}' cannot vary over iterations: {}; --dim alone plans it at one "
+                             "value",
+                             d.name, why));
+    const BuildAtBinding build_at = [file, shapes = request.input_shapes,
+                                     aliasing = request.aliasing](const DimBinding& b) {
         try {
-            return file.load({b, request.input_shapes, request.aliasing}).graph;
+            return file->load({b, shapes, aliasing}).graph;
         } catch (const Failure& f) {
             // The base load bound the names this one binds: a shape left unknown here is one
             // the loader could not infer at these values, not a binding the user left out.
@@ -68,20 +76,22 @@ void make_onnx_dynamic(LoadedModel& m, const onnx::OnnxFile& file, const std::st
                      fmt::format("at {} shapes could not be inferred: {}", binding_text(b),
                                  f.message().substr(onnx::kUnboundPrefix.size())));
             fail(f.code(), f.where(),
-                 fmt::format("loaded again at {} to see which axes follow its dimensions: {}",
+                 fmt::format("loaded again at {} (a run over iterations checks its shapes "
+                             "there): {}",
                              binding_text(b), f.message()));
         }
     };
     make_dims_from_probes(*m.graph, std::move(dims), ReplanPolicy::ReplanAtSafepoint, build_at,
                           path);
     m.annotations.dim_names = dim_annotations(*m.graph).dim_names;
+    m.build_at = build_at;
 }
 #endif
 
 LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request) {
 #ifdef TMMU_HAVE_ONNX
-    const onnx::OnnxFile file(path);
-    onnx::OnnxModel o = file.load({request.dims, request.input_shapes, request.aliasing});
+    auto file = std::make_shared<const onnx::OnnxFile>(path);
+    onnx::OnnxModel o = file->load({request.dims, request.input_shapes, request.aliasing});
     LoadedModel m;
     m.kind = ModelKind::Onnx;
     m.path = path;
@@ -91,7 +101,7 @@ LoadedModel load_onnx_model(const std::string& path, const ModelRequest& request
                                 count_of(o.graph.nodes.size(), "node"));
     m.graph = std::move(o.graph);
     m.annotations = std::move(o.annotations);
-    if (!request.max_dims.empty()) make_onnx_dynamic(m, file, path, request);
+    if (!request.max_dims.empty()) make_onnx_dynamic(m, std::move(file), path, request);
     return m;
 #else
     (void)request;

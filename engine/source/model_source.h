@@ -4,6 +4,7 @@
 #include "core/progress.h"
 #include "io/dsa_csv.h"
 #include "ir/annotations.h"
+#include "ir/dims_from_probes.h"
 #include "ir/dynamic_dims.h"
 #include "ir/graph.h"
 #include "plan/planner.h"
@@ -44,6 +45,9 @@ struct LoadedModel {
     std::optional<Graph> graph; // IR JSON, transformer configs, ONNX
     std::optional<DsaProblem> problem; // CSV
     ModelAnnotations annotations;
+    // An ONNX model over iterations: the model built again at a binding, as the probes built
+    // it, so each replan's binding can be checked (run_shape_schedule); empty otherwise.
+    BuildAtBinding build_at;
 };
 
 // The request a run over `iterations` loads a model with: a transformer config gets batch and

@@ -96,6 +96,24 @@ void measure(const char* title, const std::string& path, const ModelRequest& req
                m.graph->tensors.size(), double(weights) / 1e6, p.notes.size());
 }
 
+// Three replans (batch 16, 32, 64) planned from the shapes the probes found, then with each
+// replan's binding checked against the model loaded there: the check's cost is one load per
+// replan.
+void measure_replans(const std::string& path, const ModelRequest& base) {
+    const std::vector<DimBinding> iterations{{{"batch", 16}}, {{"batch", 32}}, {{"batch", 64}}};
+    fmt::print("500 MB model, inline weights, three replans (no target):\n");
+    const LoadedModel m = load_model(path, request_over_iterations(base, iterations));
+    const Plan first = plan_model(m, Mode::Inference, PlanOptions{}, Progress{});
+    for (const bool checked : {false, true}) {
+        const auto t0 = Clock::now();
+        (void)run_shape_schedule(*m.graph, first, Mode::Inference, PlanOptions{}, iterations, {},
+                                 Progress{}, checked ? m.build_at : BuildAtBinding{});
+        row(checked ? "replans, each checked against a load there"
+                    : "replans from the probes' axes",
+            ms_since(t0));
+    }
+}
+
 } // namespace
 
 int main() {
@@ -119,6 +137,7 @@ int main() {
             request_over_iterations(batch, {{{"batch", 64}}}), 0, 0);
     measure("500 MB model, inline weights, batch dynamic up to 64 (no target):", inlined,
             request_over_iterations(batch, {{{"batch", 64}}}), 0, 0);
+    measure_replans(inlined, batch);
     measure("10,000-node model:", large, {}, 0, 1000);
     if (!std::getenv("TMMU_KEEP")) fs::remove_all(root);
     return 0;

@@ -325,19 +325,30 @@ class TestIrErrors : public QObject {
         };
         const std::string at = "tensors[2] ('d').shape[0]";
         EXPECT_JSON_FAIL(shaped(R"("seq*sq")"), at, "dimension \"sq\" is not declared");
-        EXPECT_JSON_FAIL(shaped(R"("seq**2")"), at, "dimension \"\" is not declared");
+        EXPECT_JSON_FAIL(shaped(R"("seq**2")"), at, "\"seq**2\" has an empty part");
+        EXPECT_JSON_FAIL(shaped(R"("*seq")"), at, "\"*seq\" has an empty part");
         EXPECT_JSON_FAIL(shaped(R"("4")"), at,
                          "\"4\" names no dimension; write a fixed size as a number");
         EXPECT_JSON_FAIL(shaped(R"("0*seq")"), at, "factor 0 in \"0*seq\" is not a positive");
         EXPECT_JSON_FAIL(shaped(R"("99999999999999999999*seq")"), at,
                          "is not a positive integer below 2^63");
-        EXPECT_JSON_FAIL(shaped(R"("seq*seq*seq", 8)", R"({"min": 1, "max": 2147483647})"), at,
+        EXPECT_JSON_FAIL(shaped(R"("seq*seq*seq", 8)", R"({"min": 1, "max": 2147483647})"),
+                         "m.json: tensor 'd'.shape[0]",
                          "seq*seq*seq at seq=2147483647 is larger than 9223372036854775807");
+        // The envelope is checked before products are taken at its binding.
+        EXPECT_FAIL_AT(
+            load_ir_string(shaped(R"("seq*seq")", R"({"min": 1, "max": 8, "default": 4000000000})"),
+                           "m.json"),
+            FailureCode::ShapeEnvelopeViolation, "m.json: shape_envelope.seq",
+            "outside the model's shape envelope");
         QCOMPARE(load_ir_string(shaped(R"("2*seq*seq")"), "m.json").tensors[2].bytes,
                  uint64_t(2 * 64 * 64 * 4));
         EXPECT_JSON_FAIL(doc(R"({"id": "x", "shape": [4], "dtype": "f32", "role": "input"})", "",
                              R"(, "shape_envelope": {"a*b": {"min": 1, "max": 8}})"),
                          "shape_envelope.a*b", "dimension name 'a*b' holds '*'");
+        EXPECT_JSON_FAIL(doc(R"({"id": "x", "shape": [4], "dtype": "f32", "role": "input"})", "",
+                             R"(, "shape_envelope": {"2": {"min": 1, "max": 8}})"),
+                         "shape_envelope.2", "dimension name '2' is a number");
     }
     void envelopesMustHoldTheirBinding() {
         const std::string d = R"({"id": "d", "shape": ["seq"], "dtype": "f32", "role": "input"})";

@@ -276,6 +276,24 @@ class TestOnnxModels : public QObject {
         expectRefused(path("half.onnx"), asked, {{"N", 4}, {"S", 4}},
                       "axis 0 of tensor 'y' is 2 at N=2, S=2: it scales with each of N, S, but "
                       "is not a multiple of their product");
+
+        // A torch export may name a dimension by an expression: it binds, but cannot vary.
+        OnnxModelBuilder star(13, "star");
+        star.input("x", {"s0*s1", "8"});
+        star.node("Relu", {"x"}, {"y"});
+        star.output("y", {"s0*s1", "8"});
+        star.save(path("star.onnx"));
+        asked.dims = {{"s0*s1", 4}};
+        QCOMPARE(load_model(path("star.onnx"), asked).graph->tensors[0].shape,
+                 (std::vector<int64_t>{4, 8}));
+        const auto f = test::capture_failure([&] {
+            (void)load_model(path("star.onnx"), request_over_iterations(asked, {{{"s0*s1", 8}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+        QCOMPARE(f->where(), std::string("--dim s0*s1"));
+        QVERIFY2(f->message().find("'s0*s1' cannot vary over iterations: dimension name 's0*s1' "
+                                   "holds '*'") != std::string::npos,
+                 f->what());
     }
 
     // Aliasing that the loader decides by sizes may differ at other values (an in-place add
@@ -394,6 +412,56 @@ class TestOnnxModels : public QObject {
         expectRefused(path("prefix.onnx"), asked, {{"S", 8}},
                       "tensor 'y' is [4, 64] at N=4, S=8, where its axes that follow "
                       "dimensions say [8, 64]");
+    }
+
+    // An axis of max(N, S), S the larger at every probe, is taken as following S: a replan to
+    // N=8, S=4 would plan it at 4 where the model has 8. Each replan's binding is checked
+    // against the model loaded there, and that one is refused; the other order never plans
+    // where N > S, and runs.
+    void replansAreCheckedAgainstTheModelLoadedThere() {
+        OnnxModelBuilder b(13, "larger");
+        b.input("x", {"N", "64"});
+        b.input("s", {"S", "64"});
+        b.int64_initializer("zero", {1}, {0});
+        b.int64_initializer("one", {1}, {1});
+        b.node("Shape", {"x"}, {"xs"});
+        b.node("Slice", {"xs", "zero", "one"}, {"n"});
+        b.node("Shape", {"s"}, {"ss"});
+        b.node("Slice", {"ss", "zero", "one"}, {"sv"});
+        b.node("Slice", {"s", "zero", "n", "zero"}, {"head"}); // min(N, S) rows
+        b.node("Relu", {"head"}, {"h"});
+        b.node("Shape", {"head"}, {"hs"});
+        b.node("Slice", {"hs", "zero", "one"}, {"least"});
+        b.node("Add", {"n", "sv"}, {"sum"});
+        b.node("Sub", {"sum", "least"}, {"most"}); // max(N, S)
+        b.node("ConstantOfShape", {"most"}, {"c"});
+        b.node("Relu", {"c"}, {"y"});
+        b.output("y", {"?"});
+        b.output("h", {"?", "64"});
+        b.save(path("larger.onnx"));
+        ModelRequest asked;
+        asked.dims = {{"N", 2}, {"S", 4}};
+        const std::vector<DimBinding> n_first{{{"N", 8}}, {{"S", 8}}};
+        const LoadedModel m =
+            load_model(path("larger.onnx"), request_over_iterations(asked, n_first));
+        QVERIFY(m.build_at);
+        QVERIFY(tensor(*m.graph, "y").shape_dims.front() == AxisDims{{1}}); // taken as S
+        const Plan first = plan_model(m, Mode::Inference, {}, {});
+        const auto f = test::capture_failure([&] {
+            (void)run_shape_schedule(*m.graph, first, Mode::Inference, {}, n_first, nullptr, {},
+                                     m.build_at);
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QCOMPARE(f->where(), std::string("--iteration 0"));
+        QVERIFY2(f->message().find("the model loaded again at N=8, S=4 is not the one planned "
+                                   "there: tensor 'head' is [4, 64] at N=8, S=4, where its axes "
+                                   "that follow dimensions say [8, 64]") != std::string::npos,
+                 f->what());
+        const ShapeScheduleRun run =
+            run_shape_schedule(*m.graph, first, Mode::Inference, {}, {{{"S", 8}}, {{"N", 8}}},
+                               nullptr, {}, m.build_at);
+        QCOMPARE(run.plan.dims, (DimBinding{{"N", 8}, {"S", 8}}));
+        QCOMPARE(tensor(run.graph, "y").shape, std::vector<int64_t>{8});
     }
 
     // One read serves every binding (a run over iterations loads at several). Shape inference
