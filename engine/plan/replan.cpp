@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 namespace tmmu {
@@ -24,14 +25,33 @@ Graph bound_at_iteration(const Graph& g, const DimBinding& at, const std::string
     }
 }
 
+// With a builder, each binding a run plans at or runs at is checked against the model built
+// there, once: the plan's shapes are then the model's, and an iteration's are no larger, since
+// the axes only grow with the dimensions.
+class BuildChecks {
+  public:
+    BuildChecks(const BuildAtBinding& build_at, DimBinding start)
+        : build_at_(build_at), start_(std::move(start)) {}
+
+    void check(const Graph& bound, const std::string& where) {
+        if (build_at_ && checked_.insert(binding_of(bound)).second)
+            check_built_at(bound, start_, build_at_, where);
+    }
+
+  private:
+    const BuildAtBinding& build_at_;
+    const DimBinding start_;
+    std::set<DimBinding> checked_;
+};
+
 // The model at the iteration's shapes (the plan's values for dimensions it leaves out) must
 // hold: a view of [a] over [b] fits at the plan's binding but not at every smaller one.
 void check_iteration(const Graph& g, const DimBinding& planned, const DimBinding& dims,
-                     const std::string& where) {
+                     const std::string& where, BuildChecks& checks) {
     DimBinding at = planned;
     for (const auto& [name, value] : dims)
         at[name] = value;
-    (void)bound_at_iteration(g, at, where);
+    checks.check(bound_at_iteration(g, at, where), where);
 }
 
 DimBinding grown(DimBinding planned, const DimBinding& next) {
@@ -69,7 +89,7 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
     ShapeScheduleRun run;
     run.plan = std::move(first);
     DimBinding planned = binding_of(g);
-    const DimBinding start = planned;
+    BuildChecks checks(build_at, planned);
     // A rank's share of a tensor need not shrink with the tensor (shares are cut as
     // ceil(elements / ranks): 9 elements on 4 ranks give the last rank 0, 8 give it 2), so a
     // sharded plan holds its own binding only, and every other one is planned again.
@@ -77,7 +97,7 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
     for (uint32_t i = 0; i < iterations.size(); ++i) {
         progress.check_cancel("iterations");
         const std::string where = fmt::format("--iteration {}", i);
-        check_iteration(g, planned, iterations[i], where);
+        check_iteration(g, planned, iterations[i], where, checks);
         IterationOutcome out;
         out.iteration = i;
         out.dims = iterations[i];
@@ -98,7 +118,7 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
             out.old_plan_hash = run.plan.plan_hash;
             planned = sharded ? asked : grown(std::move(planned), iterations[i]);
             g = bound_at_iteration(g, planned, where);
-            if (build_at) check_built_at(g, start, build_at, where);
+            checks.check(g, where);
             const double n = double(iterations.size());
             progress.report(double(i) / n, "replan");
             run.plan = plan_graph(g, mode, options, progress.part(double(i) / n, (i + 1) / n),

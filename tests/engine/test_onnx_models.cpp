@@ -415,9 +415,9 @@ class TestOnnxModels : public QObject {
     }
 
     // An axis of max(N, S), S the larger at every probe, is taken as following S: a replan to
-    // N=8, S=4 would plan it at 4 where the model has 8. Each replan's binding is checked
-    // against the model loaded there, and that one is refused; the other order never plans
-    // where N > S, and runs.
+    // N=8, S=4 would plan it at 4 where the model has 8. Each binding a run plans or runs at
+    // is checked against the model loaded there, and that one is refused; the other order
+    // never plans where N > S, and runs.
     void replansAreCheckedAgainstTheModelLoadedThere() {
         OnnxModelBuilder b(13, "larger");
         b.input("x", {"N", "64"});
@@ -462,6 +462,22 @@ class TestOnnxModels : public QObject {
                                nullptr, {}, m.build_at);
         QCOMPARE(run.plan.dims, (DimBinding{{"N", 8}, {"S", 8}}));
         QCOMPARE(tensor(run.graph, "y").shape, std::vector<int64_t>{8});
+
+        // An iteration that fits the plan is checked at its own binding too: from N=8, S=9,
+        // head (min(N, S) rows) is taken as N, which S=2 makes 2.
+        asked.dims = {{"N", 8}, {"S", 9}};
+        const std::vector<DimBinding> fitting{{{"S", 2}}};
+        const LoadedModel wide =
+            load_model(path("larger.onnx"), request_over_iterations(asked, fitting));
+        const Plan at_base = plan_model(wide, Mode::Inference, {}, {});
+        const auto g = test::capture_failure([&] {
+            (void)run_shape_schedule(*wide.graph, at_base, Mode::Inference, {}, fitting, nullptr,
+                                     {}, wide.build_at);
+        });
+        QVERIFY(g && g->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(g->message().find("tensor 'head' is [2, 64] at N=8, S=2, where its axes that "
+                                   "follow dimensions say [8, 64]") != std::string::npos,
+                 g->what());
     }
 
     // One read serves every binding (a run over iterations loads at several). Shape inference
