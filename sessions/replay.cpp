@@ -50,7 +50,7 @@ ShapeScheduleRun replay_schedule(const SessionInput& input, const Progress& prog
     const double first_share = 1.0 / double(dims.size() + 1);
     Plan first = plan_model(m, input.request.mode, input.options, progress.part(0, first_share));
     return run_shape_schedule(std::move(*m.graph), std::move(first), input.request.mode,
-                              input.options, dims, {}, progress.part(first_share, 1), m.build_at);
+                              input.options, dims, {}, progress.part(first_share, 1));
 }
 
 ReplayResult replay_session(const Session& s, const Progress& progress) {

@@ -48,15 +48,23 @@ std::string other_model(const Graph& g, const DimBinding& base, const Graph& oth
 }
 
 // Why `bound`, a graph bound at `b`, does not have the shapes of `built`, the model built
-// there; empty when it does.
+// there, naming the first tensor the axes make too small, else the first they make otherwise;
+// empty when it does.
 std::string other_shapes(const Graph& bound, const Graph& built, const DimBinding& b) {
-    for (size_t t = 0; t < bound.tensors.size(); ++t)
-        if (bound.tensors[t].shape != built.tensors[t].shape)
-            return fmt::format("tensor '{}' is {} at {}, where its axes that follow dimensions "
-                               "say {}",
-                               bound.tensors[t].id, shape_text(built.tensors[t].shape),
-                               binding_text(b), shape_text(bound.tensors[t].shape));
-    return {};
+    const size_t n = bound.tensors.size();
+    size_t pick = n;
+    for (size_t t = 0; t < n; ++t) {
+        if (bound.tensors[t].shape == built.tensors[t].shape) continue;
+        if (pick == n) pick = t;
+        if (built.tensors[t].bytes > bound.tensors[t].bytes) {
+            pick = t;
+            break;
+        }
+    }
+    if (pick == n) return {};
+    return fmt::format("tensor '{}' is {} at {}, where its axes that follow dimensions say {}",
+                       bound.tensors[pick].id, shape_text(built.tensors[pick].shape),
+                       binding_text(b), shape_text(bound.tensors[pick].shape));
 }
 
 class Prober {
@@ -263,18 +271,56 @@ void make_dims_from_probes(Graph& g, std::vector<DynamicDim> dims, ReplanPolicy 
     check_envelope_corners(g);
 }
 
+namespace {
+
+constexpr std::string_view kBetweenProbes =
+    "an axis follows its dimensions otherwise between the values the model was probed at";
+
+// The model built at `b` for a check of a run at `where`: a load that fails there is placed
+// at the run's step, naming what failed.
+Graph built_for_check(const BuildAtBinding& build_at, const DimBinding& b,
+                      const std::string& where) {
+    try {
+        return build_at(b);
+    } catch (const Failure& f) {
+        throw Failure(f.code(), where, fmt::format("{}: {}", f.where(), f.message()));
+    }
+}
+
+} // namespace
+
 void check_built_at(const Graph& bound, const DimBinding& base, const BuildAtBinding& build_at,
                     const std::string& where) {
     const DimBinding b = binding_of(bound);
-    const Graph built = build_at(b);
-    std::string what = other_model(bound, base, built, b);
-    if (what.empty()) what = other_shapes(bound, built, b);
-    if (!what.empty())
+    const Graph built = built_for_check(build_at, b, where);
+    const std::string prefix =
+        fmt::format("checking the plan at {} against the model loaded there: ", binding_text(b));
+    if (const std::string what = other_model(bound, base, built, b); !what.empty())
+        fail(FailureCode::InvalidIrShapes, where, prefix + what);
+    if (const std::string what = other_shapes(bound, built, b); !what.empty())
         fail(FailureCode::InvalidIrShapes, where,
-             fmt::format("the model loaded again at {} is not the one planned there: {}; its "
-                         "axes follow the dimensions otherwise between the values it was probed "
-                         "at (plan at the largest values first, or start from other values)",
-                         binding_text(b), what));
+             fmt::format("{}{}: {}", prefix, what, kBetweenProbes));
+}
+
+void check_fits_built_at(const Graph& planned, const DimBinding& at, const DimBinding& base,
+                         const BuildAtBinding& build_at, const std::string& where) {
+    const Graph built = built_for_check(build_at, at, where);
+    const std::string prefix = fmt::format("checking the iteration at {} against the model "
+                                           "loaded there: ",
+                                           binding_text(at));
+    if (const std::string what = other_model(planned, base, built, at); !what.empty())
+        fail(FailureCode::InvalidIrShapes, where, prefix + what);
+    for (size_t t = 0; t < planned.tensors.size(); ++t) {
+        const Tensor& need = built.tensors[t];
+        const Tensor& held = planned.tensors[t];
+        if (need.bytes > held.bytes)
+            fail(FailureCode::InvalidIrShapes, where,
+                 fmt::format("{}tensor '{}' is {} ({} bytes) there, more than the plan made at {} "
+                             "holds ({}, {} bytes): {}",
+                             prefix, need.id, shape_text(need.shape), need.bytes,
+                             binding_text(planned), shape_text(held.shape), held.bytes,
+                             kBetweenProbes));
+    }
 }
 
 } // namespace tmmu

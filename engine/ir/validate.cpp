@@ -170,9 +170,9 @@ class Finalizer {
                                  t.shape.size()));
             for (size_t k = 0; k < t.shape.size(); ++k) {
                 AxisDims& axis = t.shape_dims[k];
+                if (axis == AxisDims{}) continue; // fixed, as most are
                 const std::string at = tensor_at(t, fmt::format("shape[{}]", k));
                 check_axis(axis, at);
-                if (axis.fixed()) continue;
                 std::sort(axis.dims.begin(), axis.dims.end());
                 t.shape[k] = axis_extent(g_, axis, at);
             }

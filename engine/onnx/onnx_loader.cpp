@@ -76,23 +76,33 @@ lib::ModelProto read_and_infer(const std::string& path, ModelAnnotations& out) {
 // of a model with inline weights, which every load would copy.
 constexpr int64_t kKeptInitializerElements = 4096;
 
+// A tensor's values, where they are weights; its capacity goes too (a copy holds none), since
+// an OnnxFile lives with a model run over iterations.
+void drop_weight_values(lib::TensorProto& t) {
+    if (t.data_type() == lib::TensorProto_DataType_INT64 ||
+        t.data_type() == lib::TensorProto_DataType_INT32)
+        return;
+    uint64_t elements = 1; // at most kKeptInitializerElements + 1: no overflow
+    for (int64_t d : t.dims())
+        elements =
+            std::min(elements * uint64_t(std::clamp<int64_t>(d, 0, kKeptInitializerElements + 1)),
+                     uint64_t(kKeptInitializerElements + 1));
+    if (elements <= uint64_t(kKeptInitializerElements)) return;
+    t.clear_raw_data();
+    t.clear_float_data();
+    t.clear_double_data();
+    t.clear_int32_data(); // f16, bf16 and the narrower integer types
+    t = lib::TensorProto(t);
+}
+
+// Initializers and Constant nodes (some exporters write weights as constants).
 void drop_weight_bytes(lib::GraphProto& g) {
-    for (lib::TensorProto& t : *g.mutable_initializer()) {
-        if (t.data_type() == lib::TensorProto_DataType_INT64 ||
-            t.data_type() == lib::TensorProto_DataType_INT32)
-            continue;
-        uint64_t elements = 1; // at most kKeptInitializerElements + 1: no overflow
-        for (int64_t d : t.dims())
-            elements = std::min(
-                elements * uint64_t(std::clamp<int64_t>(d, 0, kKeptInitializerElements + 1)),
-                uint64_t(kKeptInitializerElements + 1));
-        if (elements > uint64_t(kKeptInitializerElements)) {
-            t.clear_raw_data();
-            t.clear_float_data();
-            t.clear_double_data();
-            t.clear_int32_data(); // f16, bf16 and the narrower integer types
-        }
-    }
+    for (lib::TensorProto& t : *g.mutable_initializer())
+        drop_weight_values(t);
+    for (lib::NodeProto& n : *g.mutable_node())
+        if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx"))
+            for (lib::AttributeProto& a : *n.mutable_attribute())
+                if (a.has_t()) drop_weight_values(*a.mutable_t());
 }
 
 } // namespace
@@ -125,8 +135,9 @@ OnnxModel OnnxFile::load(const OnnxBindings& bindings) const {
     // The names dims had before binding, to show where a bound size came from.
     const DimNames names = symbolic_dim_names(m.graph());
     check_dims_exist(bindings, out.annotations.symbolic_dims, path);
-    if (apply_bindings(*m.mutable_graph(), bindings, path)) infer_shapes(m, path);
-    if (const auto folded = fold_shape_chains(m, path); !folded.empty())
+    const bool bound = apply_bindings(*m.mutable_graph(), bindings, path);
+    if (bound) infer_shapes(m, path);
+    if (const auto folded = fold_shape_chains(m, path, bound); !folded.empty())
         out.annotations.notes.push_back(folding_note(folded));
 
     UnboundDims unbound;

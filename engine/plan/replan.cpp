@@ -25,33 +25,41 @@ Graph bound_at_iteration(const Graph& g, const DimBinding& at, const std::string
     }
 }
 
-// With a builder, each binding a run plans at or runs at is checked against the model built
-// there, once: the plan's shapes are then the model's, and an iteration's are no larger, since
-// the axes only grow with the dimensions.
+// With a builder, the bindings a run plans and runs at are checked against the model built
+// there, each once: a plan's shapes must be the model's, and an iteration's model must fit the
+// plan it runs on. A binding whose shapes are the model's needs no fit check: the axes only
+// grow with the dimensions, and the plan's binding is no smaller.
 class BuildChecks {
   public:
-    BuildChecks(const BuildAtBinding& build_at, DimBinding start)
-        : build_at_(build_at), start_(std::move(start)) {}
+    BuildChecks(const BuildAtBinding& build_at, const DimBinding& start)
+        : build_at_(build_at), start_(start), exact_{start} {} // built there: the first plan
 
-    void check(const Graph& bound, const std::string& where) {
-        if (build_at_ && checked_.insert(binding_of(bound)).second)
+    void plan(const Graph& bound, const std::string& where) {
+        if (build_at_ && exact_.insert(binding_of(bound)).second)
             check_built_at(bound, start_, build_at_, where);
+    }
+
+    void iteration(const Graph& planned, const DimBinding& at, const std::string& where) {
+        if (!build_at_ || exact_.count(at)) return;
+        if (fitted_.insert({binding_of(planned), at}).second)
+            check_fits_built_at(planned, at, start_, build_at_, where);
     }
 
   private:
     const BuildAtBinding& build_at_;
     const DimBinding start_;
-    std::set<DimBinding> checked_;
+    std::set<DimBinding> exact_;
+    std::set<std::pair<DimBinding, DimBinding>> fitted_; // (plan's binding, iteration's)
 };
 
 // The model at the iteration's shapes (the plan's values for dimensions it leaves out) must
 // hold: a view of [a] over [b] fits at the plan's binding but not at every smaller one.
 void check_iteration(const Graph& g, const DimBinding& planned, const DimBinding& dims,
-                     const std::string& where, BuildChecks& checks) {
+                     const std::string& where) {
     DimBinding at = planned;
     for (const auto& [name, value] : dims)
         at[name] = value;
-    checks.check(bound_at_iteration(g, at, where), where);
+    (void)bound_at_iteration(g, at, where);
 }
 
 DimBinding grown(DimBinding planned, const DimBinding& next) {
@@ -97,7 +105,7 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
     for (uint32_t i = 0; i < iterations.size(); ++i) {
         progress.check_cancel("iterations");
         const std::string where = fmt::format("--iteration {}", i);
-        check_iteration(g, planned, iterations[i], where, checks);
+        check_iteration(g, planned, iterations[i], where);
         IterationOutcome out;
         out.iteration = i;
         out.dims = iterations[i];
@@ -118,12 +126,13 @@ run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
             out.old_plan_hash = run.plan.plan_hash;
             planned = sharded ? asked : grown(std::move(planned), iterations[i]);
             g = bound_at_iteration(g, planned, where);
-            checks.check(g, where);
+            checks.plan(g, where);
             const double n = double(iterations.size());
             progress.report(double(i) / n, "replan");
             run.plan = plan_graph(g, mode, options, progress.part(double(i) / n, (i + 1) / n),
                                   run.plan.source);
         }
+        checks.iteration(g, asked, where);
         out.plan_binding = planned;
         out.plan_hash = run.plan.plan_hash;
         out.peak_bytes = plan_totals(run.plan).peak_bytes;

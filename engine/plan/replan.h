@@ -53,9 +53,9 @@ struct ShapeScheduleRun {
 // under ABORT; InvalidArgument for an undeclared name; what finalize_graph throws for shapes at
 // which the model does not hold (each iteration's, over the plan's binding, and each new
 // binding). A replan that fails throws what plan_graph throws, as it names it. With `build_at`
-// (a model whose axes were read from probes), each iteration's binding and each new plan's is
-// checked against the model built there (check_built_at), once per binding: the probes sample
-// a few bindings only.
+// (a model whose axes were read from probes), each new plan's binding is checked against the
+// model built there (check_built_at) and each iteration's model must fit the plan it runs on
+// (check_fits_built_at), each binding once: the probes sample a few bindings only.
 ShapeScheduleRun
 run_shape_schedule(Graph g, Plan first, Mode mode, const PlanOptions& options,
                    const std::vector<DimBinding>& iterations,
