@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <string_view>
+#include <unordered_map>
 
 namespace tmmu {
 namespace {
@@ -48,23 +50,15 @@ std::string other_model(const Graph& g, const DimBinding& base, const Graph& oth
 }
 
 // Why `bound`, a graph bound at `b`, does not have the shapes of `built`, the model built
-// there, naming the first tensor the axes make too small, else the first they make otherwise;
-// empty when it does.
+// there; empty when it does.
 std::string other_shapes(const Graph& bound, const Graph& built, const DimBinding& b) {
-    const size_t n = bound.tensors.size();
-    size_t pick = n;
-    for (size_t t = 0; t < n; ++t) {
-        if (bound.tensors[t].shape == built.tensors[t].shape) continue;
-        if (pick == n) pick = t;
-        if (built.tensors[t].bytes > bound.tensors[t].bytes) {
-            pick = t;
-            break;
-        }
-    }
-    if (pick == n) return {};
-    return fmt::format("tensor '{}' is {} at {}, where its axes that follow dimensions say {}",
-                       bound.tensors[pick].id, shape_text(built.tensors[pick].shape),
-                       binding_text(b), shape_text(bound.tensors[pick].shape));
+    for (size_t t = 0; t < bound.tensors.size(); ++t)
+        if (bound.tensors[t].shape != built.tensors[t].shape)
+            return fmt::format("tensor '{}' is {} at {}, where its axes that follow dimensions "
+                               "say {}",
+                               bound.tensors[t].id, shape_text(built.tensors[t].shape),
+                               binding_text(b), shape_text(bound.tensors[t].shape));
+    return {};
 }
 
 class Prober {
@@ -287,31 +281,61 @@ Graph built_for_check(const BuildAtBinding& build_at, const DimBinding& b,
     }
 }
 
+// The tensors of `built` in the order of `g`'s, matched by id. A run's checks compare sizes
+// only: `g`'s structure holds at each binding by finalize_graph, and a binding may fold a shape
+// computation that another keeps (which changes order and roles, not the bytes `g` needs).
+std::vector<const Tensor*> matched(const Graph& g, const Graph& built, const std::string& prefix,
+                                   const std::string& where) {
+    std::unordered_map<std::string_view, const Tensor*> by_id;
+    for (const Tensor& t : built.tensors)
+        by_id.emplace(t.id, &t);
+    std::vector<const Tensor*> out;
+    for (const Tensor& t : g.tensors) {
+        const auto it = by_id.find(t.id);
+        if (it == by_id.end())
+            fail(FailureCode::InvalidIrShapes, where,
+                 fmt::format("{}it has no tensor '{}'", prefix, t.id));
+        out.push_back(it->second);
+    }
+    return out;
+}
+
 } // namespace
 
-void check_built_at(const Graph& bound, const DimBinding& base, const BuildAtBinding& build_at,
-                    const std::string& where) {
+void check_built_at(const Graph& bound, const BuildAtBinding& build_at, const std::string& where) {
     const DimBinding b = binding_of(bound);
     const Graph built = built_for_check(build_at, b, where);
     const std::string prefix =
         fmt::format("checking the plan at {} against the model loaded there: ", binding_text(b));
-    if (const std::string what = other_model(bound, base, built, b); !what.empty())
-        fail(FailureCode::InvalidIrShapes, where, prefix + what);
-    if (const std::string what = other_shapes(bound, built, b); !what.empty())
+    const std::vector<const Tensor*> there = matched(bound, built, prefix, where);
+    // The first tensor the axes make too small, else the first they make otherwise.
+    const size_t n = bound.tensors.size();
+    size_t pick = n;
+    for (size_t t = 0; t < n; ++t) {
+        if (bound.tensors[t].shape == there[t]->shape) continue;
+        if (pick == n) pick = t;
+        if (there[t]->bytes > bound.tensors[t].bytes) {
+            pick = t;
+            break;
+        }
+    }
+    if (pick != n)
         fail(FailureCode::InvalidIrShapes, where,
-             fmt::format("{}{}: {}", prefix, what, kBetweenProbes));
+             fmt::format("{}tensor '{}' is {} there, where its axes that follow dimensions say "
+                         "{}: {}",
+                         prefix, bound.tensors[pick].id, shape_text(there[pick]->shape),
+                         shape_text(bound.tensors[pick].shape), kBetweenProbes));
 }
 
-void check_fits_built_at(const Graph& planned, const DimBinding& at, const DimBinding& base,
-                         const BuildAtBinding& build_at, const std::string& where) {
+void check_fits_built_at(const Graph& planned, const DimBinding& at, const BuildAtBinding& build_at,
+                         const std::string& where) {
     const Graph built = built_for_check(build_at, at, where);
     const std::string prefix = fmt::format("checking the iteration at {} against the model "
                                            "loaded there: ",
                                            binding_text(at));
-    if (const std::string what = other_model(planned, base, built, at); !what.empty())
-        fail(FailureCode::InvalidIrShapes, where, prefix + what);
+    const std::vector<const Tensor*> there = matched(planned, built, prefix, where);
     for (size_t t = 0; t < planned.tensors.size(); ++t) {
-        const Tensor& need = built.tensors[t];
+        const Tensor& need = *there[t];
         const Tensor& held = planned.tensors[t];
         if (need.bytes > held.bytes)
             fail(FailureCode::InvalidIrShapes, where,

@@ -27,16 +27,15 @@ void make_dims_from_probes(Graph& g, std::vector<DynamicDim> dims, ReplanPolicy 
                            const BuildAtBinding& build_at, const std::string& where);
 
 // The probes sample a few bindings; an axis may follow its dimensions otherwise in between (the
-// larger of two, taken for the one that was larger at every probe). Both checks throw
-// INVALID_IR_SHAPES at `where`, naming the tensor, and place a failed load there; `base` is the
-// binding the model was first built at, for messages.
-// A plan's graph: the model built at `bound`'s binding must be `bound` (its tensors, roles,
-// views and shapes).
-void check_built_at(const Graph& bound, const DimBinding& base, const BuildAtBinding& build_at,
-                    const std::string& where);
-// An iteration at `at` run on a plan of `planned`: the model built there must be built as
-// `planned` is, with no tensor larger than `planned` holds it.
-void check_fits_built_at(const Graph& planned, const DimBinding& at, const DimBinding& base,
-                         const BuildAtBinding& build_at, const std::string& where);
+// larger of two, taken for the one that was larger at every probe). A run over iterations
+// checks what it plans and runs against the model built there, by tensor id and size (the
+// graph's structure holds at each binding by finalize_graph). Both throw INVALID_IR_SHAPES at
+// `where`, naming the tensor, and place a failed load there.
+// A plan's graph: the model built at `bound`'s binding has exactly `bound`'s shapes.
+void check_built_at(const Graph& bound, const BuildAtBinding& build_at, const std::string& where);
+// An iteration at `at` run on a plan of `planned`: no tensor of the model built there is larger
+// than `planned` holds it.
+void check_fits_built_at(const Graph& planned, const DimBinding& at, const BuildAtBinding& build_at,
+                         const std::string& where);
 
 } // namespace tmmu

@@ -135,9 +135,8 @@ OnnxModel OnnxFile::load(const OnnxBindings& bindings) const {
     // The names dims had before binding, to show where a bound size came from.
     const DimNames names = symbolic_dim_names(m.graph());
     check_dims_exist(bindings, out.annotations.symbolic_dims, path);
-    const bool bound = apply_bindings(*m.mutable_graph(), bindings, path);
-    if (bound) infer_shapes(m, path);
-    if (const auto folded = fold_shape_chains(m, path, bound); !folded.empty())
+    if (apply_bindings(*m.mutable_graph(), bindings, path)) infer_shapes(m, path);
+    if (const auto folded = fold_shape_chains(m, path); !folded.empty())
         out.annotations.notes.push_back(folding_note(folded));
 
     UnboundDims unbound;

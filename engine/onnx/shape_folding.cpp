@@ -5,7 +5,6 @@
 #include <functional>
 #include <optional>
 #include <unordered_map>
-#include <vector>
 
 namespace tmmu::onnx {
 namespace {
@@ -397,34 +396,11 @@ bool has_open_shapes(const lib::GraphProto& g) {
     return false;
 }
 
-// Folded values become initializers in the order of the nodes they replace, whichever round
-// folded them: a binding decides how many rounds a chain takes, and a run over iterations
-// compares the models loaded at several, tensor by tensor.
-void order_folded(lib::GraphProto& g, int first, const std::unordered_map<std::string, int>& at) {
-    std::vector<lib::TensorProto> folded;
-    while (g.initializer_size() > first) {
-        folded.push_back(std::move(*g.mutable_initializer(g.initializer_size() - 1)));
-        g.mutable_initializer()->RemoveLast();
-    }
-    std::stable_sort(folded.begin(), folded.end(),
-                     [&](const lib::TensorProto& a, const lib::TensorProto& b) {
-                         return at.at(a.name()) < at.at(b.name());
-                     });
-    for (lib::TensorProto& t : folded)
-        *g.add_initializer() = std::move(t);
-}
-
 } // namespace
 
-std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::string& path,
-                                             bool bound) {
-    std::unordered_map<std::string, int> at; // each node output: its node's place
-    for (int n = 0; n < m.graph().node_size(); ++n)
-        for (const std::string& o : m.graph().node(n).output())
-            at.emplace(o, n);
-    const int first = m.graph().initializer_size();
+std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::string& path) {
     std::map<std::string, int> folded;
-    for (int round = 0; round < kMaxRounds && (bound || has_open_shapes(m.graph())); ++round) {
+    for (int round = 0; round < kMaxRounds && has_open_shapes(m.graph()); ++round) {
         const size_t before = size_t(m.graph().node_size());
         std::map<std::string, int> now;
         Folder(*m.mutable_graph()).run(now);
@@ -435,7 +411,6 @@ std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::stri
         m.mutable_graph()->clear_value_info();
         infer_shapes(m, path);
     }
-    order_folded(*m.mutable_graph(), first, at);
     return folded;
 }
 

@@ -13,12 +13,7 @@
 namespace tmmu::onnx {
 
 // Folds what can be folded in the main graph, re-running shape inference until nothing more
-// folds. Returns how many nodes of each op type were folded. A model of fixed shapes is folded
-// only while some shape is open; one with dimensions `bound` is folded to the end, since a
-// binding may close every shape before a chain has folded, and which chains fold must not
-// depend on the values bound (a run over iterations loads the model at several and compares:
-// Shape(h) of h = x[batch, seq] + p[?, seq] stayed a node at batch=1 only).
-std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::string& path,
-                                             bool bound);
+// folds. Returns how many nodes of each op type were folded.
+std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::string& path);
 
 } // namespace tmmu::onnx

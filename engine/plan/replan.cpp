@@ -32,22 +32,21 @@ Graph bound_at_iteration(const Graph& g, const DimBinding& at, const std::string
 class BuildChecks {
   public:
     BuildChecks(const BuildAtBinding& build_at, const DimBinding& start)
-        : build_at_(build_at), start_(start), exact_{start} {} // built there: the first plan
+        : build_at_(build_at), exact_{start} {} // built there: the first plan
 
     void plan(const Graph& bound, const std::string& where) {
         if (build_at_ && exact_.insert(binding_of(bound)).second)
-            check_built_at(bound, start_, build_at_, where);
+            check_built_at(bound, build_at_, where);
     }
 
     void iteration(const Graph& planned, const DimBinding& at, const std::string& where) {
         if (!build_at_ || exact_.count(at)) return;
         if (fitted_.insert({binding_of(planned), at}).second)
-            check_fits_built_at(planned, at, start_, build_at_, where);
+            check_fits_built_at(planned, at, build_at_, where);
     }
 
   private:
     const BuildAtBinding& build_at_;
-    const DimBinding start_;
     std::set<DimBinding> exact_;
     std::set<std::pair<DimBinding, DimBinding>> fitted_; // (plan's binding, iteration's)
 };
