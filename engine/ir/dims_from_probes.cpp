@@ -281,9 +281,26 @@ Graph built_for_check(const BuildAtBinding& build_at, const DimBinding& b,
     }
 }
 
-// The tensors of `built` in the order of `g`'s, matched by id. A run's checks compare sizes
-// only: `g`'s structure holds at each binding by finalize_graph, and a binding may fold a shape
-// computation that another keeps (which changes order and roles, not the bytes `g` needs).
+// What `g` (a plan's graph) counts on for tensor t that the model built elsewhere does not do:
+// the same role, and every byte sharing the plan makes (the model may share more, as an in-place
+// write the loader makes only where two sizes are equal, which the plan's own buffers hold).
+std::string sharing_lost(const Graph& g, const Tensor& t, const Graph& built, const Tensor& there) {
+    if (there.role != t.role)
+        return fmt::format("role {} there, {} in the plan", role_name(there.role),
+                           role_name(t.role));
+    const auto id = [](const Graph& in, TensorIndex i) {
+        return i == kNone ? std::string_view() : std::string_view(in.tensors[i].id);
+    };
+    if ((t.view && (!there.view || id(g, t.view->base) != id(built, there.view->base))) ||
+        (t.in_place_of != kNone && id(g, t.in_place_of) != id(built, there.in_place_of)) ||
+        (!t.alias_group.empty() && there.alias_group != t.alias_group))
+        return "the plan shares its bytes with another tensor, and the model there does not";
+    return {};
+}
+
+// The tensors of `built` in the order of `g`'s, matched by id (a binding may fold a shape
+// computation a round later, which changes the order): the same tensors, each as the plan
+// counts on it (sharing_lost).
 std::vector<const Tensor*> matched(const Graph& g, const Graph& built, const std::string& prefix,
                                    const std::string& where) {
     std::unordered_map<std::string_view, const Tensor*> by_id;
@@ -295,8 +312,15 @@ std::vector<const Tensor*> matched(const Graph& g, const Graph& built, const std
         if (it == by_id.end())
             fail(FailureCode::InvalidIrShapes, where,
                  fmt::format("{}it has no tensor '{}'", prefix, t.id));
+        if (const std::string why = sharing_lost(g, t, built, *it->second); !why.empty())
+            fail(FailureCode::InvalidIrShapes, where,
+                 fmt::format("{}tensor '{}' is built otherwise: {}", prefix, t.id, why));
         out.push_back(it->second);
     }
+    if (built.tensors.size() != g.tensors.size())
+        fail(FailureCode::InvalidIrShapes, where,
+             fmt::format("{}it has {} tensors, the plan {}", prefix, built.tensors.size(),
+                         g.tensors.size()));
     return out;
 }
 

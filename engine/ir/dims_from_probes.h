@@ -28,9 +28,10 @@ void make_dims_from_probes(Graph& g, std::vector<DynamicDim> dims, ReplanPolicy 
 
 // The probes sample a few bindings; an axis may follow its dimensions otherwise in between (the
 // larger of two, taken for the one that was larger at every probe). A run over iterations
-// checks what it plans and runs against the model built there, by tensor id and size (the
-// graph's structure holds at each binding by finalize_graph). Both throw INVALID_IR_SHAPES at
-// `where`, naming the tensor, and place a failed load there.
+// checks what it plans and runs against the model built there, tensor by tensor (by id): the
+// same tensors and roles, every byte sharing the plan makes (the model may share more), and
+// the sizes below. Both throw INVALID_IR_SHAPES at `where`, naming the tensor, and place a
+// failed load there.
 // A plan's graph: the model built at `bound`'s binding has exactly `bound`'s shapes.
 void check_built_at(const Graph& bound, const BuildAtBinding& build_at, const std::string& where);
 // An iteration at `at` run on a plan of `planned`: no tensor of the model built there is larger

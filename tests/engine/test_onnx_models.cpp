@@ -494,6 +494,21 @@ class TestOnnxModels : public QObject {
                                Mode::Inference, {}, to_one, nullptr, {}, at4.build_at);
         QVERIFY(!held.iterations[1].replanned);
 
+        // A constant folded while small is a parameter at N=2 and computed at N=300: an
+        // iteration at N=2 on the plan made at N=300 would need it elsewhere, and is refused.
+        const std::string fold = TMMU_SOURCE_DIR "/tests/data/onnx/folded-while-small.onnx";
+        asked.dims = {{"N", 300}};
+        const std::vector<DimBinding> small{{{"N", 2}}};
+        const LoadedModel at300 = load_model(fold, request_over_iterations(asked, small));
+        const auto r = test::capture_failure([&] {
+            (void)run_shape_schedule(*at300.graph, plan_model(at300, Mode::Inference, {}, {}),
+                                     Mode::Inference, {}, small, nullptr, {}, at300.build_at);
+        });
+        QVERIFY(r && r->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(r->message().find("is built otherwise: role parameter there, activation in the "
+                                   "plan") != std::string::npos,
+                 r->what());
+
         // y has S + table[N] rows, table[1] = 5 and 0 elsewhere: taken as S from N=8, it needs
         // 9 rows at N=1, S=4, which fits the plan at N=8, S=4 by its binding only.
         OnnxModelBuilder nm(13, "nonmonotonic");
