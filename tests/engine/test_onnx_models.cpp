@@ -147,6 +147,52 @@ class TestOnnxModels : public QObject {
         if (absent) QVERIFY2(f->message().find(absent) == std::string::npos, f->what());
     }
 
+    // Loads `file` to run over `iterations` from `asked`, plans it there and runs them, each
+    // binding checked against the model loaded there (LoadedModel::build_at).
+    ShapeScheduleRun runOver(const std::string& file, const ModelRequest& asked,
+                             const std::vector<DimBinding>& iterations) {
+        const LoadedModel m = load_model(file, request_over_iterations(asked, iterations));
+        return run_shape_schedule(*m.graph, plan_model(m, Mode::Inference, {}, {}), Mode::Inference,
+                                  {}, iterations, nullptr, {}, m.build_at);
+    }
+
+    // runOver is refused as INVALID_IR_SHAPES with a message that says `text`.
+    void expectRunRefused(const std::string& file, const ModelRequest& asked,
+                          const std::vector<DimBinding>& iterations, const std::string& text) {
+        const auto f = test::capture_failure([&] { (void)runOver(file, asked, iterations); });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find(text) != std::string::npos, f->what());
+    }
+
+    // `out` = [first dimension of `input`], through `shape` = Shape(input); needs the int64
+    // initializers "zero" and "one".
+    static void firstDimension(OnnxModelBuilder& b, const std::string& input,
+                               const std::string& shape, const std::string& out) {
+        b.node("Shape", {input}, {shape});
+        b.node("Slice", {shape, "zero", "one"}, {out});
+    }
+
+    // larger.onnx: y has max(N, S) rows (a constant of that shape), h = s[:N] min(N, S).
+    void writeLarger() {
+        OnnxModelBuilder b(13, "larger");
+        b.input("x", {"N", "64"});
+        b.input("s", {"S", "64"});
+        b.int64_initializer("zero", {1}, {0});
+        b.int64_initializer("one", {1}, {1});
+        firstDimension(b, "x", "xs", "n");
+        firstDimension(b, "s", "ss", "sv");
+        b.node("Slice", {"s", "zero", "n", "zero"}, {"head"}); // min(N, S) rows
+        b.node("Relu", {"head"}, {"h"});
+        firstDimension(b, "head", "hs", "least");
+        b.node("Add", {"n", "sv"}, {"sum"});
+        b.node("Sub", {"sum", "least"}, {"most"}); // max(N, S)
+        b.node("ConstantOfShape", {"most"}, {"c"});
+        b.node("Relu", {"c"}, {"y"});
+        b.output("y", {"?"});
+        b.output("h", {"?", "64"});
+        b.save(path("larger.onnx"));
+    }
+
   private slots:
     void shapeChainsOfOldOpsetsFoldOnceDimsAreBound() {
         write_shape_chain(path("chain.onnx"));
@@ -419,26 +465,7 @@ class TestOnnxModels : public QObject {
     // is checked against the model loaded there, and that one is refused; the other order
     // never plans where N > S, and runs.
     void replansAreCheckedAgainstTheModelLoadedThere() {
-        OnnxModelBuilder b(13, "larger");
-        b.input("x", {"N", "64"});
-        b.input("s", {"S", "64"});
-        b.int64_initializer("zero", {1}, {0});
-        b.int64_initializer("one", {1}, {1});
-        b.node("Shape", {"x"}, {"xs"});
-        b.node("Slice", {"xs", "zero", "one"}, {"n"});
-        b.node("Shape", {"s"}, {"ss"});
-        b.node("Slice", {"ss", "zero", "one"}, {"sv"});
-        b.node("Slice", {"s", "zero", "n", "zero"}, {"head"}); // min(N, S) rows
-        b.node("Relu", {"head"}, {"h"});
-        b.node("Shape", {"head"}, {"hs"});
-        b.node("Slice", {"hs", "zero", "one"}, {"least"});
-        b.node("Add", {"n", "sv"}, {"sum"});
-        b.node("Sub", {"sum", "least"}, {"most"}); // max(N, S)
-        b.node("ConstantOfShape", {"most"}, {"c"});
-        b.node("Relu", {"c"}, {"y"});
-        b.output("y", {"?"});
-        b.output("h", {"?", "64"});
-        b.save(path("larger.onnx"));
+        writeLarger();
         ModelRequest asked;
         asked.dims = {{"N", 2}, {"S", 4}};
         const std::vector<DimBinding> n_first{{{"N", 8}}, {{"S", 8}}};
@@ -462,21 +489,21 @@ class TestOnnxModels : public QObject {
                                nullptr, {}, m.build_at);
         QCOMPARE(run.plan.dims, (DimBinding{{"N", 8}, {"S", 8}}));
         QCOMPARE(tensor(run.graph, "y").shape, std::vector<int64_t>{8});
+    }
 
-        // An iteration that runs on a plan made elsewhere is checked against the model loaded
-        // at its own binding: it must fit the plan, not have the axes' shapes (head has 4 rows
-        // at N=8, S=4, where the plan at N=8, S=8 holds 8).
+    // An iteration that runs on a plan made elsewhere is checked against the model loaded at
+    // its own binding: it must fit the plan (same tensors and roles, the plan's byte sharing,
+    // no tensor larger), not have the axes' shapes.
+    void iterationsMustFitThePlanTheyRunOn() {
+        // larger.onnx's head has 4 rows at N=8, S=4, where the plan at N=8, S=8 holds 8.
+        writeLarger();
+        ModelRequest asked;
         asked.dims = {{"N", 2}, {"S", 8}};
-        const std::vector<DimBinding> shrinking{{{"N", 8}}, {{"S", 4}}};
-        const LoadedModel m8 =
-            load_model(path("larger.onnx"), request_over_iterations(asked, shrinking));
-        const ShapeScheduleRun fits =
-            run_shape_schedule(*m8.graph, plan_model(m8, Mode::Inference, {}, {}), Mode::Inference,
-                               {}, shrinking, nullptr, {}, m8.build_at);
-        QVERIFY(!fits.iterations[1].replanned);
+        QVERIFY(
+            !runOver(path("larger.onnx"), asked, {{{"N", 8}}, {{"S", 4}}}).iterations[1].replanned);
 
-        // Only sizes count: at B=1 the loader writes h in place of r (equal bytes there), which
-        // the plan made at B=4 does not, and holds all the same.
+        // The model there may share more than the plan: at B=1 the loader writes h in place of
+        // r (equal bytes there), which the plan made at B=4 does not, and holds all the same.
         OnnxModelBuilder ip(13, "in_place_at_one");
         ip.input("x", {"B", "S", "64"});
         ip.input("p", {"1", "S", "64"});
@@ -486,28 +513,16 @@ class TestOnnxModels : public QObject {
         ip.output("y", {"B", "S", "64"});
         ip.save(path("in_place_at_one.onnx"));
         asked.dims = {{"B", 4}, {"S", 8}};
-        const std::vector<DimBinding> to_one{{{"B", 2}}, {{"B", 1}}};
-        const LoadedModel at4 =
-            load_model(path("in_place_at_one.onnx"), request_over_iterations(asked, to_one));
-        const ShapeScheduleRun held =
-            run_shape_schedule(*at4.graph, plan_model(at4, Mode::Inference, {}, {}),
-                               Mode::Inference, {}, to_one, nullptr, {}, at4.build_at);
-        QVERIFY(!held.iterations[1].replanned);
+        QVERIFY(!runOver(path("in_place_at_one.onnx"), asked, {{{"B", 2}}, {{"B", 1}}})
+                     .iterations[1]
+                     .replanned);
 
         // A constant folded while small is a parameter at N=2 and computed at N=300: an
         // iteration at N=2 on the plan made at N=300 would need it elsewhere, and is refused.
-        const std::string fold = TMMU_SOURCE_DIR "/tests/data/onnx/folded-while-small.onnx";
         asked.dims = {{"N", 300}};
-        const std::vector<DimBinding> small{{{"N", 2}}};
-        const LoadedModel at300 = load_model(fold, request_over_iterations(asked, small));
-        const auto r = test::capture_failure([&] {
-            (void)run_shape_schedule(*at300.graph, plan_model(at300, Mode::Inference, {}, {}),
-                                     Mode::Inference, {}, small, nullptr, {}, at300.build_at);
-        });
-        QVERIFY(r && r->code() == FailureCode::InvalidIrShapes);
-        QVERIFY2(r->message().find("is built otherwise: role parameter there, activation in the "
-                                   "plan") != std::string::npos,
-                 r->what());
+        expectRunRefused(TMMU_SOURCE_DIR "/tests/data/onnx/folded-while-small.onnx", asked,
+                         {{{"N", 2}}},
+                         "is built otherwise: role parameter there, activation in the plan");
 
         // y has S + table[N] rows, table[1] = 5 and 0 elsewhere: taken as S from N=8, it needs
         // 9 rows at N=1, S=4, which fits the plan at N=8, S=4 by its binding only.
@@ -519,10 +534,8 @@ class TestOnnxModels : public QObject {
         std::vector<int64_t> table(64, 0);
         table[1] = 5;
         nm.int64_initializer("table", {64}, table);
-        nm.node("Shape", {"x"}, {"xs"});
-        nm.node("Slice", {"xs", "zero", "one"}, {"n"});
-        nm.node("Shape", {"s"}, {"ss"});
-        nm.node("Slice", {"ss", "zero", "one"}, {"sv"});
+        firstDimension(nm, "x", "xs", "n");
+        firstDimension(nm, "s", "ss", "sv");
         nm.node("Gather", {"table", "n"}, {"extra"});
         nm.node("Add", {"sv", "extra"}, {"rows"});
         nm.node("ConstantOfShape", {"rows"}, {"c"});
@@ -532,18 +545,10 @@ class TestOnnxModels : public QObject {
         nm.output("hx", {"N", "64"});
         nm.save(path("nonmonotonic.onnx"));
         asked.dims = {{"N", 8}, {"S", 4}};
-        const std::vector<DimBinding> down{{{"N", 1}}};
-        const LoadedModel nonmono =
-            load_model(path("nonmonotonic.onnx"), request_over_iterations(asked, down));
-        const auto g = test::capture_failure([&] {
-            (void)run_shape_schedule(*nonmono.graph, plan_model(nonmono, Mode::Inference, {}, {}),
-                                     Mode::Inference, {}, down, nullptr, {}, nonmono.build_at);
-        });
-        QVERIFY(g && g->code() == FailureCode::InvalidIrShapes);
-        QVERIFY2(g->message().find("checking the iteration at N=1, S=4 against the model loaded "
-                                   "there: tensor 'c' is [9] (36 bytes) there, more than the plan "
-                                   "made at N=8, S=4 holds ([4], 16 bytes)") != std::string::npos,
-                 g->what());
+        expectRunRefused(path("nonmonotonic.onnx"), asked, {{{"N", 1}}},
+                         "checking the iteration at N=1, S=4 against the model loaded there: "
+                         "tensor 'c' is [9] (36 bytes) there, more than the plan made at N=8, "
+                         "S=4 holds ([4], 16 bytes)");
     }
 
     // One read serves every binding (a run over iterations loads at several). Shape inference
