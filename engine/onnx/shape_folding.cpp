@@ -1,5 +1,7 @@
 #include "onnx/shape_folding.h"
 
+#include "onnx/node_shapes.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -10,7 +12,9 @@ namespace tmmu::onnx {
 namespace {
 
 constexpr size_t kMaxFoldedElements = 1024; // shape tensors are tiny; data tensors are not folded
-constexpr int kMaxRounds = 16;              // each round follows chains through one more Reshape
+// A pass folds all it can (node_shapes.h closes shapes as it goes); a later one folds what only
+// graph inference's data propagation could see. More than a few rounds means something loops.
+constexpr int kMaxRounds = 16;
 
 // A small integer tensor whose value is known at load time.
 struct Known {
@@ -106,12 +110,9 @@ int64_t wrap(int64_t i, int64_t n) {
 
 class Folder {
   public:
-    explicit Folder(lib::GraphProto& g) : g_(g) {
+    Folder(lib::GraphProto& g, int64_t opset) : g_(g), shapes_(g, opset) {
         for (const auto& t : g.initializer())
             if (auto k = from_tensor(t)) known_[t.name()] = *k;
-        for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
-            for (const lib::ValueInfoProto& v : *list)
-                types_.emplace(v.name(), &v.type());
         for (const auto& o : g.output())
             outputs_.insert(o.name());
     }
@@ -128,11 +129,14 @@ class Folder {
             const bool foldable =
                 k && n.output_size() == 1 && !outputs_.count(n.output(0)) && !k->values.empty();
             if (!foldable) {
+                shapes_.infer(n);
                 *kept_nodes.add_node() = std::move(n);
                 continue;
             }
             if (n.op_type() != "Constant") ++folded[n.op_type()];
-            *g_.add_initializer() = to_tensor(*k, n.output(0));
+            lib::TensorProto* value = g_.add_initializer();
+            *value = to_tensor(*k, n.output(0));
+            shapes_.add_constant(*value);
         }
         g_.mutable_node()->Swap(kept_nodes.mutable_node());
     }
@@ -142,20 +146,6 @@ class Folder {
         if (i >= n.input_size() || n.input(i).empty()) return nullptr;
         auto it = known_.find(n.input(i));
         return it == known_.end() ? nullptr : &it->second;
-    }
-
-    // The full static shape of a value, when inference found one.
-    std::optional<std::vector<int64_t>> static_shape(const std::string& name) const {
-        auto it = types_.find(name);
-        if (it == types_.end() || !it->second->has_tensor_type() ||
-            !it->second->tensor_type().has_shape())
-            return std::nullopt;
-        std::vector<int64_t> dims;
-        for (const auto& d : it->second->tensor_type().shape().dim()) {
-            if (!d.has_dim_value()) return std::nullopt;
-            dims.push_back(d.dim_value());
-        }
-        return dims;
     }
 
     std::optional<Known> evaluate(const lib::NodeProto& n) const {
@@ -184,7 +174,7 @@ class Folder {
     }
 
     std::optional<Known> shape(const lib::NodeProto& n) const {
-        auto dims = static_shape(n.input(0));
+        auto dims = shapes_.static_shape(n.input(0));
         if (!dims) return std::nullopt;
         const int64_t rank = int64_t(dims->size());
         const int64_t start = std::clamp(wrap(attr_int(n, "start", 0), rank), int64_t(0), rank);
@@ -193,7 +183,7 @@ class Folder {
     }
 
     std::optional<Known> size(const lib::NodeProto& n) const {
-        auto dims = static_shape(n.input(0));
+        auto dims = shapes_.static_shape(n.input(0));
         if (!dims) return std::nullopt;
         int64_t count = 1;
         for (int64_t d : *dims)
@@ -376,7 +366,7 @@ class Folder {
 
     lib::GraphProto& g_;
     std::unordered_map<std::string, Known> known_;
-    std::unordered_map<std::string, const lib::TypeProto*> types_;
+    NodeShapes shapes_;
     std::set<std::string> outputs_;
 };
 
@@ -399,11 +389,14 @@ bool has_open_shapes(const lib::GraphProto& g) {
 } // namespace
 
 std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::string& path) {
+    int64_t opset = 0;
+    for (const auto& o : m.opset_import())
+        if (is_default_domain(o.domain())) opset = o.version();
     std::map<std::string, int> folded;
     for (int round = 0; round < kMaxRounds && has_open_shapes(m.graph()); ++round) {
         const size_t before = size_t(m.graph().node_size());
         std::map<std::string, int> now;
-        Folder(*m.mutable_graph()).run(now);
+        Folder(*m.mutable_graph(), opset).run(now);
         // Constant nodes folded alongside a chain count as folded only when something else was.
         if (size_t(m.graph().node_size()) == before || now.empty()) break;
         for (const auto& [op, n] : now)

@@ -35,8 +35,15 @@ const char* kind_of(const lib::TypeProto& t) {
 } // namespace
 
 std::string UnboundDims::text() const {
+    // A model whose shapes inference could not follow leaves one made-up name per value: the
+    // first few say what is wrong as well as all of them would.
+    constexpr size_t kShownNames = 8;
     std::vector<std::string> parts;
     for (const auto& [what, used] : unbound_) {
+        if (parts.size() == kShownNames) {
+            parts.push_back(fmt::format("and {} more", unbound_.size() - kShownNames));
+            break;
+        }
         const size_t shown = std::min<size_t>(used.size(), 3);
         std::string list =
             fmt::format("{}", fmt::join(used.begin(), used.begin() + long(shown), ", "));

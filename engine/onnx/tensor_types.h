@@ -2,7 +2,7 @@
 // Types and shapes of an ONNX graph's values, by name, from initializers, inputs, outputs and
 // inferred value_info; a subgraph's table falls back to its enclosing scope for captured names.
 // Unknown dims are collected across scopes (UnboundDims) rather than thrown one by one, so the
-// error lists every unbound name and where it is used.
+// error lists the unbound names and where they are used.
 #include "onnx/model_reading.h"
 
 #include <map>
@@ -25,7 +25,7 @@ class UnboundDims {
     }
     bool empty() const { return unbound_.empty(); }
     // "'N' (used by 'x' dim 0, 'y' dim 0); an unnamed dim (used by 'z' dim 1)", at most a few
-    // places per name.
+    // places per name and eight names.
     std::string text() const;
 
   private:

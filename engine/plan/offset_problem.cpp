@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <queue>
+#include <set>
 
 namespace tmmu {
 
@@ -80,6 +81,47 @@ void check_offset_problem(const OffsetProblem& p, std::string_view where) {
         pinned |= b.pinned.has_value();
     }
     if (pinned) check_pins_apart(p, where);
+}
+
+uint64_t aligned_lower_bound_bytes(const OffsetProblem& p) {
+    uint64_t align = UINT64_MAX;
+    for (const Buffer& b : p.buffers)
+        if (b.size > 0) align = std::min(align, b.alignment);
+    if (align == UINT64_MAX) return 0;
+    struct Event {
+        uint64_t time;
+        size_t buffer;
+    };
+    std::vector<Event> begins, ends, scratch;
+    std::vector<uint64_t> padding(p.buffers.size(), 0);
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+        const Buffer& b = p.buffers[i];
+        if (b.size == 0 || b.end <= b.begin) continue;
+        padding[i] = (align - b.size % align) % align;
+        begins.push_back({b.begin, i});
+        ends.push_back({b.end, i});
+    }
+    auto time = [](const Event& e) { return e.time; };
+    radix_sort(begins, scratch, time);
+    radix_sort(ends, scratch, time);
+    // Ends first at equal times, as in lower_bound_bytes. `live` holds the rounded sizes.
+    uint64_t live = 0;
+    uint64_t best = 0;
+    std::multiset<uint64_t> live_padding;
+    size_t e = 0;
+    for (const Event& begin : begins) {
+        for (; e < ends.size() && ends[e].time <= begin.time; ++e) {
+            const size_t i = ends[e].buffer;
+            live -= p.buffers[i].size + padding[i];
+            live_padding.erase(live_padding.find(padding[i]));
+        }
+        const size_t i = begin.buffer;
+        live = checked_add(live, checked_add(p.buffers[i].size, padding[i], "lower bound: size"),
+                           "lower bound: live bytes");
+        live_padding.insert(padding[i]);
+        best = std::max(best, live - *live_padding.rbegin());
+    }
+    return best;
 }
 
 uint64_t lower_bound_bytes(const OffsetProblem& p) {

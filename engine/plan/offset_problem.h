@@ -36,6 +36,11 @@ inline constexpr uint64_t kMaxTimeStep = UINT32_MAX;
 
 // max over time of the total size of live buffers: no valid plan is lower. O(n log n).
 uint64_t lower_bound_bytes(const OffsetProblem& p);
+// A tighter bound where sizes are not multiples of the alignment: offsets are multiples of the
+// smallest alignment A, so of the buffers live at one time, all but the topmost take their size
+// rounded up to A. max over time of (rounded sizes of the live buffers - the largest rounding
+// among them). At least lower_bound_bytes; equal when every size is a multiple of A. O(n log n).
+uint64_t aligned_lower_bound_bytes(const OffsetProblem& p);
 // max(offset + size) over buffers; overflow-checked.
 uint64_t solution_height(const OffsetProblem& p, const std::vector<uint64_t>& offsets);
 // Throws INVALID_ARGUMENT for an empty lifetime (end <= begin), ALIGNMENT_VIOLATION for an

@@ -122,10 +122,15 @@ int main() {
     fs::create_directories(root / "external");
     fs::create_directories(root / "large");
     fs::create_directories(root / "inline");
+    fs::create_directories(root / "deep");
     auto t0 = Clock::now();
     const std::string external = write_500mb_model(root / "external", false);
     const std::string inlined = write_500mb_model(root / "inline", true);
     const std::string large = write_large_graph(root / "large");
+    // 500 layers, each slicing a table by the rows of the layer before it: with N bound, every
+    // layer's chain folds in one pass.
+    const std::string deep = (root / "deep" / "model.onnx").string();
+    test::write_layered_shape_chain(deep, 500);
     fmt::print("models written in {:.0f} ms under {}\n", ms_since(t0), root.string());
     ModelRequest batch;
     batch.dims["batch"] = 8;
@@ -139,6 +144,9 @@ int main() {
             request_over_iterations(batch, {{{"batch", 64}}}), 0, 0);
     measure_replans(inlined, batch);
     measure("10,000-node model:", large, {}, 0, 1000);
+    ModelRequest rows;
+    rows.dims["N"] = 128;
+    measure("500-layer shape chain, N bound (no target):", deep, rows, 0, 0);
     if (!std::getenv("TMMU_KEEP")) fs::remove_all(root);
     return 0;
 }

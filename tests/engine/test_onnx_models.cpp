@@ -221,6 +221,75 @@ class TestOnnxModels : public QObject {
                 QVERIFY2(name.empty() || name == "N", name.c_str());
     }
 
+    // Each layer slices a table by the rows of the layer before it (Slice's ends from its
+    // Shape): graph inference sees a layer's shape only once the chain before it is folded, so
+    // a round of inference per layer closed the shapes of 16 layers at most. Each node's own
+    // inference, run as the chain folds, closes all twenty in one pass.
+    void chainsThroughEveryLayerFoldInOnePass() {
+        test::write_layered_shape_chain(path("layers.onnx"), 20);
+        ModelRequest r;
+        r.dims["N"] = 5;
+        const LoadedModel m = load_model(path("layers.onnx"), r);
+        const Graph& g = *m.graph;
+        QCOMPARE(tensor(g, "mask19").shape, (std::vector<int64_t>{5, 64}));
+        QCOMPARE(tensor(g, "h19").shape, (std::vector<int64_t>{5, 64}));
+        QCOMPARE(tensor(g, "rows19").role, Role::Parameter);
+        QCOMPARE(g.nodes.size(), size_t(40)); // a Slice of the table and an Add per layer
+        QVERIFY(has_note(m.annotations.notes, "40 shape-computing nodes"));
+    }
+
+    // Older Hugging Face exports view the positions by the sequence length
+    // (position_ids.unsqueeze(0).view(-1, seq)), and read the shape of what they feed again.
+    // At batch 1 inference closed that shape a round sooner than at batch 2, so Shape(h) was
+    // folded at one binding and computed at the other, and the probes found other tensors. Folded
+    // in one pass, the model is built alike at every binding and runs over them.
+    void positionsViewedBySequenceLengthVaryOverIterations() {
+        OnnxModelBuilder b(14, "position_view");
+        b.input("input_ids", {"batch", "seq"}, lib::TensorProto_DataType_INT64);
+        b.float_initializer("wpe", {128, 8});
+        b.float_initializer("wte", {100, 8});
+        for (const auto& [name, value] :
+             {std::pair{"zero", 0}, {"one", 1}, {"two", 2}, {"last", -1}})
+            b.int64_initializer(name, {}, {value});
+        b.int64_initializer("axis0", {1}, {0});
+        b.int64_initializer("rest", {1}, {-1});
+        b.node("Shape", {"input_ids"}, {"ids_shape"});
+        set_int(b.node("Gather", {"ids_shape", "last"}, {"length"}), "axis", 0);
+        b.node("Range", {"zero", "length", "one"}, {"positions"});
+        b.node("Unsqueeze", {"positions", "axis0"}, {"positions_row"});
+        b.node("Unsqueeze", {"length", "axis0"}, {"length_1"});
+        set_int(b.node("Concat", {"rest", "length_1"}, {"view"}), "axis", 0);
+        b.node("Reshape", {"positions_row", "view"}, {"position_ids"});
+        b.node("Gather", {"wpe", "position_ids"}, {"pe"});
+        b.node("Gather", {"wte", "input_ids"}, {"te"});
+        b.node("Add", {"te", "pe"}, {"h"});
+        b.node("Shape", {"h"}, {"h_shape"});
+        std::vector<std::string> parts;
+        for (const auto& [from, index] :
+             {std::pair{"ids_shape", "zero"}, {"ids_shape", "one"}, {"h_shape", "two"}}) {
+            const std::string part = from + std::string("_") + index;
+            set_int(b.node("Gather", {from, index}, {part + "_scalar"}), "axis", 0);
+            b.node("Unsqueeze", {part + "_scalar", "axis0"}, {part});
+            parts.push_back(part);
+        }
+        set_int(b.node("Concat", parts, {"out_shape"}), "axis", 0);
+        b.node("Reshape", {"h", "out_shape"}, {"out"});
+        b.output("out", {"batch", "seq", "8"});
+        b.save(path("position_view.onnx"));
+        ModelRequest asked;
+        asked.dims = {{"batch", 1}, {"seq", 16}};
+        const ShapeScheduleRun run = runOver(path("position_view.onnx"), asked,
+                                             {{{"batch", 2}}, {{"batch", 4}, {"seq", 8}}});
+        QCOMPARE(run.iterations.size(), size_t(2));
+        QCOMPARE(run.plan.dims, (DimBinding{{"batch", 4}, {"seq", 16}}));
+        ModelRequest top;
+        top.dims = run.plan.dims;
+        QCOMPARE(plan_totals(run.plan).peak_bytes,
+                 plan_totals(plan_model(load_model(path("position_view.onnx"), top),
+                                        Mode::Inference, {}, {}))
+                     .peak_bytes);
+    }
+
     // For a run over iterations the dimensions --dim binds by name become dynamic, up to the
     // largest asked for: bound anywhere, every tensor has the shape of the model loaded there,
     // and a run replans at the safepoint as an IR graph's does.

@@ -84,6 +84,35 @@ class TestStrategies : public QObject {
         }
     }
 
+    void theAlignedBoundCountsTheRoundingOfAllButTheTopBuffer() {
+        // Three 1-byte buffers at 64-byte offsets: two of them take 64 bytes, the top one 1.
+        const OffsetProblem tiny = problem({buf(0, 2, 1, 64), buf(0, 2, 1, 64), buf(1, 3, 1, 64)});
+        QCOMPARE(lower_bound_bytes(tiny), 3u);
+        QCOMPARE(aligned_lower_bound_bytes(tiny), 129u);
+        for (const OffsetStrategy* s : all_strategies())
+            QCOMPARE(solve(s->name(), tiny).height, 129u);
+        // Offsets are multiples of the smallest alignment (4): 3 -> 4 and 5 -> 8, less the
+        // larger rounding (3) of the top one: 9, below the best plan (5 at 0, 3 at 8: 11).
+        const OffsetProblem mixed = problem({buf(0, 2, 3, 4), buf(0, 2, 5, 16), buf(2, 3, 0, 8)});
+        QCOMPARE(lower_bound_bytes(mixed), 8u);
+        QCOMPARE(aligned_lower_bound_bytes(mixed), 9u);
+        QCOMPARE(solve("optimal", mixed).height, 11u);
+        QCOMPARE(aligned_lower_bound_bytes(problem({})), 0u);
+    }
+
+    void buffersAllLiveAtOnceArePlacedEndToEnd() {
+        // A parameter arena of many small shape constants (an exported model's folded shape
+        // computations): every buffer is live at once, and slots is at the aligned bound.
+        std::vector<Buffer> buffers;
+        for (uint64_t i = 0; i < 5000; ++i)
+            buffers.push_back(buf(0, 100, 8 + i % 3 * 8, 64));
+        const OffsetProblem clique = problem(buffers);
+        const OffsetSolution s = solve("auto", clique);
+        QCOMPARE(s.producer, std::string("slots"));
+        QCOMPARE(s.height, aligned_lower_bound_bytes(clique));
+        QCOMPARE(s.height, 4999u * 64 + 8); // an 8-byte buffer on top
+    }
+
     void everyStrategyReachesTheMinimallocExample() {
         // input.12.csv: optimum 12 = lower bound.
         OffsetProblem p =

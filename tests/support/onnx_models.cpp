@@ -153,4 +153,23 @@ void write_symbolic_relu(const std::string& path) {
     b.save(path);
 }
 
+void write_layered_shape_chain(const std::string& path, int layers) {
+    OnnxModelBuilder b(13, "layered_shape_chain");
+    b.input("x", {"N", "64"});
+    b.float_initializer("table", {4096, 64});
+    b.int64_initializer("zero", {1}, {0});
+    b.int64_initializer("one", {1}, {1});
+    std::string h = "x";
+    for (int i = 0; i < layers; ++i) {
+        const std::string layer = std::to_string(i);
+        b.node("Shape", {h}, {"shape" + layer});
+        b.node("Slice", {"shape" + layer, "zero", "one"}, {"rows" + layer});
+        b.node("Slice", {"table", "zero", "rows" + layer, "zero"}, {"mask" + layer});
+        b.node("Add", {h, "mask" + layer}, {"h" + layer});
+        h = "h" + layer;
+    }
+    b.output(h, {"?", "64"});
+    b.save(path);
+}
+
 } // namespace tmmu::test

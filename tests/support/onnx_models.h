@@ -51,6 +51,12 @@ void set_graph(::onnx::NodeProto& n, const std::string& name, const ::onnx::Grap
 // y = Relu(x), x and y [N, 64] with N symbolic: the smallest model whose dimension can vary.
 void write_symbolic_relu(const std::string& path);
 
+// `layers` layers over x [N, 64]: rows<i> = Shape(h<i-1>)[0:1], mask<i> = table[0:rows<i>] (a
+// Slice whose ends come from a shape, as a causal mask is sliced up to the sequence length) and
+// h<i> = h<i-1> + mask<i>, from h<-1> = x. No layer's shape is known before the chain ahead of it
+// folds.
+void write_layered_shape_chain(const std::string& path, int layers);
+
 // A value_info entry for a subgraph's inputs and outputs (bodies declare their own).
 void add_value(google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>& list,
                const std::string& name, const std::vector<std::string>& dims,

@@ -6,6 +6,7 @@
 #include "plan/strategies/parallel_passes.h"
 #include "plan/strategies/slots.h"
 
+#include <algorithm>
 #include <exception>
 #include <future>
 #include <optional>
@@ -13,6 +14,20 @@
 namespace tmmu {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
+
+bool all_live_at_once(const OffsetProblem& p) {
+    uint64_t last_begin = 0;
+    uint64_t first_end = UINT64_MAX;
+    for (const Buffer& b : p.buffers) {
+        last_begin = std::max(last_begin, b.begin);
+        first_end = std::min(first_end, b.end);
+    }
+    return last_begin < first_end;
+}
+
+} // namespace
 
 OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progress) const {
     check_offset_problem(p, "strategy auto");
@@ -26,7 +41,8 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
     // slots and at most at their height. A plan at the lower bound ends the search: no later
     // candidate can be strictly lower, so stopping changes no result (but ffd, which wins ties
     // with the plans placed before it runs, still runs after them).
-    const uint64_t bound = lower_bound_bytes(p);
+    // The tighter bound only ends the search sooner: a plan there is still one no other can beat.
+    const uint64_t bound = aligned_lower_bound_bytes(p);
     placement::OrderCache orders(p); // the candidates' orders, each made once
     OffsetSolution best;
     auto consider = [&best](OffsetSolution s) {
@@ -44,7 +60,9 @@ OffsetSolution AutoStrategy::solve(const OffsetProblem& p, const Progress& progr
         // thread: 0.3 s at a million buffers) runs on a helper beside multi-order. Its plan
         // still comes first, and so does its failure when both fail: the result is the one of
         // running slots first (multi-order's work is wasted only where slots is at the bound).
-        const bool aside = placement::planner_threads_for(p) > 1;
+        // Where every buffer is live at once (parameters are), slots places them end to end,
+        // usually at the aligned bound: it runs first, alone, so that nothing else is placed.
+        const bool aside = placement::planner_threads_for(p) > 1 && !all_live_at_once(p);
         std::future<OffsetSolution> slots_plan =
             std::async(aside ? std::launch::async : std::launch::deferred,
                        [&] { return SlotsStrategy().solve(p, progress); });

@@ -1,0 +1,78 @@
+#include "onnx/node_shapes.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+namespace tmmu::onnx {
+namespace {
+
+std::optional<std::vector<int64_t>> static_dims(const lib::TypeProto& type) {
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return std::nullopt;
+    std::vector<int64_t> dims;
+    for (const auto& d : type.tensor_type().shape().dim()) {
+        if (!d.has_dim_value()) return std::nullopt;
+        dims.push_back(d.dim_value());
+    }
+    return dims;
+}
+
+bool has_subgraph(const lib::NodeProto& n) {
+    for (const auto& a : n.attribute())
+        if (a.has_g() || a.graphs_size() > 0) return true;
+    return false;
+}
+
+} // namespace
+
+NodeShapes::NodeShapes(const lib::GraphProto& g, int64_t opset) : opset_(opset) {
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+        for (const lib::ValueInfoProto& v : *list)
+            set_type(v.name(), v.type());
+    // Pointers into the graph's initializer list: adding to it keeps existing elements in place.
+    for (const lib::TensorProto& t : g.initializer())
+        add_constant(t);
+}
+
+void NodeShapes::set_type(const std::string& name, const lib::TypeProto& type) {
+    lib::TypeProto& stored = types_[name];
+    stored = type;
+    type_of_[name] = &stored;
+}
+
+std::optional<std::vector<int64_t>> NodeShapes::static_shape(const std::string& name) const {
+    auto it = types_.find(name);
+    return it == types_.end() ? std::nullopt : static_dims(it->second);
+}
+
+void NodeShapes::add_constant(const lib::TensorProto& t) {
+    data_[t.name()] = &t;
+    if (static_shape(t.name())) return;
+    lib::TypeProto type;
+    auto* tensor = type.mutable_tensor_type();
+    tensor->set_elem_type(t.data_type());
+    auto* shape = tensor->mutable_shape();
+    for (int64_t d : t.dims())
+        shape->add_dim()->set_dim_value(d);
+    set_type(t.name(), type);
+}
+
+void NodeShapes::infer(lib::NodeProto& n) {
+    bool open = false;
+    for (const auto& o : n.output())
+        open = open || (!o.empty() && !static_shape(o));
+    if (!open || !is_default_domain(n.domain()) || has_subgraph(n)) return;
+    const lib::OpSchema* schema = lib::OpSchemaRegistry::Schema(n.op_type(), int(opset_));
+    if (!schema || !schema->has_type_and_shape_inference_function()) return;
+    lib::shape_inference::InferenceContextImpl ctx(n, type_of_, data_, {});
+    try {
+        schema->GetTypeAndShapeInferenceFunction()(ctx);
+    } catch (const std::exception&) {
+        return; // graph inference reports what is wrong with the node; here it just stays open
+    }
+    for (int i = 0; i < n.output_size(); ++i)
+        if (!n.output(i).empty() && !static_shape(n.output(i)) &&
+            static_dims(*ctx.getOutputType(size_t(i))))
+            set_type(n.output(i), *ctx.getOutputType(size_t(i)));
+}
+
+} // namespace tmmu::onnx
