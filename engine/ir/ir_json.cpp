@@ -319,7 +319,7 @@ class GraphReader : Reader {
                 bad(where, fmt::format("\"{}\" has an empty part: an axis joins declared "
                                        "dimensions and positive integers with single '*'",
                                        text));
-            if (!part.empty() && part.find_first_not_of("0123456789") == std::string::npos) {
+            if (part.find_first_not_of("0123456789") == std::string::npos) {
                 axis.factor = factor_in(part, text, axis.factor, where);
                 continue;
             }
@@ -330,8 +330,7 @@ class GraphReader : Reader {
         if (axis.fixed())
             bad(where,
                 fmt::format("\"{}\" names no dimension; write a fixed size as a number", text));
-        std::sort(axis.dims.begin(), axis.dims.end());
-        return axis;
+        return axis; // finalize_graph puts the dims in order
     }
 
     int64_t factor_in(const std::string& part, const std::string& text, int64_t factor,
