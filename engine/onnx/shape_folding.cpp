@@ -27,8 +27,19 @@ bool is_integer(int32_t elem) {
     return elem == lib::TensorProto_DataType_INT64 || elem == lib::TensorProto_DataType_INT32;
 }
 
+// Shape computations compare and select too (torch's expand: Where(Equal(s, -1), 1, s)).
+bool is_foldable(int32_t elem) {
+    return is_integer(elem) || elem == lib::TensorProto_DataType_BOOL;
+}
+
+size_t element_width(int32_t elem) {
+    return elem == lib::TensorProto_DataType_INT64  ? 8
+           : elem == lib::TensorProto_DataType_BOOL ? 1
+                                                    : 4;
+}
+
 std::optional<Known> from_tensor(const lib::TensorProto& t) {
-    if (!is_integer(t.data_type()) || t.data_location() == lib::TensorProto_DataLocation_EXTERNAL)
+    if (!is_foldable(t.data_type()) || t.data_location() == lib::TensorProto_DataLocation_EXTERNAL)
         return std::nullopt;
     Known k;
     k.elem = t.data_type();
@@ -38,16 +49,18 @@ std::optional<Known> from_tensor(const lib::TensorProto& t) {
         count *= size_t(std::max<int64_t>(d, 0));
     if (count > kMaxFoldedElements) return std::nullopt;
     if (t.has_raw_data()) {
-        const size_t width = t.data_type() == lib::TensorProto_DataType_INT64 ? 8 : 4;
+        const size_t width = element_width(t.data_type());
         if (t.raw_data().size() != count * width) return std::nullopt;
         for (size_t i = 0; i < count; ++i) {
             int64_t v = 0;
             if (width == 8) {
                 std::memcpy(&v, t.raw_data().data() + i * 8, 8);
-            } else {
+            } else if (width == 4) {
                 int32_t v32 = 0;
                 std::memcpy(&v32, t.raw_data().data() + i * 4, 4);
                 v = v32;
+            } else {
+                v = t.raw_data()[i] != 0;
             }
             k.values.push_back(v);
         }
@@ -166,6 +179,14 @@ class Folder {
                    {"Sub", &Folder::arithmetic},
                    {"Mul", &Folder::arithmetic},
                    {"Div", &Folder::arithmetic},
+                   {"Max", &Folder::arithmetic},
+                   {"Min", &Folder::arithmetic},
+                   {"Equal", &Folder::comparison},
+                   {"Less", &Folder::comparison},
+                   {"Greater", &Folder::comparison},
+                   {"Not", &Folder::logical_not},
+                   {"Where", &Folder::where},
+                   {"Reshape", &Folder::reshape},
                    {"Neg", &Folder::neg},
                    {"ConstantOfShape", &Folder::constant_of_shape}};
         auto it = ops.find(n.op_type());
@@ -304,9 +325,12 @@ class Folder {
     std::optional<Known> cast(const lib::NodeProto& n) const {
         const Known* data = in(n, 0);
         const int64_t to = attr_int(n, "to", 0);
-        if (!data || !is_integer(int32_t(to))) return std::nullopt;
+        if (!data || !is_foldable(int32_t(to))) return std::nullopt;
         Known out = *data;
         out.elem = int32_t(to);
+        if (out.elem == lib::TensorProto_DataType_BOOL)
+            for (int64_t& v : out.values)
+                v = v != 0;
         return out;
     }
 
@@ -344,22 +368,122 @@ class Folder {
         return data ? std::optional<Known>(*data) : std::nullopt;
     }
 
-    // Scalar-or-vector integer arithmetic, as shape computations use it; division truncates.
+    // Operands broadcast as shape computations use them: each has the widest one's dims, or one
+    // element and no more axes (a scalar, or [1] against a vector). fn gets one value of each.
+    template <typename Fn>
+    std::optional<Known> elementwise(const lib::NodeProto& n, int32_t elem, Fn fn) const {
+        std::vector<const Known*> operands;
+        for (int i = 0; i < n.input_size(); ++i) {
+            const Known* k = in(n, i);
+            if (!k || k->values.empty()) return std::nullopt;
+            operands.push_back(k);
+        }
+        if (operands.empty()) return std::nullopt;
+        const Known* wide = operands[0];
+        for (const Known* k : operands)
+            if (std::pair(k->values.size(), k->dims.size()) >
+                std::pair(wide->values.size(), wide->dims.size()))
+                wide = k;
+        for (const Known* k : operands)
+            if (k->dims != wide->dims &&
+                (k->values.size() != 1 || k->dims.size() > wide->dims.size()))
+                return std::nullopt;
+        Known out;
+        out.elem = elem;
+        out.dims = wide->dims;
+        std::vector<int64_t> args(operands.size());
+        for (size_t i = 0; i < wide->values.size(); ++i) {
+            for (size_t k = 0; k < operands.size(); ++k)
+                args[k] = operands[k]->values[operands[k]->values.size() == 1 ? 0 : i];
+            const std::optional<int64_t> v = fn(args);
+            if (!v) return std::nullopt;
+            out.values.push_back(*v);
+        }
+        return out;
+    }
+
+    // Integer arithmetic of shape computations; division truncates, as runtimes' does. What
+    // overflows is left to run (it is no shape).
     std::optional<Known> arithmetic(const lib::NodeProto& n) const {
-        const Known* a = in(n, 0);
-        const Known* b = in(n, 1);
-        if (!a || !b || a->values.empty() || b->values.empty()) return std::nullopt;
-        const Known& wide = a->values.size() >= b->values.size() ? *a : *b;
-        if ((a->values.size() != 1 && a->values.size() != wide.values.size()) ||
-            (b->values.size() != 1 && b->values.size() != wide.values.size()))
-            return std::nullopt;
-        Known out = wide;
         const std::string& op = n.op_type();
-        for (size_t i = 0; i < out.values.size(); ++i) {
-            const int64_t x = a->values[a->values.size() == 1 ? 0 : i];
-            const int64_t y = b->values[b->values.size() == 1 ? 0 : i];
-            if (op == "Div" && y == 0) return std::nullopt;
-            out.values[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+        const Known* first = in(n, 0);
+        if (!first || (n.input_size() != 2 && op != "Max" && op != "Min")) return std::nullopt;
+        return elementwise(n, first->elem, [&op](const std::vector<int64_t>& v) {
+            std::optional<int64_t> out = int64_t(0);
+            if (op == "Max") {
+                out = *std::max_element(v.begin(), v.end());
+            } else if (op == "Min") {
+                out = *std::min_element(v.begin(), v.end());
+            } else if (op == "Div") {
+                if (v[1] == 0 || (v[0] == INT64_MIN && v[1] == -1)) return std::optional<int64_t>();
+                out = v[0] / v[1];
+            } else if (op == "Add"   ? __builtin_add_overflow(v[0], v[1], &*out)
+                       : op == "Sub" ? __builtin_sub_overflow(v[0], v[1], &*out)
+                                     : __builtin_mul_overflow(v[0], v[1], &*out)) {
+                out.reset();
+            }
+            return out;
+        });
+    }
+
+    std::optional<Known> comparison(const lib::NodeProto& n) const {
+        if (n.input_size() != 2) return std::nullopt;
+        const std::string& op = n.op_type();
+        return elementwise(
+            n, lib::TensorProto_DataType_BOOL,
+            [&op](const std::vector<int64_t>& v) -> std::optional<int64_t> {
+                return op == "Equal" ? v[0] == v[1] : op == "Less" ? v[0] < v[1] : v[0] > v[1];
+            });
+    }
+
+    std::optional<Known> logical_not(const lib::NodeProto& n) const {
+        return elementwise(
+            n, lib::TensorProto_DataType_BOOL,
+            [](const std::vector<int64_t>& v) -> std::optional<int64_t> { return v[0] == 0; });
+    }
+
+    std::optional<Known> where(const lib::NodeProto& n) const {
+        const Known* chosen = in(n, 1);
+        if (n.input_size() != 3 || !chosen) return std::nullopt;
+        return elementwise(n, chosen->elem,
+                           [](const std::vector<int64_t>& v) -> std::optional<int64_t> {
+                               return v[0] != 0 ? v[1] : v[2];
+                           });
+    }
+
+    // The same values under other dims: 0 copies the input's dim (unless allowzero), -1 takes
+    // what the others leave.
+    std::optional<Known> reshape(const lib::NodeProto& n) const {
+        const Known* data = in(n, 0);
+        const Known* shape = in(n, 1);
+        if (!data || !shape || shape->dims.size() != 1) return std::nullopt;
+        const bool allow_zero = attr_int(n, "allowzero", 0) != 0;
+        Known out = *data;
+        out.dims.clear();
+        int64_t inferred = -1;
+        int64_t known = 1;
+        for (size_t i = 0; i < shape->values.size(); ++i) {
+            int64_t d = shape->values[i];
+            if (d == 0 && !allow_zero) {
+                if (i >= data->dims.size()) return std::nullopt;
+                d = data->dims[i];
+            }
+            if (d == -1) {
+                if (inferred >= 0) return std::nullopt;
+                inferred = int64_t(i);
+            } else if (d < 0) {
+                return std::nullopt;
+            } else if (__builtin_mul_overflow(known, d, &known)) {
+                return std::nullopt;
+            }
+            out.dims.push_back(d);
+        }
+        const int64_t count = int64_t(data->values.size());
+        if (inferred >= 0) {
+            if (known == 0 || count % known != 0) return std::nullopt;
+            out.dims[size_t(inferred)] = count / known;
+        } else if (known != count) {
+            return std::nullopt;
         }
         return out;
     }

@@ -4,9 +4,10 @@
 // opset >= 13 versions of those ops, so older models keep symbolic shapes even with every input
 // dim bound. Exports of any opset slice by values computed from shapes (a causal mask up to the
 // sequence length), whose shapes close only once those values fold. Runtimes fold these chains
-// the same way before they plan memory. Only small integer tensors whose inputs are all known
-// are folded; the folded node disappears and its output becomes an initializer (a parameter of
-// a few bytes).
+// the same way before they plan memory, torch's guards too (its expand writes
+// Where(Equal(s, -1), 1, s) over the sizes). Only small integer and bool tensors whose inputs
+// are all known are folded; the folded node disappears and its output becomes an initializer (a
+// parameter of a few bytes).
 #include "onnx/model_reading.h"
 
 #include <map>

@@ -238,6 +238,56 @@ class TestOnnxModels : public QObject {
         QVERIFY(has_note(m.annotations.notes, "40 shape-computing nodes"));
     }
 
+    // torch writes x.expand(n, 4) with a traced n as Concat -> Reshape([-1]) ->
+    // Where(Equal(s, -1), 1, s) -> Expand, and clamps lengths with Max/Min or comparisons: all
+    // of it folds, as a runtime's constant folding would, and the Expand's shape follows N.
+    void torchExpandsAndClampsFold() {
+        OnnxModelBuilder b(13, "torch_expand");
+        b.input("x", {"N", "4"});
+        b.float_initializer("row", {1, 4});
+        b.float_initializer("table", {16, 4});
+        b.int64_initializer("zero", {1}, {0});
+        b.int64_initializer("one", {1}, {1});
+        b.int64_initializer("four", {1}, {4});
+        b.int64_initializer("flat", {1}, {-1});
+        b.int64_initializer("minus_ones", {2}, {-1, -1});
+        b.int64_initializer("ones", {2}, {1, 1});
+        b.int64_initializer("two", {1}, {2});
+        b.int64_initializer("three", {1}, {3});
+        b.int64_initializer("six", {1}, {6});
+        firstDimension(b, "x", "xs", "n");
+        set_int(b.node("Concat", {"n", "four"}, {"sizes"}), "axis", 0);
+        b.node("Reshape", {"sizes", "flat"}, {"stacked"});
+        b.node("Equal", {"stacked", "minus_ones"}, {"unknown"});
+        b.node("Where", {"unknown", "ones", "stacked"}, {"target"});
+        b.node("Expand", {"row", "target"}, {"y"});
+        b.node("Add", {"x", "y"}, {"z"});
+        b.node("Max", {"n", "two"}, {"at_least_two"});
+        b.node("Min", {"at_least_two", "six"}, {"clamped"}); // min(max(N, 2), 6)
+        b.node("Slice", {"table", "zero", "clamped", "zero"}, {"rows"});
+        b.node("Less", {"n", "three"}, {"short"});
+        b.node("Not", {"short"}, {"long"});
+        b.node("Where", {"long", "n", "three"}, {"at_least_three"}); // max(N, 3)
+        b.node("Slice", {"table", "zero", "at_least_three", "zero"}, {"head"});
+        b.output("z", {"N", "4"});
+        b.output("rows", {"?", "4"});
+        b.output("head", {"?", "4"});
+        b.save(path("torch_expand.onnx"));
+        for (const auto& [n, clamped, three] :
+             {std::tuple{5, 5, 5}, std::tuple{1, 2, 3}, std::tuple{9, 6, 9}}) {
+            ModelRequest r;
+            r.dims["N"] = n;
+            const LoadedModel m = load_model(path("torch_expand.onnx"), r);
+            const Graph& g = *m.graph;
+            QCOMPARE(tensor(g, "y").shape, (std::vector<int64_t>{n, 4}));
+            QCOMPARE(tensor(g, "target").role, Role::Parameter);
+            QCOMPARE(tensor(g, "rows").shape, (std::vector<int64_t>{clamped, 4}));
+            QCOMPARE(tensor(g, "head").shape, (std::vector<int64_t>{three, 4}));
+            // Expand, Add and the two Slices of the table run; the rest folded.
+            QCOMPARE(g.nodes.size(), size_t(4));
+        }
+    }
+
     // Older Hugging Face exports view the positions by the sequence length
     // (position_ids.unsqueeze(0).view(-1, seq)), and read the shape of what they feed again.
     // At batch 1 inference closed that shape a round sooner than at batch 2, so Shape(h) was
