@@ -1,5 +1,9 @@
 #include "onnx/node_shapes.h"
 
+#include "core/failure.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -24,7 +28,8 @@ bool has_subgraph(const lib::NodeProto& n) {
 
 } // namespace
 
-NodeShapes::NodeShapes(const lib::GraphProto& g, int64_t opset) : opset_(opset) {
+NodeShapes::NodeShapes(const lib::GraphProto& g, int64_t opset, std::string path)
+    : opset_(opset), path_(std::move(path)) {
     for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
         for (const lib::ValueInfoProto& v : *list)
             set_type(v.name(), v.type());
@@ -44,6 +49,10 @@ std::optional<std::vector<int64_t>> NodeShapes::static_shape(const std::string& 
     return it == types_.end() ? std::nullopt : static_dims(it->second);
 }
 
+void NodeShapes::add_value(lib::TensorProto t) {
+    add_constant(held_.emplace_back(std::move(t)));
+}
+
 void NodeShapes::add_constant(const lib::TensorProto& t) {
     data_[t.name()] = &t;
     if (static_shape(t.name())) return;
@@ -56,6 +65,25 @@ void NodeShapes::add_constant(const lib::TensorProto& t) {
     set_type(t.name(), type);
 }
 
+// Inputs of fully static shapes that the node's inference refuses: the model does not hold at
+// these dimensions (a sequence past the positions a causal mask was built for). Graph inference
+// would drop the node's outputs silently, and libonnx 1.12 then crashes in a Shape of them.
+void NodeShapes::refuse_if_known(const lib::NodeProto& n, const std::string& why) const {
+    std::vector<std::string> inputs;
+    for (const std::string& in : n.input()) {
+        if (in.empty()) continue;
+        const auto dims = static_shape(in);
+        if (!dims) return;
+        inputs.push_back(fmt::format("[{}]", fmt::join(*dims, ", ")));
+    }
+    const std::string node = n.name().empty()
+                                 ? fmt::format("the {} writing '{}'", n.op_type(), n.output(0))
+                                 : fmt::format("node '{}' ({})", n.name(), n.op_type());
+    fail(FailureCode::InvalidIrShapes, path_,
+         fmt::format("{} does not hold at these dimensions: its inputs are {} ({})", node,
+                     fmt::join(inputs, ", "), why));
+}
+
 void NodeShapes::infer(lib::NodeProto& n) {
     bool open = false;
     for (const auto& o : n.output())
@@ -66,13 +94,34 @@ void NodeShapes::infer(lib::NodeProto& n) {
     lib::shape_inference::InferenceContextImpl ctx(n, type_of_, data_, {});
     try {
         schema->GetTypeAndShapeInferenceFunction()(ctx);
-    } catch (const std::exception&) {
-        return; // graph inference reports what is wrong with the node; here it just stays open
+    } catch (const std::exception& e) {
+        refuse_if_known(n, e.what());
+        return; // an input's shape is open: graph inference may still close it
     }
     for (int i = 0; i < n.output_size(); ++i)
         if (!n.output(i).empty() && !static_shape(n.output(i)) &&
             static_dims(*ctx.getOutputType(size_t(i))))
             set_type(n.output(i), *ctx.getOutputType(size_t(i)));
+}
+
+void NodeShapes::close_open(lib::GraphProto& g) const {
+    std::unordered_map<std::string, lib::TypeProto*> typed;
+    for (auto* list : {g.mutable_output(), g.mutable_value_info()})
+        for (lib::ValueInfoProto& v : *list)
+            typed.emplace(v.name(), v.mutable_type());
+    for (const lib::NodeProto& n : g.node())
+        for (const std::string& o : n.output()) {
+            auto found = types_.find(o);
+            if (o.empty() || found == types_.end() || !static_dims(found->second)) continue;
+            auto it = typed.find(o);
+            if (it == typed.end()) {
+                lib::ValueInfoProto* v = g.add_value_info();
+                v->set_name(o);
+                *v->mutable_type() = found->second;
+            } else if (!static_dims(*it->second)) {
+                *it->second = found->second;
+            }
+        }
 }
 
 } // namespace tmmu::onnx

@@ -123,7 +123,8 @@ int64_t wrap(int64_t i, int64_t n) {
 
 class Folder {
   public:
-    Folder(lib::GraphProto& g, int64_t opset) : g_(g), shapes_(g, opset) {
+    Folder(lib::GraphProto& g, int64_t opset, const std::string& path)
+        : g_(g), shapes_(g, opset, path) {
         for (const auto& t : g.initializer())
             if (auto k = from_tensor(t)) known_[t.name()] = *k;
         for (const auto& o : g.output())
@@ -142,6 +143,7 @@ class Folder {
             const bool foldable =
                 k && n.output_size() == 1 && !outputs_.count(n.output(0)) && !k->values.empty();
             if (!foldable) {
+                if (k) shapes_.add_value(to_tensor(*k, n.output(0)));
                 shapes_.infer(n);
                 *kept_nodes.add_node() = std::move(n);
                 continue;
@@ -153,6 +155,8 @@ class Folder {
         }
         g_.mutable_node()->Swap(kept_nodes.mutable_node());
     }
+
+    const NodeShapes& shapes() const { return shapes_; }
 
   private:
     const Known* in(const lib::NodeProto& n, int i) const {
@@ -520,13 +524,18 @@ std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::stri
     for (int round = 0; round < kMaxRounds && has_open_shapes(m.graph()); ++round) {
         const size_t before = size_t(m.graph().node_size());
         std::map<std::string, int> now;
-        Folder(*m.mutable_graph(), opset).run(now);
+        Folder folder(*m.mutable_graph(), opset, path);
+        folder.run(now);
         // Constant nodes folded alongside a chain count as folded only when something else was.
-        if (size_t(m.graph().node_size()) == before || now.empty()) break;
-        for (const auto& [op, n] : now)
-            folded[op] += n;
-        m.mutable_graph()->clear_value_info();
-        infer_shapes(m, path);
+        const bool changed = size_t(m.graph().node_size()) != before && !now.empty();
+        if (changed) {
+            for (const auto& [op, n] : now)
+                folded[op] += n;
+            m.mutable_graph()->clear_value_info();
+            infer_shapes(m, path);
+        }
+        folder.shapes().close_open(*m.mutable_graph());
+        if (!changed) break;
     }
     return folded;
 }

@@ -35,21 +35,28 @@ const char* kind_of(const lib::TypeProto& t) {
 } // namespace
 
 std::string UnboundDims::text() const {
-    // A model whose shapes inference could not follow leaves one made-up name per value: the
-    // first few say what is wrong as well as all of them would.
-    constexpr size_t kShownNames = 8;
+    // Inference makes up a name ('unk__3') per value it could not follow, hundreds in a deep
+    // model: a few say what is wrong. Every other entry (a name the user can bind, an unnamed
+    // or data-dependent dim) is listed, first.
+    constexpr size_t kShownMadeUp = 8;
+    auto made_up = [](const std::string& what) { return what.starts_with("'unk__"); };
     std::vector<std::string> parts;
-    for (const auto& [what, used] : unbound_) {
-        if (parts.size() == kShownNames) {
-            parts.push_back(fmt::format("and {} more", unbound_.size() - kShownNames));
-            break;
+    size_t shown = 0, left_out = 0;
+    for (const bool listing_made_up : {false, true})
+        for (const auto& [what, used] : unbound_) {
+            if (made_up(what) != listing_made_up) continue;
+            if (listing_made_up && shown == kShownMadeUp) {
+                ++left_out;
+                continue;
+            }
+            shown += listing_made_up;
+            const size_t places = std::min<size_t>(used.size(), 3);
+            std::string list =
+                fmt::format("{}", fmt::join(used.begin(), used.begin() + long(places), ", "));
+            if (used.size() > places) list += fmt::format(" and {} more", used.size() - places);
+            parts.push_back(fmt::format("{} (used by {})", what, list));
         }
-        const size_t shown = std::min<size_t>(used.size(), 3);
-        std::string list =
-            fmt::format("{}", fmt::join(used.begin(), used.begin() + long(shown), ", "));
-        if (used.size() > shown) list += fmt::format(" and {} more", used.size() - shown);
-        parts.push_back(fmt::format("{} (used by {})", what, list));
-    }
+    if (left_out > 0) parts.push_back(fmt::format("and {} more names inference made up", left_out));
     return fmt::format("{}", fmt::join(parts, "; "));
 }
 

@@ -25,7 +25,7 @@ class UnboundDims {
     }
     bool empty() const { return unbound_.empty(); }
     // "'N' (used by 'x' dim 0, 'y' dim 0); an unnamed dim (used by 'z' dim 1)", at most a few
-    // places per name and eight names.
+    // places per name, and eight of the names inference made up ('unk__3') after the others.
     std::string text() const;
 
   private:

@@ -116,8 +116,10 @@ uint64_t aligned_lower_bound_bytes(const OffsetProblem& p) {
             live_padding.erase(live_padding.find(padding[i]));
         }
         const size_t i = begin.buffer;
-        live = checked_add(live, checked_add(p.buffers[i].size, padding[i], "lower bound: size"),
-                           "lower bound: live bytes");
+        // Past 2^64 bytes the rounding is no bound a plan could meet: the plain one stands.
+        if (__builtin_add_overflow(live, p.buffers[i].size, &live) ||
+            __builtin_add_overflow(live, padding[i], &live))
+            return lower_bound_bytes(p);
         live_padding.insert(padding[i]);
         best = std::max(best, live - *live_padding.rbegin());
     }

@@ -75,6 +75,9 @@ void make_onnx_dynamic(LoadedModel& m, std::shared_ptr<const onnx::OnnxFile> fil
                 fail(FailureCode::InvalidIrShapes, f.where(),
                      fmt::format("at {} shapes could not be inferred: {}", binding_text(b),
                                  f.message().substr(onnx::kUnboundPrefix.size())));
+            // The loader's refusal of the shapes there (a node that does not hold at them).
+            if (f.code() == FailureCode::InvalidIrShapes)
+                fail(f.code(), f.where(), fmt::format("at {}: {}", binding_text(b), f.message()));
             fail(f.code(), f.where(),
                  fmt::format("loaded again at {} (a run over iterations checks its shapes "
                              "there): {}",

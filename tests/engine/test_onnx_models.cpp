@@ -3,6 +3,7 @@
 // that off), If bodies planned as the node's workspace with captured values kept alive,
 // annotations (dim names, attributes, declared inputs), and external data next to the model.
 #include "onnx/onnx_loader.h"
+#include "onnx/tensor_types.h"
 #include "onnx_models.h"
 #include "plan/plan_summary.h"
 #include "plan/replan.h"
@@ -236,6 +237,56 @@ class TestOnnxModels : public QObject {
         QCOMPARE(tensor(g, "rows19").role, Role::Parameter);
         QCOMPARE(g.nodes.size(), size_t(40)); // a Slice of the table and an Add per layer
         QVERIFY(has_note(m.annotations.notes, "40 shape-computing nodes"));
+    }
+
+    // Rows past what the table holds (a sequence longer than a causal mask was built for): the
+    // Add cannot broadcast [5000, 64] with [4096, 64]. Graph inference drops such a node's
+    // outputs silently, and libonnx 1.12 crashed in the Shape of them; the load is refused,
+    // naming the node and its inputs.
+    void dimensionsWhereTheModelDoesNotHoldAreRefused() {
+        test::write_layered_shape_chain(path("layers.onnx"), 2);
+        ModelRequest r;
+        r.dims["N"] = 5000;
+        const auto f = test::capture_failure([&] { (void)load_model(path("layers.onnx"), r); });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("node 'Add_4' (Add) does not hold at these dimensions: its "
+                                   "inputs are [5000, 64], [4096, 64]") != std::string::npos,
+                 f->what());
+    }
+
+    // A shape that is also a graph output stays a node, so graph inference cannot see its value
+    // (opset 13's data propagation does not follow the Slice of a shape); the Reshape by it is
+    // closed by its own inference in the pass, and so is everything read from it. Made-up names
+    // of what stays open come after the names a user can bind.
+    void shapesKeptAsOutputsStillCloseReshapes() {
+        OnnxModelBuilder b(13, "shape_output");
+        b.input("x", {"N", "4", "2"});
+        b.int64_initializer("zero", {1}, {0});
+        b.int64_initializer("one", {1}, {1});
+        b.int64_initializer("rest", {1}, {-1});
+        firstDimension(b, "x", "xs", "n");
+        set_int(b.node("Concat", {"n", "rest"}, {"rows"}), "axis", 0);
+        b.node("Reshape", {"x", "rows"}, {"r"});
+        firstDimension(b, "r", "rs", "m");
+        set_int(b.node("Concat", {"m", "rest"}, {"rows_again"}), "axis", 0);
+        b.node("Reshape", {"r", "rows_again"}, {"y"});
+        b.output("y", {"?", "?"});
+        b.output("rows", {"2"}, lib::TensorProto_DataType_INT64);
+        b.save(path("shape_output.onnx"));
+        ModelRequest r;
+        r.dims["N"] = 3;
+        const Graph g = *load_model(path("shape_output.onnx"), r).graph;
+        QCOMPARE(tensor(g, "r").shape, (std::vector<int64_t>{3, 8}));
+        QCOMPARE(tensor(g, "y").shape, (std::vector<int64_t>{3, 8}));
+        QCOMPARE(tensor(g, "rows").role, Role::Output);
+
+        tmmu::onnx::UnboundDims unbound;
+        for (int i = 0; i < 20; ++i)
+            unbound.add("'unk__" + std::to_string(i) + "'", "'v' dim 0");
+        unbound.add("'wlen'", "'x' dim 1");
+        const std::string text = unbound.text();
+        QVERIFY2(text.starts_with("'wlen' (used by 'x' dim 1); 'unk__0'"), text.c_str());
+        QVERIFY2(text.ends_with("; and 12 more names inference made up"), text.c_str());
     }
 
     // torch writes x.expand(n, 4) with a traced n as Concat -> Reshape([-1]) ->
@@ -521,8 +572,9 @@ class TestOnnxModels : public QObject {
         QCOMPARE(load_model(path("tied.onnx"), asked).graph->tensors.size(), size_t(8));
         expectRefused(path("tied.onnx"), asked, {{"M", 4}},
                       "M must stay equal to N: the model holds with them moved "
-                      "together, not with M moved alone (at K=2, M=3, N=2, P=2, Q=2 "
-                      "shapes could not be inferred");
+                      "together, not with M moved alone (at K=2, M=3, N=2, P=2, Q=2: node "
+                      "'Add_1' (Add) does not hold at these dimensions: its inputs are [2, 64], "
+                      "[3, 64]");
         // Three that must stay equal: named as a tie among them.
         OnnxModelBuilder three(13, "three");
         three.input("x", {"N", "64"});
@@ -550,8 +602,8 @@ class TestOnnxModels : public QObject {
         sq.save(path("squeeze.onnx"));
         asked.dims = {{"N", 1}};
         expectRefused(path("squeeze.onnx"), asked, {{"N", 1}},
-                      "N cannot move on its own from N=1: at N=2 shapes could not "
-                      "be inferred");
+                      "N cannot move on its own from N=1: at N=2: node 'Squeeze_1' (Squeeze) does "
+                      "not hold at these dimensions: its inputs are [2, 64], [1]");
     }
 
     // y = x[:S] has min(N, S) rows: S at N=4, S=2, where the probes mark it as following S; at

@@ -102,7 +102,9 @@ class TestStrategies : public QObject {
 
     void buffersAllLiveAtOnceArePlacedEndToEnd() {
         // A parameter arena of many small shape constants (an exported model's folded shape
-        // computations): every buffer is live at once, and slots is at the aligned bound.
+        // computations): every buffer is live at once, and slots is at the aligned bound, where
+        // auto stops. The plan is the one auto chose before it stopped there; what changed is
+        // the time (16,641 such parameters: 7.2 s before, 6 ms now), which no test measures.
         std::vector<Buffer> buffers;
         for (uint64_t i = 0; i < 5000; ++i)
             buffers.push_back(buf(0, 100, 8 + i % 3 * 8, 64));
