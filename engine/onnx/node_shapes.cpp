@@ -80,8 +80,8 @@ void NodeShapes::refuse_if_known(const lib::NodeProto& n, const std::string& why
                                  ? fmt::format("the {} writing '{}'", n.op_type(), n.output(0))
                                  : fmt::format("node '{}' ({})", n.name(), n.op_type());
     fail(FailureCode::InvalidIrShapes, path_,
-         fmt::format("{} does not hold at these dimensions: its inputs are {} ({})", node,
-                     fmt::join(inputs, ", "), why));
+         fmt::format("{} does not hold for inputs of shapes {} ({})", node, fmt::join(inputs, ", "),
+                     why));
 }
 
 void NodeShapes::infer(lib::NodeProto& n) {
@@ -104,11 +104,12 @@ void NodeShapes::infer(lib::NodeProto& n) {
             set_type(n.output(i), *ctx.getOutputType(size_t(i)));
 }
 
-void NodeShapes::close_open(lib::GraphProto& g) const {
+bool NodeShapes::close_open(lib::GraphProto& g) const {
     std::unordered_map<std::string, lib::TypeProto*> typed;
     for (auto* list : {g.mutable_output(), g.mutable_value_info()})
         for (lib::ValueInfoProto& v : *list)
             typed.emplace(v.name(), v.mutable_type());
+    bool changed = false;
     for (const lib::NodeProto& n : g.node())
         for (const std::string& o : n.output()) {
             auto found = types_.find(o);
@@ -118,10 +119,37 @@ void NodeShapes::close_open(lib::GraphProto& g) const {
                 lib::ValueInfoProto* v = g.add_value_info();
                 v->set_name(o);
                 *v->mutable_type() = found->second;
+                changed = true;
             } else if (!static_dims(*it->second)) {
-                *it->second = found->second;
+                close_declared(o, *it->second, found->second);
+                changed = true;
             }
         }
+    return changed;
+}
+
+// A declared output keeps its fixed dims: one that differs from what inference found is refused.
+void NodeShapes::close_declared(const std::string& name, lib::TypeProto& declared,
+                                const lib::TypeProto& found) const {
+    const auto dims = *static_dims(found);
+    // No shape, or none known (inference leaves an empty one where it knows no rank).
+    if (!declared.tensor_type().has_shape() || declared.tensor_type().shape().dim_size() == 0) {
+        declared = found;
+        return;
+    }
+    auto* shape = declared.mutable_tensor_type()->mutable_shape();
+    if (shape->dim_size() != int(dims.size()))
+        fail(FailureCode::InvalidIrShapes, path_,
+             fmt::format("'{}' is declared with {} dims, and inference finds [{}]", name,
+                         shape->dim_size(), fmt::join(dims, ", ")));
+    for (size_t k = 0; k < dims.size(); ++k) {
+        auto* d = shape->mutable_dim(int(k));
+        if (d->has_dim_value() && d->dim_value() != dims[k])
+            fail(FailureCode::InvalidIrShapes, path_,
+                 fmt::format("'{}' is declared with dim {} = {}, and inference finds [{}]", name, k,
+                             d->dim_value(), fmt::join(dims, ", ")));
+        d->set_dim_value(dims[k]);
+    }
 }
 
 } // namespace tmmu::onnx

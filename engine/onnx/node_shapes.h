@@ -40,12 +40,16 @@ class NodeShapes {
     void infer(lib::NodeProto& n);
 
     // Gives the graph's values that graph inference left open the static shapes found here: a
-    // Reshape by a shape that stays a node (it is also a graph output) is closed only here.
-    void close_open(lib::GraphProto& g) const;
+    // Reshape by a shape that stays a node (it is also a graph output) is closed only here. A
+    // declared output keeps its fixed dims (one that differs is refused). True when something
+    // changed: graph inference must then run again, to check what follows against it.
+    bool close_open(lib::GraphProto& g) const;
 
   private:
     void set_type(const std::string& name, const lib::TypeProto& type);
     void refuse_if_known(const lib::NodeProto& n, const std::string& why) const;
+    void close_declared(const std::string& name, lib::TypeProto& declared,
+                        const lib::TypeProto& found) const;
 
     // Owned copies, because the library's inference context takes mutable pointers; an
     // unordered_map keeps its values' addresses when it grows.

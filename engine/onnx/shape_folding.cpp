@@ -32,6 +32,10 @@ bool is_foldable(int32_t elem) {
     return is_integer(elem) || elem == lib::TensorProto_DataType_BOOL;
 }
 
+bool fits(int64_t v, int32_t elem) {
+    return elem != lib::TensorProto_DataType_INT32 || (v >= INT32_MIN && v <= INT32_MAX);
+}
+
 size_t element_width(int32_t elem) {
     return elem == lib::TensorProto_DataType_INT64  ? 8
            : elem == lib::TensorProto_DataType_BOOL ? 1
@@ -332,9 +336,11 @@ class Folder {
         if (!data || !is_foldable(int32_t(to))) return std::nullopt;
         Known out = *data;
         out.elem = int32_t(to);
-        if (out.elem == lib::TensorProto_DataType_BOOL)
-            for (int64_t& v : out.values)
+        for (int64_t& v : out.values)
+            if (out.elem == lib::TensorProto_DataType_BOOL)
                 v = v != 0;
+            else if (!fits(v, out.elem))
+                return std::nullopt; // a wrapping cast is left to run
         return out;
     }
 
@@ -353,7 +359,11 @@ class Folder {
         const auto* value = attr(n, "value");
         if (!shape || !value || !value->has_t()) return std::nullopt;
         std::optional<Known> fill = from_tensor(value->t());
-        if (!fill || fill->values.size() != 1) return std::nullopt;
+        // A bool fill is a mask (torch.ones((batch, seq), dtype=bool)), a tensor of the data's
+        // size: folded only while small, it would be a parameter at one binding and computed at
+        // another, which a run over iterations refuses. (An integer fill has that flaw too.)
+        if (!fill || fill->values.size() != 1 || fill->elem == lib::TensorProto_DataType_BOOL)
+            return std::nullopt;
         size_t count = 1;
         for (int64_t d : shape->values) {
             if (d < 0) return std::nullopt;
@@ -400,7 +410,7 @@ class Folder {
             for (size_t k = 0; k < operands.size(); ++k)
                 args[k] = operands[k]->values[operands[k]->values.size() == 1 ? 0 : i];
             const std::optional<int64_t> v = fn(args);
-            if (!v) return std::nullopt;
+            if (!v || !fits(*v, elem)) return std::nullopt; // what overflows is left to run
             out.values.push_back(*v);
         }
         return out;
@@ -534,7 +544,7 @@ std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::stri
             m.mutable_graph()->clear_value_info();
             infer_shapes(m, path);
         }
-        folder.shapes().close_open(*m.mutable_graph());
+        if (folder.shapes().close_open(*m.mutable_graph())) infer_shapes(m, path);
         if (!changed) break;
     }
     return folded;

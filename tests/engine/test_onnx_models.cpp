@@ -249,8 +249,8 @@ class TestOnnxModels : public QObject {
         r.dims["N"] = 5000;
         const auto f = test::capture_failure([&] { (void)load_model(path("layers.onnx"), r); });
         QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
-        QVERIFY2(f->message().find("node 'Add_4' (Add) does not hold at these dimensions: its "
-                                   "inputs are [5000, 64], [4096, 64]") != std::string::npos,
+        QVERIFY2(f->message().find("node 'Add_4' (Add) does not hold for inputs of shapes "
+                                   "[5000, 64], [4096, 64]") != std::string::npos,
                  f->what());
     }
 
@@ -287,6 +287,24 @@ class TestOnnxModels : public QObject {
         const std::string text = unbound.text();
         QVERIFY2(text.starts_with("'wlen' (used by 'x' dim 1); 'unk__0'"), text.c_str());
         QVERIFY2(text.ends_with("; and 12 more names inference made up"), text.c_str());
+    }
+
+    // torch.ones((batch, seq), dtype=bool), as HF Llama builds its mask without an
+    // attention_mask, is computed at every binding: folded while small, it was a parameter at
+    // S=16 and an activation at S=2000, and the run was refused. A declared output keeps its
+    // fixed dims where the pass closes it (helper-49's models, tests/data/onnx/README.md).
+    void boolMasksAndDeclaredOutputsStayAsTheModelSays() {
+        ModelRequest asked;
+        asked.dims = {{"B", 1}, {"S", 16}};
+        const ShapeScheduleRun run = runOver(TMMU_SOURCE_DIR "/tests/data/onnx/bool-mask.onnx",
+                                             asked, {{{"S", 8}}, {{"S", 2000}}});
+        QCOMPARE(run.plan.dims, (DimBinding{{"B", 1}, {"S", 2000}}));
+        const auto f = test::capture_failure(
+            [&] { (void)load_model(TMMU_SOURCE_DIR "/tests/data/onnx/declared-output.onnx", {}); });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("'y' is declared with dim 0 = 5, and inference finds [3, 8]") !=
+                     std::string::npos,
+                 f->what());
     }
 
     // torch writes x.expand(n, 4) with a traced n as Concat -> Reshape([-1]) ->
@@ -573,7 +591,7 @@ class TestOnnxModels : public QObject {
         expectRefused(path("tied.onnx"), asked, {{"M", 4}},
                       "M must stay equal to N: the model holds with them moved "
                       "together, not with M moved alone (at K=2, M=3, N=2, P=2, Q=2: node "
-                      "'Add_1' (Add) does not hold at these dimensions: its inputs are [2, 64], "
+                      "'Add_1' (Add) does not hold for inputs of shapes [2, 64], "
                       "[3, 64]");
         // Three that must stay equal: named as a tie among them.
         OnnxModelBuilder three(13, "three");
@@ -603,7 +621,7 @@ class TestOnnxModels : public QObject {
         asked.dims = {{"N", 1}};
         expectRefused(path("squeeze.onnx"), asked, {{"N", 1}},
                       "N cannot move on its own from N=1: at N=2: node 'Squeeze_1' (Squeeze) does "
-                      "not hold at these dimensions: its inputs are [2, 64], [1]");
+                      "not hold for inputs of shapes [2, 64], [1]");
     }
 
     // y = x[:S] has min(N, S) rows: S at N=4, S=2, where the probes mark it as following S; at
