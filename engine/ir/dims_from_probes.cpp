@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -19,6 +20,16 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 // A value `step` away from `value` that a dimension can take: above it, else below it.
 int64_t moved_value(int64_t value, int64_t step) {
     return value <= kMaxDynamicDim - step ? value + step : value - step;
+}
+
+// Probes go below a value only to 2 or more: at 1 an ONNX model broadcasts or squeezes the axis,
+// so a model that holds there says nothing about the values a run takes.
+constexpr int64_t kLowestProbeBelow = 2;
+
+// `value` moved `step` below it, where a probe may go there.
+std::optional<int64_t> value_below(int64_t value, int64_t step) {
+    if (value - step < kLowestProbeBelow) return std::nullopt;
+    return value - step;
 }
 
 // What the builder decided otherwise for a tensor at other values, beyond its shape: one
@@ -89,29 +100,39 @@ class Prober {
     }
 
     // Every dimension at its largest value: what a replan can ask for. A builder that decides
-    // otherwise past a size (a constant folded only while small) is refused there, and so is an
-    // axis that follows another dimension there (the larger of two, taken at the base values
-    // for the one that was larger then).
+    // otherwise there (an ONNX value folded only where it is not empty) is refused there, and so is
+    // an axis that follows another dimension there (the larger of two, taken at the base values for
+    // the one that was larger then).
     void check_at_largest(const std::vector<DynamicDim>& declared) const {
         DimBinding largest;
         for (const DynamicDim& d : dims_)
             largest[d.name] = d.max;
-        if (largest != base_) check_shapes_at(largest, declared);
+        if (largest != base_) check_shapes_at(largest, built_at(largest), declared);
     }
 
     // Every dimension moved at once, each by another step: the axes marked must give exactly
-    // the shapes the builder gives there (a product of dimensions seen at 1 would not).
+    // the shapes the builder gives there (a product of dimensions seen at 1 would not). Each
+    // moves as its own probe did; where the model does not hold there, every dimension that can
+    // goes below its value (a GPT-2 at seq=126 has positions for one step up, not three).
     void check_at_other_values(const std::vector<DynamicDim>& declared) const {
-        DimBinding moved = base_;
-        for (uint32_t i = 0; i < dims_.size(); ++i)
-            moved[dims_[i].name] = moved_value(dims_[i].value, int64_t(i) + 2);
-        check_shapes_at(moved, declared);
+        DimBinding moved = other_values(false);
+        std::optional<Graph> built;
+        try {
+            built = built_at(moved);
+        } catch (const Failure& f) {
+            const DimBinding below = other_values(true);
+            if (!does_not_hold_there(f) || below == moved) throw;
+            built = built_if_it_holds(below);
+            if (!built) throw;
+            moved = below;
+        }
+        check_shapes_at(moved, *built, declared);
     }
 
   private:
-    // The builder's shapes at `moved` against the graph's axes bound there.
-    void check_shapes_at(const DimBinding& moved, const std::vector<DynamicDim>& declared) const {
-        const Graph built = built_at(moved);
+    // The builder's shapes at `moved` (`built`) against the graph's axes bound there.
+    void check_shapes_at(const DimBinding& moved, const Graph& built,
+                         const std::vector<DynamicDim>& declared) const {
         Graph bound = g_;
         bound.dims = declared;
         for (DynamicDim& d : bound.dims) {
@@ -129,41 +150,77 @@ class Prober {
             refuse(what + ": an axis follows them other than as a product");
     }
 
-    // The model built with dimension `dim` moved alone. One that does not hold there is refused
-    // saying so: as tied to dimensions of the same value it holds with when they move along
-    // (x[N] + y[M] needs N = M), which iterations cannot keep; else naming where it failed (a
-    // Squeeze needs its axis at 1, or the loader could not infer shapes there).
-    Graph built_alone_at(const DimBinding& moved, uint32_t dim) const {
+    // The model built with dimension `dim` moved alone. Where it does not hold above the value
+    // (a GPT-2 at its 128 positions) the probe goes one below, and `moved` says so; where it
+    // holds at neither, it is refused (refuse_moved_alone).
+    Graph built_alone_at(DimBinding& moved, uint32_t dim) {
         try {
             return built_at(moved);
         } catch (const Failure& f) {
-            // Refused for what it built, or not built for another reason (I/O): as it is.
-            if (f.code() != FailureCode::InvalidIrShapes || f.message().starts_with(kRefusal))
-                throw;
-            const std::string& name = dims_[dim].name;
-            std::vector<std::string> along;
-            for (const DynamicDim& d : dims_)
-                if (d.name != name && d.value == dims_[dim].value) along.push_back(d.name);
-            // Most ties are one other dimension (x[N] + y[M]): named exactly when one is.
-            for (const std::string& other : along)
-                if (builds_with(moved, name, {other}))
-                    refuse(fmt::format("{} must stay equal to {}: the model holds with them moved "
-                                       "together, not with {} moved alone ({})",
-                                       name, other, name, f.message()));
-            if (!along.empty() && builds_with(moved, name, along)) {
-                // Those it also holds without are free; what stays may hold ties of its own.
-                for (size_t k = along.size(); k-- > 0;) {
-                    std::vector<std::string> fewer = along;
-                    fewer.erase(fewer.begin() + ptrdiff_t(k));
-                    if (builds_with(moved, name, fewer)) along = std::move(fewer);
-                }
-                refuse(fmt::format("{} is tied to some of {}: the model holds with them all moved "
-                                   "together, not with {} moved alone ({})",
-                                   name, fmt::join(along, ", "), name, f.message()));
-            }
-            refuse(fmt::format("{} cannot move on its own from {}: {}", name, binding_text(base_),
-                               f.message()));
+            if (!does_not_hold_there(f)) throw;
+            if (std::optional<Graph> there = built_below(moved, dim)) return std::move(*there);
+            refuse_moved_alone(moved, dim, f);
         }
+    }
+
+    // The model built with `dim` one below its value, where `moved` went above it and a probe
+    // may go below; `moved` and the dimension's direction then say so.
+    std::optional<Graph> built_below(DimBinding& moved, uint32_t dim) {
+        const std::string& name = dims_[dim].name;
+        const std::optional<int64_t> under = value_below(dims_[dim].value, 1);
+        if (!under || moved.at(name) < dims_[dim].value) return std::nullopt;
+        DimBinding below = base_;
+        below[name] = *under;
+        std::optional<Graph> there = built_if_it_holds(below);
+        if (there) {
+            moved = std::move(below);
+            down_[dim] = true;
+        }
+        return there;
+    }
+
+    // Why the model does not hold with `dim` moved alone (to `moved`, failing with `f`): as tied
+    // to dimensions of the same value it holds with when they move along (x[N] + y[M] needs
+    // N = M), which iterations cannot keep; else naming where it failed (a Squeeze needs its
+    // axis at 1, or the loader could not infer shapes there).
+    [[noreturn]] void refuse_moved_alone(const DimBinding& moved, uint32_t dim,
+                                         const Failure& f) const {
+        const std::string& name = dims_[dim].name;
+        std::vector<std::string> along;
+        for (const DynamicDim& d : dims_)
+            if (d.name != name && d.value == dims_[dim].value) along.push_back(d.name);
+        // Most ties are one other dimension (x[N] + y[M]): named exactly when one is.
+        for (const std::string& other : along)
+            if (builds_with(moved, name, {other}))
+                refuse(fmt::format("{} must stay equal to {}: the model holds with them moved "
+                                   "together, not with {} moved alone ({})",
+                                   name, other, name, f.message()));
+        if (!along.empty() && builds_with(moved, name, along)) {
+            // Those it also holds without are free; what stays may hold ties of its own.
+            for (size_t k = along.size(); k-- > 0;) {
+                std::vector<std::string> fewer = along;
+                fewer.erase(fewer.begin() + ptrdiff_t(k));
+                if (builds_with(moved, name, fewer)) along = std::move(fewer);
+            }
+            refuse(fmt::format("{} is tied to some of {}: the model holds with them all moved "
+                               "together, not with {} moved alone ({})",
+                               name, fmt::join(along, ", "), name, f.message()));
+        }
+        refuse(fmt::format("{} cannot move on its own from {}: {}", name, binding_text(base_),
+                           f.message()));
+    }
+
+    // Each dimension moved by its own step (its index + 2): below its value where its probe
+    // went below or, with `all_below`, wherever a probe may go below.
+    DimBinding other_values(bool all_below) const {
+        DimBinding b = base_;
+        for (uint32_t i = 0; i < dims_.size(); ++i) {
+            const int64_t step = int64_t(i) + 2;
+            const std::optional<int64_t> under = value_below(dims_[i].value, step);
+            b[dims_[i].name] =
+                under && (all_below || down_[i]) ? *under : moved_value(dims_[i].value, step);
+        }
+        return b;
     }
 
     // Whether the model holds, as built at the base values, with `along` moved as `name` is.
@@ -172,12 +229,21 @@ class Prober {
         for (const std::string& other : along)
             moved[other] = moved.at(name);
         if (along.empty()) return false; // moved alone: known not to
+        return built_if_it_holds(moved).has_value();
+    }
+
+    std::optional<Graph> built_if_it_holds(const DimBinding& b) const {
         try {
-            (void)built_at(moved);
-            return true;
+            return built_at(b);
         } catch (const Failure&) {
-            return false;
+            return std::nullopt;
         }
+    }
+
+    // A load that failed because the model does not hold at the binding, which other values may
+    // avoid; not one refused for what it built there, nor one that failed otherwise (I/O).
+    static bool does_not_hold_there(const Failure& f) {
+        return f.code() == FailureCode::InvalidIrShapes && !f.message().starts_with(kRefusal);
     }
 
     bool followed(uint32_t dim) const {
@@ -247,6 +313,8 @@ class Prober {
     const BuildAtBinding& build_at_;
     const std::string& where_;
     DimBinding base_;
+    // Per dimension: its probes go below its value, as the model does not hold above it.
+    std::vector<bool> down_ = std::vector<bool>(dims_.size(), false);
 };
 
 } // namespace

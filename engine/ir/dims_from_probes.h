@@ -1,7 +1,8 @@
 #pragma once
 // Dynamic dimensions for a graph that a builder makes at fixed shapes (a transformer config, an
 // ONNX model): which axes follow which dimension is read from the graph built again with that
-// dimension moved, then checked against builds with every dimension moved at once. The
+// dimension moved (above its value, or below where the model does not hold above), then checked
+// against builds with every dimension moved at once. The
 // builder's shapes name no dimension, so an axis may follow dimensions only as a product with a
 // factor (N, batch*seq, 4*N: what a Reshape that flattens makes); an axis that moves otherwise
 // (N+1, the larger of two dimensions) cannot vary, and is refused by name.

@@ -236,6 +236,19 @@ DimNames symbolic_dim_names(const lib::GraphProto& g) {
     return out;
 }
 
+OpenAxes open_axes(const lib::GraphProto& g) {
+    OpenAxes out;
+    for (const lib::TensorProto& t : g.initializer())
+        out[t.name()].assign(size_t(t.dims_size()), false);
+    for_each_value(g, [&](const std::string& name, const lib::TensorShapeProto& shape) {
+        std::vector<bool> open;
+        for (const auto& d : shape.dim())
+            open.push_back(!d.has_dim_value());
+        out.emplace(name, std::move(open));
+    });
+    return out;
+}
+
 std::vector<ModelAnnotations::Input> declared_inputs_of(const lib::GraphProto& g) {
     std::set<std::string> initializers;
     for (const auto& t : g.initializer())

@@ -44,6 +44,11 @@ void infer_shapes(lib::ModelProto& m, const std::string& path);
 using DimNames = std::unordered_map<std::string, std::vector<std::string>>;
 DimNames symbolic_dim_names(const lib::GraphProto& g);
 
+// Per value of the main graph with a shape, whether each axis lacks a fixed value (an
+// initializer has none); a value graph inference gave no shape is not listed.
+using OpenAxes = std::unordered_map<std::string, std::vector<bool>>;
+OpenAxes open_axes(const lib::GraphProto& g);
+
 // The graph inputs (initializers left out) with their dims as declared.
 std::vector<ModelAnnotations::Input> declared_inputs_of(const lib::GraphProto& g);
 // Every symbolic dim name the graph's values and its subgraphs' use, sorted.

@@ -136,7 +136,7 @@ OnnxModel OnnxFile::load(const OnnxBindings& bindings) const {
     const DimNames names = symbolic_dim_names(m.graph());
     check_dims_exist(bindings, out.annotations.symbolic_dims, path);
     if (apply_bindings(*m.mutable_graph(), bindings, path)) infer_shapes(m, path);
-    if (const auto folded = fold_shape_chains(m, path); !folded.empty())
+    if (const auto folded = fold_shape_chains(m, read_->inferred.graph(), path); !folded.empty())
         out.annotations.notes.push_back(folding_note(folded));
 
     UnboundDims unbound;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace tmmu::onnx {
@@ -16,12 +17,44 @@ constexpr size_t kMaxFoldedElements = 1024; // shape tensors are tiny; data tens
 // graph inference's data propagation could see. More than a few rounds means something loops.
 constexpr int kMaxRounds = 16;
 
+// What of a known value may differ between bindings: its values (a Shape of x[batch, seq]),
+// its dims (a Slice up to the sequence length).
+struct Variation {
+    bool values = false;
+    bool dims = false;
+};
+
 // A small integer tensor whose value is known at load time.
 struct Known {
     int32_t elem = lib::TensorProto_DataType_INT64;
     std::vector<int64_t> dims;
     std::vector<int64_t> values;
+    Variation varies;
 };
+
+// Which values a binding may change, for a load at one: the axes graph inference left open
+// before any dimension was bound, and how values folded from them vary (later rounds read them
+// back as initializers).
+struct BindingDependence {
+    OpenAxes open;
+    std::unordered_map<std::string, Variation> folded;
+
+    // Whether axes [begin, end) of `value` may differ between bindings: a value without a shape
+    // before binding may.
+    bool axes_vary(const std::string& value, int64_t begin, int64_t end) const {
+        const auto it = open.find(value);
+        if (it == open.end()) return true;
+        const std::vector<bool>& axes = it->second;
+        const auto last = std::min(end, int64_t(axes.size()));
+        return std::find(axes.begin() + std::min(begin, last), axes.begin() + last, true) !=
+               axes.begin() + last;
+    }
+};
+
+// Ops whose inputs after the first set the result's dims (a Slice's ends, a Reshape's shape).
+bool sized_by_later_inputs(const std::string& op) {
+    return op == "Slice" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze";
+}
 
 bool is_integer(int32_t elem) {
     return elem == lib::TensorProto_DataType_INT64 || elem == lib::TensorProto_DataType_INT32;
@@ -127,10 +160,16 @@ int64_t wrap(int64_t i, int64_t n) {
 
 class Folder {
   public:
-    Folder(lib::GraphProto& g, int64_t opset, const std::string& path)
-        : g_(g), shapes_(g, opset, path) {
+    Folder(lib::GraphProto& g, int64_t opset, BindingDependence& dependence,
+           const std::string& path)
+        : g_(g), dependence_(dependence), shapes_(g, opset, path) {
         for (const auto& t : g.initializer())
-            if (auto k = from_tensor(t)) known_[t.name()] = *k;
+            if (auto k = from_tensor(t)) {
+                if (const auto it = dependence_.folded.find(t.name());
+                    it != dependence_.folded.end())
+                    k->varies = it->second;
+                known_[t.name()] = *k;
+            }
         for (const auto& o : g.output())
             outputs_.insert(o.name());
     }
@@ -153,6 +192,7 @@ class Folder {
                 continue;
             }
             if (n.op_type() != "Constant") ++folded[n.op_type()];
+            if (k->varies.values || k->varies.dims) dependence_.folded[n.output(0)] = k->varies;
             lib::TensorProto* value = g_.add_initializer();
             *value = to_tensor(*k, n.output(0));
             shapes_.add_constant(*value);
@@ -199,7 +239,31 @@ class Folder {
                    {"ConstantOfShape", &Folder::constant_of_shape}};
         auto it = ops.find(n.op_type());
         if (it == ops.end()) return std::nullopt;
-        return (this->*(it->second))(n);
+        std::optional<Known> out = (this->*(it->second))(n);
+        if (out && n.op_type() != "Shape" && n.op_type() != "Size") // they read dims only
+            out->varies = variation_from_inputs(n);
+        return out;
+    }
+
+    // Values follow every input's values and dims; dims follow the inputs' dims and the values
+    // of inputs that size the result.
+    Variation variation_from_inputs(const lib::NodeProto& n) const {
+        Variation v;
+        const bool sized_by_values = sized_by_later_inputs(n.op_type());
+        for (int i = 0; i < n.input_size(); ++i)
+            if (const Known* k = in(n, i)) {
+                v.values |= k->varies.values || k->varies.dims;
+                v.dims |= k->varies.dims || (i > 0 && sized_by_values && k->varies.values);
+            }
+        return v;
+    }
+
+    // How a Shape of axes [begin, end) of `value` varies: its values with those axes, its dims
+    // with the rank (unknown before binding, or a known value's dims that vary).
+    Variation shape_variation(const std::string& value, int64_t begin, int64_t end) const {
+        if (const auto it = known_.find(value); it != known_.end())
+            return {it->second.varies.dims, it->second.varies.dims};
+        return {dependence_.axes_vary(value, begin, end), !dependence_.open.count(value)};
     }
 
     std::optional<Known> shape(const lib::NodeProto& n) const {
@@ -208,7 +272,9 @@ class Folder {
         const int64_t rank = int64_t(dims->size());
         const int64_t start = std::clamp(wrap(attr_int(n, "start", 0), rank), int64_t(0), rank);
         const int64_t end = std::clamp(wrap(attr_int(n, "end", rank), rank), start, rank);
-        return vector_of({dims->begin() + start, dims->begin() + end});
+        Known out = vector_of({dims->begin() + start, dims->begin() + end});
+        out.varies = shape_variation(n.input(0), start, end);
+        return out;
     }
 
     std::optional<Known> size(const lib::NodeProto& n) const {
@@ -217,7 +283,9 @@ class Folder {
         int64_t count = 1;
         for (int64_t d : *dims)
             count *= d;
-        return scalar_of(count);
+        Known out = scalar_of(count);
+        out.varies = {shape_variation(n.input(0), 0, int64_t(dims->size())).values, false};
+        return out;
     }
 
     std::optional<Known> constant(const lib::NodeProto& n) const {
@@ -353,17 +421,17 @@ class Folder {
         return out;
     }
 
-    // Only an integer fill is a shape computation (the default fill is a float 0).
+    // Only an integer or bool fill is a shape computation (the default fill is a float 0), and
+    // only one of a size no binding changes (ones of the rank, as torch's expand writes). One
+    // sized by the data (torch.zeros(batch, seq), a mask of ones) is data: folded while small,
+    // it would be a parameter at one binding and computed at another, which a run over
+    // iterations refuses.
     std::optional<Known> constant_of_shape(const lib::NodeProto& n) const {
         const Known* shape = in(n, 0);
         const auto* value = attr(n, "value");
-        if (!shape || !value || !value->has_t()) return std::nullopt;
+        if (!shape || shape->varies.values || !value || !value->has_t()) return std::nullopt;
         std::optional<Known> fill = from_tensor(value->t());
-        // A bool fill is a mask (torch.ones((batch, seq), dtype=bool)), a tensor of the data's
-        // size: folded only while small, it would be a parameter at one binding and computed at
-        // another, which a run over iterations refuses. (An integer fill has that flaw too.)
-        if (!fill || fill->values.size() != 1 || fill->elem == lib::TensorProto_DataType_BOOL)
-            return std::nullopt;
+        if (!fill || fill->values.size() != 1) return std::nullopt;
         size_t count = 1;
         for (int64_t d : shape->values) {
             if (d < 0) return std::nullopt;
@@ -503,6 +571,7 @@ class Folder {
     }
 
     lib::GraphProto& g_;
+    BindingDependence& dependence_;
     std::unordered_map<std::string, Known> known_;
     NodeShapes shapes_;
     std::set<std::string> outputs_;
@@ -526,15 +595,18 @@ bool has_open_shapes(const lib::GraphProto& g) {
 
 } // namespace
 
-std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::string& path) {
+std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const lib::GraphProto& unbound,
+                                             const std::string& path) {
     int64_t opset = 0;
     for (const auto& o : m.opset_import())
         if (is_default_domain(o.domain())) opset = o.version();
     std::map<std::string, int> folded;
+    if (!has_open_shapes(m.graph())) return folded;
+    BindingDependence dependence{open_axes(unbound), {}};
     for (int round = 0; round < kMaxRounds && has_open_shapes(m.graph()); ++round) {
         const size_t before = size_t(m.graph().node_size());
         std::map<std::string, int> now;
-        Folder folder(*m.mutable_graph(), opset, path);
+        Folder folder(*m.mutable_graph(), opset, dependence, path);
         folder.run(now);
         // Constant nodes folded alongside a chain count as folded only when something else was.
         const bool changed = size_t(m.graph().node_size()) != before && !now.empty();

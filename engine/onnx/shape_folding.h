@@ -17,8 +17,11 @@ namespace tmmu::onnx {
 
 // Folds what can be folded in the main graph: one pass in node order, each node's shape
 // inference run as the values before it fold (NodeShapes), then graph inference again, until
-// nothing more folds. Nothing folds where every shape is known already. Returns how many nodes
-// of each op type were folded.
-std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const std::string& path);
+// nothing more folds. Nothing folds where every shape is known already. `unbound` is the graph
+// as inferred before any dimension was bound: a ConstantOfShape sized by values that follow the
+// axes it left open (zeros(batch, seq)) is data, not folded at any binding. Returns how many
+// nodes of each op type were folded.
+std::map<std::string, int> fold_shape_chains(lib::ModelProto& m, const lib::GraphProto& unbound,
+                                             const std::string& path);
 
 } // namespace tmmu::onnx

@@ -145,6 +145,19 @@ void set_graph(lib::NodeProto& n, const std::string& name, const lib::GraphProto
     *a->mutable_g() = g;
 }
 
+void set_int64_tensor(lib::NodeProto& n, const std::string& name, const std::vector<int64_t>& dims,
+                      const std::vector<int64_t>& values) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(lib::AttributeProto::TENSOR);
+    lib::TensorProto* t = a->mutable_t();
+    t->set_data_type(lib::TensorProto_DataType_INT64);
+    for (int64_t d : dims)
+        t->add_dims(d);
+    for (int64_t v : values)
+        t->add_int64_data(v);
+}
+
 void write_symbolic_relu(const std::string& path) {
     OnnxModelBuilder b(13, "relu");
     b.input("x", {"N", "64"});

@@ -47,6 +47,9 @@ class OnnxModelBuilder {
 void set_int(::onnx::NodeProto& n, const std::string& name, int64_t v);
 void set_ints(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
 void set_graph(::onnx::NodeProto& n, const std::string& name, const ::onnx::GraphProto& g);
+// An int64 tensor attribute (ConstantOfShape's fill `value`).
+void set_int64_tensor(::onnx::NodeProto& n, const std::string& name,
+                      const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
 
 // y = Relu(x), x and y [N, 64] with N symbolic: the smallest model whose dimension can vary.
 void write_symbolic_relu(const std::string& path);
