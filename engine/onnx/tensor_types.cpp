@@ -72,6 +72,9 @@ TypeTable::TypeTable(const lib::GraphProto& g, const std::map<std::string, int64
     for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
         for (const lib::ValueInfoProto& v : *list)
             types_.emplace(v.name(), &v.type());
+    for (const lib::NodeProto& n : g.node())
+        for (const std::string& o : n.output())
+            producers_.emplace(o, &n);
 }
 
 std::string TypeTable::place(const std::string& name) const {
@@ -81,6 +84,18 @@ std::string TypeTable::place(const std::string& name) const {
 const lib::TypeProto* TypeTable::find(const std::string& name) const {
     if (auto it = types_.find(name); it != types_.end()) return it->second;
     return nullptr;
+}
+
+// Inference takes a dim from the values that size a node's output (a ConstantOfShape of
+// [N+1, -1]): where one is negative, the node that made it is where to look.
+void TypeTable::negative_dim(const std::string& name, int axis, int64_t dim) const {
+    const auto it = producers_.find(name);
+    const std::string made_by =
+        it == producers_.end() ? std::string()
+                               : fmt::format(", as node '{}' ({}) makes it from the values it gets",
+                                             it->second->name(), it->second->op_type());
+    fail(FailureCode::InvalidIrShapes, fmt::format("{} dim {}", place(name), axis),
+         fmt::format("dimension {} is negative{}", dim, made_by));
 }
 
 std::optional<TensorType> TypeTable::of(const std::string& name) const {
@@ -100,7 +115,9 @@ std::optional<TensorType> TypeTable::of(const std::string& name) const {
     out.dtype = dtype_or_fail(tt.elem_type(), place(name));
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
         const auto& d = tt.shape().dim(i);
-        if (d.has_dim_value()) {
+        if (d.has_dim_value() && d.dim_value() < 0) {
+            negative_dim(name, i, d.dim_value());
+        } else if (d.has_dim_value()) {
             out.shape.push_back(d.dim_value());
         } else if (d.has_dim_param() && dims_.count(d.dim_param())) {
             out.shape.push_back(dims_.at(d.dim_param()));

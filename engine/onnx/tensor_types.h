@@ -42,12 +42,14 @@ class TypeTable {
 
   private:
     const lib::TypeProto* find(const std::string& name) const;
+    [[noreturn]] void negative_dim(const std::string& name, int axis, int64_t dim) const;
     std::string place(const std::string& name) const;
 
     const std::map<std::string, int64_t>& dims_;
     UnboundDims& unbound_;
     const TypeTable* outer_;
     std::string scope_;
+    std::unordered_map<std::string, const lib::NodeProto*> producers_; // by output name
     std::unordered_map<std::string, TensorType> initializers_;
     std::unordered_map<std::string, const lib::TypeProto*> types_;
 };

@@ -22,8 +22,8 @@ using namespace tmmu;
 using test::OnnxModelBuilder;
 using test::set_graph;
 using test::set_int;
-using test::set_ints;
 using test::set_int64_tensor;
+using test::set_ints;
 namespace fs = std::filesystem;
 namespace lib = ::onnx;
 
@@ -253,6 +253,28 @@ class TestOnnxModels : public QObject {
         QVERIFY2(f->message().find("node 'Add_4' (Add) does not hold for inputs of shapes "
                                    "[5000, 64], [4096, 64]") != std::string::npos,
                  f->what());
+
+        // A fill of [N + 1, -1]: the dim is named where it is, with the node that made it.
+        OnnxModelBuilder b(13, "negative_fill");
+        b.input("x", {"N", "4"});
+        b.int64_initializer("zero", {1}, {0});
+        b.int64_initializer("one", {1}, {1});
+        b.int64_initializer("minus_one", {1}, {-1});
+        firstDimension(b, "x", "xs", "n");
+        b.node("Add", {"n", "one"}, {"rows"});
+        set_int(b.node("Concat", {"rows", "minus_one"}, {"sizes"}), "axis", 0);
+        b.node("ConstantOfShape", {"sizes"}, {"z"});
+        b.output("z", {"?", "?"});
+        b.save(path("negative_fill.onnx"));
+        r.dims["N"] = 2;
+        const auto g =
+            test::capture_failure([&] { (void)load_model(path("negative_fill.onnx"), r); });
+        QVERIFY(g && g->code() == FailureCode::InvalidIrShapes);
+        QCOMPARE(g->where(), std::string("'z' dim 1"));
+        QVERIFY2(g->message().find("dimension -1 is negative, as node 'ConstantOfShape_5' "
+                                   "(ConstantOfShape) makes it from the values it gets") !=
+                     std::string::npos,
+                 g->what());
     }
 
     // A shape that is also a graph output stays a node, so graph inference cannot see its value
