@@ -211,14 +211,16 @@ class Prober {
     }
 
     // Each dimension moved by its own step (its index + 2): below its value where its probe
-    // went below or, with `all_below`, wherever a probe may go below.
+    // went below or, with `all_below`, wherever a probe may go below. Below, a step that passes
+    // the lowest value a probe takes is cut to one, so a dimension whose probe went below never
+    // goes above, where the model does not hold.
     DimBinding other_values(bool all_below) const {
         DimBinding b = base_;
         for (uint32_t i = 0; i < dims_.size(); ++i) {
-            const int64_t step = int64_t(i) + 2;
-            const std::optional<int64_t> under = value_below(dims_[i].value, step);
-            b[dims_[i].name] =
-                under && (all_below || down_[i]) ? *under : moved_value(dims_[i].value, step);
+            const int64_t value = dims_[i].value, step = int64_t(i) + 2;
+            std::optional<int64_t> under = value_below(value, step);
+            if (!under) under = value_below(value, 1);
+            b[dims_[i].name] = under && (all_below || down_[i]) ? *under : moved_value(value, step);
         }
         return b;
     }

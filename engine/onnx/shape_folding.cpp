@@ -258,12 +258,14 @@ class Folder {
         return v;
     }
 
-    // How a Shape of axes [begin, end) of `value` varies: its values with those axes, its dims
-    // with the rank (unknown before binding, or a known value's dims that vary).
+    // How a Shape of axes [begin, end) of `value` varies: its values with those axes (all of
+    // them for a value inference gave no shape before binding, as it does after a Slice with
+    // computed ends), its dims with a known value's dims. A rank no binding changes: shapes
+    // computed from values have the length of what computes them.
     Variation shape_variation(const std::string& value, int64_t begin, int64_t end) const {
         if (const auto it = known_.find(value); it != known_.end())
             return {it->second.varies.dims, it->second.varies.dims};
-        return {dependence_.axes_vary(value, begin, end), !dependence_.open.count(value)};
+        return {dependence_.axes_vary(value, begin, end), false};
     }
 
     std::optional<Known> shape(const lib::NodeProto& n) const {

@@ -360,6 +360,34 @@ class TestOnnxModels : public QObject {
         QCOMPARE(run.plan.dims, (DimBinding{{"B", 1}, {"S", 2000}}));
         QCOMPARE(tensor(run.graph, "out").shape, (std::vector<int64_t>{1, 2000, 8}));
 
+        // Ones of the rank of a value inference gave no shape before binding (x[:, :S], a
+        // Slice with a computed end), in torch's expand guard: they fold, and so does the
+        // guard.
+        OnnxModelBuilder g(13, "guard_after_slice");
+        g.input("x", {"B", "S"});
+        g.float_initializer("u", {1, 1});
+        g.int64_initializer("zero", {1}, {0});
+        g.int64_initializer("one", {1}, {1});
+        g.int64_initializer("two", {1}, {2});
+        g.int64_initializer("minus_one", {}, {-1});
+        g.node("Shape", {"x"}, {"x_shape"});
+        g.node("Slice", {"x_shape", "one", "two"}, {"length"});
+        g.node("Slice", {"x", "zero", "length", "one"}, {"head"});
+        g.node("Shape", {"head"}, {"sizes"});
+        g.node("Shape", {"sizes"}, {"rank"});
+        set_int64_tensor(g.node("ConstantOfShape", {"rank"}, {"ones"}), "value", {1}, {1});
+        g.node("Mul", {"ones", "minus_one"}, {"unknown"});
+        g.node("Equal", {"sizes", "unknown"}, {"is_unknown"});
+        g.node("Where", {"is_unknown", "ones", "sizes"}, {"target"});
+        g.node("Expand", {"u", "target"}, {"spread"});
+        g.node("Add", {"spread", "head"}, {"y"});
+        g.output("y", {"B", "S"});
+        g.save(path("guard_after_slice.onnx"));
+        asked.dims = {{"B", 2}, {"S", 8}};
+        const LoadedModel guarded = load_model(path("guard_after_slice.onnx"), asked);
+        QCOMPARE(tensor(*guarded.graph, "ones").role, Role::Parameter);
+        QCOMPARE(tensor(*guarded.graph, "spread").shape, (std::vector<int64_t>{2, 8}));
+
         // A fill of x's shape through arithmetic: y = x + ConstantOfShape(Shape(x) / 1).
         asked.dims = {{"N", 2}};
         QCOMPARE(runOver(TMMU_SOURCE_DIR "/tests/data/onnx/folded-while-small.onnx", asked,
@@ -680,18 +708,21 @@ class TestOnnxModels : public QObject {
     // the sequence, and one longer does not add up) is probed below a value where it does not
     // hold above it, so a run may start at the limit. Past the limit it is refused there.
     void dimensionsAtTheModelsLimitAreProbedBelowIt() {
-        OnnxModelBuilder b(13, "limited");
-        b.input("x", {"batch", "seq", "8"});
-        b.float_initializer("table", {16, 8});
-        b.int64_initializer("zero", {1}, {0});
-        b.int64_initializer("one", {1}, {1});
-        b.int64_initializer("two", {1}, {2});
-        b.node("Shape", {"x"}, {"x_shape"});
-        b.node("Slice", {"x_shape", "one", "two"}, {"length"});
-        b.node("Slice", {"table", "zero", "length", "zero"}, {"rows"});
-        b.node("Add", {"x", "rows"}, {"h"});
-        b.output("h", {"batch", "seq", "8"});
-        b.save(path("limited.onnx"));
+        const auto write_limited = [&](const char* file, int64_t rows) {
+            OnnxModelBuilder b(13, "limited");
+            b.input("x", {"batch", "seq", "8"});
+            b.float_initializer("table", {rows, 8});
+            b.int64_initializer("zero", {1}, {0});
+            b.int64_initializer("one", {1}, {1});
+            b.int64_initializer("two", {1}, {2});
+            b.node("Shape", {"x"}, {"x_shape"});
+            b.node("Slice", {"x_shape", "one", "two"}, {"length"});
+            b.node("Slice", {"table", "zero", "length", "zero"}, {"rows"});
+            b.node("Add", {"x", "rows"}, {"h"});
+            b.output("h", {"batch", "seq", "8"});
+            b.save(path(file));
+        };
+        write_limited("limited.onnx", 16);
         ModelRequest asked;
         const std::vector<DimBinding> iterations{{{"seq", 8}}, {{"batch", 3}, {"seq", 12}}};
         // At 16 one above does not hold; at 15 one above does, the other values' three above
@@ -706,6 +737,11 @@ class TestOnnxModels : public QObject {
         expectRefused(path("limited.onnx"), asked, {{"seq", 17}},
                       "at batch=2, seq=17: node 'Add_4' (Add) does not hold for inputs of shapes "
                       "[2, 17, 8], [16, 8]");
+        // At 3, seq's own step below (three) would pass the lowest value a probe takes (2).
+        write_limited("limited3.onnx", 3);
+        asked.dims = {{"batch", 2}, {"seq", 3}};
+        QCOMPARE(runOver(path("limited3.onnx"), asked, {{{"seq", 2}}}).plan.dims,
+                 (DimBinding{{"batch", 2}, {"seq", 3}}));
     }
 
     // y = x[:S] has min(N, S) rows: S at N=4, S=2, where the probes mark it as following S; at
