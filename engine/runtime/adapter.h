@@ -26,7 +26,7 @@ struct ExecutionContext {
     std::span<const uint32_t> slot_of_row;     // which slot's state a row reads and writes
     std::span<const uint32_t> position_of_row; // the row's token position in its sequence
     std::span<float> workspace;                // scratch for one instruction, sized at load
-    void* queue = nullptr; // where a GPU adapter enqueues its work (CUDA: the cudaStream_t)
+    void* queue = nullptr; // where a GPU adapter enqueues its work (CUDA: a CudaQueue)
 };
 
 // An instruction's operands, resolved: registers and weights to memory, the state block to

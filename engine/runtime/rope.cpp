@@ -1,6 +1,9 @@
 #include "runtime/rope.h"
 
+#include "core/failure.h"
 #include "models/transformer_config.h"
+
+#include <fmt/format.h>
 
 #include <cmath>
 #include <numbers>
@@ -40,6 +43,52 @@ bool same_rotation(const AttentionParams& a, const AttentionParams& b) {
            a.rope_low_freq_factor == b.rope_low_freq_factor &&
            a.rope_high_freq_factor == b.rope_high_freq_factor &&
            a.rope_original_positions == b.rope_original_positions;
+}
+
+namespace {
+
+std::vector<float> rope_table(const AttentionParams& rotation, uint32_t positions) {
+    const uint32_t half = rotation.head_dim / 2;
+    std::vector<float> table(2 * uint64_t(positions) * half);
+    float* sines = table.data() + uint64_t(positions) * half;
+    for (uint32_t p = 0; p < positions; ++p)
+        for (uint32_t i = 0; i < half; ++i) {
+            const double angle = p * rope_frequency(rotation, i);
+            table[uint64_t(p) * half + i] = float(std::cos(angle));
+            sines[uint64_t(p) * half + i] = float(std::sin(angle));
+        }
+    return table;
+}
+
+} // namespace
+
+const RopeTable* find_rope_table(const std::vector<RopeTable>& tables, float theta,
+                                 uint32_t head_dim) {
+    for (const RopeTable& t : tables)
+        if (t.rotation.rope_theta == theta && t.rotation.head_dim == head_dim) return &t;
+    return nullptr;
+}
+
+RopeTables plan_rope_tables(const ExecutionPlan& plan, uint32_t positions,
+                            const std::string& backend) {
+    RopeTables out;
+    for (const Instruction& insn : plan.instructions) {
+        if (insn.opcode != Opcode::MultiheadAttention) continue;
+        const auto a = param_view<AttentionParams>(plan.params[insn.param_block]);
+        if (a.rope_theta <= 0) continue;
+        const RopeTable* known = find_rope_table(out.tables, a.rope_theta, a.head_dim);
+        if (known && !same_rotation(known->rotation, a))
+            fail(FailureCode::InvalidExecutionPlan, plan.name,
+                 fmt::format("two attention instructions rotate by theta {} over heads of {} "
+                             "with different RoPE scaling; the {} backend keeps one table per "
+                             "theta and head size",
+                             a.rope_theta, a.head_dim, backend));
+        if (known) continue;
+        out.tables.push_back({a, positions, out.values.size() * sizeof(float)});
+        const std::vector<float> t = rope_table(a, positions);
+        out.values.insert(out.values.end(), t.begin(), t.end());
+    }
+    return out;
 }
 
 } // namespace tmmu::runtime

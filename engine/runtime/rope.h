@@ -1,9 +1,12 @@
 #pragma once
 // RoPE's rotation frequencies: one function for every backend that computes its angles on the
-// host (the CPU adapters, Vulkan's table), so their angles agree bit for bit.
+// host (the CPU adapters, the GPU backends' tables), so their angles agree bit for bit.
+#include "runtime/execution_plan.h"
 #include "runtime/param_block.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace tmmu::runtime {
 
@@ -18,5 +21,29 @@ double rope_frequency(const AttentionParams& p, uint32_t i);
 
 // Whether two attention blocks rotate alike: the same theta, head size and scaling.
 bool same_rotation(const AttentionParams& a, const AttentionParams& b);
+
+// A RoPE table as a GPU backend keeps it: cos then sin of position * rope_frequency(rotation,
+// i), [positions][head_dim / 2] each, computed on the host in double (as the CPU backend
+// computes the angle). `address`: where the table starts (a device address, or a byte offset
+// into RopeTables::values before the values are uploaded).
+struct RopeTable {
+    AttentionParams rotation{};
+    uint32_t positions = 0;
+    uint64_t address = 0;
+};
+// The table made for this theta and head size (what GpuAdapters passes the kernels), or null.
+const RopeTable* find_rope_table(const std::vector<RopeTable>& tables, float theta,
+                                 uint32_t head_dim);
+
+// Every table a plan's attention instructions rotate by, for `positions` positions, one per
+// theta and head size, laid end to end in `values`. Throws INVALID_EXECUTION_PLAN at the plan
+// when two instructions rotate by one theta and head size with different scaling (`backend`
+// keeps one table for both).
+struct RopeTables {
+    std::vector<RopeTable> tables;
+    std::vector<float> values;
+};
+RopeTables plan_rope_tables(const ExecutionPlan& plan, uint32_t positions,
+                            const std::string& backend);
 
 } // namespace tmmu::runtime

@@ -11,6 +11,7 @@
 #include "runtime/physical_mapping.h"
 #include "runtime/plan_compiler.h"
 #include "runtime/plan_json.h"
+#include "runtime/rope.h"
 #include "test_support.h"
 
 #include <QObject>
@@ -626,8 +627,8 @@ class TestRuntimePlan : public QObject {
                             FailureCode::BatchUnsupported);
         check_backend_supports(decode1, table, single, "test");
 
-        // An attention adapter that does not compute RoPE scaling (CUDA's) refuses a plan that
-        // has it, and only such a plan: never runs it unscaled.
+        // An attention adapter that does not compute RoPE scaling refuses a plan that has it,
+        // and only such a plan: never runs it unscaled.
         AdapterCapabilities unscaled = caps;
         unscaled[uint8_t(Opcode::MultiheadAttention)].supports_rope_scaling = false;
         TransformerConfig llama = config("tinyllama-1.1b.json");
@@ -642,6 +643,47 @@ class TestRuntimePlan : public QObject {
         QVERIFY2(std::string(no_scaling->what()).find("does not compute RoPE scaling") !=
                      std::string::npos,
                  no_scaling->what());
+    }
+
+    // The GPU backends' RoPE tables: one per theta and head size, cos then sin of each position
+    // times rope_frequency (scaling included), as the CPU backend turns the pairs. Two
+    // instructions that share theta and head size but scale otherwise would share a table, and
+    // are refused.
+    void gpuBackendsKeepOneRopeTablePerRotation() {
+        TransformerConfig llama = config("tinyllama-1.1b.json");
+        llama.rope_scaling = {RopeScaling::Kind::Linear, 2.0, 1.0, 4.0, 0};
+        ExecutionPlan plan = compile_transformer(llama, {PlanMode::Decode, 1, 64}).plan;
+        constexpr uint32_t positions = 48;
+        const RopeTables t = plan_rope_tables(plan, positions, "test");
+        QCOMPARE(t.tables.size(), size_t(1)); // every layer rotates alike
+        const AttentionParams& a = t.tables[0].rotation;
+        const uint32_t half = a.head_dim / 2;
+        QCOMPARE(t.tables[0].positions, positions);
+        QCOMPARE(t.tables[0].address, uint64_t(0));
+        QCOMPARE(t.values.size(), size_t(2) * positions * half);
+        for (uint32_t p : {0u, 1u, positions - 1})
+            for (uint32_t i : {0u, half / 2, half - 1}) {
+                const double angle = p * rope_frequency(a, i);
+                QCOMPARE(t.values[p * half + i], float(std::cos(angle)));
+                QCOMPARE(t.values[(positions + p) * half + i], float(std::sin(angle)));
+            }
+        // Linear scaling by 2: position 2 turns pair 0 by what position 1 would unscaled.
+        QCOMPARE(t.values[(positions + 2) * half], float(std::sin(1.0)));
+
+        std::vector<Instruction*> attention;
+        for (Instruction& insn : plan.instructions)
+            if (insn.opcode == Opcode::MultiheadAttention) attention.push_back(&insn);
+        QVERIFY(attention.size() >= 2);
+        AttentionParams other = a;
+        other.rope_factor = 3.0f;
+        plan.params.push_back(make_param_block(Opcode::MultiheadAttention, other));
+        attention[1]->param_block = uint32_t(plan.params.size() - 1);
+        const auto f = test::capture_failure([&] { (void)plan_rope_tables(plan, 8, "test"); });
+        QVERIFY(f && f->code() == FailureCode::InvalidExecutionPlan);
+        QVERIFY2(std::string(f->what()).find("with different RoPE scaling; the test backend keeps "
+                                             "one table per theta and head size") !=
+                     std::string::npos,
+                 f->what());
     }
 };
 

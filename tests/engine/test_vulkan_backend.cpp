@@ -69,18 +69,7 @@ class TestVulkanBackend : public QObject {
     }
     // RoPE scaling (Llama 3's and linear): the Vulkan tables rotate as the CPU does, to the same
     // NMSE and argmax gate (unscaled tables miss it by far: worst NMSE 0.023 and 0.0035).
-    void ropeScalingMatchesTheCpu_data() {
-        QTest::addColumn<QString>("json");
-        QTest::addColumn<uint32_t>("batch");
-        QTest::addColumn<uint32_t>("prompt");
-        using test::kTinyLlama, test::with_rope_scaling;
-        QTest::newRow("llama3 b1")
-            << QString::fromStdString(with_rope_scaling(kTinyLlama, test::kLlama3RopeScaling)) << 1u
-            << 8u;
-        QTest::newRow("linear b2")
-            << QString::fromStdString(with_rope_scaling(kTinyLlama, test::kLinearRopeScaling)) << 2u
-            << 3u;
-    }
+    void ropeScalingMatchesTheCpu_data() { test::add_rope_scaling_rows(); }
     void ropeScalingMatchesTheCpu() {
         SKIP_WITHOUT_DEVICE();
         test::check_gpu_parity(vulkan::make_vulkan_executor);

@@ -83,6 +83,18 @@ void add_gpu_parity_rows() {
     QTest::newRow("qwen2 b1 prompt 12") << QString(kTinyQwen2) << 1u << 12u;
 }
 
+void add_rope_scaling_rows() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<uint32_t>("batch");
+    QTest::addColumn<uint32_t>("prompt");
+    QTest::newRow("llama3 b1") << QString::fromStdString(
+                                      with_rope_scaling(kTinyLlama, kLlama3RopeScaling))
+                               << 1u << 8u;
+    QTest::newRow("linear b2") << QString::fromStdString(
+                                      with_rope_scaling(kTinyLlama, kLinearRopeScaling))
+                               << 2u << 3u;
+}
+
 void check_gpu_parity(const runtime::ExecutorFactory& candidate,
                       runtime::WeightPrecision precision) {
     QFETCH(QString, json);

@@ -50,6 +50,8 @@ void check_device_memory(const runtime::RunResult& run, uint64_t slack);
 // 1e-5 at every step for f32 weights and 1e-3 for f16, and the same argmax on all but one row
 // in 64.
 void add_gpu_parity_rows();
+// Rows for check_gpu_parity of TinyLlama with RoPE scaling: Llama 3's at batch 1, linear at 2.
+void add_rope_scaling_rows();
 void check_gpu_parity(const runtime::ExecutorFactory& candidate,
                       runtime::WeightPrecision precision = runtime::WeightPrecision::F32);
 

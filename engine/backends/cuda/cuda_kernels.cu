@@ -199,19 +199,19 @@ __global__ void silu_mul_kernel(float* gate, const float* up, uint64_t n) {
     gate[i] = g / (1.0f + expf(-g)) * up[i];
 }
 
-// RoPE's rotation of pair (i, i + d/2) of head `head` at `position`, the angle in double
-// as the CPU computes it.
+// RoPE's rotation of pair (i, i + d/2) of head `head` at `position`, by the table's cosine and
+// sine (computed on the host in double, as the CPU computes the angle).
 __device__ float2 rotate(const float* head, uint32_t i, uint32_t head_dim, uint32_t position,
-                         float theta) {
+                         const float* table, uint32_t table_positions) {
     const uint32_t half = head_dim / 2;
-    const double angle = position * pow(double(theta), -2.0 * i / head_dim);
-    const float c = float(cos(angle)), s = float(sin(angle));
+    const uint64_t at = uint64_t(position) * half + i;
+    const float c = table[at], s = table[uint64_t(table_positions) * half + at];
     const float a = head[i], b = head[i + half];
     return make_float2(a * c - b * s, b * c + a * s);
 }
 
 __global__ void rope_kernel(float* x, const uint32_t* positions, uint32_t rows, uint32_t heads,
-                            uint32_t head_dim, float theta) {
+                            uint32_t head_dim, const float* table, uint32_t table_positions) {
     start_after_inputs();
     const uint32_t half = head_dim / 2;
     const uint64_t id = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -219,19 +219,21 @@ __global__ void rope_kernel(float* x, const uint32_t* positions, uint32_t rows, 
     const uint32_t i = uint32_t(id % half);
     const uint64_t head = id / half; // row * heads + h
     float* h = x + head * head_dim;
-    const float2 turned = rotate(h, i, head_dim, positions[head / heads], theta);
+    const float2 turned =
+        rotate(h, i, head_dim, positions[head / heads], table, table_positions);
     h[i] = turned.x;
     h[i + half] = turned.y;
 }
 
 // rope on q (in place) and k, then store_kv: k's rotated pairs go straight into the cache. The
 // same arithmetic as the three kernels it replaces. Blocks (row, y): thread t of block y takes
-// pair and value element y * blockDim.x + t of the row, so every pair's double-precision angle
-// is computed at once rather than a few at a time by one block.
+// pair and value element y * blockDim.x + t of the row, so every pair of a row is turned at
+// once rather than a few at a time by one block.
 __global__ void rope_store_kv_kernel(float* q, const float* k, const float* v, char* cache,
                                      uint64_t stride, const uint32_t* slots,
                                      const uint32_t* positions, uint32_t heads, uint32_t kv_heads,
-                                     uint32_t head_dim, float theta, uint32_t max_seq) {
+                                     uint32_t head_dim, const float* table,
+                                     uint32_t table_positions, uint32_t max_seq) {
     start_after_inputs();
     const uint32_t r = blockIdx.x, half = head_dim / 2, position = positions[r];
     const uint64_t kv_width = uint64_t(kv_heads) * head_dim;
@@ -243,12 +245,13 @@ __global__ void rope_store_kv_kernel(float* q, const float* k, const float* v, c
         const uint32_t h = e / half, i = e % half;
         if (h < heads) {
             float* head = q + (uint64_t(r) * heads + h) * head_dim;
-            const float2 turned = rotate(head, i, head_dim, position, theta);
+            const float2 turned = rotate(head, i, head_dim, position, table, table_positions);
             head[i] = turned.x;
             head[i + half] = turned.y;
         } else {
             const uint64_t offset = uint64_t(h - heads) * head_dim;
-            const float2 turned = rotate(k + r * kv_width + offset, i, head_dim, position, theta);
+            const float2 turned = rotate(k + r * kv_width + offset, i, head_dim, position, table,
+                                         table_positions);
             keys[at + offset + i] = turned.x;
             keys[at + offset + i + half] = turned.y;
         }
@@ -510,10 +513,10 @@ void silu_mul(void* stream, float* gate, const float* up, uint64_t n) {
 }
 
 void rope(void* stream, float* x, const uint32_t* positions, uint32_t rows, uint32_t heads,
-          uint32_t head_dim, float theta) {
+          uint32_t head_dim, const float* table, uint32_t table_positions) {
     const uint64_t n = uint64_t(rows) * heads * (head_dim / 2);
     launch(rope_kernel, blocks_for(n, kElementThreads), kElementThreads, 0, as_stream(stream), x,
-           positions, rows, heads, head_dim, theta);
+           positions, rows, heads, head_dim, table, table_positions);
 }
 
 void store_kv(void* stream, const float* k, const float* v, void* cache, uint64_t stride,
@@ -525,13 +528,13 @@ void store_kv(void* stream, const float* k, const float* v, void* cache, uint64_
 
 void rope_store_kv(void* stream, float* q, const float* k, const float* v, void* cache,
                    uint64_t stride, const uint32_t* slots, const uint32_t* positions, uint32_t rows,
-                   uint32_t heads, uint32_t kv_heads, uint32_t head_dim, float theta,
-                   uint32_t max_seq) {
+                   uint32_t heads, uint32_t kv_heads, uint32_t head_dim, const float* table,
+                   uint32_t table_positions, uint32_t max_seq) {
     const uint32_t pairs = (heads + kv_heads) * (head_dim / 2),
                    n = std::max(pairs, kv_heads * head_dim);
     launch(rope_store_kv_kernel, dim3(rows, blocks_for(n, kRopeThreads)), kRopeThreads, 0,
            as_stream(stream), q, k, v, static_cast<char*>(cache), stride, slots, positions, heads,
-           kv_heads, head_dim, theta, max_seq);
+           kv_heads, head_dim, table, table_positions, max_seq);
 }
 
 void attend(void* stream, const float* q, const void* cache, uint64_t stride, const uint32_t* slots,

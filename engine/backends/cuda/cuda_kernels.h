@@ -54,9 +54,11 @@ void gated_linear(void* stream, const float* x, const void* gate, const void* up
                   float* out, float* up_out, uint32_t rows, uint32_t in, uint32_t cols);
 void gelu_tanh(void* stream, float* x, uint64_t n);                    // in place
 void silu_mul(void* stream, float* gate, const float* up, uint64_t n); // gate = silu(gate) * up
-// Rotates pairs (i, i + d/2) of every head of every row by position * theta^(-2i/d).
+// Rotates pairs (i, i + d/2) of every head of every row by the row's position, with the cosines
+// and sines of `table` (runtime/rope.h's layout: cos at table[p * d/2 + i], sin at
+// table[(table_positions + p) * d/2 + i]; every position below table_positions).
 void rope(void* stream, float* x, const uint32_t* positions, uint32_t rows, uint32_t heads,
-          uint32_t head_dim, float theta);
+          uint32_t head_dim, const float* table, uint32_t table_positions);
 // Writes every row's k and v into its slot's cache (slot s at cache + s * stride bytes: K then
 // V, each [max_seq][kv_width]) at the row's position.
 void store_kv(void* stream, const float* k, const float* v, void* cache, uint64_t stride,
@@ -66,8 +68,8 @@ void store_kv(void* stream, const float* k, const float* v, void* cache, uint64_
 // straight into the cache).
 void rope_store_kv(void* stream, float* q, const float* k, const float* v, void* cache,
                    uint64_t stride, const uint32_t* slots, const uint32_t* positions, uint32_t rows,
-                   uint32_t heads, uint32_t kv_heads, uint32_t head_dim, float theta,
-                   uint32_t max_seq);
+                   uint32_t heads, uint32_t kv_heads, uint32_t head_dim, const float* table,
+                   uint32_t table_positions, uint32_t max_seq);
 // Causal softmax attention of every row's query heads over positions 0..position of its slot's
 // cache (grouped: head h reads kv head h / (heads / kv_heads)); out [rows][heads * head_dim].
 void attend(void* stream, const float* q, const void* cache, uint64_t stride, const uint32_t* slots,

@@ -13,6 +13,7 @@
 #include "runtime/gpu_fusion.h"
 #include "runtime/physical_mapping.h"
 
+#include <algorithm>
 #include <cstring>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -132,6 +133,7 @@ class CudaProgram final : public Program {
     uint64_t register_bytes() const override { return arena_.bytes(); }
 
   private:
+    void prepare_rope();
     void enqueue(uint32_t rows, bool capturing); // copies in, every adapter, copies out
     void launch_graph(uint32_t rows);            // captures the step first when needed
 
@@ -139,7 +141,9 @@ class CudaProgram final : public Program {
     cudaStream_t stream_;
     std::vector<uint64_t> offset_;
     DeviceBuffer arena_, workspace_, rows_; // rows_: slots then positions, plan.rows each
-    PinnedBuffer staging_, logits_;         // staging_: tokens, slots, positions
+    DeviceBuffer rope_;                     // the RoPE tables, queue_'s point into it
+    CudaQueue queue_;
+    PinnedBuffer staging_, logits_; // staging_: tokens, slots, positions
     std::vector<BoundInstruction> bound_;
     StepLimits limits_;
     uint64_t vocab_ = 0;
@@ -251,7 +255,8 @@ CudaProgram::CudaProgram(CompiledPlan plan, CudaExecutor& executor)
             std::make_unique<DeviceMemoryCheck>(plan_, offset_, static_cast<char*>(arena_.get()));
     workspace_ = DeviceBuffer(plan_workspace_floats(p) * sizeof(float), p.name + " workspace");
     rows_ = DeviceBuffer(2 * uint64_t(p.rows) * sizeof(uint32_t), p.name + " rows");
-    for (const DeviceBuffer* b : {&arena_, &workspace_, &rows_})
+    prepare_rope();
+    for (const DeviceBuffer* b : {&arena_, &workspace_, &rows_, &rope_})
         executor.account(*b);
     staging_ = PinnedBuffer(3 * uint64_t(p.rows) * sizeof(uint32_t), p.name + " staging");
     const RegisterRef logits = p.plan_outputs[0];
@@ -266,6 +271,21 @@ CudaProgram::CudaProgram(CompiledPlan plan, CudaExecutor& executor)
         });
     mark_half_weights(bound_, p, executor.half());
     if (executor.options().fold && !executor.check_memory()) fold_residual_adds(p, offset_, bound_);
+}
+
+// The RoPE tables of every (theta, head size) the plan rotates by, up to its cache length, and
+// the queue the adapters find them in. The kernels find a table by theta and head size (what
+// GpuAdapters passes), so two rotations that share those but scale differently are refused
+// rather than given the wrong table.
+void CudaProgram::prepare_rope() {
+    RopeTables tables = plan_rope_tables(plan_.plan, limits_.max_seq, "CUDA");
+    rope_ = DeviceBuffer(std::max<uint64_t>(tables.values.size(), 1) * sizeof(float),
+                         plan_.plan.name + " RoPE tables");
+    if (!tables.values.empty()) upload(rope_, tables.values.data());
+    queue_.stream = stream_;
+    queue_.rope_tables = std::move(tables.tables);
+    for (RopeTable& t : queue_.rope_tables)
+        t.address += reinterpret_cast<uintptr_t>(rope_.get()); // offsets to device addresses
 }
 
 void CudaProgram::enqueue(uint32_t rows, bool capturing) {
@@ -285,7 +305,7 @@ void CudaProgram::enqueue(uint32_t rows, bool capturing) {
     ctx.slot_of_row = {device_rows, rows};
     ctx.position_of_row = {device_rows + p.rows, rows};
     ctx.workspace = {static_cast<float*>(workspace_.get()), workspace_.bytes() / sizeof(float)};
-    ctx.queue = stream_;
+    ctx.queue = &queue_;
     if (check_) check_->start(stream_);
     for (size_t i = 0; i < bound_.size(); ++i) {
         if (counting_) timer_->mark(i, stream_, capturing);

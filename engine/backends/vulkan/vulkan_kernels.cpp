@@ -170,26 +170,6 @@ Pipelines::~Pipelines() {
     if (layout_) fn.vkDestroyPipelineLayout(context_.device(), layout_, nullptr);
 }
 
-std::vector<float> rope_table(const runtime::AttentionParams& rotation, uint32_t positions) {
-    const uint32_t half = rotation.head_dim / 2;
-    std::vector<float> table(2 * uint64_t(positions) * half);
-    float* sines = table.data() + uint64_t(positions) * half;
-    for (uint32_t p = 0; p < positions; ++p)
-        for (uint32_t i = 0; i < half; ++i) {
-            const double angle = p * runtime::rope_frequency(rotation, i);
-            table[uint64_t(p) * half + i] = float(std::cos(angle));
-            sines[uint64_t(p) * half + i] = float(std::sin(angle));
-        }
-    return table;
-}
-
-const RopeTable* find_rope_table(const std::vector<RopeTable>& tables, float theta,
-                                 uint32_t head_dim) {
-    for (const RopeTable& t : tables)
-        if (t.rotation.rope_theta == theta && t.rotation.head_dim == head_dim) return &t;
-    return nullptr;
-}
-
 void Recorder::dispatch(Kernel k, const void* push, uint32_t bytes, uint32_t x, uint32_t y) {
     const VulkanFns& fn = context_.fn();
     const VkPipeline pipeline = pipelines_.pipeline(k);
@@ -260,7 +240,7 @@ void VulkanKernels::linear(void* queue, const float* x, const void* w, bool half
 void VulkanKernels::rope(void* queue, float* x, const uint32_t* positions, uint32_t rows,
                          uint32_t heads, uint32_t head_dim, float theta) {
     const Recorder& r = recorder(queue);
-    const RopeTable* table = find_rope_table(r.rope_tables, theta, head_dim);
+    const runtime::RopeTable* table = runtime::find_rope_table(r.rope_tables, theta, head_dim);
     if (!table)
         fail(FailureCode::InvalidExecutionPlan, "vulkan rope", // the program made every table
              fmt::format("no RoPE table for theta {} and head size {}", theta, head_dim));

@@ -5,6 +5,7 @@
 // ExecutionContext::queue the step's Recorder and every pointer a device address.
 #include "backends/vulkan/vulkan_context.h"
 #include "runtime/param_block.h"
+#include "runtime/rope.h"
 
 #include <array>
 #include <cstdint>
@@ -43,19 +44,6 @@ class Pipelines {
     std::array<VkPipeline, size_t(Kernel::Count)> pipelines_{};
 };
 
-// A RoPE table: cos then sin of position * rope_frequency(rotation, i), [positions][head_dim / 2]
-// each, computed on the host in double (as the CPU backend computes the angle). `rotation` is
-// the attention block it was made for (its theta, head size and scaling).
-struct RopeTable {
-    runtime::AttentionParams rotation{};
-    uint32_t positions = 0;
-    uint64_t address = 0;
-};
-std::vector<float> rope_table(const runtime::AttentionParams& rotation, uint32_t positions);
-// The table made for this theta and head size (what GpuAdapters passes the kernels), or null.
-const RopeTable* find_rope_table(const std::vector<RopeTable>& tables, float theta,
-                                 uint32_t head_dim);
-
 // Appends kernels to `commands`, each followed by a barrier that makes its writes visible to
 // the next (the step's kernels run in order, as the plan's instructions do).
 class Recorder {
@@ -68,7 +56,7 @@ class Recorder {
 
     // Attention's scores: `scores` holds scores_floats floats.
     uint64_t scores = 0, scores_floats = 0;
-    std::vector<RopeTable> rope_tables;
+    std::vector<runtime::RopeTable> rope_tables; // runtime/rope.h
 
   private:
     const VulkanContext& context_;

@@ -59,7 +59,7 @@ class VulkanProgram final : public Program {
     std::vector<uint64_t> offset_;
     Buffer arena_, workspace_, rows_, scores_, rope_;
     Buffer staging_, logits_; // host: tokens, slots, positions; the logits read back
-    std::vector<RopeTable> rope_tables_;
+    std::vector<runtime::RopeTable> rope_tables_;
     std::vector<BoundInstruction> bound_;
     StepLimits limits_;
     uint64_t vocab_ = 0;
@@ -219,7 +219,6 @@ VulkanProgram::VulkanProgram(CompiledPlan plan, VulkanExecutor& executor)
 void VulkanProgram::prepare_attention(VulkanContext& context) {
     const ExecutionPlan& p = plan_.plan;
     uint64_t scores = 1;
-    std::vector<float> tables;
     for (const Instruction& insn : p.instructions) {
         if (insn.opcode != Opcode::MultiheadAttention) continue;
         const auto a = param_view<AttentionParams>(p.params[insn.param_block]);
@@ -228,28 +227,18 @@ void VulkanProgram::prepare_attention(VulkanContext& context) {
                  fmt::format("attention heads of {} values: the Vulkan kernels take even head "
                              "sizes up to {}",
                              a.head_dim, kMaxHeadDim));
-        const uint32_t max_seq = limits_.max_seq;
-        scores = std::max(scores, uint64_t(p.rows) * a.n_heads * max_seq);
-        if (a.rope_theta <= 0) continue;
-        const RopeTable* known = find_rope_table(rope_tables_, a.rope_theta, a.head_dim);
-        if (known && !same_rotation(known->rotation, a))
-            fail(FailureCode::InvalidExecutionPlan, p.name,
-                 fmt::format("two attention instructions rotate by theta {} over heads of {} "
-                             "with different RoPE scaling; the Vulkan backend keeps one table "
-                             "per theta and head size",
-                             a.rope_theta, a.head_dim));
-        if (known) continue;
-        rope_tables_.push_back({a, max_seq, tables.size() * sizeof(float)});
-        const std::vector<float> t = rope_table(a, max_seq);
-        tables.insert(tables.end(), t.begin(), t.end());
+        scores = std::max(scores, uint64_t(p.rows) * a.n_heads * limits_.max_seq);
     }
     scores_ = Buffer(context, scores * sizeof(float), MemoryKind::Device, p.name + " scores");
-    rope_ = Buffer(context, std::max<uint64_t>(tables.size(), 1) * sizeof(float),
+    RopeTables tables = plan_rope_tables(p, limits_.max_seq, "Vulkan");
+    rope_ = Buffer(context, std::max<uint64_t>(tables.values.size(), 1) * sizeof(float),
                    MemoryKind::Device, p.name + " RoPE tables");
-    if (!tables.empty())
-        upload(context, tables.data(), tables.size() * sizeof(float), rope_, 0, "RoPE tables");
+    if (!tables.values.empty())
+        upload(context, tables.values.data(), tables.values.size() * sizeof(float), rope_, 0,
+               "RoPE tables");
+    rope_tables_ = std::move(tables.tables);
     for (RopeTable& t : rope_tables_)
-        t.address += rope_.address(); // from offsets in `tables` to device addresses
+        t.address += rope_.address(); // from offsets in `values` to device addresses
 }
 
 void VulkanProgram::record(uint32_t rows) {
