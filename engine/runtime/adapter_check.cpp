@@ -29,7 +29,8 @@ void check_backend_supports(const ExecutionPlan& plan, const AdapterTable& table
                     .rope_scaling != 0)
             fail(FailureCode::UnsupportedOpcode, where,
                  fmt::format("the {} backend's {} adapter does not compute RoPE scaling (the "
-                             "config's rope_scaling); run it on another backend (cpu, vulkan)",
+                             "config's rope_scaling); run it on a backend that does (the CPU "
+                             "reference does)",
                              backend, opcode_name(op)));
         const uint32_t limit = can.supports_batch ? can.max_batch_size : 1;
         if (limit != 0 && slots > limit)

@@ -281,7 +281,13 @@ void CudaProgram::prepare_rope() {
     RopeTables tables = plan_rope_tables(plan_.plan, limits_.max_seq, "CUDA");
     rope_ = DeviceBuffer(std::max<uint64_t>(tables.values.size(), 1) * sizeof(float),
                          plan_.plan.name + " RoPE tables");
-    if (!tables.values.empty()) upload(rope_, tables.values.data());
+    // On the program's stream, which waits for nothing on the default one (non-blocking).
+    if (!tables.values.empty()) {
+        check_cuda(cudaMemcpyAsync(rope_.get(), tables.values.data(), rope_.bytes(),
+                                   cudaMemcpyHostToDevice, stream_),
+                   "RoPE tables upload");
+        check_cuda(cudaStreamSynchronize(stream_), "RoPE tables upload");
+    }
     queue_.stream = stream_;
     queue_.rope_tables = std::move(tables.tables);
     for (RopeTable& t : queue_.rope_tables)
