@@ -116,9 +116,12 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     r.heuristic_height = best;
     r.lower_bound = lower_bound_bytes(p);
     const bool pinned = seed.pinned_top > 0;
-    // Every plan is at least the bound and at least the pins' top; lo stays a proven bound
-    // while proof is true.
-    uint64_t lo = std::max(r.lower_bound, seed.pinned_top);
+    // Every plan is at least the aligned bound (offsets are multiples of the smallest
+    // alignment, so all but the topmost of the buffers live together take their rounded size:
+    // a parameter arena of odd sizes is proven there at once, where the search ran out its
+    // budget) and at least the pins' top; lo stays a proven bound while proof is true.
+    const uint64_t least = std::max(aligned_lower_bound_bytes(p), seed.pinned_top);
+    uint64_t lo = least;
     bool proof = true;
     std::vector<Component> comps =
         best > lo ? optimal::split_components(p) : std::vector<Component>{};
@@ -223,7 +226,7 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
         }
     }
     r.nodes = budget.spent;
-    r.proven = best == std::max(r.lower_bound, seed.pinned_top) || (proof && best <= lo);
+    r.proven = best == least || (proof && best <= lo);
     r.solution = placement::finish(p, std::move(offsets),
                                    r.proven ? "optimal (proven)" : "optimal (budget)");
     return r;
