@@ -49,11 +49,14 @@ namespace {
 
 std::vector<float> rope_table(const AttentionParams& rotation, uint32_t positions) {
     const uint32_t half = rotation.head_dim / 2;
+    std::vector<double> frequency(half); // once per pair, not per position: a pow each
+    for (uint32_t i = 0; i < half; ++i)
+        frequency[i] = rope_frequency(rotation, i);
     std::vector<float> table(2 * uint64_t(positions) * half);
     float* sines = table.data() + uint64_t(positions) * half;
     for (uint32_t p = 0; p < positions; ++p)
         for (uint32_t i = 0; i < half; ++i) {
-            const double angle = p * rope_frequency(rotation, i);
+            const double angle = p * frequency[i];
             table[uint64_t(p) * half + i] = float(std::cos(angle));
             sines[uint64_t(p) * half + i] = float(std::sin(angle));
         }
