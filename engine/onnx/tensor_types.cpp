@@ -87,13 +87,13 @@ const lib::TypeProto* TypeTable::find(const std::string& name) const {
 }
 
 // Inference takes a dim from the values that size a node's output (a ConstantOfShape of
-// [N+1, -1]): where one is negative, the node that made it is where to look.
+// [N+1, -1]), or the file declares it: the node that makes the value is where to look.
 void TypeTable::negative_dim(const std::string& name, int axis, int64_t dim) const {
     const auto it = producers_.find(name);
     const std::string made_by =
-        it == producers_.end() ? std::string()
-                               : fmt::format(", as node '{}' ({}) makes it from the values it gets",
-                                             it->second->name(), it->second->op_type());
+        it == producers_.end()
+            ? std::string()
+            : fmt::format("; node '{}' ({}) makes it", it->second->name(), it->second->op_type());
     fail(FailureCode::InvalidIrShapes, fmt::format("{} dim {}", place(name), axis),
          fmt::format("dimension {} is negative{}", dim, made_by));
 }
