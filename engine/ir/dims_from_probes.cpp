@@ -107,7 +107,17 @@ class Prober {
         DimBinding largest;
         for (const DynamicDim& d : dims_)
             largest[d.name] = d.max;
-        if (largest != base_) check_shapes_at(largest, built_at(largest), declared);
+        if (largest == base_) return;
+        std::optional<Graph> built;
+        try {
+            built = built_at(largest);
+        } catch (const Failure& f) {
+            if (!does_not_hold_there(f)) throw;
+            fail(FailureCode::InvalidIrShapes, where_,
+                 fmt::format("the iterations ask for up to {}, past what the model holds: {}",
+                             binding_text(largest), f.message()));
+        }
+        check_shapes_at(largest, *built, declared);
     }
 
     // Every dimension moved at once, each by another step: the axes marked must give exactly

@@ -734,6 +734,7 @@ class TestOnnxModels : public QObject {
             QCOMPARE(tensor(run.graph, "h").shape, (std::vector<int64_t>{3, start, 8}));
         }
         expectRefused(path("limited.onnx"), asked, {{"seq", 17}},
+                      "the iterations ask for up to batch=2, seq=17, past what the model holds: "
                       "at batch=2, seq=17: node 'Add_4' (Add) does not hold for inputs of shapes "
                       "[2, 17, 8], [16, 8]");
         // At 3, seq's own step below (three) would pass the lowest value a probe takes (2).
