@@ -210,6 +210,14 @@ void print_summary(const LoadedModel& model, const Plan& plan) {
     fmt::print("{:<12} {:<16} {:>14} {:>14} {:>8.3f}%\n", "total", "", format_bytes(peak),
                format_bytes(bound), over);
     for (const ArenaPlan& a : plan.arenas)
+        if (const uint64_t least = aligned_bound(a); least > a.metrics.lower_bound)
+            fmt::print("aligned    {}: no plan is below {} once its buffers are aligned (the lower "
+                       "bound counts no padding); this plan is {}\n",
+                       a.config.name, format_bytes(least),
+                       a.metrics.peak_bytes <= least
+                           ? std::string("at it")
+                           : format_bytes(a.metrics.peak_bytes - least) + " above it");
+    for (const ArenaPlan& a : plan.arenas)
         if (a.config.page_size != 0)
             fmt::print("pages      {}: {} in pages of {} for its peak of {}\n", a.config.name,
                        format_bytes(a.config.committed_bytes(a.metrics.peak_bytes)),

@@ -26,7 +26,7 @@ namespace tmmu::studio {
 // The summary's texts, separate from the widgets so tests can read them.
 struct PlanSummary {
     QString model, modelTip, mode, modeTip, strategy, strategyTip, height, heightTip, overBound,
-        hash, hashTip;
+        overBoundTip, hash, hashTip;
     static PlanSummary of(const Plan& plan, const LoadedModel* model);
 };
 

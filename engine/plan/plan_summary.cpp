@@ -106,6 +106,10 @@ PlanTotals plan_totals(const Plan& plan) {
     return t;
 }
 
+uint64_t aligned_bound(const ArenaPlan& a) {
+    return std::max(a.metrics.lower_bound, aligned_lower_bound_bytes(a.problem));
+}
+
 uint64_t reused_tensors(const Plan& plan, const PlanTotals& totals) {
     return plan.tensors.size() > totals.slot_count ? plan.tensors.size() - totals.slot_count : 0;
 }

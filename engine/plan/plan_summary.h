@@ -49,6 +49,13 @@ struct PlanTotals {
 // does not fit in 64 bits.
 PlanTotals plan_totals(const Plan& plan);
 
+// The least a plan of the arena can be once its buffers are aligned: offsets are multiples of
+// the smallest alignment, so of the buffers live together all but the topmost pay their
+// padding, which the lower bound does not count (a parameter arena of odd sizes sits above its
+// lower bound however it is placed). Never below the lower bound; computed from the arena's
+// problem, O(n log n), for display: no stored metric holds it.
+uint64_t aligned_bound(const ArenaPlan& a);
+
 // The numerators of the plan's reuse and fragmentation ratios, which the plan JSON's seed
 // metrics and the trace's summary both show: tensors beyond the logical slots they fit in (of
 // all tensors), and bytes the arenas' peaks lie above their lower bounds (of the peaks).

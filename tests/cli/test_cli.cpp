@@ -463,6 +463,13 @@ class TestCli : public QObject {
         QCOMPARE(aligned.code, 0);
         QCOMPARE(arena(aligned)["alignment"].toInt(), 64);
         QCOMPARE(arena(aligned)["peak_bytes"].toInt(), 168); // 0, 64 and 128 plus 40
+        // Above the lower bound (120) by the padding no plan avoids, which the summary says.
+        const Result text = run_tmmu({"plan", csv, "--align", "64"});
+        QVERIFY2(text.out.contains("aligned    arena: no plan is below 168 B once its buffers are "
+                                   "aligned (the lower bound counts no padding); this plan is at "
+                                   "it\n"),
+                 qPrintable(text.out));
+        QVERIFY(!run_tmmu({"plan", csv}).out.contains("aligned "));
         Result capped = run_tmmu({"plan", csv, "--arena", "arena=1KiB", "--json", "-"});
         QCOMPARE(capped.code, 0);
         QCOMPARE(arena(capped)["alignment"].toInt(), 1); // a capacity leaves alignment alone

@@ -142,6 +142,25 @@ class TestMainWindow : public QObject {
         QVERIFY(w.windowTitle().contains("gpt2-small"));
     }
 
+    // Buffers that pad to their alignment sit above the lower bound, which counts no padding,
+    // however they are placed: the status bar says how far the plan is from the least aligned
+    // buffers allow, beside the plain figure (sessions store and compare that one).
+    void overBoundSaysWhatAlignmentPads() {
+        OffsetProblem p;
+        for (int i = 0; i < 3; ++i)
+            p.buffers.push_back(Buffer{.begin = 0, .end = 9, .size = 40, .alignment = 64});
+        const Plan plan = plan_problem(p, {"a", "b", "c"}, {}, Progress{}, "padded");
+        QCOMPARE(plan.arenas[0].metrics.peak_bytes, uint64_t(168)); // 64 + 64 + 40
+        const studio::PlanSummary padded = studio::PlanSummary::of(plan, nullptr);
+        QCOMPARE(padded.overBound, QString("+40.000% over lower bound (+0.000% over aligned)"));
+        QVERIFY2(padded.overBoundTip.contains("no plan is below 168 B"),
+                 qPrintable(padded.overBoundTip));
+        p.buffers[0].alignment = p.buffers[1].alignment = p.buffers[2].alignment = 8;
+        const Plan packed = plan_problem(p, {"a", "b", "c"}, {}, Progress{}, "packed");
+        QCOMPARE(studio::PlanSummary::of(packed, nullptr).overBound,
+                 QString("+0.000% over lower bound"));
+    }
+
     void comparesEveryStrategyOffTheUiThread() {
         MainWindow w;
         QSignalSpy started(w.jobs(), &JobRunner::jobStarted);
