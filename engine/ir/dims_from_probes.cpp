@@ -113,9 +113,11 @@ class Prober {
             built = built_at(largest);
         } catch (const Failure& f) {
             if (!does_not_hold_there(f)) throw;
-            fail(FailureCode::InvalidIrShapes, where_,
-                 fmt::format("the iterations ask for up to {}, past what the model holds: {}",
-                             binding_text(largest), f.message()));
+            // Where the load failed (the model, a tensor's dim) stays; the message starts with
+            // the binding.
+            throw Failure(
+                f.code(), f.where(),
+                fmt::format("the iterations go past what the model holds: {}", f.message()));
         }
         check_shapes_at(largest, *built, declared);
     }

@@ -254,18 +254,21 @@ void map_tensors(const Graph& g, const Liveness& lv,
 
 // II.J: a quota failure instead of a plan, naming what each arena needs and whether any plan
 // could fit. The budget covers what the arenas commit: a paged arena holds its peak in whole
-// pages, so its share is the peak rounded up to pages; the lower bounds, rounded alike, add up
-// to what no strategy can go below.
+// pages, so its share is the peak rounded up to pages; the aligned bounds (aligned_bound: the
+// lower bound and the padding no plan avoids), rounded alike, add up to what no strategy can
+// go below.
 void check_memory_budget(const Plan& plan, const PlanOptions& options) {
     const uint64_t budget = options.memory_budget;
     if (budget == 0) return;
     uint64_t total = 0, bound = 0;
+    bool padded = false; // an aligned bound above its lower bound: the message says it counts
     std::string arenas;
     for (const ArenaPlan& a : plan.arenas) {
         const uint64_t committed = a.config.committed_bytes(a.metrics.peak_bytes);
         total = checked_add(total, committed, "--memory-budget");
-        bound =
-            checked_add(bound, a.config.committed_bytes(a.metrics.lower_bound), "--memory-budget");
+        const uint64_t least = aligned_bound(a);
+        padded = padded || least > a.metrics.lower_bound;
+        bound = checked_add(bound, a.config.committed_bytes(least), "--memory-budget");
         arenas += fmt::format("{}{} {}", arenas.empty() ? "" : ", ", a.config.name,
                               format_bytes(committed));
         if (a.config.page_size)
@@ -273,11 +276,13 @@ void check_memory_budget(const Plan& plan, const PlanOptions& options) {
                                   format_bytes(a.config.page_size));
     }
     if (total <= budget) return;
+    const char* bounds =
+        padded ? "their lower bounds with the padding no plan avoids" : "their lower bounds";
     const std::string fits =
         bound > budget
-            ? fmt::format("no plan of these arenas fits: their lower bounds alone add up to {}",
+            ? fmt::format("no plan of these arenas fits: {} alone add up to {}", bounds,
                           format_bytes(bound))
-            : fmt::format("their lower bounds add up to {}, so a tighter plan could fit{}",
+            : fmt::format("{} add up to {}, so a tighter plan could fit{}", bounds,
                           format_bytes(bound),
                           options.strategy == "optimal" ? " (a larger --budget searches further)"
                                                         : " (--strategy optimal searches for one)");

@@ -157,6 +157,18 @@ class TestExitStatus : public QObject {
                                     "4.00 MiB pages))") &&
                      paged.err.contains("their lower bounds alone add up to 14.00 MiB"),
                  qPrintable(paged.err));
+        // Padding no plan avoids counts: three 40 B buffers at alignment 64 need 168 B.
+        const QString csv = dir_.filePath("padded.csv");
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("id,lower,upper,size\na,0,9,40\nb,0,9,40\nc,0,9,40\n");
+        f.close();
+        const test::ProgramRun padded =
+            tmmu({"plan", csv, "--align", "64", "--memory-budget", "150", "--strategy", "optimal"});
+        expect(padded, FailureCode::MemoryBudgetExceeded);
+        QVERIFY2(padded.err.contains("no plan of these arenas fits: their lower bounds with the "
+                                     "padding no plan avoids alone add up to 168 B"),
+                 qPrintable(padded.err));
         expect(tmmu({"plan", model, "--memory-budget", "0"}), FailureCode::InvalidArgument);
     }
     void alignmentViolation() {

@@ -734,9 +734,31 @@ class TestOnnxModels : public QObject {
             QCOMPARE(tensor(run.graph, "h").shape, (std::vector<int64_t>{3, start, 8}));
         }
         expectRefused(path("limited.onnx"), asked, {{"seq", 17}},
-                      "the iterations ask for up to batch=2, seq=17, past what the model holds: "
-                      "at batch=2, seq=17: node 'Add_4' (Add) does not hold for inputs of shapes "
-                      "[2, 17, 8], [16, 8]");
+                      "the iterations go past what the model holds: at batch=2, seq=17: node "
+                      "'Add_4' (Add) does not hold for inputs of shapes [2, 17, 8], [16, 8]");
+        // Where the load fails past the limit stays where it is (a tensor's dim): z =
+        // ConstantOfShape(min(16 - N, 1)) is [-1] at N=17.
+        OnnxModelBuilder neg(13, "negative_past_16");
+        neg.input("x", {"N", "4"});
+        for (const auto& [name, value] : {std::pair{"zero", 0}, {"one", 1}, {"sixteen", 16}})
+            neg.int64_initializer(name, {1}, {value});
+        firstDimension(neg, "x", "xs", "n");
+        neg.node("Sub", {"sixteen", "n"}, {"left"});
+        neg.node("Min", {"left", "one"}, {"sizes"});
+        neg.node("ConstantOfShape", {"sizes"}, {"z"});
+        neg.node("Relu", {"x"}, {"y"});
+        neg.output("z", {"?"});
+        neg.output("y", {"N", "4"});
+        neg.save(path("negative_past_16.onnx"));
+        const auto f = test::capture_failure([&] {
+            (void)load_model(path("negative_past_16.onnx"),
+                             request_over_iterations({.dims = {{"N", 2}}}, {{{"N", 17}}}));
+        });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QCOMPARE(f->where(), std::string("'z' dim 0"));
+        QVERIFY2(f->message().starts_with("the iterations go past what the model holds: at N=17: "
+                                          "dimension -1 is negative"),
+                 f->what());
         // At 3, seq's own step below (three) would pass the lowest value a probe takes (2).
         write_limited("limited3.onnx", 3);
         asked.dims = {{"batch", 2}, {"seq", 3}};

@@ -116,15 +116,17 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     r.heuristic_height = best;
     r.lower_bound = lower_bound_bytes(p);
     const bool pinned = seed.pinned_top > 0;
-    // Every plan is at least the aligned bound (offsets are multiples of the smallest
-    // alignment, so all but the topmost of the buffers live together take their rounded size:
-    // a parameter arena of odd sizes is proven there at once, where the search ran out its
-    // budget) and at least the pins' top; lo stays a proven bound while proof is true.
-    const uint64_t least = std::max(aligned_lower_bound_bytes(p), seed.pinned_top);
-    uint64_t lo = least;
+    // Every plan is at least the bound and at least the pins' top; lo stays a proven bound
+    // while proof is true. The aligned bound (offsets are multiples of the smallest alignment,
+    // so all but the topmost of the buffers live together pay their padding) is tighter: a plan
+    // there is proven and ends the search (a parameter arena of odd sizes, which ran out the
+    // budget before). The targets stay between lo and the best plan: from the aligned bound
+    // they differ, and the search found higher plans on some problems.
+    uint64_t lo = std::max(r.lower_bound, seed.pinned_top);
+    const uint64_t least = std::max(aligned_lower_bound_bytes(p), lo);
     bool proof = true;
     std::vector<Component> comps =
-        best > lo ? optimal::split_components(p) : std::vector<Component>{};
+        best > least ? optimal::split_components(p) : std::vector<Component>{};
     auto attempt_deadline = deadline; // timed: the current target's share of the time
     NodeBudget budget;
     budget.limit = timed ? UINT64_MAX : options.node_budget;
@@ -170,7 +172,8 @@ OptimalResult solve_optimal(const OffsetProblem& p, const OptimalOptions& option
     bool first = true, descending = true, bound_failed = false;
     const uint64_t bound = lo;
     const auto out_of_time = [&] { return timed && Clock::now() >= deadline; };
-    while (best > lo && budget.spent < budget.limit && !budget.stopped && !out_of_time()) {
+    while (best > lo && best > least && budget.spent < budget.limit && !budget.stopped &&
+           !out_of_time()) {
         const bool capacity_first = first && p.capacity < best && p.capacity >= lo;
         if (!proof && best - lo <= best / kTinyGap) break;
         const uint64_t target = capacity_first ? p.capacity
