@@ -228,6 +228,15 @@ class TestCharts : public QObject {
         QVERIFY2(labels[0].contains("+20.0%"), qPrintable(labels[0]));
         QVERIFY(labels[1].startsWith("[ffd]"));
         QVERIFY(labels[2].contains("failed"));
+        // Padding no plan avoids is named in the tooltip where it lifts the bound.
+        QVERIFY2(!chart.tooltip(0).contains("aligned"), qPrintable(chart.tooltip(0)));
+        std::vector<StrategyResult> padded = results;
+        padded[0].aligned_bound = 1100;
+        chart.setResults(padded, "ffd");
+        QVERIFY2(chart.tooltip(0).contains(", the least aligned buffers allow ") &&
+                     chart.tooltip(0).contains("(+9.09%)"),
+                 qPrintable(chart.tooltip(0)));
+        chart.setResults(results, "ffd");
         // Bars scale to the tallest height, time bars to the slowest strategy; a failure has
         // neither.
         const QRectF tallest = chart.heightBar(0), ffd = chart.heightBar(1);

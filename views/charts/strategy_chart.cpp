@@ -18,22 +18,31 @@
 namespace tmmu::views {
 namespace {
 
+QString percentOver(uint64_t height, uint64_t bound) {
+    if (bound == 0) return QStringLiteral("+0%");
+    double pct = 100.0 * (double(height) - double(bound)) / double(bound);
+    return QStringLiteral("+%1%").arg(pct, 0, 'f', pct < 10 ? 2 : 1);
+}
+
 QString overBound(const StrategyResult& r) {
     if (!r.error.empty()) return QObject::tr("failed");
-    if (r.lower_bound == 0) return QStringLiteral("+0%");
-    double pct = 100.0 * (double(r.height) - double(r.lower_bound)) / double(r.lower_bound);
-    return QStringLiteral("+%1%").arg(pct, 0, 'f', pct < 10 ? 2 : 1);
+    return percentOver(r.height, r.lower_bound);
 }
 
 QString tooltipFor(const StrategyResult& r, const ByteScale& scale) {
     if (!r.error.empty())
         return QStringLiteral("%1: %2").arg(QString::fromStdString(r.strategy),
                                             QString::fromStdString(r.error));
-    return QObject::tr("%1: height %2 %4, lower bound %3 %4 (%5), planned in %6 ms")
+    const QString aligned = r.aligned_bound > r.lower_bound
+                                ? QObject::tr(", the least aligned buffers allow %1 %2 (%3)")
+                                      .arg(double(r.aligned_bound) / scale.divisor, 0, 'f', 2)
+                                      .arg(scale.unit, percentOver(r.height, r.aligned_bound))
+                                : QString();
+    return QObject::tr("%1: height %2 %4, lower bound %3 %4 (%5)%6, planned in %7 ms")
         .arg(QString::fromStdString(r.strategy))
         .arg(double(r.height) / scale.divisor, 0, 'f', 2)
         .arg(double(r.lower_bound) / scale.divisor, 0, 'f', 2)
-        .arg(scale.unit, overBound(r))
+        .arg(scale.unit, overBound(r), aligned)
         .arg(r.ms, 0, 'f', 2);
 }
 
@@ -250,6 +259,10 @@ QStringList StrategyChart::labels() const {
         labels << QStringLiteral("%1 %2").arg(name, overBound(r));
     }
     return labels;
+}
+
+QString StrategyChart::tooltip(size_t i) const {
+    return tooltipFor(results_.at(i), bars_->measure().scale);
 }
 
 QWidget* StrategyChart::bars() const {

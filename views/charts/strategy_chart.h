@@ -25,6 +25,9 @@ struct StrategyResult {
     uint64_t lower_bound = 0; // sum of arena lower bounds
     double ms = 0.0;          // strategy wall time over all arenas
     std::string error;        // non-empty: the strategy failed (e.g. "ARENA_TOO_SMALL at ...")
+    // Sum of the arenas' aligned bounds (plan_summary.h): above lower_bound where padding no
+    // plan avoids lifts them; 0 or lower_bound where it does not.
+    uint64_t aligned_bound = 0;
 };
 
 class StrategyBars;
@@ -42,6 +45,8 @@ class StrategyChart : public QWidget {
     const std::vector<StrategyResult>& results() const { return results_; }
     // Each row's label: "[auto] +0.00%", "slots +77.5%", "best-fit failed".
     QStringList labels() const;
+    // Row i's tooltip: its height, lower bound, aligned bound where padding lifts it, and time.
+    QString tooltip(size_t i) const;
     // The drawing (in its own coordinates): for tests and screenshots.
     QWidget* bars() const;
     // Row i's height bar and planning-time bar, in bars()' coordinates (empty for a failure).
