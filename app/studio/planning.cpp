@@ -109,8 +109,7 @@ std::vector<views::StrategyResult> compare_strategies(const LoadedModel& model,
             const PlanTotals totals = plan_totals(plan);
             r.height = totals.peak_bytes;
             r.lower_bound = totals.lower_bound;
-            for (const ArenaPlan& a : plan.arenas)
-                r.aligned_bound += aligned_bound(a);
+            r.aligned_bound = aligned_bound(plan);
             r.ms = double(plan.total_plan_ns) / 1e6;
         } catch (const Failure& f) {
             if (f.code() == FailureCode::Cancelled) throw;

@@ -72,9 +72,7 @@ PlanSummary PlanSummary::of(const Plan& plan, const LoadedModel* model) {
     s.overBound = QObject::tr("+%1% over lower bound").arg(percent_over(bound), 0, 'f', 3);
     s.overBoundTip = QObject::tr("Height above the sum of the arenas' lower bounds");
     // Padding no plan avoids: said beside the plain figure, which sessions store and compare.
-    uint64_t aligned = 0;
-    for (const ArenaPlan& a : plan.arenas)
-        aligned += aligned_bound(a);
+    const uint64_t aligned = aligned_bound(plan);
     if (aligned > bound) {
         s.overBound += QObject::tr(" (+%1% over aligned)").arg(percent_over(aligned), 0, 'f', 3);
         s.overBoundTip +=

@@ -110,6 +110,13 @@ uint64_t aligned_bound(const ArenaPlan& a) {
     return std::max(a.metrics.lower_bound, aligned_lower_bound_bytes(a.problem));
 }
 
+uint64_t aligned_bound(const Plan& plan) {
+    uint64_t sum = 0;
+    for (const ArenaPlan& a : plan.arenas)
+        sum = checked_add(sum, aligned_bound(a), "totals.aligned_bound");
+    return sum;
+}
+
 uint64_t reused_tensors(const Plan& plan, const PlanTotals& totals) {
     return plan.tensors.size() > totals.slot_count ? plan.tensors.size() - totals.slot_count : 0;
 }

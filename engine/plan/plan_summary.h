@@ -55,6 +55,8 @@ PlanTotals plan_totals(const Plan& plan);
 // lower bound however it is placed). Never below the lower bound; computed from the arena's
 // problem, O(n log n), for display: no stored metric holds it.
 uint64_t aligned_bound(const ArenaPlan& a);
+// The arenas' aligned bounds added up (what plan_totals' lower_bound is to the lower bounds).
+uint64_t aligned_bound(const Plan& plan);
 
 // The numerators of the plan's reuse and fragmentation ratios, which the plan JSON's seed
 // metrics and the trace's summary both show: tensors beyond the logical slots they fit in (of
