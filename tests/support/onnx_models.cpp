@@ -158,6 +158,27 @@ void set_int64_tensor(lib::NodeProto& n, const std::string& name, const std::vec
         t->add_int64_data(v);
 }
 
+void first_dimension(OnnxModelBuilder& b, const std::string& input, const std::string& shape,
+                     const std::string& out) {
+    b.node("Shape", {input}, {shape});
+    b.node("Slice", {shape, "zero", "one"}, {out});
+}
+
+void write_shape_chain(const std::string& path) {
+    OnnxModelBuilder b(11, "shape_chain");
+    b.input("x", {"N", "3", "4", "4"});
+    b.int64_initializer("zero", {}, {0});
+    b.int64_initializer("minus_one", {1}, {-1});
+    b.node("Shape", {"x"}, {"s"});
+    set_int(b.node("Gather", {"s", "zero"}, {"batch"}), "axis", 0);
+    set_ints(b.node("Unsqueeze", {"batch"}, {"batch1"}), "axes", {0});
+    set_int(b.node("Concat", {"batch1", "minus_one"}, {"target"}), "axis", 0);
+    b.node("Reshape", {"x", "target"}, {"y"});
+    b.node("Relu", {"y"}, {"z"});
+    b.output("z", {"N", "48"});
+    b.save(path);
+}
+
 void write_symbolic_relu(const std::string& path) {
     OnnxModelBuilder b(13, "relu");
     b.input("x", {"N", "64"});

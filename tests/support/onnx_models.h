@@ -51,6 +51,15 @@ void set_graph(::onnx::NodeProto& n, const std::string& name, const ::onnx::Grap
 void set_int64_tensor(::onnx::NodeProto& n, const std::string& name,
                       const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
 
+// `out` = [first dimension of `input`], through `shape` = Shape(input); the model needs the int64
+// initializers "zero" and "one".
+void first_dimension(OnnxModelBuilder& b, const std::string& input, const std::string& shape,
+                     const std::string& out);
+
+// An opset-11 export: y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])), the batch
+// dim symbolic. The ONNX library's data propagation does not follow these op versions.
+void write_shape_chain(const std::string& path);
+
 // y = Relu(x), x and y [N, 64] with N symbolic: the smallest model whose dimension can vary.
 void write_symbolic_relu(const std::string& path);
 

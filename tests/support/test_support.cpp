@@ -282,6 +282,19 @@ std::vector<int64_t> random_shape(std::mt19937_64& rng) {
 
 } // namespace
 
+const Tensor& tensor_named(const Graph& g, const char* id) {
+    const TensorIndex t = g.find_tensor(id);
+    if (t == kNone) throw std::runtime_error(std::string("no tensor ") + id);
+    return g.tensors[t];
+}
+
+ShapeScheduleRun run_over(const std::string& file, const ModelRequest& asked,
+                          const std::vector<DimBinding>& iterations) {
+    const LoadedModel m = load_model(file, request_over_iterations(asked, iterations));
+    return run_shape_schedule(*m.graph, plan_model(m, Mode::Inference, {}, {}), Mode::Inference, {},
+                              iterations, nullptr, {}, m.build_at);
+}
+
 Graph random_graph(uint32_t seed, size_t nodes, bool training) {
     std::mt19937_64 rng(seed);
     GraphBuilder gb("random");

@@ -164,8 +164,18 @@ bool ci_run();
     } while (0)
 
 #include "ir/graph.h"
+#include "plan/replan.h"
+#include "source/model_source.h"
 
 namespace tmmu::test {
+
+// g's tensor `id`; throws std::runtime_error where g has none.
+const Tensor& tensor_named(const Graph& g, const char* id);
+
+// Loads `file` to run over `iterations` from `asked`, plans it there and runs them, each binding
+// checked against the model loaded there (LoadedModel::build_at).
+ShapeScheduleRun run_over(const std::string& file, const ModelRequest& asked,
+                          const std::vector<DimBinding>& iterations);
 
 // Random finalized DAG of about `nodes` forward nodes (plus backward nodes reading saved
 // forward tensors when `training`), with parameters, in-place writes, views, alias groups,
