@@ -163,8 +163,13 @@ void solve_all(Plan& plan, const PlanOptions& options, const Progress& progress)
 }
 
 // must_not_alias: two tensors that may never share bytes get overlapping lifetimes, so that no
-// strategy can place them on the same bytes. Tensors sharing one storage cannot honour it.
-void widen_must_not_alias(const Graph& g, Liveness& lv) {
+// strategy can place them on the same bytes. Tensors sharing one storage cannot honour it. Two
+// storages in different arenas never share bytes, so they keep their lifetimes: widening them
+// would hold a gradient's bytes from the first step for a parameter it must not alias.
+void widen_must_not_alias(const Graph& g, const ArenaPolicy& policy, Liveness& lv) {
+    auto arena_of = [&](uint32_t storage) -> const std::string& {
+        return policy.arena_of_role[static_cast<size_t>(g.tensors[lv.storages[storage].root].role)];
+    };
     for (size_t t = 0; t < g.tensors.size(); ++t) {
         if (!lv.active[t]) continue;
         for (TensorIndex u : g.tensors[t].must_not_alias) {
@@ -176,6 +181,7 @@ void widen_must_not_alias(const Graph& g, Liveness& lv) {
                      fmt::format("'{}' shares storage with it (view, alias group or in-place "
                                  "write), so they cannot be kept apart",
                                  g.tensors[u].id));
+            if (arena_of(a) != arena_of(b)) continue;
             Lifetime span{std::min(lv.storages[a].life.begin, lv.storages[b].life.begin),
                           std::max(lv.storages[a].life.end, lv.storages[b].life.end)};
             lv.storages[a].life = span;
@@ -302,7 +308,7 @@ Plan plan_graph_stages(const Graph& model, Mode mode, const PlanOptions& options
     progress.report(0.0, "liveness");
     Liveness lv = as_operator(kAnalyzeLiveness, [&] {
         Liveness l = analyze_liveness(g, mode);
-        widen_must_not_alias(g, l);
+        widen_must_not_alias(g, options.policy, l);
         return l;
     });
     Plan plan;

@@ -294,6 +294,38 @@ class TestPlanner : public QObject {
             QVERIFY(offset_of(plan, "t000001") != offset_of(plan, "t000003"));
         }
     }
+    // A gradient that must not alias its parameter lives in another arena, where no plan could
+    // give them the same bytes: its lifetime stays its own (it was widened to the parameter's,
+    // holding the gradient's bytes from the first step). Routed to one arena, they are kept
+    // apart over the whole run.
+    void mustNotAliasAcrossArenasKeepsLifetimes() {
+        auto build = [](bool rule) {
+            GraphBuilder gb("mna_arenas");
+            auto x = gb.add_tensor("x", {256}, DType::F32, Role::Input);
+            auto w = gb.add_tensor("w", {256}, DType::F32, Role::Parameter);
+            auto h = gb.add_tensor("h", {256}, DType::F32, Role::Activation);
+            auto y = gb.add_tensor("y", {256}, DType::F32, Role::Output);
+            auto gw = gb.add_tensor("g_w", {256}, DType::F32, Role::Gradient);
+            gb.add_node("fc", {x, w}, {h}, Phase::Forward);
+            gb.add_node("relu", {h}, {y}, Phase::Forward);
+            gb.add_node("fc_bwd", {x, y}, {gw}, Phase::Backward);
+            if (rule) gb.tensor(gw).must_not_alias = {w};
+            Graph g = gb.take();
+            finalize_graph(g);
+            return g;
+        };
+        const Plan free_plan = plan_graph(build(false), Mode::Training, {}, {}, "f");
+        const Plan plan = plan_graph(build(true), Mode::Training, {}, {}, "m");
+        QCOMPARE(plan.series.live_bytes, free_plan.series.live_bytes);
+        const size_t gradients = 2; // parameters, activations, gradients, optimizer
+        QCOMPARE(plan.arenas[gradients].config.name, std::string("gradients"));
+        QCOMPARE(plan.series.live_bytes[gradients].front(), uint64_t(0));
+
+        PlanOptions one_arena;
+        one_arena.policy.route(Role::Gradient, "parameters");
+        const Plan shared = plan_graph(build(true), Mode::Training, one_arena, {}, "s");
+        QCOMPARE(shared.series.live_bytes[0].front(), uint64_t(2 * 1024)); // w and g_w
+    }
     void randomGraphsPlanValidlyInEveryModeAndStrategy() {
         // Every size and both kinds of graph occur in the first 75 seeds (property_cases).
         for (uint32_t seed = 0; seed < test::property_cases(300); ++seed) {

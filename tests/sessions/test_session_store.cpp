@@ -524,8 +524,20 @@ class TestSessionStore : public QObject {
             QCOMPARE(to_hex(s.plan->plan_hash), row.plan_hash);
             QCOMPARE(s.program_version, std::string("0.1.0"));
             const ReplayResult r = replay_session(s);
-            // slots is the seed's reference strategy: the engine must still plan it identically.
-            if (row.strategy == "slots") QVERIFY(r.comparison.identical);
+            // slots is the seed's reference strategy: the engine must still plan it identically,
+            // except where a planner fix changed it on purpose. g_w must not alias w, which sits
+            // in the parameters arena: the gradients arena held g_w's 1 KiB from the first step
+            // until must_not_alias stopped widening lifetimes across arenas, so only its peak
+            // and bound fell (18 KiB -> 17 KiB).
+            if (row.strategy == "slots" && row.tags == views.tags) {
+                for (const ArenaDelta& d : r.comparison.arenas) {
+                    const bool fixed = d.arena == "gradients";
+                    QCOMPARE(d.peak_delta(), fixed ? int64_t(-1024) : int64_t(0));
+                    QCOMPARE(d.lower_bound_delta(), fixed ? int64_t(-1024) : int64_t(0));
+                }
+            } else if (row.strategy == "slots") {
+                QVERIFY(r.comparison.identical);
+            }
         }
         if (schema < 4) {
             QVERIFY(list_runs(store).empty()); // the migration to schema 4 added the runs table
