@@ -78,11 +78,11 @@ SessionActions::SessionActions(MainWindow* window, views::PlanContext* ctx, JobR
 
 SessionActions::~SessionActions() = default;
 
-bool SessionActions::openStore(const QString& path) {
+bool SessionActions::openStore(const QString& path, sessions::StoreAccess access) {
     store_.reset();
     storeError_.clear();
     try {
-        store_ = std::make_unique<sessions::SessionStore>(path.toStdString());
+        store_ = std::make_unique<sessions::SessionStore>(path.toStdString(), access);
     } catch (const Failure& f) {
         storeError_ = failureText(f);
     } catch (const std::exception& e) {

@@ -6,7 +6,8 @@
 // the studio's worker (session_jobs.h); only their results are shown here.
 //
 // Invariants: the store is opened only through openStore() (tests and screenshot mode pass their
-// own path or none, so the user's database is never touched by them); a database that cannot be
+// own path or none, and screenshots never create one, so the user's database is never touched by
+// them); a database that cannot be
 // opened is reported once and left byte-for-byte alone; opening a session never re-plans.
 #include "planning.h"
 #include "report/export.h"
@@ -50,9 +51,11 @@ class SessionActions : public QObject {
     SessionActions(MainWindow* window, views::PlanContext* ctx, JobRunner* jobs);
     ~SessionActions() override;
 
-    // Opens (or creates) the database. On failure the error is shown once in the status bar and
-    // the panel, recording stops, and the studio works on without sessions.
-    bool openStore(const QString& path);
+    // Opens the database, creating it (and its folder) unless `access` is ExistingOnly. On
+    // failure the error is shown once in the status bar and the panel, recording stops, and the
+    // studio works on without sessions.
+    bool openStore(const QString& path,
+                   sessions::StoreAccess access = sessions::StoreAccess::CreateIfMissing);
     sessions::SessionStore* store() const { return store_.get(); }
     QString storeError() const { return storeError_; }
 

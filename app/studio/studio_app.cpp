@@ -109,10 +109,11 @@ QString render_session_screenshot(MainWindow& window, qint64 session, const Scre
 }
 
 QString render_requested_screenshot(MainWindow& window, const StudioOptions& options) {
-    // Screenshots never record; they list a database only when one is named or shown.
+    // Screenshots never record, nor create a database (a mistyped --sessions says so); they list
+    // one only when it is named or shown.
     window.sessions()->setRecording(false);
     if (!options.sessions.isEmpty() || options.session)
-        window.sessions()->openStore(sessions_path(options));
+        window.sessions()->openStore(sessions_path(options), sessions::StoreAccess::ExistingOnly);
     window.setTheme(options.theme.value_or(Theme::System));
     Screenshot shot{options.screenshot, options.screenshotSize, QStringLiteral("window"),
                     options.step};

@@ -4,6 +4,7 @@
 #include "context/plan_context.h"
 #include "main_window.h"
 #include "planning.h"
+#include "session_actions.h"
 #include "studio_app.h"
 #include "studio_options.h"
 #include "studio_test_util.h"
@@ -13,6 +14,7 @@
 #include <QApplication>
 #include <QChartView>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QImage>
 #include <QSet>
 #include <QSettings>
@@ -186,6 +188,29 @@ class TestScreenshot : public QObject {
         QCOMPARE(QApplication::palette().color(QPalette::Window), desktopWindow);
         QVERIFY(!ViewPalette::fromApplication().dark());
         QVERIFY(!darkAction->isChecked());
+    }
+
+    // A screenshot never creates a sessions database: a mistyped --sessions, or a session asked
+    // for where there is no database, says so and leaves the disk as it was.
+    void screenshotsCreateNoSessionsDatabase() {
+        const QString missing = dir_.filePath("typo/dir/sessions.db");
+        MainWindow listed;
+        StudioOptions options;
+        options.sessions = missing;
+        options.screenshot = dir_.filePath("sessions.png");
+        options.screenshotPanel = QStringLiteral("sessions");
+        QCOMPARE(render_requested_screenshot(listed, options), QString());
+        QVERIFY(!QFileInfo::exists(dir_.filePath("typo")));
+        QVERIFY(listed.sessions()->storeError().contains("no sessions database here"));
+
+        MainWindow shown;
+        options.session = 1;
+        options.screenshot = dir_.filePath("session.png");
+        const QString error = render_requested_screenshot(shown, options);
+        QVERIFY2(error.startsWith("IO_ERROR") && error.contains("no sessions database"),
+                 qPrintable(error));
+        QVERIFY(!QFileInfo::exists(dir_.filePath("typo")));
+        QVERIFY(!QFile::exists(options.screenshot));
     }
 
     void failingScreenshotReportsTheFailure() {
