@@ -551,6 +551,16 @@ class TestSessions : public QObject {
         QVERIFY(panel.save(dir + "/sessions-dock.png"));
         QVERIFY(compare.save(dir + "/session-compare.png"));
         QVERIFY(w.dock("sessionCompareDock")->isVisible());
+        // Peaks are right-aligned: a column the viewport cuts shows "40.50" without its unit, so
+        // the default dock shows every column up to the peak whole.
+        QTableView* table = w.sessions()->panel()->table();
+        const QHeaderView* header = table->horizontalHeader();
+        const int peak = views::SessionListModel::PeakColumn;
+        const int peakEnd = header->sectionViewportPosition(peak) + header->sectionSize(peak);
+        QVERIFY2(peakEnd <= table->viewport()->width(),
+                 qPrintable(QStringLiteral("peak ends at %1 of %2 px")
+                                .arg(peakEnd)
+                                .arg(table->viewport()->width())));
         // The key wraps with the dock instead of cutting names ("A hig…").
         auto* key = w.findChild<QLabel*>("compareLegend");
         QVERIFY(key && key->isVisible() && key->wordWrap());
