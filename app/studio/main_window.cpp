@@ -341,12 +341,11 @@ void MainWindow::onLazyShown(const LazyShown& shown, const QString& program) {
     for (const char* name : {"tokenGraphDock", "lazyStateDock", "runComparisonDock"})
         dock(name)->raise();
     const QString summary =
-        tr("Lazy program %1: %2 events in %3 plans, %4 steps; pool peak %5, planned arena %6; "
-           "trace hash %7")
-            .arg(QString::fromStdString(shown.name))
-            .arg(shown.stats.events)
-            .arg(shown.stats.plans)
-            .arg(shown.stats.steps)
+        tr("Lazy program %1: %2 in %3, %4; pool peak %5, planned arena %6; trace hash %7")
+            .arg(QString::fromStdString(shown.name),
+                 views::counted(shown.stats.events, "event", "events"),
+                 views::counted(shown.stats.plans, "plan", "plans"),
+                 views::counted(shown.stats.steps, "step", "steps"))
             .arg(views::humanBytes(shown.stats.pool_peak_bytes),
                  views::humanBytes(
                      shown.buffers.plan ? shown.buffers.plan->arenas.front().solution.height : 0),

@@ -183,6 +183,10 @@ class TestTimelineGeometry : public QObject {
         QCOMPARE(humanBytes(1536ull << 20), QString("1.50 GiB"));
         QCOMPARE(humanBytes(96), QString("96 B"));
         QCOMPARE(groupedNumber(1234567), QString("1,234,567"));
+        // Counts take the noun in their number ("1 gaps" read wrong in three panels).
+        QCOMPARE(counted(1, "gap", "gaps"), QString("1 gap"));
+        QCOMPARE(counted(0, "gap", "gaps"), QString("0 gaps"));
+        QCOMPARE(counted(1483, "tensor", "tensors"), QString("1,483 tensors"));
     }
 
     void visibilityIndexesMatchBruteForce_data() {

@@ -13,10 +13,6 @@ namespace {
 // 1 + arenaCount + slot node for tensor rows.
 constexpr quintptr kTopLevel = 0;
 
-QString counted(int n, const char* one, const char* many) {
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
-}
-
 } // namespace
 
 SlotModel::SlotModel(PlanContext* ctx, QObject* parent)

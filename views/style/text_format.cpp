@@ -72,6 +72,10 @@ QString groupedNumber(uint64_t v) {
     return digits;
 }
 
+QString counted(uint64_t n, const char* one, const char* many) {
+    return QStringLiteral("%1 %2").arg(groupedNumber(n), QLatin1String(n == 1 ? one : many));
+}
+
 QString shapeText(const std::vector<int64_t>& shape, const std::vector<std::string>& dimNames) {
     if (shape.empty()) return QStringLiteral("scalar");
     const bool named = dimNames.size() == shape.size();

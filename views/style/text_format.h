@@ -24,6 +24,8 @@ QString byteTickLabel(uint64_t v, uint64_t step, uint64_t top);
 QString axisLabelFormat(double step);
 // "100,000".
 QString groupedNumber(uint64_t v);
+// "1 gap", "0 gaps", "1,024 tensors": the number grouped, the noun in the number it takes.
+QString counted(uint64_t n, const char* one, const char* many);
 // "2×3×224×224", "scalar" for no dims. With the symbolic name each dim was bound from (an ONNX
 // model's annotations; "" for a fixed dim) as "N=2×3×224×224"; names of another length than the
 // shape are ignored.

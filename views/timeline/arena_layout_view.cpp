@@ -333,11 +333,10 @@ QString ArenaLayoutView::headerText() const {
     auto gaps = freeGapsAt(context()->currentTime());
     for (const Gap& g : gaps)
         free += g.size;
-    return tr("peak %1%2 · step %3: %4 free in %5 gaps")
+    return tr("peak %1%2 · step %3: %4 free in %5")
         .arg(humanBytes(pk), over)
         .arg(context()->currentTime())
-        .arg(humanBytes(free))
-        .arg(gaps.size());
+        .arg(humanBytes(free), counted(gaps.size(), "gap", "gaps"));
 }
 
 QString ArenaLayoutView::tooltipText(int planned) const {

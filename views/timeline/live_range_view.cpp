@@ -110,13 +110,12 @@ void LiveRangeView::paintGutter(QPainter& p, const QRect& gutter) {
     paintBandedGutter(
         p, gutter, bands_, uint32_t(rows_.size()),
         [this](uint32_t r) { return tensorLabel(int(rows_[r].tensor)); },
-        [this](const ArenaBand& b) { return tr("%1 tensors").arg(groupedNumber(b.count)); });
+        [](const ArenaBand& b) { return counted(b.count, "tensor", "tensors"); });
 }
 
 QString LiveRangeView::headerText() const {
-    return tr("Live ranges · %1 tensors in %2 arenas, by birth")
-        .arg(groupedNumber(rows_.size()))
-        .arg(bands_.size());
+    return tr("Live ranges · %1 in %2, by birth")
+        .arg(counted(rows_.size(), "tensor", "tensors"), counted(bands_.size(), "arena", "arenas"));
 }
 
 } // namespace tmmu::views

@@ -109,15 +109,14 @@ void SlotView::paintGutter(QPainter& p, const QRect& gutter) {
     paintBandedGutter(
         p, gutter, bands_, uint32_t(rows_.size()),
         [this](uint32_t r) { return tr("slot %1").arg(rows_[r].slot); },
-        [this](const ArenaBand& b) { return tr("%1 slots").arg(b.count); });
+        [](const ArenaBand& b) { return counted(b.count, "slot", "slots"); });
 }
 
 QString SlotView::headerText() const {
     size_t tensors = plan() ? plan()->tensors.size() : 0;
     double share = rows_.empty() ? 0 : double(tensors) / double(rows_.size());
-    return tr("Slots · %1 slots for %2 tensors (%3 per slot)")
-        .arg(groupedNumber(rows_.size()))
-        .arg(groupedNumber(tensors))
+    return tr("Slots · %1 for %2 (%3 per slot)")
+        .arg(counted(rows_.size(), "slot", "slots"), counted(tensors, "tensor", "tensors"))
         .arg(share, 0, 'f', 1);
 }
 

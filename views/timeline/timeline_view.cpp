@@ -221,10 +221,10 @@ QString TimelineView::tooltipText(int planned) const {
             .arg(t.slot);
     text += tr("<br>size %1 (%2 B)").arg(humanBytes(t.size)).arg(t.size);
     text += tr("<br>offset %1 (0x%2)").arg(humanBytes(t.offset)).arg(t.offset, 0, 16);
-    text += tr("<br>live [%1, %2): %3 steps")
+    text += tr("<br>live [%1, %2): %3")
                 .arg(t.life.begin)
                 .arg(t.life.end)
-                .arg(t.life.end - t.life.begin);
+                .arg(counted(t.life.end - t.life.begin, "step", "steps"));
     const auto& order = plan_->execution_order;
     if (t.life.begin < order.size() && t.life.end >= 1 && t.life.end - 1 < order.size())
         text += tr("<br>from %1 to %2")
