@@ -64,12 +64,12 @@ void check_config(const TransformerConfig& c) {
 
 void check_request(const TransformerConfig& c, const GraphRequest& r) {
     if (r.batch == 0 || r.batch > kMaxTransformerDim)
-        fail(FailureCode::InvalidArgument, "request.batch",
+        fail(FailureCode::InvalidArgument, "--batch",
              fmt::format("expected a batch size in [1, 2^40], got {}", r.batch));
     if (r.seq == 0)
-        fail(FailureCode::InvalidArgument, "request.seq", "expected a sequence length >= 1");
+        fail(FailureCode::InvalidArgument, "--seq", "expected a sequence length >= 1");
     if (r.seq > c.max_positions)
-        fail(FailureCode::InvalidArgument, "request.seq",
+        fail(FailureCode::InvalidArgument, "--seq",
              fmt::format("sequence length {} exceeds the model's {} positions", r.seq,
                          c.max_positions));
     if (r.max_batch != 0 && (r.max_batch < r.batch || r.max_batch > uint64_t(kMaxDynamicDim)))

@@ -676,9 +676,14 @@ class TestTransformer : public QObject {
 
     void rejectsBadRequests() {
         TransformerConfig c = gpt2_small();
-        TMMU_EXPECT_FAILURE(build(c, Mode::Training, 8, 1025), FailureCode::InvalidArgument);
-        TMMU_EXPECT_FAILURE(build(c, Mode::Training, 0, 16), FailureCode::InvalidArgument);
-        TMMU_EXPECT_FAILURE(build(c, Mode::Training, 1, 0), FailureCode::InvalidArgument);
+        // Batch and sequence length are what --batch and --seq (the studio's boxes) ask for.
+        for (const auto& [batch, seq, where] :
+             {std::tuple{8, 1025, "--seq"}, std::tuple{0, 16, "--batch"},
+              std::tuple{1, 0, "--seq"}}) {
+            const auto f = test::capture_failure([&] { build(c, Mode::Training, batch, seq); });
+            QVERIFY(f && f->code() == FailureCode::InvalidArgument);
+            QCOMPARE(f->where(), std::string(where));
+        }
         TMMU_EXPECT_FAILURE(build(c, Mode::Training, 1, 8, static_cast<DType>(200)),
                             FailureCode::InvalidArgument);
         QCOMPARE(build(c, Mode::Inference, 1, 1024).tensors.size(),
