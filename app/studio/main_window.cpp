@@ -39,6 +39,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QMessageBox>
+#include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
 #include <QTabBar>
@@ -197,11 +198,18 @@ void MainWindow::buildLazyDocks(QDockWidget* besideTable, QDockWidget* besideRan
     // The open program with and without checkpointing, compile and fusion.
     runComparison_ = new views::RunComparisonModel(this);
     auto* table = new QTableView;
+    table->setObjectName(QStringLiteral("runComparisonTable"));
     table->setModel(runComparison_);
-    table->verticalHeader()->hide();
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table->setWordWrap(false);
+    // The program as written is the last run: where the runs are wider than the dock, the table
+    // keeps it in sight (the measures stay in the vertical header) until the user scrolls.
+    QScrollBar* across = table->horizontalScrollBar();
+    connect(across, &QScrollBar::rangeChanged, this, [this, across](int, int most) {
+        if (runsFollowLast_) across->setValue(most);
+    });
+    connect(across, &QScrollBar::actionTriggered, this, [this] { runsFollowLast_ = false; });
     QDockWidget* runs = addDock(QStringLiteral("runComparisonDock"), tr("Run comparison"), table,
                                 Qt::RightDockWidgetArea);
     tabifyDockWidget(besideStrategies, runs);
@@ -337,6 +345,7 @@ void MainWindow::onLazyShown(const LazyShown& shown, const QString& program) {
     ctx_->setEventAxis(views::EventAxis(tr("event"), shown.trace->events.size()));
     tokenGraph_->setTrace(shown.trace);
     lazyState_->setTrace(shown.trace);
+    runsFollowLast_ = true;
     runComparison_->setRuns(shown.comparison);
     for (const char* name : {"tokenGraphDock", "lazyStateDock", "runComparisonDock"})
         dock(name)->raise();

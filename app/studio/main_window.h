@@ -257,6 +257,7 @@ class MainWindow : public QMainWindow {
     views::LazyStatePanel* lazyState_ = nullptr;
     LazyTracesPanel* lazyTraces_ = nullptr;
     views::RunComparisonModel* runComparison_ = nullptr;
+    bool runsFollowLast_ = true; // the run comparison scrolls to its last run (buildLazyDocks)
     QMenu* recentMenu_ = nullptr;
     QActionGroup* colorModes_ = nullptr;
     QMessageBox* failureBox_ = nullptr;

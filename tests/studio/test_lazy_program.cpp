@@ -19,10 +19,13 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -99,6 +102,35 @@ class TestLazyProgram : public QObject {
             QVERIFY(w.grab().save(qEnvironmentVariable("TMMU_SCREENSHOT_DIR") +
                                   "/lazy-mlp-training.png"));
         }
+    }
+
+    // Five runs are wider than the dock: the table shows the program as written (the last run)
+    // whole beside the measures' names, and stops following it once the user scrolls.
+    void runComparisonShowsTheProgramsOwnRun() {
+        MainWindow w;
+        w.setPersistSettings(false);
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w, program("compiled-checkpointed-mlp")));
+        auto* table = w.findChild<QTableView*>(QStringLiteral("runComparisonTable"));
+        QVERIFY(table && table->isVisible());
+        const int last = table->model()->columnCount() - 1;
+        QCOMPARE(table->model()->headerData(last, Qt::Horizontal).toString(),
+                 QStringLiteral("compiled,\ncheckpointed"));
+        QTest::qWait(50);
+        const QHeaderView* header = table->horizontalHeader();
+        QVERIFY2(header->sectionViewportPosition(0) < 0, "the runs fit: nothing to scroll");
+        QVERIFY(header->sectionViewportPosition(last) + header->sectionSize(last) <=
+                table->viewport()->width());
+        QVERIFY(table->verticalHeader()->isVisible());
+        QCOMPARE(table->model()->headerData(0, Qt::Vertical).toString(), QStringLiteral("Kernels"));
+        // The user scrolls back to the plain run: resizing no longer moves the table.
+        table->horizontalScrollBar()->triggerAction(QAbstractSlider::SliderToMinimum);
+        QCOMPARE(table->horizontalScrollBar()->value(), 0);
+        w.resize(1500, 1000);
+        QTest::qWait(50);
+        QCOMPARE(table->horizontalScrollBar()->value(), 0);
     }
 
     void aBrokenRuleShowsTheTraceAndTheError() {

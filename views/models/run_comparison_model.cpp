@@ -17,7 +17,7 @@ int RunComparisonModel::rowCount(const QModelIndex& parent) const {
 }
 
 int RunComparisonModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : 1 + int(runs_.size());
+    return parent.isValid() ? 0 : int(runs_.size());
 }
 
 QVariant RunComparisonModel::number(const lazy::ComparedRun& r, int measure) {
@@ -66,9 +66,7 @@ QString RunComparisonModel::text(const lazy::ComparedRun& r, int measure) const 
 QVariant RunComparisonModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
     const int measure = index.row();
-    if (index.column() == 0)
-        return role == Qt::DisplayRole ? headerData(measure, Qt::Vertical) : QVariant();
-    const lazy::ComparedRun& r = runs_[size_t(index.column() - 1)];
+    const lazy::ComparedRun& r = runs_[size_t(index.column())];
     switch (role) {
     case Qt::DisplayRole:
         return text(r, measure);
@@ -82,8 +80,9 @@ QVariant RunComparisonModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant RunComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation == Qt::Horizontal && section > 0 && section <= int(runs_.size())) {
-        const lazy::ComparedRun& r = runs_[size_t(section - 1)];
+    if (orientation == Qt::Horizontal) {
+        if (section < 0 || section >= int(runs_.size())) return {};
+        const lazy::ComparedRun& r = runs_[size_t(section)];
         // "compiled, checkpointed" on two lines: five runs side by side fit a docked panel.
         if (role == Qt::DisplayRole)
             return QString::fromStdString(r.name).replace(QStringLiteral(", "),
@@ -98,7 +97,6 @@ QVariant RunComparisonModel::headerData(int section, Qt::Orientation orientation
         return {};
     }
     if (role != Qt::DisplayRole) return {};
-    if (orientation == Qt::Horizontal) return section == 0 ? tr("Measure") : QVariant();
     switch (section) {
     case KernelsRow:
         return tr("Kernels");
