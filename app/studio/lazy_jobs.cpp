@@ -41,6 +41,7 @@ LazyShown shown_of(const lazy::LazyProgram& program, lazy::ProgramRun run, const
         plan_problem(buffers.problem, buffers.ids, PlanOptions{}, progress, path));
     out.buffers.model = std::move(model);
     out.buffers.settings.mode = Mode::Training;
+    out.buffers.timeUnit = QStringLiteral("event"); // the trace's events, as the token graph's
     return out;
 }
 

@@ -585,7 +585,7 @@ void MainWindow::onPlanned(const PlanOutcome& outcome) {
     model_ = outcome.model;
     modelPath_ = path;
     // A re-plan of the same model keeps the cursor and the zoom (PlanContext::setPlan).
-    ctx_->setPlan(outcome.plan, outcome.model);
+    ctx_->setPlan(outcome.plan, outcome.model, outcome.timeUnit);
     // An IR graph with a shape envelope is bound by Plan > Dimensions as an ONNX model is.
     const bool dynamic = outcome.model->kind == ModelKind::IrJson && outcome.model->graph &&
                          !outcome.model->graph->dims.empty();

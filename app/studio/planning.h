@@ -78,6 +78,9 @@ struct PlanOutcome {
     PlanSettings settings;
     // Set after Plan > Run iterations: the run that ended on this plan, which its session keeps.
     std::optional<IterationHistory> iterations;
+    // One unit of the plan's time as the panels name it (PlanContext::setPlan): empty for a
+    // model's steps or a CSV problem's times, "event" for a lazy program's pool buffers.
+    QString timeUnit;
 };
 
 // Loads (unless job.model is set) and plans. Throws Failure.

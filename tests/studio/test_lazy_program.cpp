@@ -7,6 +7,7 @@
 #include "lazy/program.h"
 #include "lazy_traces_panel.h"
 #include "main_window.h"
+#include "panels/tensor_details_panel.h"
 #include "session_actions.h"
 #include "session_store.h"
 #include "studio_status_bar.h"
@@ -79,6 +80,16 @@ class TestLazyProgram : public QObject {
         QCOMPARE(ctx->eventAxis().label(), QStringLiteral("event"));
         QVERIFY(ctx->plan() != nullptr); // the pool's buffers, planned
         QVERIFY(ctx->plan()->tensors.size() > 100);
+        // Buffers live over trace events, and the panels count them so (they said "time 0",
+        // "68 time units" and "an offset-assignment problem").
+        QCOMPARE(ctx->timeUnit(), QStringLiteral("event"));
+        ctx->selectTensor(0);
+        auto* details = w.findChild<views::TensorDetailsPanel*>();
+        QVERIFY(details != nullptr);
+        const QString text = details->plainText();
+        QVERIFY2(text.contains(QStringLiteral("first event ")) && !text.contains("time units") &&
+                     text.contains(QStringLiteral("no graph (lazy program 'mlp-training'")),
+                 qPrintable(text));
         // The status bar names the trace hash the engine gives the same program outside the studio.
         const std::string hash = to_hex(
             lazy::run_lazy_program(lazy::load_lazy_program(program("mlp-training").toStdString()))

@@ -224,9 +224,8 @@ void MemoryChart::rebuild() {
     else
         buildArena(size_t(arena_), scale.divisor);
 
-    const bool graph = plan->mode.has_value();
     showTimeWindow();
-    axisX_->setTitleText(graph ? tr("step") : tr("time"));
+    axisX_->setTitleText(ctx_->timeUnit());
     axisY_->setRange(0, yMax_);
     axisY_->applyNiceNumbers();
     yMax_ = axisY_->max();

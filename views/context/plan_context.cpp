@@ -7,7 +7,7 @@ namespace tmmu::views {
 PlanContext::PlanContext(QObject* parent) : QObject(parent) {}
 
 void PlanContext::setPlan(std::shared_ptr<const Plan> plan,
-                          std::shared_ptr<const LoadedModel> model) {
+                          std::shared_ptr<const LoadedModel> model, QString timeUnit) {
     std::string selectedId;
     if (plan_ && selected_ >= 0) selectedId = plan_->tensors[size_t(selected_)].id;
     // A re-plan of the same model keeps the reader's zoom; a zoom into another model's time
@@ -33,7 +33,9 @@ void PlanContext::setPlan(std::shared_ptr<const Plan> plan,
     }
     timeEnd_ = plan_ ? plan_time_end(*plan_) : 0;
     resetTime(sameModel && !time_.showsWholeDomain());
-    events_ = plan_ ? EventAxis(plan_->mode ? tr("step") : tr("time"), timeEnd_) : EventAxis();
+    if (timeUnit.isEmpty()) timeUnit = plan_ && plan_->mode ? tr("step") : tr("time");
+    timeUnit_ = std::move(timeUnit);
+    events_ = plan_ ? EventAxis(timeUnit_, timeEnd_) : EventAxis();
     event_ = sameModel ? events_.eventAt(time) : 0;
     selected_ = selectedId.empty() ? -1 : findTensor(selectedId);
     emit planChanged();

@@ -40,14 +40,19 @@ class PlanContext : public QObject {
     // window, both clamped to the new plan's time (a window showing the whole plan goes on
     // showing the whole plan); any other plan starts at event 0 showing the whole plan. Emits
     // planChanged, eventAxisChanged, timeWindowChanged (when it moved), currentEventChanged and
-    // selectionChanged, in that order.
-    void setPlan(std::shared_ptr<const Plan> plan, std::shared_ptr<const LoadedModel> model);
+    // selectionChanged, in that order. `timeUnit` names one unit of the plan's time for the
+    // panels: empty for a model's schedule steps ("step") or a CSV problem's times ("time").
+    void setPlan(std::shared_ptr<const Plan> plan, std::shared_ptr<const LoadedModel> model,
+                 QString timeUnit = {});
     const Plan* plan() const { return plan_.get(); }
     std::shared_ptr<const Plan> planPtr() const { return plan_; }
     const LoadedModel* model() const { return model_.get(); }
 
     // Plan time runs over [0, timeEnd()); 0 without a plan.
     uint64_t timeEnd() const { return timeEnd_; }
+    // Singular noun for one unit of plan time: "step", "time", or what setPlan was given (a lazy
+    // program's buffers live over trace events: "event").
+    const QString& timeUnit() const { return timeUnit_; }
     // What the timelines can show: [0, max(timeEnd(), 1)).
     TimeWindow timeDomain() const {
         return {time_.domainLo(), time_.domainHi() - time_.domainLo()};
@@ -103,6 +108,7 @@ class PlanContext : public QObject {
     std::unordered_map<std::string, int> indexOfId_;
     std::vector<TensorIndex> graphTensorOf_;
     uint64_t timeEnd_ = 0;
+    QString timeUnit_;
     EventAxis events_;
     uint64_t event_ = 0;
     // Domain, minimum span and visible window; its pixel length is unused.

@@ -132,8 +132,7 @@ void TensorDetailsPanel::followLink(const QUrl& url) {
 }
 
 QString TensorDetailsPanel::stepLink(uint64_t step) const {
-    const Plan* plan = ctx_->plan();
-    QString label = plan->mode ? tr("step %1").arg(step) : tr("time %1").arg(step);
+    QString label = QStringLiteral("%1 %2").arg(ctx_->timeUnit()).arg(step);
     if (step < opAtStep_.size() && !opAtStep_[size_t(step)].isEmpty())
         label += QStringLiteral(" (%1)").arg(opAtStep_[size_t(step)].toHtmlEscaped());
     if (step >= ctx_->timeEnd()) return label; // past the last step: nothing to move to
@@ -207,12 +206,14 @@ QString TensorDetailsPanel::html(int planned) const {
                       grouped(t.offset + t.size)));
     h += sharingRow(t);
 
-    // Graph plans count schedule steps; CSV problems count raw time units.
+    // Graph plans count schedule steps, a lazy program's buffers trace events; CSV problems
+    // count raw time units.
     const uint64_t step = ctx_->currentTime();
     const uint32_t span = t.life.end - t.life.begin;
-    const QString unit = plan.mode ? tr("step") : tr("time");
-    const QString duration = plan.mode ? (span == 1 ? tr("1 step") : tr("%1 steps").arg(span))
-                                       : tr("%1 time units").arg(span);
+    const QString unit = ctx_->timeUnit();
+    const QString duration =
+        unit == tr("time") ? tr("%1 time units").arg(span)
+                           : QStringLiteral("%1 %2").arg(span).arg(span == 1 ? unit : unit + 's');
     h += row(
         tr("Lifetime"),
         QStringLiteral("[%1, %2) &nbsp;<span style='color:%3'>%4</span><br>%5")
@@ -233,10 +234,16 @@ QString TensorDetailsPanel::html(int planned) const {
         h += graphRows(planned, *g);
     else if (!g)
         h += row(tr("Graph"),
-                 tr("<i>no graph (an offset-assignment problem, a checkpoint or an exported "
-                    "session): no producer, consumers or shape</i>"));
+                 tr("<i>no graph (%1): no producer, consumers or shape</i>").arg(noGraphReason()));
     h += QStringLiteral("</table>");
     return h;
+}
+
+QString TensorDetailsPanel::noGraphReason() const {
+    const LoadedModel* model = ctx_->model();
+    if (model && !model->description.empty())
+        return QString::fromStdString(model->description).toHtmlEscaped();
+    return tr("an offset-assignment problem, a checkpoint or an exported session");
 }
 
 QString TensorDetailsPanel::sharingRow(const PlannedTensor& t) const {

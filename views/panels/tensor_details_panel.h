@@ -43,6 +43,9 @@ class TensorDetailsPanel : public QWidget {
     QString graphRows(int planned, const Graph& g) const;
     // The buffers whose bytes overlap the tensor's own bytes (at other times), as links.
     QString sharingRow(const PlannedTensor& t) const;
+    // What the shown plan was made of when it has no graph (the source's description, such as
+    // "lazy program 'mlp': 17 pool buffers over 88 events"), escaped.
+    QString noGraphReason() const;
     QString nodeLink(const Graph& g, uint32_t node) const;
     QString tensorLink(const Graph& g, uint32_t tensor) const;
     QString stepLink(uint64_t step) const;

@@ -333,8 +333,8 @@ QString ArenaLayoutView::headerText() const {
     auto gaps = freeGapsAt(context()->currentTime());
     for (const Gap& g : gaps)
         free += g.size;
-    return tr("peak %1%2 · step %3: %4 free in %5")
-        .arg(humanBytes(pk), over)
+    return tr("peak %1%2 · %3 %4: %5 free in %6")
+        .arg(humanBytes(pk), over, context()->timeUnit())
         .arg(context()->currentTime())
         .arg(humanBytes(free), counted(gaps.size(), "gap", "gaps"));
 }

@@ -410,7 +410,7 @@ void TimelineView::paintTimeAxis(QPainter& p, const QRect& plot) {
         p.drawText(box, Qt::AlignLeft, label);
     }
     p.drawText(QRect(0, strip.top() + 4, plot.left() - 6, strip.height() - 4), Qt::AlignRight,
-               plan_ && plan_->mode ? tr("step") : tr("time"));
+               ctx_->timeUnit());
     if (!cursorBox.isNull()) {
         p.fillRect(cursorBox, palette_.cursor());
         p.setPen(Qt::white);
