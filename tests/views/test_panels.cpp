@@ -207,8 +207,11 @@ class TestPanels : public QObject {
         QTest::newRow("alias group")
             << "g_a" << QStringList{"Alias group", "grad_a: shared with g_head", "slice_backward"};
         QTest::newRow("in place") << "a" << QStringList{"In place of", "h", "relu"};
+        // w_next is written over w in place: w's bytes are not its own (they read so).
         QTest::newRow("parameter")
-            << "w" << QStringList{"none (parameter)", "Alignment", "256 B", "Consumers (2)"};
+            << "w"
+            << QStringList{"none (parameter)", "Alignment", "256 B", "Consumers (2)",
+                           "its own buffer also holds w_next"};
     }
     void detailsShowAliasViewAndInPlace() {
         QFETCH(QString, tensor);

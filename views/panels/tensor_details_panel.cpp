@@ -260,11 +260,27 @@ QString TensorDetailsPanel::sharingRow(const PlannedTensor& t) const {
     }
     if (others.size() > kMaxConsumers)
         links << tr("… and %1 more").arg(others.size() - kMaxConsumers);
-    return row(tr("Shares bytes with (%1)").arg(others.size()),
-               links.isEmpty() ? tr("<i>no other buffer: its bytes are its own</i>")
-                               : tr("%1<br><span style='color:%2'>buffers at other times, over "
-                                    "some of its bytes</span>")
-                                     .arg(links.join(QStringLiteral(", ")), muted()));
+    if (!links.isEmpty())
+        return row(tr("Shares bytes with (%1)").arg(others.size()),
+                   tr("%1<br><span style='color:%2'>buffers at other times, over some of its "
+                      "bytes</span>")
+                       .arg(links.join(QStringLiteral(", ")), muted()));
+    // Views, in-place writes and alias groups share one buffer: its bytes are not the tensor's
+    // alone, though no other buffer reaches them.
+    QStringList sameBuffer;
+    for (size_t i = 0; i < ctx_->plan()->tensors.size(); ++i) {
+        const PlannedTensor& u = ctx_->plan()->tensors[i];
+        if (&u == &t || u.arena != t.arena || u.buffer != t.buffer) continue;
+        if (sameBuffer.size() == int(kMaxConsumers)) {
+            sameBuffer << tr("…");
+            break;
+        }
+        sameBuffer << QStringLiteral("<a href='tensor:%1'>%2</a>").arg(i).arg(esc(u.id));
+    }
+    return row(tr("Shares bytes with (0)"),
+               sameBuffer.isEmpty() ? tr("<i>no other buffer: its bytes are its own</i>")
+                                    : tr("<i>no other buffer; its own buffer also holds</i> %1")
+                                          .arg(sameBuffer.join(QStringLiteral(", "))));
 }
 
 QString TensorDetailsPanel::graphRows(int planned, const Graph& g) const {
