@@ -7,6 +7,7 @@
 #include "token_graph/event_memory_chart.h"
 #include "token_graph/lazy_state_panel.h"
 #include "token_graph/token_graph_layout.h"
+#include "token_graph/token_graph_panel.h"
 #include "token_graph/token_graph_view.h"
 
 #include <QLabel>
@@ -126,6 +127,18 @@ class TestTokenGraph : public QObject {
         QCOMPARE(ctx.currentEvent(), g.nodes[other].event + 1);
         QTest::keyClick(&view, Qt::Key_Left);
         QCOMPARE(ctx.currentEvent(), g.nodes[other].event);
+    }
+
+    // The legend wraps between entries, never inside one ("saved" and "slot" on two lines).
+    void legendEntriesStayWhole() {
+        PlanContext ctx;
+        TokenGraphPanel panel(&ctx);
+        auto* legend = panel.findChild<QLabel*>(QStringLiteral("tokenGraphLegend"));
+        QVERIFY(legend && legend->wordWrap());
+        for (const char* entry : {"saved&nbsp;slot", "token&nbsp;join", "compiled&nbsp;call"})
+            QVERIFY2(legend->text().contains(QLatin1String(entry)), entry);
+        QVERIFY(!legend->text().contains(QStringLiteral("saved slot")));
+        QVERIFY(legend->text().contains(QStringLiteral("&nbsp; <span"))); // a break between
     }
 
     void searchFindsEventsAndSteps() {

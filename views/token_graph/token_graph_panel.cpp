@@ -26,13 +26,16 @@ QLabel* legend(const ViewPalette& pal) {
         {EventKind::LocInvalidate, "tombstone"},
         {EventKind::AfterAll, "token join"},
         {EventKind::CompiledCall, "compiled call"}};
+    // An entry never breaks ("saved / slot" wrapped apart); the line breaks between entries.
     QString html;
     for (const auto& [kind, name] : families)
-        html += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp;")
-                    .arg(eventColour(pal, kind).name(), QString::fromLatin1(name));
+        html += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp; ")
+                    .arg(eventColour(pal, kind).name(),
+                         QString::fromLatin1(name).replace(' ', QStringLiteral("&nbsp;")));
     html +=
         QObject::tr("— solid: data, dashed: token; double frame: compiled call or fused kernel");
     auto* label = new QLabel(html);
+    label->setObjectName(QStringLiteral("tokenGraphLegend"));
     label->setToolTip(QObject::tr("Solid lines are data edges, dashed ones token edges. A compiled "
                                   "call is one node: double-click it (or Enter on its event) to "
                                   "expand it into its body's events, again to collapse it. A "

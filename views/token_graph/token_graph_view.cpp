@@ -235,9 +235,12 @@ void TokenGraphView::drawBands(QPainter& p, uint32_t lo, uint32_t hi) const {
         p.fillRect(QRectF(x0, 0, x1 - x0, height()), shade);
         p.setPen(pal.text());
         const std::string& why = trace_->plans[b.plan].reason;
-        p.drawText(QRectF(x0 + 4, 2, std::max(x1 - x0 - 8, 40.0), 18),
-                   Qt::AlignLeft | Qt::AlignVCenter,
-                   tr("plan %1: %2").arg(b.plan).arg(QString::fromStdString(why)));
+        const double w = std::max(x1 - x0 - 8, 40.0);
+        // Elided, not cut mid-character where a plan's band is narrower than its reason.
+        p.drawText(
+            QRectF(x0 + 4, 2, w, 18), Qt::AlignLeft | Qt::AlignVCenter,
+            fontMetrics().elidedText(tr("plan %1: %2").arg(b.plan).arg(QString::fromStdString(why)),
+                                     Qt::ElideRight, int(w)));
     }
 }
 
@@ -286,11 +289,17 @@ void TokenGraphView::drawNodes(QPainter& p, size_t first, size_t last, int64_t c
         p.setPen(isCurrent     ? QPen(pal.cursor(), 3)
                  : isMatch_[i] ? QPen(pal.selection(), 2)
                                : QPen(eventColour(pal, e.kind), 1));
-        p.setBrush(fill);
-        if (labels)
+        if (labels) {
+            // The tint is translucent: an opaque base keeps the edges passing behind a node from
+            // striking through its label.
+            p.setBrush(pal.background());
             p.drawRoundedRect(r, 4, 4);
-        else
+            p.setBrush(fill);
+            p.drawRoundedRect(r, 4, 4);
+        } else {
+            p.setBrush(fill);
             p.drawRect(r);
+        }
         if (!labels) continue;
         if (is_fused(e) || e.kind == EventKind::CompiledCall) { // a group: framed twice
             p.setBrush(Qt::NoBrush);
