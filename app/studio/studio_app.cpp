@@ -1,5 +1,6 @@
 #include "studio_app.h"
 
+#include "context/plan_context.h"
 #include "core/failure.h"
 #include "job_runner.h"
 #include "main_window.h"
@@ -12,6 +13,7 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QImage>
+#include <QStatusBar>
 #include <QThread>
 
 #include <cstdio>
@@ -48,11 +50,24 @@ void apply_application_identity() {
 
 namespace {
 
+// Why --step cannot be shown on the plan on screen (past its last event), empty when it can.
+QString step_outside(const MainWindow& window, uint64_t step) {
+    const views::PlanContext& ctx = *window.context();
+    if (!ctx.plan() || step < ctx.eventCount()) return {};
+    const QString unit = ctx.eventAxis().label();
+    return QStringLiteral("INVALID_ARGUMENT at --step: %1 %2 is past the plan's last %1, %3")
+        .arg(unit)
+        .arg(step)
+        .arg(ctx.eventCount() - 1);
+}
+
 QString save_png(MainWindow& window, const Screenshot& shot) {
-    if (shot.step)
+    if (shot.step) {
+        if (QString error = step_outside(window, *shot.step); !error.isEmpty()) return error;
         window.showStep(*shot.step);
-    else
+    } else {
         window.showMiddleOfPlan();
+    }
     window.show();
     window.fitDocks(shot.size);
     QWidget* panel = window.panel(shot.panel);
@@ -138,12 +153,17 @@ int run_studio(const QStringList& args) {
     window.restoreSettings();
     if (options.theme) window.setTheme(*options.theme); // this run only: not saved
     if (options.step) {
-        // The first plan shown opens at the step asked for.
+        // The first plan shown opens at the step asked for; past its end, at its last step,
+        // saying so.
         auto once = std::make_shared<QMetaObject::Connection>();
         *once = QObject::connect(&window, &MainWindow::planShown, &window,
                                  [&window, once, step = *options.step] {
                                      QObject::disconnect(*once);
+                                     const QString outside = step_outside(window, step);
                                      window.showStep(step);
+                                     if (!outside.isEmpty())
+                                         window.statusBar()->showMessage(
+                                             QObject::tr("%1: showing that one").arg(outside));
                                  });
     }
     window.sessions()->openStore(sessions_path(options));

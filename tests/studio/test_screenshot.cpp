@@ -219,6 +219,20 @@ class TestScreenshot : public QObject {
                                           {.file = dir_.filePath("never.png")});
         QVERIFY(error.startsWith("IO_ERROR"));
         QVERIFY(!QFile::exists(dir_.filePath("never.png")));
+        // A step past the plan's end is refused, not shown as the last one (it was, silently).
+        MainWindow stepped;
+        const QString model = TMMU_SOURCE_DIR "/resources/models/examples/linear_chain.json";
+        PlanSettings settings;
+        settings.mode = Mode::Inference;
+        error = render_screenshot(stepped, model, settings,
+                                  {.file = dir_.filePath("past.png"), .step = 8});
+        QCOMPARE(error, QStringLiteral("INVALID_ARGUMENT at --step: step 8 is past the plan's "
+                                       "last step, 7"));
+        QVERIFY(!QFile::exists(dir_.filePath("past.png")));
+        QCOMPARE(render_screenshot(stepped, model, settings,
+                                   {.file = dir_.filePath("last.png"), .step = 7}),
+                 QString());
+        QCOMPARE(stepped.context()->currentEvent(), uint64_t(7));
     }
 };
 
