@@ -4,11 +4,13 @@
 #include "context/plan_context.h"
 #include "plan/planner.h"
 #include "plan/random_problem.h"
+#include "source/model_source.h"
 #include "style/text_format.h"
 #include "timeline/arena_layout_view.h"
 #include "timeline/live_range_view.h"
 #include "timeline/lod.h"
 #include "timeline/slot_view.h"
+#include "timeline/tenure.h"
 #include "timeline/time_axis.h"
 
 #include <QApplication>
@@ -55,6 +57,56 @@ std::unique_ptr<TimelineView> makeView(const QString& kind, PlanContext* ctx) {
 class TestTimelineGeometry : public QObject {
     Q_OBJECT
   private slots:
+    // An in-place chain's buffer is drawn split into its tensors at the middle of each
+    // hand-over step (their bars covered one another and their labels overprinted); a view
+    // keeps its whole lifetime over its base; the arena layout picks the tensor drawn there.
+    void inPlaceChainsSplitAtTheirHandOvers() {
+        auto chain = std::make_shared<LoadedModel>(load_model(
+            TMMU_SOURCE_DIR "/resources/models/examples/linear_chain.json", {Mode::Inference}));
+        auto plan = std::make_shared<const Plan>(
+            plan_model(*chain, Mode::Inference, PlanOptions{}, Progress{}));
+        const std::vector<Tenure> tenures = buffer_tenures(*plan);
+        PlanContext ctx;
+        ctx.setPlan(plan, chain);
+        auto drawn = [&](const char* id) { return tenures[size_t(ctx.findTensor(id))]; };
+        QCOMPARE(drawn("x0").begin, 0.0);
+        QCOMPARE(drawn("x0").end, 0.5); // x1 is written at step 0, where x0 is read
+        for (int k = 1; k < 8; ++k) {
+            const Tenure t = drawn(qPrintable(QStringLiteral("x%1").arg(k)));
+            QVERIFY(t.takesOver);
+            QCOMPARE(t.begin, k - 0.5);
+            QCOMPARE(t.end, k + 0.5);
+        }
+        QCOMPARE(drawn("x8").begin, 7.5); // the output takes over though it dies with x7
+        QCOMPARE(drawn("x8").end, 8.0);
+
+        ArenaLayoutView layout(&ctx);
+        layout.resize(800, 400);
+        const QRectF x5 = layout.rectOf(ctx.findTensor("x5"));             // lifetime [4, 6)
+        const QPointF late(x5.left() + x5.width() * 0.4, x5.center().y()); // step 4.8
+        QCOMPARE(layout.tensorAt(late.toPoint()), ctx.findTensor("x5"));
+        const QPointF early(x5.left() + x5.width() * 0.1, x5.center().y()); // step 4.2
+        QCOMPARE(layout.tensorAt(early.toPoint()), ctx.findTensor("x4"));
+
+        // A view inside its base's lifetime is drawn over the base, which keeps its own; one
+        // that outlives its base (as views_and_inplace's a_head does a) takes the buffer over.
+        Plan views;
+        views.tensors = {{.id = "base", .life = {0, 10}},
+                         {.id = "inside", .life = {2, 4}},
+                         {.id = "outliving", .life = {8, 12}},
+                         {.id = "elsewhere", .buffer = 1, .life = {3, 5}}};
+        const std::vector<Tenure> viewed = buffer_tenures(views);
+        QVERIFY(viewed[0].takesOver && !viewed[1].takesOver && viewed[2].takesOver);
+        QCOMPARE(viewed[0].begin, 0.0);
+        QCOMPARE(viewed[0].end, 9.0); // the middle of [8, 10), where both live
+        QCOMPARE(viewed[1].begin, 2.0);
+        QCOMPARE(viewed[1].end, 4.0);
+        QCOMPARE(viewed[2].begin, 9.0);
+        QCOMPARE(viewed[2].end, 12.0);
+        QCOMPARE(viewed[3].begin, 3.0); // alone in its buffer
+        QCOMPARE(viewed[3].end, 5.0);
+    }
+
     void axisRoundTrips_data() {
         QTest::addColumn<double>("width");
         QTest::addColumn<double>("zoom");

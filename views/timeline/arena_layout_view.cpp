@@ -45,10 +45,10 @@ void ArenaLayoutView::fillSelector() {
     QSignalBlocker block(combo_);
     combo_->clear();
     for (const ArenaPlan& a : plan()->arenas)
-        combo_->addItem(tr("%1 · %2 buffers · peak %3")
-                            .arg(QString::fromStdString(a.config.name))
-                            .arg(groupedNumber(a.problem.buffers.size()))
-                            .arg(humanBytes(a.metrics.peak_bytes)));
+        combo_->addItem(tr("%1 · %2 · peak %3")
+                            .arg(QString::fromStdString(a.config.name),
+                                 counted(a.problem.buffers.size(), "buffer", "buffers"),
+                                 humanBytes(a.metrics.peak_bytes)));
     combo_->show();
     placeSelector();
 }
@@ -92,6 +92,7 @@ void ArenaLayoutView::rebuildData() {
     }
     blocks_.clear();
     tensorsOf_.clear();
+    pieces_.clear();
     arenaRoles_ = 0;
     if (plan.arenas.empty()) {
         index_.build({});
@@ -117,7 +118,32 @@ void ArenaLayoutView::rebuildData() {
         arenaRoles_ |= 1u << unsigned(role);
         items.push_back({buf.begin, std::max(buf.end, buf.begin + 1), uint32_t(b)});
     }
+    tenures_ = buffer_tenures(plan);
+    pieces_.reserve(n);
+    for (size_t b = 0; b < n; ++b) {
+        pieces_.push_back(piecesOf(b));
+        for (const Piece& piece : pieces_.back())
+            arenaRoles_ |= 1u << unsigned(piece.role);
+    }
     index_.build(std::move(items));
+}
+
+std::vector<ArenaLayoutView::Piece> ArenaLayoutView::piecesOf(size_t buffer) const {
+    const Block& block = blocks_[buffer];
+    std::vector<Piece> pieces;
+    for (int i : tensorsOf_[buffer])
+        if (tenures_[size_t(i)].takesOver)
+            pieces.push_back({tenures_[size_t(i)].begin, tenures_[size_t(i)].end, i,
+                              plan()->tensors[size_t(i)].role});
+    if (pieces.size() < 2)
+        return {{double(block.begin), double(block.end), block.tensor, block.role}};
+    std::sort(pieces.begin(), pieces.end(),
+              [](const Piece& a, const Piece& b) { return a.begin < b.begin; });
+    // The buffer's lifetime may reach past its tensors' (widened by must_not_alias): the first
+    // and last pieces take what lies before and after.
+    pieces.front().begin = double(block.begin);
+    pieces.back().end = std::max(pieces.back().end, double(block.end));
+    return pieces;
 }
 
 int ArenaLayoutView::defaultArena(const Plan& plan) {
@@ -185,12 +211,16 @@ int ArenaLayoutView::tensorAt(QPoint p) const {
         }
     });
     if (best < 0) return -1;
-    // A buffer may hold several tensors (views): prefer the smallest one under the cursor.
+    // A buffer may hold several tensors: the one drawn under the cursor, or the smallest view
+    // inside it there.
     int pick = blocks_[size_t(best)].tensor;
+    for (const Piece& piece : pieces_[size_t(best)])
+        if (piece.begin <= t && t < piece.end) pick = piece.tensor;
     uint64_t pickSize = UINT64_MAX;
     for (int i : tensorsOf_[size_t(best)]) {
         const PlannedTensor& pt = plan()->tensors[size_t(i)];
-        if (blockRect(pt.offset, pt.size, pt.life.begin, pt.life.end).contains(p) &&
+        if (!tenures_[size_t(i)].takesOver &&
+            blockRect(pt.offset, pt.size, pt.life.begin, pt.life.end).contains(p) &&
             pt.size < pickSize) {
             pick = i;
             pickSize = pt.size;
@@ -226,21 +256,30 @@ void ArenaLayoutView::buildGeometry(const FetchWindow& w, RectBatches& out,
     index_.query(w.x0, w.x1, [&](const IntervalIndex::Item& it) {
         const Block& b = blocks_[it.id];
         if (double(b.offset) >= w.y1 || double(b.offset + b.size) <= w.y0) return;
-        double x0 = w.px(b.begin), x1 = w.px(b.end);
         double y0 = w.py(double(b.offset + b.size)), y1 = w.py(double(b.offset));
-        uint8_t colour = colourKey(b.role, b.slot);
-        if (x1 - x0 < 1) return columns_.add(int(std::floor((x0 + x1) / 2)), y0, y1, colour);
-        if (y1 - y0 < 1) return rows_.add(int(std::floor((y0 + y1) / 2)), x0, x1, colour);
-        int ix0 = int(std::lround(clip(x0, width))), ix1 = int(std::lround(clip(x1, width)));
-        int iy0 = int(std::lround(clip(y0, height))), iy1 = int(std::lround(clip(y1, height)));
-        ix1 = std::max(ix1, ix0 + 1);
-        iy1 = std::max(iy1, iy0 + 1);
-        // Large blocks keep a 1 px seam so neighbours of one colour stay distinguishable.
-        bool seam = x1 - x0 >= 6 && y1 - y0 >= 6;
-        QRect r(ix0, iy0, ix1 - ix0 - (seam ? 1 : 0), iy1 - iy0 - (seam ? 1 : 0));
-        out.add(colour, r);
-        if (b.tensor >= 0 && r.width() >= 40 && r.height() >= 14)
-            labels.push_back({r, b.tensor, colour});
+        for (const Piece& piece : pieces_[it.id]) {
+            double x0 = w.px(piece.begin), x1 = w.px(piece.end);
+            if (x1 < -2 || x0 > width + 2) continue;
+            uint8_t colour = colourKey(piece.role, b.slot);
+            if (x1 - x0 < 1) {
+                columns_.add(int(std::floor((x0 + x1) / 2)), y0, y1, colour);
+                continue;
+            }
+            if (y1 - y0 < 1) {
+                rows_.add(int(std::floor((y0 + y1) / 2)), x0, x1, colour);
+                continue;
+            }
+            int ix0 = int(std::lround(clip(x0, width))), ix1 = int(std::lround(clip(x1, width)));
+            int iy0 = int(std::lround(clip(y0, height))), iy1 = int(std::lround(clip(y1, height)));
+            ix1 = std::max(ix1, ix0 + 1);
+            iy1 = std::max(iy1, iy0 + 1);
+            // Large blocks keep a 1 px seam so neighbours of one colour stay distinguishable.
+            bool seam = x1 - x0 >= 6 && y1 - y0 >= 6;
+            QRect r(ix0, iy0, ix1 - ix0 - (seam ? 1 : 0), iy1 - iy0 - (seam ? 1 : 0));
+            out.add(colour, r);
+            if (piece.tensor >= 0 && r.width() >= 40 && r.height() >= 14)
+                labels.push_back({r, piece.tensor, colour});
+        }
     });
     rows_.flush(out);
     columns_.flush(out);

@@ -2,7 +2,9 @@
 // Arena layout: time (x) by byte offset (y, 0 at the bottom) rectangles for the buffers of
 // one arena, with the lower-bound and peak lines, the cursor and the free gaps at the current
 // event's step (holes between live buffers below the peak). An arena selector sits in the
-// header; selecting a tensor of another arena anywhere switches to that arena.
+// header; selecting a tensor of another arena anywhere switches to that arena. A buffer an
+// in-place chain or an alias group shares is split along time into its tensors (tenure.h).
+#include "timeline/tenure.h"
 #include "timeline/timeline_view.h"
 
 class QComboBox;
@@ -61,6 +63,15 @@ class ArenaLayoutView : public TimelineView {
         Role role;
         uint32_t slot;
     };
+    // A stretch of a block's time drawn as one of its tensors (the whole block when one).
+    struct Piece {
+        double begin;
+        double end;
+        int tensor;
+        Role role;
+    };
+    // The block's tensors that take it over, end to end over [block begin, block end).
+    std::vector<Piece> piecesOf(size_t buffer) const;
     static int defaultArena(const Plan& plan);
     void fillSelector();
     void placeSelector();
@@ -78,6 +89,8 @@ class ArenaLayoutView : public TimelineView {
     uint32_t arenaRoles_ = 0;
     std::vector<Block> blocks_;               // per buffer of the shown arena
     std::vector<std::vector<int>> tensorsOf_; // per buffer: planned tensors mapped into it
+    std::vector<std::vector<Piece>> pieces_;  // per buffer: what is drawn of it
+    std::vector<Tenure> tenures_;             // per planned tensor
     IntervalIndex index_;                     // ids are buffer indices
     LaneMerger rows_;
     LaneMerger columns_;

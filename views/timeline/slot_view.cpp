@@ -29,6 +29,7 @@ void SlotView::rebuildData() {
         uint64_t end = std::max<uint64_t>(t.life.end, uint64_t(t.life.begin) + 1);
         bySlot[{t.arena, t.slot}].push_back({t.life.begin, end, uint32_t(i)});
     }
+    tenures_ = buffer_tenures(*plan());
     rows_.clear();
     rows_.reserve(bySlot.size());
     rowOf_.assign(tensors.size(), -1);
@@ -49,15 +50,17 @@ int SlotView::rowOf(int planned) const {
     return planned >= 0 && size_t(planned) < rowOf_.size() ? rowOf_[size_t(planned)] : -1;
 }
 
-QRectF SlotView::barRect(int row, const Lifetime& life) const {
-    double x0 = xOfTime(life.begin), x1 = xOfTime(life.end);
+QRectF SlotView::barRect(int row, double begin, double end) const {
+    double x0 = xOfTime(begin), x1 = xOfTime(end);
     double y0 = yOfValue(row), y1 = yOfValue(row + 1);
     return QRectF(x0, y0, x1 - x0, y1 - y0);
 }
 
 QRectF SlotView::rectOf(int planned) const {
     int row = plan() ? rowOf(planned) : -1;
-    return row < 0 ? QRectF() : barRect(row, plan()->tensors[size_t(planned)].life);
+    if (row < 0) return QRectF();
+    const Lifetime& life = plan()->tensors[size_t(planned)].life;
+    return barRect(row, life.begin, life.end);
 }
 
 int SlotView::tensorAt(QPoint p) const {
@@ -72,7 +75,8 @@ int SlotView::tensorAt(QPoint p) const {
     double bestDistance = kPickSlack + 1e-9, bestWidth = -1;
     for (int r = lo; r <= hi; ++r) {
         rows_[size_t(r)].items.query(t - timeSlack, t + timeSlack, [&](const auto& it) {
-            QRectF rr = barRect(r, Lifetime{uint32_t(it.begin), uint32_t(it.end)});
+            const Tenure& drawn = tenures_[it.id];
+            QRectF rr = barRect(r, drawn.begin, drawn.end);
             double d = distanceTo(rr, p);
             if (d < bestDistance - 1e-9 || (d <= bestDistance + 1e-9 && rr.width() > bestWidth)) {
                 best = int(it.id);
@@ -93,7 +97,8 @@ void SlotView::buildGeometry(const FetchWindow& w, RectBatches& out,
     for (int r = r0; r < r1; ++r) {
         int lane = rowLane(merger_, w, r, r0);
         rows_[size_t(r)].items.query(w.x0, w.x1, [&](const IntervalIndex::Item& it) {
-            double a0 = w.px(double(it.begin)), a1 = w.px(double(it.end));
+            const Tenure& drawn = tenures_[it.id];
+            double a0 = w.px(drawn.begin), a1 = w.px(drawn.end);
             uint8_t colour = colourKeyOf(it.id);
             addRowBar(merger_, w, lane, r, a0, a1, int(it.id), colour, labelled, labels);
         });

@@ -1,6 +1,8 @@
 #pragma once
 // Slot colouring: one row per logical slot (the seed's linear-scan slots, grouped by arena),
-// with the tensors that share the slot drawn as bars along time in that row.
+// with the tensors that share the slot drawn as bars along time in that row; a buffer's in-place
+// chain split into its tensors at the hand-over steps (tenure.h).
+#include "timeline/tenure.h"
 #include "timeline/timeline_view.h"
 
 namespace tmmu::views {
@@ -34,9 +36,10 @@ class SlotView : public TimelineView {
         uint32_t slot;
         SortedIntervals items; // ids are planned tensor indices
     };
-    QRectF barRect(int row, const Lifetime& life) const;
+    QRectF barRect(int row, double begin, double end) const;
 
     std::vector<Row> rows_;
+    std::vector<Tenure> tenures_; // per planned tensor: where its bar is drawn
     std::vector<int> rowOf_;
     std::vector<ArenaBand> bands_;
     LaneMerger merger_;
