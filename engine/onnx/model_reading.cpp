@@ -117,12 +117,68 @@ void check_window_attributes(const lib::NodeProto& n, const std::string& at) {
     }
 }
 
+// Bytes per element of a fixed-width element type; 0 for strings and unknown types.
+uint64_t element_bytes(int32_t type) {
+    switch (type) {
+    case lib::TensorProto_DataType_UINT8:
+    case lib::TensorProto_DataType_INT8:
+    case lib::TensorProto_DataType_BOOL:
+        return 1;
+    case lib::TensorProto_DataType_UINT16:
+    case lib::TensorProto_DataType_INT16:
+    case lib::TensorProto_DataType_FLOAT16:
+    case lib::TensorProto_DataType_BFLOAT16:
+        return 2;
+    case lib::TensorProto_DataType_FLOAT:
+    case lib::TensorProto_DataType_INT32:
+    case lib::TensorProto_DataType_UINT32:
+        return 4;
+    case lib::TensorProto_DataType_DOUBLE:
+    case lib::TensorProto_DataType_INT64:
+    case lib::TensorProto_DataType_UINT64:
+    case lib::TensorProto_DataType_COMPLEX64:
+        return 8;
+    case lib::TensorProto_DataType_COMPLEX128:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+// A tensor's inline raw bytes must be exactly its elements' width: ONNX 1.12's shape inference
+// reads an int64 shape or axes operand from raw_data without checking its length (a SIGSEGV or
+// a heap overflow inside the library on a 7-byte int64, found by helper-53), so it is checked
+// before inference runs. External data is checked where it is read.
+void check_raw_data(const lib::TensorProto& t, const std::string& at) {
+    if (!t.has_raw_data() || t.data_location() == lib::TensorProto_DataLocation_EXTERNAL) return;
+    const uint64_t width = element_bytes(t.data_type());
+    if (width == 0) return;
+    // Bytes the dims need, UINT64_MAX past 64 bits (the checker refuses negative dims).
+    uint64_t needed = width;
+    for (int64_t d : t.dims())
+        needed = d < 0 || (d > 0 && needed > UINT64_MAX / uint64_t(d)) ? UINT64_MAX
+                                                                       : needed * uint64_t(d);
+    if (needed == t.raw_data().size()) return;
+    fail(FailureCode::InvalidIrShapes, fmt::format("{}: tensor '{}'", at, t.name()),
+         fmt::format("raw_data holds {} bytes; dims [{}] of {}-byte elements need {}",
+                     t.raw_data().size(), fmt::join(t.dims(), ", "), width,
+                     needed == UINT64_MAX ? std::string("more than 2^64")
+                                          : std::to_string(needed)));
+}
+
 void check_graph_ops(const lib::GraphProto& g, const Opsets& opset,
                      const std::set<std::string>& functions, const std::string& where) {
+    for (const lib::TensorProto& t : g.initializer())
+        check_raw_data(t, where + ": initializer");
     for (const lib::NodeProto& n : g.node()) {
         const std::string domain = is_default_domain(n.domain()) ? "" : n.domain();
         const std::string at = fmt::format("{}: node '{}'", where, n.name());
         check_window_attributes(n, at);
+        for (const lib::AttributeProto& a : n.attribute()) {
+            if (a.has_t()) check_raw_data(a.t(), at + " attribute '" + a.name() + "'");
+            for (const lib::TensorProto& t : a.tensors())
+                check_raw_data(t, at + " attribute '" + a.name() + "'");
+        }
         if (!functions.count(n.domain() + ":" + n.op_type())) {
             const auto it = opset.find(domain);
             const int version = it == opset.end() ? 0 : it->second;

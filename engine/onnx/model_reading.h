@@ -30,6 +30,8 @@ lib::ModelProto read_model(const std::string& path);
 // Every node, in subgraphs too, must be an op the library's opset tables (or the model's own
 // functions) know: the library skips unknown ones silently. Window attributes (strides,
 // dilations, kernel_shape) must be at least 1: the library's shape inference divides by them.
+// Inline raw_data (initializers, tensor attributes) must be exactly as long as the tensor's
+// dims need: the library's shape inference reads int64 operands from it unchecked.
 void check_ops_known(const lib::ModelProto& m, const std::string& path);
 
 // --input-shape replaces a graph input's dims, --dim fills symbolic ones; inferred shapes are

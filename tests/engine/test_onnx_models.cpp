@@ -504,6 +504,42 @@ class TestOnnxModels : public QObject {
         QVERIFY(f && f->message().find("Conv attribute 'group' is 0") != std::string::npos);
     }
 
+    // An int64 operand whose raw bytes are shorter or longer than its dims crashed inside the
+    // library's shape inference (a SIGSEGV on 1 byte, a heap overflow on 12): refused first,
+    // as an initializer and as a Constant's value.
+    void rawDataOfTheWrongLengthIsRefused() {
+        for (const size_t bytes : {1, 7, 12, 24}) {
+            for (const bool constant : {false, true}) {
+                OnnxModelBuilder b(13, "reshape");
+                b.input("x", {"2", "3"});
+                if (constant) {
+                    lib::NodeProto& c = b.node("Constant", {}, {"s"});
+                    c.set_name("make_s");
+                    set_int64_tensor(c, "value", {2}, {3, 2});
+                } else {
+                    b.int64_initializer("s", {2}, {3, 2});
+                }
+                lib::TensorProto& s =
+                    constant ? *b.graph().mutable_node(0)->mutable_attribute(0)->mutable_t()
+                             : *b.graph().mutable_initializer(0);
+                s.clear_int64_data();
+                s.set_raw_data(std::string(bytes, '\1'));
+                b.node("Reshape", {"x", "s"}, {"y"});
+                b.output("y", {"3", "2"});
+                b.save(path("raw.onnx"));
+                const auto f = test::capture_failure([&] { load_model(path("raw.onnx"), {}); });
+                QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+                QVERIFY2(f->where().find(constant ? "node 'make_s' attribute 'value'"
+                                                  : "initializer: tensor 's'") != std::string::npos,
+                         f->what());
+                QVERIFY2(f->message().find(std::to_string(bytes) +
+                                           " bytes; dims [2] of 8-byte elements need 16") !=
+                             std::string::npos,
+                         f->what());
+            }
+        }
+    }
+
     void externalDataResolvesNextToTheModel() {
         const fs::path sub = fs::path(path("ext"));
         fs::create_directories(sub);
