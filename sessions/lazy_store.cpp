@@ -80,6 +80,9 @@ int64_t record_lazy_trace(SessionStore& store, const lazy::LazyProgram& program,
                           const std::string& program_text, const lazy::ProgramRun& run,
                           const std::string& title) {
     const lazy::EngineStats& stats = run.stats;
+    // Made before the record: GCC 12 destroyed the members an aggregate had built twice when a
+    // later initializer threw (a double free), so nothing in it may throw.
+    std::string trace_json = lazy::lazy_trace_json(program, run);
     const StoredLazyTrace t{{0,
                              utc_now_iso8601(),
                              title,
@@ -98,7 +101,7 @@ int64_t record_lazy_trace(SessionStore& store, const lazy::LazyProgram& program,
                              {}},
                             TMMU_VERSION,
                             program_text,
-                            lazy::lazy_trace_json(program, run),
+                            std::move(trace_json),
                             false};
     const LazyTraceSummary& s = t.summary;
     Transaction tx(store.handle(), store.path());

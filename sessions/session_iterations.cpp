@@ -2,6 +2,7 @@
 
 #include "core/digest.h"
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "core/units.h"
 #include "io/plan_json.h"
 #include "ir/dynamic_dims.h"
@@ -102,7 +103,7 @@ nlohmann::ordered_json history_json(const IterationHistory& h) {
 
 std::string iterations_json(const SessionInput& in) {
     // binding_json and std::map keep names in order: one text per history.
-    return in.iterations ? history_json(*in.iterations).dump() : std::string();
+    return in.iterations ? json_text(history_json(*in.iterations)) : std::string();
 }
 
 IterationHistory read_history_json(const json& j, const std::string& where) {

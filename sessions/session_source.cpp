@@ -1,6 +1,7 @@
 #include "session_source.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "encoding/sha256.h"
 #include "ir/dynamic_dims.h"
 #include "ir/ir_json.h"
@@ -48,10 +49,9 @@ std::string file_sha256(const std::string& path) {
 std::string bindings_json(const SessionInput& in) {
     if (!in.onnx) return {};
     // std::map keys are sorted and json objects sort theirs: one text per set of bindings.
-    return json{{"dims", in.request.dims},
-                {"input_shapes", in.request.input_shapes},
-                {"aliasing", in.request.aliasing}}
-        .dump();
+    return json_text(json{{"dims", in.request.dims},
+                          {"input_shapes", in.request.input_shapes},
+                          {"aliasing", in.request.aliasing}});
 }
 
 void read_bindings_json(const std::string& text, SessionInput& in, const std::string& where) {

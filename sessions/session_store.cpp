@@ -7,6 +7,7 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "core/units.h"
 #include "encoding/sha256.h"
 #include "io/checkpoint.h"
@@ -635,7 +636,7 @@ Session session_from_run(NewSession n) {
     s.notes = std::move(n.notes);
     s.program_version = TMMU_VERSION;
     s.ir_hash = to_hex(n.plan.ir_hash);
-    s.metrics_json = metrics_json(n.plan).dump();
+    s.metrics_json = json_text(metrics_json(n.plan));
     s.plan = std::move(n.plan);
     return s;
 }
@@ -649,7 +650,7 @@ int64_t SessionStore::record(const NewSession& n) {
     row.checkpoint = encode_checkpoint(n.plan);
     const SessionSummary& summary = row.summary;
     const SessionInput& in = row.input;
-    const std::string options = options_to_json(in.options).dump();
+    const std::string options = json_text(options_to_json(in.options));
     const std::string iterations = iterations_json(in);
     Transaction tx(db_, path_);
     Stmt s(db_, path_,

@@ -6,6 +6,7 @@
 #include "lazy_trace_diff.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "core/units.h"
 #include "io/file_io.h"
 
@@ -95,7 +96,7 @@ std::string traces_json(const std::vector<LazyTraceSummary>& traces) {
                         {"failure", or_null(t.failure)},
                         {"altered", or_null(t.altered_reason)}});
     const ordered_json j = {{"format", "tmmu-lazy-traces"}, {"version", 1}, {"traces", rows}};
-    return j.dump(2) + "\n";
+    return json_text(j, 2) + "\n";
 }
 
 void print_traces(const std::vector<LazyTraceSummary>& traces) {

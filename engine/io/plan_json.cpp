@@ -1,6 +1,7 @@
 #include "io/plan_json.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "encoding/sha256.h"
 #include "plan/plan_summary.h"
 
@@ -224,7 +225,7 @@ std::string plan_to_json(const Plan& plan, bool include_tensors,
     if (!iterations.empty()) j["iterations"] = iterations_json(iterations);
     j["notes"] = plan.notes;
     if (extra.is_object()) j.update(extra);
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return json_text(j, 2) + "\n";
 }
 
 } // namespace tmmu

@@ -1,6 +1,7 @@
 #include "io/trace.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "encoding/sha256.h"
 #include "io/file_io.h"
 #include "io/plan_json.h"
@@ -45,7 +46,7 @@ std::string fixed(u128 num, u128 den, int decimals) {
 std::string line(const ordered_json& j) {
     // Replacing invalid UTF-8 (ids from a CSV, say) keeps the writer total; valid text is
     // written unchanged and non-ASCII stays UTF-8.
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return json_text(j) + "\n";
 }
 
 const ArenaPlan& arena_of(const Plan& plan, const PlannedTensor& t) {

@@ -4,6 +4,7 @@
 #include "ir/ir_json.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "ir/dynamic_dims.h"
 #include "ir/validate.h"
 
@@ -507,7 +508,7 @@ void dump_inline(const ordered_json& j, std::string& out) {
         for (auto it = j.begin(); it != j.end(); ++it) {
             out += first ? "" : ", ";
             first = false;
-            out += ordered_json(it.key()).dump(-1, ' ', false, json::error_handler_t::replace);
+            out += json_text(ordered_json(it.key()));
             out += ": ";
             dump_inline(it.value(), out);
         }
@@ -520,12 +521,12 @@ void dump_inline(const ordered_json& j, std::string& out) {
         }
         out += ']';
     } else {
-        out += j.dump(-1, ' ', false, json::error_handler_t::replace);
+        out += json_text(j);
     }
 }
 
 std::string quoted(const std::string& s) {
-    return ordered_json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    return json_text(ordered_json(s));
 }
 
 class GraphWriter {

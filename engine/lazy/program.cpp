@@ -4,6 +4,7 @@
 #include "lazy/program.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "core/splitmix.h"
 #include "encoding/sha256.h"
 #include "lazy/lazy_error.h"
@@ -457,7 +458,7 @@ std::string program_run_json(const LazyProgram& program, const ProgramRun& run) 
                             {"result_hash", to_hex(run.result_hash)},
                             {"trace_hash", to_hex(run.trace_hash)},
                             {"reads", reads}};
-    return j.dump(2) + "\n";
+    return json_text(j, 2) + "\n";
 }
 
 std::string lazy_trace_json(const LazyProgram& program, const ProgramRun& run) {
@@ -469,7 +470,7 @@ std::string lazy_trace_json(const LazyProgram& program, const ProgramRun& run) {
     const ordered_json j = {
         {"format", "tmmu-lazy-trace"},          {"version", 1},     {"program", program.name},
         {"trace_hash", to_hex(run.trace_hash)}, {"events", events}, {"plans", plans}};
-    return j.dump(1) + "\n";
+    return json_text(j, 1) + "\n";
 }
 
 } // namespace tmmu::lazy

@@ -1,6 +1,7 @@
 #include "runtime/plan_json.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -215,7 +216,7 @@ std::string save_plan_json(const CompiledPlan& c) {
              {"peak_registers", c.peak_registers},
              {"register_last_read", c.liveness.register_last_read},
              {"diagnostics", diagnostics}};
-    return out.dump(1) + "\n";
+    return json_text(out, 1) + "\n";
 }
 
 CompiledPlan load_plan_json(std::string_view text, std::string_view origin) {

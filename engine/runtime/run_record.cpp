@@ -1,6 +1,7 @@
 #include "runtime/run_record.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "runtime/opcode.h"
 
 #include <algorithm>
@@ -180,7 +181,7 @@ std::string run_record_json(const RunRecord& rec) {
         {"logits_sha256", to_hex(r.logits_hash)},
         {"parity", parity_json(rec.parity)},
         {"config", rec.config_text}};
-    return doc.dump(2) + "\n";
+    return json_text(doc, 2) + "\n";
 }
 
 namespace {

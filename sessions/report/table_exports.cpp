@@ -4,6 +4,7 @@
 #include "report/text_util.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "io/plan_json.h"
 #include "replay.h"
 #include "session_iterations.h"
@@ -121,7 +122,7 @@ std::string json_document(const Session& s) {
               {"tensors", std::move(tensors)}, {"series", series_json(p)}};
     if (p.retention) doc["activation_retention"] = retention_json(*p.retention);
     // Replacing malformed UTF-8 keeps the export working for any stored text.
-    return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return json_text(doc) + "\n";
 }
 
 } // namespace tmmu::sessions::report

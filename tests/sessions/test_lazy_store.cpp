@@ -116,6 +116,27 @@ class TestLazyStore : public QObject {
 
     // An eager run is recorded as eager and replayed eager: its plans, and so its hash, differ
     // from the lazy run's.
+    // A program file named in Latin-1, titled so too: its JSON trace turns the bytes that are
+    // not UTF-8 into U+FFFD instead of throwing (an internal error, and a double free while the
+    // record was half built), and the recording replays.
+    void namesThatAreNotUtf8AreRecorded() {
+        const std::string text =
+            test::read_file((kPrograms + "/mlp-dropout.json").toStdString()).value_or("");
+        Recorded r;
+        r.text = text;
+        r.program = lazy::parse_lazy_program(text, "caf\xe9.json");
+        r.program.name = "caf\xe9";
+        r.run = lazy::run_lazy_program_to_failure(r.program);
+        const std::string trace = lazy::lazy_trace_json(r.program, r.run);
+        QVERIFY(trace.find("caf\xef\xbf\xbd") != std::string::npos); // U+FFFD
+        SessionStore store(db("latin1.db"));
+        const int64_t id = record(store, r, "t\xe9");
+        const StoredLazyTrace stored = load_lazy_trace(store, id);
+        QVERIFY(!stored.altered);
+        QCOMPARE(stored.summary.title, std::string("t\xe9"));
+        QVERIFY(replay_lazy_trace(stored).same);
+    }
+
     void eagerRunsReplayEager() {
         SessionStore store(db("eager.db"));
         const Recorded lazy_run = run_example("view-mutation.json");
