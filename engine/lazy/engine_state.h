@@ -206,6 +206,9 @@ struct EngineState {
     ValueId new_value(const Shape& shape, bool token);
     void hold(ValueId v);
     void drop(ValueId v); // last reference gone: its storage goes back to the pool
+    // A value just computed that nothing holds (a dead op of a compiled body): its storage
+    // goes back at once, so no temporary outlives its call.
+    void release_if_unread(ValueId v);
     void begin_emission();
     // A node whose outputs are made here; returns the node. Inputs are held until it runs.
     Node& emit(Op op, std::vector<ValueId> inputs, std::vector<Shape> data_outputs, bool token_out,

@@ -198,12 +198,15 @@ void EngineState::execute_node(Node& n) {
     const std::vector<ValueId> inputs = n.inputs;
     for (ValueId in : inputs)
         drop(in);
-    for (ValueId out : n.outputs) {
-        Value& v = values.at(out);
-        if (!v.token && v.refs == 0 && v.storage) { // nobody will read it
-            release_storage(v.storage, fmt::format("v{} is never read", out));
-            v.storage = 0;
-        }
+    for (ValueId out : n.outputs)
+        release_if_unread(out);
+}
+
+void EngineState::release_if_unread(ValueId id) {
+    Value& v = values.at(id);
+    if (!v.token && v.refs == 0 && v.storage) {
+        release_storage(v.storage, fmt::format("v{} is never read", id));
+        v.storage = 0;
     }
 }
 

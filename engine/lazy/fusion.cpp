@@ -311,6 +311,8 @@ void EngineState::run_fused(CompiledCallRec& call, const FusedGroup& g, const Ev
         for (ValueId in : n.inputs)
             drop(in);
     }
+    for (ValueId v : trace.events[index].values_out)
+        release_if_unread(v);
 }
 
 } // namespace tmmu::lazy

@@ -532,6 +532,27 @@ class TestLazyCompile : public QObject {
                                 .arg(plain.stats.pool_peak_bytes)));
     }
 
+    // A body op whose value nothing reads (dead code in a compiled function) gives its part of
+    // the region arena back as soon as it is computed, fused or not. Fused, its storage outlived
+    // the call: the call's invariant (no temporary outlives it) aborted the dev and asan builds,
+    // and a release build kept a part of a released arena.
+    void deadOpsInABodyReleaseTheirTemporary() {
+        const LazyProgram p = parse_lazy_program(
+            R"({"format": "tmmu-lazy-program", "version": 1, "program": [
+                {"let": "x", "tensor": {"shape": [4], "arange": true}},
+                {"compile": "f", "body": [{"let": "dead", "op": "add", "args": ["x", 1]},
+                                         {"let": "s", "op": "sum", "args": ["x"]}],
+                 "returns": ["s"]},
+                {"read": "s"}]})",
+            "dead.json");
+        for (const bool fuse : {true, false}) {
+            const ProgramRun run = run_lazy_program(p, {.compile = true, .fuse = fuse});
+            QCOMPARE(run.reads.size(), size_t(1));
+            QCOMPARE(run.reads[0].values, std::vector<float>{6});
+            QCOMPARE(run.stats.compiled_calls, uint64_t(1));
+        }
+    }
+
     // 10.6, readonly-or-reject: a compiled call inside a checkpointed body that only reads
     // persistent state runs there (fused, its saved values not kept past the call), and
     // backward's replay of the body replays the call's ops with plain kernels: the loss and
