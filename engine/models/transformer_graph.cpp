@@ -37,37 +37,11 @@ std::string_view mode_label(Mode m) {
     return "?";
 }
 
-void check_config(const TransformerConfig& c) {
-    auto dim = [](uint64_t v, std::string_view field) {
-        if (v == 0 || v > kMaxTransformerDim)
-            fail(FailureCode::InvalidIrShapes, fmt::format("config.{}", field),
-                 fmt::format("expected a value in [1, 2^40], got {}", v));
-    };
-    dim(c.n_layer, "n_layer");
-    dim(c.hidden, "hidden");
-    dim(c.n_head, "n_head");
-    dim(c.n_kv_head, "n_kv_head");
-    dim(c.intermediate, "intermediate");
-    dim(c.vocab, "vocab");
-    dim(c.max_positions, "max_positions");
-    if (c.hidden % c.n_head != 0)
-        fail(FailureCode::InvalidIrShapes, "config.n_head",
-             fmt::format("hidden size {} is not divisible by {} heads", c.hidden, c.n_head));
-    if (c.n_head % c.n_kv_head != 0)
-        fail(
-            FailureCode::InvalidIrShapes, "config.n_kv_head",
-            fmt::format("{} heads are not divisible by {} key/value heads", c.n_head, c.n_kv_head));
-    if (c.n_layer > kMaxLayers)
-        fail(FailureCode::InvalidIrShapes, "config.n_layer", // the file's data, not a usage error
-             fmt::format("{} layers; the graph builder expands at most {}", c.n_layer, kMaxLayers));
-}
-
 void check_request(const TransformerConfig& c, const GraphRequest& r) {
     if (r.batch == 0 || r.batch > kMaxTransformerDim)
         fail(FailureCode::InvalidArgument, "--batch",
              fmt::format("expected a batch size in [1, 2^40], got {}", r.batch));
-    if (r.seq == 0)
-        fail(FailureCode::InvalidArgument, "--seq", "expected a sequence length >= 1");
+    if (r.seq == 0) fail(FailureCode::InvalidArgument, "--seq", "expected a sequence length >= 1");
     if (r.seq > c.max_positions)
         fail(FailureCode::InvalidArgument, "--seq",
              fmt::format("sequence length {} exceeds the model's {} positions", r.seq,
@@ -396,8 +370,33 @@ void make_dynamic(Graph& g, const TransformerConfig& config, const GraphRequest&
 
 } // namespace
 
+void check_transformer_config(const TransformerConfig& c) {
+    auto dim = [](uint64_t v, std::string_view field) {
+        if (v == 0 || v > kMaxTransformerDim)
+            fail(FailureCode::InvalidIrShapes, fmt::format("config.{}", field),
+                 fmt::format("expected a value in [1, 2^40], got {}", v));
+    };
+    dim(c.n_layer, "n_layer");
+    dim(c.hidden, "hidden");
+    dim(c.n_head, "n_head");
+    dim(c.n_kv_head, "n_kv_head");
+    dim(c.intermediate, "intermediate");
+    dim(c.vocab, "vocab");
+    dim(c.max_positions, "max_positions");
+    if (c.hidden % c.n_head != 0)
+        fail(FailureCode::InvalidIrShapes, "config.n_head",
+             fmt::format("hidden size {} is not divisible by {} heads", c.hidden, c.n_head));
+    if (c.n_head % c.n_kv_head != 0)
+        fail(
+            FailureCode::InvalidIrShapes, "config.n_kv_head",
+            fmt::format("{} heads are not divisible by {} key/value heads", c.n_head, c.n_kv_head));
+    if (c.n_layer > kMaxLayers)
+        fail(FailureCode::InvalidIrShapes, "config.n_layer", // the file's data, not a usage error
+             fmt::format("{} layers; tmmu builds models of at most {}", c.n_layer, kMaxLayers));
+}
+
 Graph build_transformer_graph(const TransformerConfig& config, const GraphRequest& request) {
-    check_config(config);
+    check_transformer_config(config);
     check_request(config, request);
     Graph g = build_fixed(config, request);
     if (request.max_batch != 0) make_dynamic(g, config, request);

@@ -57,11 +57,14 @@ struct GraphRequest {
     uint64_t max_batch = 0;
 };
 
+// INVALID_IR_SHAPES for a config whose sizes break the TransformerConfig invariants (a size of
+// 0 or past 2^40, heads that do not divide) or with more layers than anything expands (10000):
+// what every builder of a config's graph or execution plan checks first.
+void check_transformer_config(const TransformerConfig& config);
+
 // Returns a finalized graph (finalize_graph has run). Failures: INVALID_ARGUMENT for batch or
-// seq of 0, seq above config.max_positions, a max_batch below batch or above kMaxDynamicDim,
-// or more layers than the builder expands (10000);
-// INVALID_IR_SHAPES for a config that breaks the TransformerConfig invariants;
-// ALLOCATION_OVERFLOW when a tensor's byte size overflows uint64.
+// seq of 0, seq above config.max_positions, a max_batch below batch or above kMaxDynamicDim;
+// check_transformer_config's; ALLOCATION_OVERFLOW when a tensor's byte size overflows uint64.
 Graph build_transformer_graph(const TransformerConfig& config, const GraphRequest& request);
 
 // Trainable scalars, counting a tied lm head once (GPT-2 small: 124,439,808).

@@ -2,6 +2,7 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "models/transformer_graph.h"
 
 #include <fmt/format.h>
 #include <initializer_list>
@@ -161,6 +162,7 @@ RegisterRef layer(PlanBuilder& b, const TransformerConfig& c, const Dims& d, uin
 }
 
 void check_request(const TransformerConfig& c, const CompileRequest& r, uint64_t max_seq) {
+    check_transformer_config(c); // a billion layers would be compiled (and run) one by one
     // The adapters compute the default model's RoPE and activations: a plan for another would
     // run and give wrong logits with nothing said.
     if (c.unrunnable)

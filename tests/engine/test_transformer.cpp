@@ -694,9 +694,19 @@ class TestTransformer : public QObject {
         bad = c;
         bad.n_layer = 100000; // a config's data: INVALID_IR_SHAPES (exit 10), not usage (2)
         TMMU_EXPECT_FAILURE(build(bad, Mode::Inference), FailureCode::InvalidIrShapes);
+        // The runtime's compiler checks the config as the graph builder does: a billion layers
+        // were compiled one by one (tmmu compile and run hung, then ran out of memory).
+        bad.n_layer = 1000000000;
+        const runtime::CompileRequest decode{runtime::PlanMode::Decode, 1, 64};
+        const auto layers =
+            test::capture_failure([&] { (void)runtime::compile_transformer(bad, decode); });
+        QVERIFY(layers && layers->code() == FailureCode::InvalidIrShapes);
+        QCOMPARE(layers->where(), std::string("config.n_layer"));
         bad = c;
         bad.vocab = 0;
         TMMU_EXPECT_FAILURE(build(bad, Mode::Inference), FailureCode::InvalidIrShapes);
+        TMMU_EXPECT_FAILURE(runtime::compile_transformer(bad, decode),
+                            FailureCode::InvalidIrShapes);
         // Shapes whose bytes overflow uint64 are refused by finalize, not wrapped.
         bad = c;
         bad.vocab = uint64_t{1} << 40;
