@@ -122,13 +122,19 @@ class Runner {
         }
     }
 
-    const Tensor& tensor(const std::string& name, const std::string& site) const {
-        const auto it = tensors_.find(name);
-        if (it == tensors_.end())
+    // A name the loader saw bound, whose binding statement has not run (it sits in a repeat
+    // of 0 iterations, say): the program's fault, named where it is used.
+    template <class Map>
+    static auto& bound(Map& map, const std::string& name, const std::string& site) {
+        const auto it = map.find(name);
+        if (it == map.end())
             fail(FailureCode::InvalidIrShapes, site,
                  fmt::format("\"{}\" is not bound yet: the statement that binds it has not run",
                              name));
         return it->second;
+    }
+    const Tensor& tensor(const std::string& name, const std::string& site) const {
+        return bound(tensors_, name, site);
     }
     Tensor operand(const Operand& o, const std::string& site) {
         return o.tensor.empty() ? e_.full({}, o.number) : tensor(o.tensor, site);
@@ -160,7 +166,7 @@ class Runner {
         case StatementKind::MarkStep:
             return e_.mark_step();
         case StatementKind::Step:
-            return std::visit([&](auto& o) { o.step(e_); }, optimizers_.at(s.names[0]));
+            return std::visit([&](auto& o) { o.step(e_); }, bound(optimizers_, s.names[0], site));
         case StatementKind::ZeroGrad:
             return zero_grad(s, site);
         case StatementKind::Repeat:
@@ -292,9 +298,9 @@ class Runner {
 
     void zero_grad(const Statement& s, const std::string& site) {
         const std::vector<Tensor> params =
-            s.names_optimizer
-                ? std::visit([](const auto& o) { return o.params(); }, optimizers_.at(s.names[0]))
-                : tensors(s.names, site);
+            s.names_optimizer ? std::visit([](const auto& o) { return o.params(); },
+                                           bound(optimizers_, s.names[0], site))
+                              : tensors(s.names, site);
         e_.zero_grad(params, s.set_to_null);
     }
 

@@ -244,6 +244,21 @@ class TestLazyProgram : public QObject {
         QCOMPARE(f->code(), FailureCode::InvalidIrShapes);
         QCOMPARE(f->where(), std::string("program[1]"));
     }
+    // A name bound only inside a repeat of no iterations, used after it: the program's fault
+    // at the use, for an optimizer as for a tensor (an optimizer was an internal error).
+    void namesBoundByStatementsThatNeverRanAreRefused() {
+        const std::string unbound =
+            R"({"let": "w", "param": {"shape": [2], "ones": true}},
+               {"repeat": 0, "body": [{"let": "opt", "sgd": {"params": ["w"], "lr": 0.1}},
+                                      {"let": "t", "op": "mul", "args": ["w", 2]}]}, )";
+        for (const char* use :
+             {R"({"step": "opt"})", R"({"zero_grad": "opt"})", R"({"read": "t"})"}) {
+            const auto f = test::capture_failure([&] { run(unbound + use); });
+            QVERIFY2(f && f->code() == FailureCode::InvalidIrShapes, use);
+            QCOMPARE(f->where(), std::string("program[2]"));
+            QVERIFY2(f->message().find("is not bound yet") != std::string::npos, f->what());
+        }
+    }
     void readsAndViews() {
         const ProgramRun r = run(std::string(kX) + R"(,
             {"let": "c", "op": "slice", "args": ["x"], "dim": 1, "start": 1},
