@@ -2,6 +2,7 @@
 // and the dispatch of `tmmu lazy traces`, `replay`, `diff` and `export` (cmd_lazy_traces.cpp).
 #include "commands.h"
 
+#include "interrupt.h"
 #include "lazy_store.h"
 
 #include "core/failure.h"
@@ -186,7 +187,8 @@ int lazy_run(const std::string& path, const LazyOptions& o) {
                    o.compile ? ", compiled" : "");
         on_read = [](const HostRead& r) { fmt::print("{}\n", read_line(r)); };
     }
-    const ProgramRun run = run_lazy_program_to_failure(program, options, on_read);
+    const ProgramRun run =
+        run_lazy_program_to_failure(program, options, on_read, interruptible_progress());
     const bool failed = !run.failure.empty();
     if (!to_stdout) print_summary(run);
     // The outputs describe whole runs only; a failed one's trace is what --record keeps.

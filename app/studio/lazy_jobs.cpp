@@ -52,7 +52,7 @@ LazyShown run_lazy_job(const std::string& path, const Progress& progress,
     // Read once: a recording stores exactly the text that ran.
     const std::string text = read_text_file(path);
     const lazy::LazyProgram program = lazy::parse_lazy_program(text, path);
-    lazy::ProgramRun run = lazy::run_lazy_program_to_failure(program);
+    lazy::ProgramRun run = lazy::run_lazy_program_to_failure(program, {}, {}, progress);
     int64_t recorded = 0;
     std::string record_error;
     // A database that cannot take the recording (read-only, locked, full) costs the recording,

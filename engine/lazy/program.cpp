@@ -53,8 +53,8 @@ using Optimizer = std::variant<Sgd, AdamW>;
 
 class Runner {
   public:
-    Runner(EngineOptions options, const ReadCallback& on_read)
-        : options_(options), e_(options), on_read_(on_read) {}
+    Runner(EngineOptions options, const ReadCallback& on_read, const Progress& progress)
+        : options_(options), e_(options), on_read_(on_read), progress_(progress) {}
 
     ProgramRun run(const LazyProgram& p) {
         block(p.program, {});
@@ -66,6 +66,7 @@ class Runner {
         try {
             block(p.program, {});
         } catch (const Failure& f) {
+            if (f.code() == FailureCode::Cancelled) throw;
             ProgramRun r = result();
             r.failure = f.what();
             r.failure_code = f.code();
@@ -91,6 +92,7 @@ class Runner {
     const EngineOptions options_;
     Engine e_;
     const ReadCallback& on_read_;
+    const Progress& progress_;
     std::map<std::string, Tensor> tensors_;
     std::map<std::string, Optimizer> optimizers_;
     std::map<std::string, CompiledFn> compiled_;             // by the compile statement's path
@@ -107,6 +109,7 @@ class Runner {
     void block(const std::vector<Statement>& body, const std::vector<uint64_t>& iterations) {
         for (const Statement& s : body) {
             const std::string site = s.path + iteration_text(iterations);
+            progress_.check_cancel(site);
             e_.set_site(site);
             try {
                 execute(s, site, iterations);
@@ -423,13 +426,13 @@ Digest reads_hash(const std::vector<HostRead>& reads) {
 }
 
 ProgramRun run_lazy_program(const LazyProgram& program, EngineOptions options,
-                            const ReadCallback& on_read) {
-    return Runner(options, on_read).run(program);
+                            const ReadCallback& on_read, const Progress& progress) {
+    return Runner(options, on_read, progress).run(program);
 }
 
 ProgramRun run_lazy_program_to_failure(const LazyProgram& program, EngineOptions options,
-                                       const ReadCallback& on_read) {
-    return Runner(options, on_read).run_to_failure(program);
+                                       const ReadCallback& on_read, const Progress& progress) {
+    return Runner(options, on_read, progress).run_to_failure(program);
 }
 
 std::string program_run_json(const LazyProgram& program, const ProgramRun& run) {

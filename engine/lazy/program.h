@@ -12,6 +12,7 @@
 // the statement's site ("program[7].body[2] (iteration 3)").
 #include "core/digest.h"
 #include "core/failure.h"
+#include "core/progress.h"
 #include "lazy/engine.h"
 
 #include <cstdint>
@@ -195,15 +196,18 @@ struct ProgramRun {
 // Runs the program on a fresh engine. Failures (the engine's named errors, a shape an op
 // refuses) propagate as Failure naming the statement's site. `on_read`, when given, sees each
 // read as it happens, so a caller can show what a program read before a later statement fails.
+// `progress`'s cancel flag is polled before each statement: Failure(Cancelled) at its site.
 using ReadCallback = std::function<void(const HostRead&)>;
 ProgramRun run_lazy_program(const LazyProgram& program, EngineOptions options = {},
-                            const ReadCallback& on_read = {});
+                            const ReadCallback& on_read = {}, const Progress& progress = {});
 
 // The same, but a Failure while running ends the run instead of escaping: the result holds the
 // trace up to the error and the error's text (the studio shows where a program broke a rule).
-// Load errors cannot happen here: the program is already parsed.
+// Load errors cannot happen here: the program is already parsed. Cancellation still escapes:
+// a run the user stopped is no result.
 ProgramRun run_lazy_program_to_failure(const LazyProgram& program, EngineOptions options = {},
-                                       const ReadCallback& on_read = {});
+                                       const ReadCallback& on_read = {},
+                                       const Progress& progress = {});
 
 // SHA-256 over every read in order: its tensor's name, shape and values as f32 bit patterns. Runs
 // with and without --compile, eager or lazy, must agree on it.

@@ -211,21 +211,37 @@ class TestExitStatus : public QObject {
         f.close();
         expect(tmmu({"validate", path}), FailureCode::CorruptCheckpoint);
     }
-    // Ctrl+C: the search stops at its next poll and the command ends with CANCELLED.
-    void cancelled() {
-        const QString csv = dir_.filePath("long.csv");
-        write_long_problem(csv);
+    // Runs tmmu with `args`, sends SIGINT once it has worked `ms` milliseconds, and expects the
+    // command to stop at its next poll with CANCELLED.
+    void interrupt(const QStringList& args, int ms) {
         QProcess p;
-        p.start(TMMU_CLI, {"plan", csv, "--strategy", "optimal", "--budget", "2000000000"});
+        p.start(TMMU_CLI, args);
         QVERIFY(p.waitForStarted(10000));
-        QTest::qWait(1500); // loading and the first heuristics are done; the search runs
+        QTest::qWait(ms);
         QCOMPARE(p.state(), QProcess::Running);
         ::kill(pid_t(p.processId()), SIGINT);
-        QVERIFY2(p.waitForFinished(30000), "SIGINT did not stop the search");
+        QVERIFY2(p.waitForFinished(30000), qPrintable("SIGINT did not stop " + args.join(' ')));
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         expect({p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
                 QString::fromUtf8(p.readAllStandardError())},
                FailureCode::Cancelled);
+    }
+    // Ctrl+C: the search stops at its next poll and the command ends with CANCELLED.
+    void cancelled() {
+        const QString csv = dir_.filePath("long.csv");
+        write_long_problem(csv);
+        // 1.5 s: loading and the first heuristics are done; the search runs.
+        interrupt({"plan", csv, "--strategy", "optimal", "--budget", "2000000000"}, 1500);
+        // A lazy program stops before its next statement (it ran to its end, minutes later).
+        const QString program = dir_.filePath("long-lazy.json");
+        QFile f(program);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "tmmu-lazy-program", "version": 1, "program": [
+            {"let": "x", "tensor": {"shape": [64], "ones": true}},
+            {"repeat": 1000000, "body": [{"let": "x", "op": "add", "args": ["x", 1]},
+                                         {"mark_step": true}]}]})");
+        f.close();
+        interrupt({"lazy", "run", program}, 1000);
     }
 
     // The runtime's load-time contract: a compiled plan, broken three ways, read by validate.
