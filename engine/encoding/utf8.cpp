@@ -40,4 +40,22 @@ bool is_valid_utf8(std::string_view s) {
     return is_valid_utf8(reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
+std::string valid_utf8(std::string_view s) {
+    if (is_valid_utf8(s)) return std::string(s);
+    std::string out;
+    for (size_t i = 0; i < s.size();) {
+        size_t len = 1;
+        while (len <= 4 && !is_valid_utf8(s.substr(i, len)))
+            ++len;
+        if (len <= 4 && i + len <= s.size()) {
+            out += s.substr(i, len);
+            i += len;
+        } else {
+            out += "\xEF\xBF\xBD"; // U+FFFD
+            ++i;
+        }
+    }
+    return out;
+}
+
 } // namespace tmmu

@@ -1,5 +1,6 @@
 #include "io/checkpoint_codec.h"
 
+#include "encoding/utf8.h"
 #include "plan/plan_hash.h"
 
 #include <algorithm>
@@ -151,7 +152,7 @@ void write_plan(Writer& w, const Plan& plan, const Digest* content_hash) {
     std::vector<Field> fields = {
         {"format", [&] { w.text(kFormat); }},
         {"version", [&] { w.uint64(kVersion); }},
-        {"source", [&] { w.text(plan.source); }},
+        {"source", [&] { w.text(valid_utf8(plan.source)); }}, // a path: any bytes
         {"mode",
          [&] {
              if (plan.mode)

@@ -2,6 +2,7 @@
 
 #include "core/checked.h"
 #include "core/failure.h"
+#include "encoding/utf8.h"
 #include "io/file_io.h"
 
 #include <algorithm>
@@ -204,6 +205,10 @@ DsaProblem parse_dsa_csv(std::string_view text, std::string_view origin) {
         const RowReader row{*header, fields, where};
         const std::string& id = fields[header->at[Id]];
         if (id.empty()) fail(FailureCode::InvalidIrShapes, where, "empty id; expected a name");
+        // Ids are text in every plan, hash and checkpoint (CBOR text strings are UTF-8).
+        if (!is_valid_utf8(id))
+            fail(FailureCode::InvalidIrShapes, where,
+                 "the id is not UTF-8 text; save the file as UTF-8");
         if (auto [it, fresh] = line_of_id.emplace(id, line_no); !fresh)
             fail(FailureCode::InvalidIrShapes, where,
                  fmt::format("duplicate id '{}', first used on line {}", id, it->second));

@@ -1,6 +1,7 @@
 #include "onnx/model_reading.h"
 
 #include "core/failure.h"
+#include "encoding/utf8.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -159,15 +160,41 @@ void check_raw_data(const lib::TensorProto& t, const std::string& at) {
         needed = d < 0 || (d > 0 && needed > UINT64_MAX / uint64_t(d)) ? UINT64_MAX
                                                                        : needed * uint64_t(d);
     if (needed == t.raw_data().size()) return;
-    fail(FailureCode::InvalidIrShapes, fmt::format("{}: tensor '{}'", at, t.name()),
-         fmt::format("raw_data holds {} bytes; dims [{}] of {}-byte elements need {}",
-                     t.raw_data().size(), fmt::join(t.dims(), ", "), width,
-                     needed == UINT64_MAX ? std::string("more than 2^64")
-                                          : std::to_string(needed)));
+    fail(
+        FailureCode::InvalidIrShapes, fmt::format("{}: tensor '{}'", at, t.name()),
+        fmt::format("raw_data holds {} bytes; dims [{}] of {}-byte elements need {}",
+                    t.raw_data().size(), fmt::join(t.dims(), ", "), width,
+                    needed == UINT64_MAX ? std::string("more than 2^64") : std::to_string(needed)));
+}
+
+// Names become tensor and node ids, which every plan, hash and checkpoint keeps as UTF-8 text:
+// a name in another encoding is refused here, where the model is named, not by the CBOR writer.
+void check_name(const std::string& name, const std::string& what, const std::string& where) {
+    if (is_valid_utf8(name)) return;
+    std::string shown = name;
+    for (char& c : shown)
+        if (static_cast<unsigned char>(c) >= 0x80) c = '?';
+    fail(FailureCode::InvalidIrShapes, where,
+         fmt::format("{} '{}' is not UTF-8 text ('?' marks its other bytes)", what, shown));
+}
+
+void check_names(const lib::GraphProto& g, const std::string& where) {
+    for (const lib::TensorProto& t : g.initializer())
+        check_name(t.name(), "initializer", where);
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+        for (const lib::ValueInfoProto& v : *list)
+            check_name(v.name(), "value", where);
+    for (const lib::NodeProto& n : g.node()) {
+        check_name(n.name(), "node", where);
+        for (const auto* names : {&n.input(), &n.output()})
+            for (const std::string& v : *names)
+                check_name(v, fmt::format("node '{}' reads or writes", n.name()), where);
+    }
 }
 
 void check_graph_ops(const lib::GraphProto& g, const Opsets& opset,
                      const std::set<std::string>& functions, const std::string& where) {
+    check_names(g, where);
     for (const lib::TensorProto& t : g.initializer())
         check_raw_data(t, where + ": initializer");
     for (const lib::NodeProto& n : g.node()) {

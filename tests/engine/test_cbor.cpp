@@ -1,5 +1,6 @@
 #include "core/failure.h"
 #include "encoding/cbor.h"
+#include "encoding/utf8.h"
 #include "test_support.h"
 
 #include <QObject>
@@ -186,6 +187,14 @@ class TestCbor : public QObject {
         TMMU_EXPECT_FAILURE(cbor::encode_canonical(m), FailureCode::InvalidArgument);
         TMMU_EXPECT_FAILURE(cbor::encode_canonical(Value::str("\xc0\x80")),
                             FailureCode::InvalidArgument);
+        // What only names a thing (a path) is written with its other bytes as U+FFFD.
+        QCOMPARE(valid_utf8("caf\xc3\xa9"), std::string("caf\xc3\xa9"));
+        QCOMPARE(valid_utf8("caf\xe9.json"), std::string("caf\xef\xbf\xbd.json"));
+        QCOMPARE(valid_utf8("\xc0\x80"
+                            "a\xe2\x82"),
+                 std::string("\xef\xbf\xbd\xef\xbf\xbd"
+                             "a\xef\xbf\xbd\xef\xbf\xbd"));
+        QVERIFY(is_valid_utf8(valid_utf8("\xff\xfe\xf0\x9f\x98\x80\xf0\x9f")));
         Value deep = Value::uint64(0);
         for (int i = 0; i < cbor::kMaxDepth; ++i)
             deep = Value::array({deep});

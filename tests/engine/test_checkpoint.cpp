@@ -137,6 +137,14 @@ class TestCheckpoint : public QObject {
                             })),
                             FailureCode::CorruptCheckpoint);
     }
+    // A plan of a file whose path is not UTF-8 (Latin-1 'caf\xe9.json') is saved with those
+    // bytes as U+FFFD: the encoder refused it ('INVALID_ARGUMENT at cbor text string', exit 2).
+    void sourcePathsThatAreNotUtf8AreSaved() {
+        const auto bytes = rehashed([](Plan& p) { p.source = "models/caf\xe9.json"; });
+        const Plan q = decode(bytes);
+        QCOMPARE(q.source, std::string("models/caf\xef\xbf\xbd.json"));
+        QCOMPARE(encode_checkpoint(q), bytes);
+    }
     void bareProblemPlanRoundTrips() {
         Plan p = sample_plan();
         p.mode.reset();

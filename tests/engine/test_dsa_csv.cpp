@@ -101,6 +101,14 @@ class TestDsaCsv : public QObject {
         QVERIFY2(f->message().find("line 2") != std::string::npos, f->what());
     }
 
+    // Ids are UTF-8 text in every plan and checkpoint: a Latin-1 id is refused at its line (it
+    // was refused by the checkpoint encoder as 'INVALID_ARGUMENT at cbor text string', exit 2).
+    void rejectsIdsThatAreNotUtf8() {
+        const auto f = parse_failure("id,lower,upper,size\nok,0,1,4\ncaf\xe9,0,3,4\n");
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QCOMPARE(f->where(), std::string("p.csv:3"));
+        QVERIFY2(f->message().find("not UTF-8") != std::string::npos, f->what());
+    }
     void rejectsMalformedHeadersAndRows() {
         const char* cases[] = {
             "",                                           // no header

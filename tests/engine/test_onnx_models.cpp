@@ -540,6 +540,24 @@ class TestOnnxModels : public QObject {
         }
     }
 
+    // Names become ids that every plan and checkpoint keeps as UTF-8 text: a Latin-1 value or
+    // node name is refused at load, shown with '?' for its other bytes.
+    void namesThatAreNotUtf8AreRefused() {
+        for (const bool node : {false, true}) {
+            OnnxModelBuilder b(13, "latin1");
+            b.input("x", {"4"});
+            lib::NodeProto& relu = b.node("Relu", {"x"}, {node ? "y" : "caf\xe9"});
+            relu.set_name(node ? "n\xe9" : "n");
+            b.output(node ? "y" : "caf\xe9", {"4"});
+            b.save(path("latin1.onnx"));
+            const auto f = test::capture_failure([&] { load_model(path("latin1.onnx"), {}); });
+            QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+            QVERIFY2(f->message().find(node ? "node 'n?' is not UTF-8" : "'caf?' is not UTF-8") !=
+                         std::string::npos,
+                     f->what());
+        }
+    }
+
     void externalDataResolvesNextToTheModel() {
         const fs::path sub = fs::path(path("ext"));
         fs::create_directories(sub);
