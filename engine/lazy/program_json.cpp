@@ -309,7 +309,8 @@ class Parser {
         int64_t elements = 1;
         for (size_t i = 0; i < v.size(); ++i) {
             const std::string at = fmt::format("{}[{}]", where, i);
-            s.push_back(integer(v[i], at, 0, std::numeric_limits<int64_t>::max()));
+            // The engine has no empty tensors: a 0 is refused here, at its place in the file.
+            s.push_back(integer(v[i], at, 1, std::numeric_limits<int64_t>::max()));
             if (s.back() > kMaxElements)
                 bad(at, fmt::format("dimension {} is above the limit of {} elements per tensor",
                                     s.back(), kMaxElements));
@@ -329,7 +330,10 @@ class Parser {
             return;
         }
         if (depth == kMaxRank) bad(where, fmt::format("values nest deeper than {}", kMaxRank));
-        if (depth == dims.size() && out.empty()) dims.push_back(int64_t(v.size()));
+        if (depth == dims.size() && out.empty()) {
+            if (v.empty()) bad(where, "holds no values; a tensor needs at least one");
+            dims.push_back(int64_t(v.size()));
+        }
         if (depth >= dims.size() || dims[depth] != int64_t(v.size()))
             bad(where, "nested values are not rectangular");
         // The common case, a row of plain numbers, without a location string per value.

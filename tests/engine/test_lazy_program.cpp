@@ -128,10 +128,19 @@ class TestLazyProgram : public QObject {
             << R"({"let": "x", "tensor": {"shape": [65536, 65536], "zeros": true}})"
             << "program[0].tensor.shape"
             << "above the limit";
+        // The engine has no empty tensors: dimensions start at 1 (a 0 failed at run time, as a
+        // usage error naming no file).
         QTest::newRow("negative dimension")
             << R"({"let": "x", "tensor": {"shape": [2, -1], "zeros": true}})"
             << "program[0].tensor.shape[1]"
-            << "below 0";
+            << "-1 is below 1";
+        QTest::newRow("zero dimension")
+            << R"({"let": "x", "tensor": {"shape": [2, 0], "zeros": true}})"
+            << "program[0].tensor.shape[1]"
+            << "0 is below 1";
+        QTest::newRow("no values") << R"({"let": "x", "tensor": {"values": [[]]}})"
+                                   << "program[0].tensor.values[0]"
+                                   << "holds no values; a tensor needs at least one";
         QTest::newRow("no values") << R"({"let": "x", "tensor": {"shape": [2]}})"
                                    << "program[0].tensor"
                                    << "needs its values";
