@@ -8,11 +8,13 @@
 #include "test_support.h"
 
 #include <QObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <fstream>
 #include <vector>
 
 using namespace tmmu;
@@ -82,6 +84,31 @@ class TestApply : public QObject {
         QVERIFY(arenas[1].size > plan.arenas[1].metrics.peak_bytes);
         QVERIFY(!b.is_bound("no such tensor"));
         TMMU_EXPECT_FAILURE(b.get_ptr("no such tensor"), FailureCode::InvalidArgument);
+    }
+
+    // A view at byte 64 of a 128-aligned buffer sits where its base's bytes put it: binding it
+    // was refused as ALIGNMENT_VIOLATION, blaming the arena's base (helper-53).
+    void viewsSitWhereTheirBasePutsThem() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("view.json").toStdString();
+        std::ofstream(path) << R"({"format": "tmmu-ir", "version": 1, "tensors": [
+            {"id": "x", "shape": [4, 64], "dtype": "f32", "role": "input"},
+            {"id": "h", "shape": [4, 64], "dtype": "f32", "role": "activation"},
+            {"id": "row1", "shape": [16], "dtype": "f32", "role": "activation",
+             "view": {"base": "h", "byte_offset": 64}},
+            {"id": "y", "shape": [16], "dtype": "f32", "role": "output"}],
+          "nodes": [{"id": "fc", "opcode": "relu", "inputs": ["x"], "outputs": ["h"]},
+                    {"id": "sl", "opcode": "slice", "inputs": ["h"], "outputs": ["row1"]},
+                    {"id": "act", "opcode": "relu", "inputs": ["row1"], "outputs": ["y"]}]})";
+        const Plan plan =
+            plan_model(load_model(path, {Mode::Inference}), Mode::Inference, {}, Progress{});
+        const auto row = std::find_if(plan.tensors.begin(), plan.tensors.end(),
+                                      [](const PlannedTensor& t) { return t.id == "row1"; });
+        QVERIFY(row->offset % row->alignment != 0); // inside its base, not aligned itself
+        HostArenas host(plan);
+        const MemoryBinding b(plan, host.memory(), ApplyOptions{});
+        QCOMPARE(b.get_ptr("row1"), host.memory()[row->arena].base + row->offset);
+        QCOMPARE(b.verify(), std::string());
     }
 
     // A debug pattern is fixed by arena offset and seed: tensors sharing bytes all read back
