@@ -361,13 +361,14 @@ void MainWindow::onLazyShown(const LazyShown& shown, const QString& program) {
                  QString::fromStdString(shown.trace_hash.substr(0, 16)));
     setWindowTitle(tr("%1 — TMMU Studio")
                        .arg(QFileInfo(QString::fromStdString(shown.path)).completeBaseName()));
+    stoppedRun_ = QString::fromStdString(shown.failure);
     if (shown.failure.empty()) {
         status_->showMessage(summary);
         return;
     }
     // The trace up to the error is on screen, the cursor on its last event.
     ctx_->setCurrentEvent(shown.trace->events.empty() ? 0 : shown.trace->events.size() - 1);
-    lastFailure_ = QString::fromStdString(shown.failure);
+    lastFailure_ = stoppedRun_;
     status_->showMessage(tr("Stopped: %1").arg(lastFailure_));
     showFailureBox(lastFailure_);
     emit planFailed(lastFailure_);

@@ -170,6 +170,11 @@ class MainWindow : public QMainWindow {
     QString modelPath() const { return modelPath_; }
     // "ARENA_TOO_SMALL at arena 'activations': ..." for the last failed job, else empty.
     QString lastFailure() const { return lastFailure_; }
+    // The last failure is a lazy program's run stopping at an engine rule, whose trace up to
+    // the error is on screen: a view worth showing, not a failure to open.
+    bool showsStoppedProgram() const {
+        return !lastFailure_.isEmpty() && lastFailure_ == stoppedRun_;
+    }
     QStringList recentFiles() const;
     void resetLayout();
     // Sizes the default layout's docks as shares of a window of this size.
@@ -281,6 +286,7 @@ class MainWindow : public QMainWindow {
     QString modelPath_;
     QString pendingPath_; // the file the running job opens
     bool pendingRemember_ = false;
+    QString stoppedRun_; // the failure of the lazy run shown, "" when it ran to its end
     QString lastFailure_;
     bool persist_ = true;
 };

@@ -112,7 +112,13 @@ QString render_screenshot(MainWindow& window, const QString& model, const PlanSe
                           const Screenshot& shot) {
     window.setPersistSettings(false);
     window.resize(shot.size);
-    if (!window.openModelSync(model, settings)) return window.lastFailure();
+    if (!window.openModelSync(model, settings)) {
+        // A program that broke an engine rule shows its trace up to the error, as the window
+        // does: the picture is taken, and the error said.
+        if (!window.showsStoppedProgram()) return window.lastFailure();
+        std::fprintf(stderr, "tmmu-studio: the program stopped: %s\n",
+                     qPrintable(window.lastFailure()));
+    }
     return save_png(window, shot);
 }
 

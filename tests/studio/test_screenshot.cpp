@@ -219,6 +219,16 @@ class TestScreenshot : public QObject {
                                           {.file = dir_.filePath("never.png")});
         QVERIFY(error.startsWith("IO_ERROR"));
         QVERIFY(!QFile::exists(dir_.filePath("never.png")));
+        // A program that broke an engine rule is shown up to the error, as the window shows it
+        // (the screenshot exited 1 and wrote nothing).
+        MainWindow stopped;
+        QCOMPARE(render_screenshot(stopped,
+                                   TMMU_SOURCE_DIR "/resources/programs/saved-tensor-mutation.json",
+                                   PlanSettings{}, {.file = dir_.filePath("stopped.png")}),
+                 QString());
+        QVERIFY(stopped.showsStoppedProgram());
+        QVERIFY(stopped.lastFailure().contains("SavedTensorModifiedError"));
+        QVERIFY(QFile::exists(dir_.filePath("stopped.png")));
         // A step past the plan's end is refused, not shown as the last one (it was, silently).
         MainWindow stepped;
         const QString model = TMMU_SOURCE_DIR "/resources/models/examples/linear_chain.json";
