@@ -67,6 +67,96 @@ bool has_external_data(const lib::GraphProto& g) {
     return false;
 }
 
+// Bytes per element of a fixed-width element type; 0 for strings and unknown types.
+uint64_t element_bytes(int32_t type) {
+    switch (type) {
+    case lib::TensorProto_DataType_UINT8:
+    case lib::TensorProto_DataType_INT8:
+    case lib::TensorProto_DataType_BOOL:
+        return 1;
+    case lib::TensorProto_DataType_UINT16:
+    case lib::TensorProto_DataType_INT16:
+    case lib::TensorProto_DataType_FLOAT16:
+    case lib::TensorProto_DataType_BFLOAT16:
+        return 2;
+    case lib::TensorProto_DataType_FLOAT:
+    case lib::TensorProto_DataType_INT32:
+    case lib::TensorProto_DataType_UINT32:
+        return 4;
+    case lib::TensorProto_DataType_DOUBLE:
+    case lib::TensorProto_DataType_INT64:
+    case lib::TensorProto_DataType_UINT64:
+    case lib::TensorProto_DataType_COMPLEX64:
+        return 8;
+    case lib::TensorProto_DataType_COMPLEX128:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+// A tensor's inline raw bytes must be exactly its elements' width: ONNX 1.12 reads int64 data
+// from raw_data without checking its length, in shape inference (a shape or axes operand) and
+// in the checker itself (a sparse tensor's indices): a SIGSEGV or a heap overflow inside the
+// library, found by helpers 53 and 55. So it is checked before either runs. External data is
+// checked where it is read.
+void check_raw_data(const lib::TensorProto& t, const std::string& at) {
+    if (!t.has_raw_data() || t.data_location() == lib::TensorProto_DataLocation_EXTERNAL) return;
+    const uint64_t width = element_bytes(t.data_type());
+    if (width == 0) return;
+    // Bytes the dims need, UINT64_MAX past 64 bits (the checker refuses negative dims).
+    uint64_t needed = width;
+    for (int64_t d : t.dims())
+        needed = d < 0 || (d > 0 && needed > UINT64_MAX / uint64_t(d)) ? UINT64_MAX
+                                                                       : needed * uint64_t(d);
+    if (needed == t.raw_data().size()) return;
+    fail(
+        FailureCode::InvalidIrShapes, fmt::format("{}: tensor '{}'", at, t.name()),
+        fmt::format("raw_data holds {} bytes; dims [{}] of {}-byte elements need {}",
+                    t.raw_data().size(), fmt::join(t.dims(), ", "), width,
+                    needed == UINT64_MAX ? std::string("more than 2^64") : std::to_string(needed)));
+}
+
+void check_sparse(const lib::SparseTensorProto& t, const std::string& at) {
+    check_raw_data(t.values(), at + " values");
+    check_raw_data(t.indices(), at + " indices");
+}
+
+void check_node_tensors(const lib::NodeProto& n, const std::string& where);
+
+// Every tensor a graph holds inline, in its subgraphs too.
+void check_graph_tensors(const lib::GraphProto& g, const std::string& where) {
+    for (const lib::TensorProto& t : g.initializer())
+        check_raw_data(t, where + ": initializer");
+    for (const lib::SparseTensorProto& t : g.sparse_initializer())
+        check_sparse(t, where + ": sparse initializer");
+    for (const lib::NodeProto& n : g.node())
+        check_node_tensors(n, where);
+}
+
+void check_node_tensors(const lib::NodeProto& n, const std::string& where) {
+    for (const lib::AttributeProto& a : n.attribute()) {
+        const std::string at =
+            fmt::format("{}: node '{}' attribute '{}'", where, n.name(), a.name());
+        if (a.has_t()) check_raw_data(a.t(), at);
+        for (const lib::TensorProto& t : a.tensors())
+            check_raw_data(t, at);
+        if (a.has_sparse_tensor()) check_sparse(a.sparse_tensor(), at);
+        for (const lib::SparseTensorProto& t : a.sparse_tensors())
+            check_sparse(t, at);
+        if (a.has_g()) check_graph_tensors(a.g(), at);
+        for (const lib::GraphProto& sub : a.graphs())
+            check_graph_tensors(sub, at);
+    }
+}
+
+void check_tensor_bytes(const lib::ModelProto& m, const std::string& path) {
+    check_graph_tensors(m.graph(), path);
+    for (const lib::FunctionProto& f : m.functions())
+        for (const lib::NodeProto& n : f.node())
+            check_node_tensors(n, fmt::format("{}: function '{}'", path, f.name()));
+}
+
 } // namespace
 
 lib::ModelProto read_model(const std::string& path) {
@@ -74,6 +164,7 @@ lib::ModelProto read_model(const std::string& path) {
     lib::ModelProto model;
     if (!in || !model.ParseFromIstream(&in))
         fail(FailureCode::InvalidIrShapes, path, "not an ONNX model (the protobuf does not parse)");
+    check_tensor_bytes(model, path);
     // The checker runs before anything else touches the model: shape inference crashes on some
     // corrupt ones (toolchain.md). Its file form is the one that resolves external data next to
     // the model, but it parses the file again: only worth it when the weights are elsewhere and
@@ -118,55 +209,6 @@ void check_window_attributes(const lib::NodeProto& n, const std::string& at) {
     }
 }
 
-// Bytes per element of a fixed-width element type; 0 for strings and unknown types.
-uint64_t element_bytes(int32_t type) {
-    switch (type) {
-    case lib::TensorProto_DataType_UINT8:
-    case lib::TensorProto_DataType_INT8:
-    case lib::TensorProto_DataType_BOOL:
-        return 1;
-    case lib::TensorProto_DataType_UINT16:
-    case lib::TensorProto_DataType_INT16:
-    case lib::TensorProto_DataType_FLOAT16:
-    case lib::TensorProto_DataType_BFLOAT16:
-        return 2;
-    case lib::TensorProto_DataType_FLOAT:
-    case lib::TensorProto_DataType_INT32:
-    case lib::TensorProto_DataType_UINT32:
-        return 4;
-    case lib::TensorProto_DataType_DOUBLE:
-    case lib::TensorProto_DataType_INT64:
-    case lib::TensorProto_DataType_UINT64:
-    case lib::TensorProto_DataType_COMPLEX64:
-        return 8;
-    case lib::TensorProto_DataType_COMPLEX128:
-        return 16;
-    default:
-        return 0;
-    }
-}
-
-// A tensor's inline raw bytes must be exactly its elements' width: ONNX 1.12's shape inference
-// reads an int64 shape or axes operand from raw_data without checking its length (a SIGSEGV or
-// a heap overflow inside the library on a 7-byte int64, found by helper-53), so it is checked
-// before inference runs. External data is checked where it is read.
-void check_raw_data(const lib::TensorProto& t, const std::string& at) {
-    if (!t.has_raw_data() || t.data_location() == lib::TensorProto_DataLocation_EXTERNAL) return;
-    const uint64_t width = element_bytes(t.data_type());
-    if (width == 0) return;
-    // Bytes the dims need, UINT64_MAX past 64 bits (the checker refuses negative dims).
-    uint64_t needed = width;
-    for (int64_t d : t.dims())
-        needed = d < 0 || (d > 0 && needed > UINT64_MAX / uint64_t(d)) ? UINT64_MAX
-                                                                       : needed * uint64_t(d);
-    if (needed == t.raw_data().size()) return;
-    fail(
-        FailureCode::InvalidIrShapes, fmt::format("{}: tensor '{}'", at, t.name()),
-        fmt::format("raw_data holds {} bytes; dims [{}] of {}-byte elements need {}",
-                    t.raw_data().size(), fmt::join(t.dims(), ", "), width,
-                    needed == UINT64_MAX ? std::string("more than 2^64") : std::to_string(needed)));
-}
-
 // Names become tensor and node ids, which every plan, hash and checkpoint keeps as UTF-8 text:
 // a name in another encoding is refused here, where the model is named, not by the CBOR writer.
 void check_name(const std::string& name, const std::string& what, const std::string& where) {
@@ -195,17 +237,10 @@ void check_names(const lib::GraphProto& g, const std::string& where) {
 void check_graph_ops(const lib::GraphProto& g, const Opsets& opset,
                      const std::set<std::string>& functions, const std::string& where) {
     check_names(g, where);
-    for (const lib::TensorProto& t : g.initializer())
-        check_raw_data(t, where + ": initializer");
     for (const lib::NodeProto& n : g.node()) {
         const std::string domain = is_default_domain(n.domain()) ? "" : n.domain();
         const std::string at = fmt::format("{}: node '{}'", where, n.name());
         check_window_attributes(n, at);
-        for (const lib::AttributeProto& a : n.attribute()) {
-            if (a.has_t()) check_raw_data(a.t(), at + " attribute '" + a.name() + "'");
-            for (const lib::TensorProto& t : a.tensors())
-                check_raw_data(t, at + " attribute '" + a.name() + "'");
-        }
         if (!functions.count(n.domain() + ":" + n.op_type())) {
             const auto it = opset.find(domain);
             const int version = it == opset.end() ? 0 : it->second;

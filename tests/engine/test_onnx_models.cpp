@@ -538,6 +538,29 @@ class TestOnnxModels : public QObject {
                          f->what());
             }
         }
+        // A sparse initializer's indices crashed the library's checker itself (helper-55).
+        OnnxModelBuilder b(13, "sparse");
+        b.input("x", {"4"});
+        lib::SparseTensorProto& sparse = *b.graph().add_sparse_initializer();
+        sparse.add_dims(4);
+        lib::TensorProto& values = *sparse.mutable_values();
+        values.set_name("s");
+        values.set_data_type(lib::TensorProto_DataType_FLOAT);
+        values.add_dims(1);
+        values.set_raw_data(std::string(4, '\0'));
+        lib::TensorProto& indices = *sparse.mutable_indices();
+        indices.set_name("s_indices");
+        indices.set_data_type(lib::TensorProto_DataType_INT64);
+        indices.add_dims(1);
+        indices.set_raw_data(std::string(1, '\0'));
+        b.node("Add", {"x", "s"}, {"y"});
+        b.output("y", {"4"});
+        b.save(path("sparse.onnx"));
+        const auto f = test::capture_failure([&] { load_model(path("sparse.onnx"), {}); });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->where().find("sparse initializer indices: tensor 's_indices'") !=
+                     std::string::npos,
+                 f->what());
     }
 
     // Names become ids that every plan and checkpoint keeps as UTF-8 text: a Latin-1 value or
