@@ -88,8 +88,8 @@ class TestTimelineGeometry : public QObject {
         const QPointF early(x5.left() + x5.width() * 0.1, x5.center().y()); // step 4.2
         QCOMPARE(layout.tensorAt(early.toPoint()), ctx.findTensor("x4"));
 
-        // A view inside its base's lifetime is drawn over the base, which keeps its own; one
-        // that outlives its base (as views_and_inplace's a_head does a) takes the buffer over.
+        // Without the graph, a tensor inside another's lifetime is taken for a view and drawn
+        // over it, which keeps its own; one that outlives it takes the buffer over.
         Plan views;
         views.tensors = {{.id = "base", .life = {0, 10}},
                          {.id = "inside", .life = {2, 4}},
@@ -105,6 +105,27 @@ class TestTimelineGeometry : public QObject {
         QCOMPARE(viewed[2].end, 12.0);
         QCOMPARE(viewed[3].begin, 3.0); // alone in its buffer
         QCOMPARE(viewed[3].end, 5.0);
+        // With the graph's word (helper-55): a view born with its base that dies first, or born
+        // later and dying with it, is drawn over the base, which keeps the buffer; an alias
+        // group's member keeps it across a gap until the next is born.
+        Plan told;
+        told.tensors = {{.id = "x", .life = {0, 3}},
+                        {.id = "xv", .life = {0, 2}},
+                        {.id = "h", .life = {0, 4}},
+                        {.id = "hv", .buffer = 1, .life = {1, 4}},
+                        {.id = "a", .buffer = 2, .life = {0, 2}},
+                        {.id = "b", .buffer = 2, .life = {3, 5}}};
+        told.tensors[2].buffer = 1;
+        const std::vector<Tenure> drawn_told =
+            buffer_tenures(told, {false, true, false, true, false, false});
+        QVERIFY(drawn_told[0].takesOver && !drawn_told[1].takesOver);
+        QCOMPARE(drawn_told[0].begin, 0.0);
+        QCOMPARE(drawn_told[0].end, 3.0);
+        QVERIFY(drawn_told[2].takesOver && !drawn_told[3].takesOver);
+        QCOMPARE(drawn_told[2].end, 4.0);
+        QCOMPARE(drawn_told[4].end, 3.0); // a holds the buffer until b is born
+        QCOMPARE(drawn_told[5].begin, 3.0);
+        QCOMPARE(drawn_told[5].end, 5.0);
     }
 
     void axisRoundTrips_data() {

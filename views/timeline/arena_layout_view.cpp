@@ -118,7 +118,7 @@ void ArenaLayoutView::rebuildData() {
         arenaRoles_ |= 1u << unsigned(role);
         items.push_back({buf.begin, std::max(buf.end, buf.begin + 1), uint32_t(b)});
     }
-    tenures_ = buffer_tenures(plan);
+    tenures_ = buffer_tenures(plan, views_of(*context()));
     pieces_.reserve(n);
     for (size_t b = 0; b < n; ++b) {
         pieces_.push_back(piecesOf(b));

@@ -29,7 +29,7 @@ void SlotView::rebuildData() {
         uint64_t end = std::max<uint64_t>(t.life.end, uint64_t(t.life.begin) + 1);
         bySlot[{t.arena, t.slot}].push_back({t.life.begin, end, uint32_t(i)});
     }
-    tenures_ = buffer_tenures(*plan());
+    tenures_ = buffer_tenures(*plan(), views_of(*context()));
     rows_.clear();
     rows_.reserve(bySlot.size());
     rowOf_.assign(tensors.size(), -1);

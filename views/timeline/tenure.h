@@ -3,9 +3,8 @@
 // over x0, x2 over x1, ...) or an alias group holds one buffer whose tensors' lifetimes overlap
 // at each hand-over step, so their bars covered one another and their labels overprinted. Each
 // tensor that takes the buffer over is drawn from the middle of that overlap to the middle of
-// the next: the chain reads as one bar split into its tensors. A tensor living inside the one
-// before it (a view of its base: dying first, or living exactly as long) keeps its whole
-// lifetime, drawn over its base.
+// the next (or to where the next is born, across a gap in an alias group): the chain reads as
+// one bar split into its tensors. A view keeps its whole lifetime, drawn over its base.
 #include "plan/plan.h"
 
 #include <vector>
@@ -15,11 +14,17 @@ namespace tmmu::views {
 struct Tenure {
     double begin = 0;
     double end = 0;
-    bool takesOver = true; // false for a tensor living inside the one before it (a view)
+    bool takesOver = true; // false for a view: drawn over its base, which goes on
 };
 
-// Per planned tensor, indexed as plan.tensors. A lifetime of no steps counts as one step, as
-// the timelines draw it. Deterministic: ties in birth go by death, then by index.
-std::vector<Tenure> buffer_tenures(const Plan& plan);
+// Per planned tensor, indexed as plan.tensors. `views` (views_of) marks the views; without it
+// (a plan shown without its graph) a tensor living inside the one before it is taken for one.
+// A lifetime of no steps counts as one step, as the timelines draw it. Deterministic: ties in
+// birth go by death, then by index.
+std::vector<Tenure> buffer_tenures(const Plan& plan, const std::vector<bool>& views = {});
+
+class PlanContext;
+// Which of the shown plan's tensors are views in its graph; empty when it has no graph.
+std::vector<bool> views_of(const PlanContext& ctx);
 
 } // namespace tmmu::views
