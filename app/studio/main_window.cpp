@@ -581,12 +581,17 @@ void MainWindow::compareStrategies(const PlanOutcome& outcome) {
 void MainWindow::onPlanned(const PlanOutcome& outcome) {
     lastFailure_.clear();
     const QString path = QString::fromStdString(outcome.model->path);
+    // A re-plan of the same model keeps its unit of time: a lazy program's buffers live over
+    // trace events, which the planning job does not know.
+    const QString timeUnit = !outcome.timeUnit.isEmpty() ? outcome.timeUnit
+                             : outcome.model == model_   ? ctx_->timeUnit()
+                                                         : QString();
     if (outcome.model != model_) loadedWith_ = outcome.settings; // freshly loaded
     shownWith_ = outcome.settings;
     model_ = outcome.model;
     modelPath_ = path;
     // A re-plan of the same model keeps the cursor and the zoom (PlanContext::setPlan).
-    ctx_->setPlan(outcome.plan, outcome.model, outcome.timeUnit);
+    ctx_->setPlan(outcome.plan, outcome.model, timeUnit);
     // An IR graph with a shape envelope is bound by Plan > Dimensions as an ONNX model is.
     const bool dynamic = outcome.model->kind == ModelKind::IrJson && outcome.model->graph &&
                          !outcome.model->graph->dims.empty();

@@ -105,6 +105,12 @@ class TestLazyProgram : public QObject {
         QCOMPARE(trace->events[ctx->currentEvent()].op, std::string("base_commit"));
         QVERIFY(w.lazyState()->eventLabel()->text().contains(QStringLiteral("base_commit")));
         QCOMPARE(ctx->currentTime(), ctx->currentEvent());
+        // Re-planning the buffers (another strategy) keeps the unit (it went back to "time").
+        const Plan* before = ctx->plan();
+        w.replan();
+        QVERIFY(waitIdle(w));
+        QVERIFY(ctx->plan() != before);
+        QCOMPARE(ctx->timeUnit(), QStringLiteral("event"));
         if (qEnvironmentVariableIsSet("TMMU_SCREENSHOT_DIR")) {
             w.resize(1600, 1000);
             w.show();
@@ -136,12 +142,20 @@ class TestLazyProgram : public QObject {
                 table->viewport()->width());
         QVERIFY(table->verticalHeader()->isVisible());
         QCOMPARE(table->model()->headerData(0, Qt::Vertical).toString(), QStringLiteral("Kernels"));
-        // The user scrolls back to the plain run: resizing no longer moves the table.
-        table->horizontalScrollBar()->triggerAction(QAbstractSlider::SliderToMinimum);
-        QCOMPARE(table->horizontalScrollBar()->value(), 0);
-        w.resize(1500, 1000);
+        // A narrower dock: the table still ends at the last run.
+        QScrollBar* across = table->horizontalScrollBar();
+        QDockWidget* dock = w.dock(QStringLiteral("runComparisonDock"));
+        const int widest = across->maximum();
+        w.resizeDocks({dock}, {dock->width() - 80}, Qt::Horizontal);
         QTest::qWait(50);
-        QCOMPARE(table->horizontalScrollBar()->value(), 0);
+        QVERIFY2(across->maximum() > widest, "the dock did not narrow");
+        QCOMPARE(across->value(), across->maximum());
+        // The user scrolls back to the plain run: resizing no longer moves the table.
+        across->triggerAction(QAbstractSlider::SliderToMinimum);
+        QCOMPARE(across->value(), 0);
+        w.resizeDocks({dock}, {dock->width() - 80}, Qt::Horizontal);
+        QTest::qWait(50);
+        QCOMPARE(across->value(), 0);
     }
 
     void aBrokenRuleShowsTheTraceAndTheError() {

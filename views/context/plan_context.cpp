@@ -6,6 +6,12 @@ namespace tmmu::views {
 
 PlanContext::PlanContext(QObject* parent) : QObject(parent) {}
 
+QString PlanContext::timeSpanText(uint64_t span) const {
+    if (timeUnit_ == tr("time")) return tr("%1 time units").arg(span);
+    // The units are nouns that take an s: step, event, instruction.
+    return QStringLiteral("%1 %2").arg(span).arg(span == 1 ? timeUnit_ : timeUnit_ + 's');
+}
+
 void PlanContext::setPlan(std::shared_ptr<const Plan> plan,
                           std::shared_ptr<const LoadedModel> model, QString timeUnit) {
     std::string selectedId;

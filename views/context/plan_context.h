@@ -53,6 +53,8 @@ class PlanContext : public QObject {
     // Singular noun for one unit of plan time: "step", "time", or what setPlan was given (a lazy
     // program's buffers live over trace events: "event").
     const QString& timeUnit() const { return timeUnit_; }
+    // `span` units of plan time: "1 step", "68 events", "5 time units".
+    QString timeSpanText(uint64_t span) const;
     // What the timelines can show: [0, max(timeEnd(), 1)).
     TimeWindow timeDomain() const {
         return {time_.domainLo(), time_.domainHi() - time_.domainLo()};

@@ -211,9 +211,7 @@ QString TensorDetailsPanel::html(int planned) const {
     const uint64_t step = ctx_->currentTime();
     const uint32_t span = t.life.end - t.life.begin;
     const QString unit = ctx_->timeUnit();
-    const QString duration =
-        unit == tr("time") ? tr("%1 time units").arg(span)
-                           : QStringLiteral("%1 %2").arg(span).arg(span == 1 ? unit : unit + 's');
+    const QString duration = ctx_->timeSpanText(span);
     h += row(
         tr("Lifetime"),
         QStringLiteral("[%1, %2) &nbsp;<span style='color:%3'>%4</span><br>%5")

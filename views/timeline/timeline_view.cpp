@@ -224,7 +224,7 @@ QString TimelineView::tooltipText(int planned) const {
     text += tr("<br>live [%1, %2): %3")
                 .arg(t.life.begin)
                 .arg(t.life.end)
-                .arg(counted(t.life.end - t.life.begin, "step", "steps"));
+                .arg(ctx_->timeSpanText(t.life.end - t.life.begin));
     const auto& order = plan_->execution_order;
     if (t.life.begin < order.size() && t.life.end >= 1 && t.life.end - 1 < order.size())
         text += tr("<br>from %1 to %2")
