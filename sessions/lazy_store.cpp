@@ -145,7 +145,7 @@ StoredLazyTrace load_lazy_trace(const SessionStore& store, int64_t id) {
     return read_row(s);
 }
 
-LazyReplay replay_lazy_trace(const StoredLazyTrace& stored) {
+LazyReplay replay_lazy_trace(const StoredLazyTrace& stored, const Progress& progress) {
     const LazyTraceSummary& s = stored.summary;
     // Parsed under the trace's name, so errors point at the stored copy, then given back the
     // name and origin it was recorded with (a program without "name" was named after its file).
@@ -155,7 +155,8 @@ LazyReplay replay_lazy_trace(const StoredLazyTrace& stored) {
     r.program.origin = s.origin;
     r.run = lazy::run_lazy_program_to_failure(
         r.program,
-        lazy::EngineOptions{.eager = s.eager, .checkpoint = s.checkpoint, .compile = s.compile});
+        lazy::EngineOptions{.eager = s.eager, .checkpoint = s.checkpoint, .compile = s.compile}, {},
+        progress);
     r.recorded_hash = s.trace_hash;
     r.replayed_hash = to_hex(r.run.trace_hash);
     r.recorded_failure = s.failure;

@@ -64,7 +64,7 @@ std::vector<LazyTraceSummary> list_lazy_traces(const SessionStore& store, size_t
 StoredLazyTrace load_lazy_trace(const SessionStore& store, int64_t id);
 // Parses the stored program text and runs it with run_lazy_program_to_failure, eager and with
 // the checkpoint policy the recorded run had. A text that no longer parses (an altered row) fails
-// with its parse error.
-LazyReplay replay_lazy_trace(const StoredLazyTrace& stored);
+// with its parse error. `progress`'s cancel flag stops it between statements.
+LazyReplay replay_lazy_trace(const StoredLazyTrace& stored, const Progress& progress = {});
 
 } // namespace tmmu::sessions

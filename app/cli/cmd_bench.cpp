@@ -2,6 +2,7 @@
 #include "interrupt.h"
 
 #include "core/failure.h"
+#include "core/json_text.h"
 #include "io/dsa_csv.h"
 #include "io/file_io.h"
 #include "models/transformer_config.h"
@@ -339,7 +340,7 @@ int cmd_bench(Args& args) {
     report["scaling"] = bench_scaling(max_buffers);
     report["dense"] = bench_dense(max_buffers);
     report["time_budgets"] = bench_time_budgets(dir);
-    if (json_out) write_output(*json_out, report.dump(2) + "\n");
+    if (json_out) write_output(*json_out, json_text(report, 2) + "\n"); // names from file names
     return 0;
 }
 

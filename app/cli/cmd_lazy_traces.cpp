@@ -2,6 +2,7 @@
 // run --record` (sessions/lazy_store.h).
 #include "commands.h"
 
+#include "interrupt.h"
 #include "lazy_store.h"
 #include "lazy_trace_diff.h"
 
@@ -168,7 +169,7 @@ int lazy_replay(const std::string& db, const std::string& id_text) {
     const std::string how = run_options_text(s);
     fmt::print("replay of lazy trace {} ({}{}) with tmmu {} (recorded with {})\n", s.id, s.program,
                how.empty() ? "" : ", " + how, TMMU_VERSION, stored.program_version);
-    const sessions::LazyReplay r = sessions::replay_lazy_trace(stored);
+    const sessions::LazyReplay r = sessions::replay_lazy_trace(stored, interruptible_progress());
     const lazy::EngineStats& now = r.run.stats;
     fmt::print("recorded  {}\n", trace_line(r.recorded_hash, s.events, s.plans, s.steps));
     fmt::print("replayed  {}\n", trace_line(r.replayed_hash, now.events, now.plans, now.steps));

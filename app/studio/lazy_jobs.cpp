@@ -27,7 +27,7 @@ LazyShown shown_of(const lazy::LazyProgram& program, lazy::ProgramRun run, const
     out.stats = run.stats;
     out.trace_hash = to_hex(run.trace_hash);
     out.failure = run.failure;
-    out.comparison = lazy::compare_runs(program);
+    out.comparison = lazy::compare_runs(program, progress);
     const lazy::TraceBuffers buffers = lazy::trace_buffers(run.trace);
     out.trace = std::make_shared<const lazy::Trace>(std::move(run.trace));
     if (buffers.problem.buffers.empty()) return out;
@@ -121,7 +121,7 @@ ReplayedLazyTrace replay_lazy_job(const std::string& sessions_path, int64_t id,
     ReplayedLazyTrace r;
     r.recorded = stored.summary;
     r.altered = stored.altered;
-    r.replay = sessions::replay_lazy_trace(stored);
+    r.replay = sessions::replay_lazy_trace(stored, progress);
     r.verdict = sessions::trace_verdict(r.replay.recorded_hash, r.replay.replayed_hash,
                                         r.replay.recorded_failure, r.replay.replayed_failure);
     const std::string where =

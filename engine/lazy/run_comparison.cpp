@@ -26,7 +26,7 @@ bool uses(const std::vector<Statement>& body, StatementKind kind) {
 
 } // namespace
 
-std::vector<ComparedRun> compare_runs(const LazyProgram& program) {
+std::vector<ComparedRun> compare_runs(const LazyProgram& program, const Progress& progress) {
     const bool checkpoints = uses(program.program, StatementKind::Checkpoint);
     const bool compiles = uses(program.program, StatementKind::Compile);
     std::vector<ComparedRun> out;
@@ -35,7 +35,7 @@ std::vector<ComparedRun> compare_runs(const LazyProgram& program) {
         const bool ckpt = c.options.checkpoint == CheckpointPolicy::Recompute;
         if ((ckpt && !checkpoints) || (c.options.compile && !compiles)) continue;
         const auto t0 = std::chrono::steady_clock::now();
-        const ProgramRun run = run_lazy_program_to_failure(program, c.options);
+        const ProgramRun run = run_lazy_program_to_failure(program, c.options, {}, progress);
         ComparedRun r{c.name, c.options, run.stats, true, run.failure, 0};
         r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                    .count();

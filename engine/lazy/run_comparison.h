@@ -21,7 +21,7 @@ struct ComparedRun {
 // The plain run (checkpoints kept, nothing compiled) first, then each configuration the
 // program's statements make different: checkpointing when it has checkpoint statements,
 // compiled without and with fusion when it has compile statements, and compiled with
-// checkpointing when it has both.
-std::vector<ComparedRun> compare_runs(const LazyProgram& program);
+// checkpointing when it has both. `progress`'s cancel flag stops it between statements.
+std::vector<ComparedRun> compare_runs(const LazyProgram& program, const Progress& progress = {});
 
 } // namespace tmmu::lazy

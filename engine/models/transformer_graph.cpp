@@ -47,7 +47,7 @@ void check_request(const TransformerConfig& c, const GraphRequest& r) {
              fmt::format("sequence length {} exceeds the model's {} positions", r.seq,
                          c.max_positions));
     if (r.max_batch != 0 && (r.max_batch < r.batch || r.max_batch > uint64_t(kMaxDynamicDim)))
-        fail(FailureCode::InvalidArgument, "request.max_batch",
+        fail(FailureCode::InvalidArgument, "--iteration", // the batches iterations ask for
              fmt::format("a dynamic batch's largest value must be from the batch ({}) to {}, "
                          "got {}",
                          r.batch, kMaxDynamicDim, r.max_batch));

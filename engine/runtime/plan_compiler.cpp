@@ -161,6 +161,11 @@ RegisterRef layer(PlanBuilder& b, const TransformerConfig& c, const Dims& d, uin
     return b.emit(Opcode::ResidualAdd, {mid, m}, b.hidden(at + "out"), {}, residual);
 }
 
+// The option that sets a request's rows: decode slots are the batch, prefill rows the prompt.
+const char* rows_option(const CompileRequest& r) {
+    return r.mode == PlanMode::Decode ? "--batch" : "--prompt";
+}
+
 void check_request(const TransformerConfig& c, const CompileRequest& r, uint64_t max_seq) {
     check_transformer_config(c); // a billion layers would be compiled (and run) one by one
     // The adapters compute the default model's RoPE and activations: a plan for another would
@@ -171,19 +176,20 @@ void check_request(const TransformerConfig& c, const CompileRequest& r, uint64_t
                          "the model's memory",
                          c.unrunnable->message));
     if (r.rows == 0)
-        fail(FailureCode::InvalidArgument, "rows", "a plan needs at least one row (slot or token)");
+        fail(FailureCode::InvalidArgument, rows_option(r),
+             "a plan needs at least one row (slot or token)");
     if (max_seq > c.max_positions)
-        fail(FailureCode::InvalidArgument, "max_seq",
+        fail(FailureCode::InvalidArgument, "--max-seq",
              fmt::format("{} is above the model's {} positions", max_seq, c.max_positions));
     if (c.sliding_window != 0 && max_seq > c.sliding_window)
-        fail(FailureCode::InvalidArgument, "max_seq",
+        fail(FailureCode::InvalidArgument, "--max-seq",
              fmt::format("{} positions are more than the sliding window of {} ({}): the "
                          "runtime attends over the whole context, which matches the model "
                          "only up to the window (--max-seq {} or less runs it)",
                          max_seq, c.sliding_window, c.sliding_window_where, c.sliding_window));
     if (r.mode == PlanMode::Prefill && r.rows > max_seq)
         fail(
-            FailureCode::InvalidArgument, "rows",
+            FailureCode::InvalidArgument, rows_option(r),
             fmt::format("a prompt of {} tokens does not fit {} cached positions", r.rows, max_seq));
 }
 
