@@ -49,10 +49,11 @@ namespace {
 
 int64_t checked_dim(const ViewMeta& v, int64_t dim, const char* what) {
     const auto rank = static_cast<int64_t>(v.shape.size());
+    const int64_t given = dim; // named as the program wrote it, not as counted from the end
     if (dim < 0) dim += rank;
     if (dim < 0 || dim >= rank)
         fail(FailureCode::InvalidArgument, what,
-             fmt::format("dimension {} out of range for a tensor of shape {}", dim,
+             fmt::format("dimension {} out of range for a tensor of shape {}", given,
                          shape_text(v.shape)));
     return dim;
 }

@@ -252,6 +252,15 @@ class TestLazyProgram : public QObject {
         QVERIFY(f);
         QCOMPARE(f->code(), FailureCode::InvalidIrShapes);
         QCOMPARE(f->where(), std::string("program[1]"));
+        // A dimension counted from the end is named as written (-3 read as -1).
+        const auto g = test::capture_failure([] {
+            run(std::string(kX) + R"(, {"let": "y", "op": "slice", "args": ["x"], "dim": -3},
+                                      {"read": "y"})");
+        });
+        QVERIFY(g && g->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(g->message().find("dimension -3 out of range for a tensor of shape [2, 3]") !=
+                     std::string::npos,
+                 g->what());
     }
     // A name bound only inside a repeat of no iterations, used after it: the program's fault
     // at the use, for an optimizer as for a tensor (an optimizer was an internal error).
