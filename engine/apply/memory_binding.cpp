@@ -56,22 +56,29 @@ std::vector<ArenaMemory> match_arenas(const Plan& plan, std::vector<ArenaMemory>
 
 // A validated plan's tensors end within their arena's peak, which match_arenas checked the
 // memory holds; a plan put together by hand is checked here too, before a byte is written.
-std::byte* pointer_of(const PlannedTensor& t, const ArenaMemory& m) {
+std::byte* pointer_of(const PlannedTensor& t, const ArenaPlan& arena, const ArenaMemory& m) {
     if (t.offset > m.size || t.size > m.size - t.offset)
         fail(FailureCode::ArenaTooSmall, "tensor '" + t.id + "'",
              fmt::format("its {} bytes at offset {} end past the {} bytes of {}", t.size, t.offset,
                          m.size, arena_where(m.name)));
     std::byte* p = m.base + t.offset;
-    // The memory given must keep the alignment the plan gave each offset. A view sits where its
-    // base's bytes put it (a row at byte 64 of a 128-aligned buffer): its offset was never
-    // aligned, and the base's own check covers the memory.
-    if (t.alignment > 1 && t.offset % t.alignment == 0 &&
-        reinterpret_cast<uintptr_t>(p) % t.alignment != 0)
+    if (t.alignment <= 1 || reinterpret_cast<uintptr_t>(p) % t.alignment == 0) return p;
+    // Where in its buffer the tensor sits: a view sits where its base's bytes put it.
+    const uint64_t inside =
+        t.buffer < arena.solution.offsets.size() ? t.offset - arena.solution.offsets[t.buffer] : 0;
+    // A view that asked for no alignment of its own (it has the arena's) at a row of its base,
+    // byte 64 of a 128-aligned buffer: the base's own check covers the memory.
+    if (inside % t.alignment != 0) {
+        if (t.alignment == arena.config.alignment) return p;
         fail(FailureCode::AlignmentViolation, "tensor '" + t.id + "'",
-             fmt::format("base + offset {} of {} is not aligned to the tensor's {} bytes (the "
-                         "arena's base is not aligned enough)",
-                         t.offset, arena_where(m.name), t.alignment));
-    return p;
+             fmt::format("it sits at byte {} of its buffer, which its alignment of {} bytes does "
+                         "not divide",
+                         inside, t.alignment));
+    }
+    fail(FailureCode::AlignmentViolation, "tensor '" + t.id + "'",
+         fmt::format("base + offset {} of {} is not aligned to the tensor's {} bytes (the "
+                     "arena's base is not aligned enough)",
+                     t.offset, arena_where(m.name), t.alignment));
 }
 
 // Pieces of a tensor between two looks at the cancel flag: a tensor of gigabytes takes seconds
@@ -100,7 +107,8 @@ MemoryBinding::MemoryBinding(const Plan& plan, std::vector<ArenaMemory> arenas,
     tensors_.reserve(plan.tensors.size());
     uint64_t total = 0;
     for (const PlannedTensor& t : plan.tensors) {
-        tensors_.push_back({t.id, t.arena, t.offset, t.size, pointer_of(t, arenas_.at(t.arena))});
+        tensors_.push_back({t.id, t.arena, t.offset, t.size,
+                            pointer_of(t, plan.arenas.at(t.arena), arenas_.at(t.arena))});
         total += t.size;
     }
     // Tensor-map order is ascending id: a plan's invariant, kept here for plans made by hand.

@@ -224,8 +224,13 @@ void check_names(const lib::GraphProto& g, const std::string& where) {
     for (const lib::TensorProto& t : g.initializer())
         check_name(t.name(), "initializer", where);
     for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
-        for (const lib::ValueInfoProto& v : *list)
+        for (const lib::ValueInfoProto& v : *list) {
             check_name(v.name(), "value", where);
+            // Symbolic dims become the names of a plan's bindings.
+            if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+                for (const auto& d : v.type().tensor_type().shape().dim())
+                    check_name(d.dim_param(), fmt::format("dimension of '{}'", v.name()), where);
+        }
     for (const lib::NodeProto& n : g.node()) {
         check_name(n.name(), "node", where);
         for (const auto* names : {&n.input(), &n.output()})
@@ -265,8 +270,11 @@ void check_ops_known(const lib::ModelProto& m, const std::string& path) {
     for (const auto& o : m.opset_import())
         opset[is_default_domain(o.domain()) ? "" : o.domain()] = int(o.version());
     std::set<std::string> functions;
-    for (const auto& f : m.functions())
+    for (const auto& f : m.functions()) {
+        // A node with no name is named after its op: a function's name can become an id.
+        check_name(f.name(), "function", path);
         functions.insert(f.domain() + ":" + f.name());
+    }
     check_graph_ops(m.graph(), opset, functions, path);
 }
 

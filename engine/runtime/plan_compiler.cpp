@@ -179,10 +179,10 @@ void check_request(const TransformerConfig& c, const CompileRequest& r, uint64_t
         fail(FailureCode::InvalidArgument, rows_option(r),
              "a plan needs at least one row (slot or token)");
     if (max_seq > c.max_positions)
-        fail(FailureCode::InvalidArgument, "--max-seq",
+        fail(FailureCode::InvalidArgument, "max_seq",
              fmt::format("{} is above the model's {} positions", max_seq, c.max_positions));
     if (c.sliding_window != 0 && max_seq > c.sliding_window)
-        fail(FailureCode::InvalidArgument, "--max-seq",
+        fail(FailureCode::InvalidArgument, "max_seq",
              fmt::format("{} positions are more than the sliding window of {} ({}): the "
                          "runtime attends over the whole context, which matches the model "
                          "only up to the window (--max-seq {} or less runs it)",

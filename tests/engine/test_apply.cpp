@@ -90,18 +90,22 @@ class TestApply : public QObject {
     // was refused as ALIGNMENT_VIOLATION, blaming the arena's base (helper-53).
     void viewsSitWhereTheirBasePutsThem() {
         QTemporaryDir dir;
-        const std::string path = dir.filePath("view.json").toStdString();
-        std::ofstream(path) << R"({"format": "tmmu-ir", "version": 1, "tensors": [
-            {"id": "x", "shape": [4, 64], "dtype": "f32", "role": "input"},
-            {"id": "h", "shape": [4, 64], "dtype": "f32", "role": "activation"},
-            {"id": "row1", "shape": [16], "dtype": "f32", "role": "activation",
-             "view": {"base": "h", "byte_offset": 64}},
-            {"id": "y", "shape": [16], "dtype": "f32", "role": "output"}],
-          "nodes": [{"id": "fc", "opcode": "relu", "inputs": ["x"], "outputs": ["h"]},
-                    {"id": "sl", "opcode": "slice", "inputs": ["h"], "outputs": ["row1"]},
-                    {"id": "act", "opcode": "relu", "inputs": ["row1"], "outputs": ["y"]}]})";
-        const Plan plan =
-            plan_model(load_model(path, {Mode::Inference}), Mode::Inference, {}, Progress{});
+        // `view_alignment`: the row's own "alignment" field, none when empty.
+        auto plan_of = [&](const std::string& view_alignment) {
+            const std::string path = dir.filePath("view.json").toStdString();
+            std::ofstream(path) << R"({"format": "tmmu-ir", "version": 1, "tensors": [
+                {"id": "x", "shape": [4, 64], "dtype": "f32", "role": "input"},
+                {"id": "h", "shape": [4, 64], "dtype": "f32", "role": "activation"},
+                {"id": "row1", "shape": [16], "dtype": "f32", "role": "activation",)"
+                                << view_alignment << R"(
+                 "view": {"base": "h", "byte_offset": 64}},
+                {"id": "y", "shape": [16], "dtype": "f32", "role": "output"}],
+              "nodes": [{"id": "fc", "opcode": "relu", "inputs": ["x"], "outputs": ["h"]},
+                        {"id": "sl", "opcode": "slice", "inputs": ["h"], "outputs": ["row1"]},
+                        {"id": "act", "opcode": "relu", "inputs": ["row1"], "outputs": ["y"]}]})";
+            return plan_model(load_model(path, {Mode::Inference}), Mode::Inference, {}, Progress{});
+        };
+        const Plan plan = plan_of("");
         const auto row = std::find_if(plan.tensors.begin(), plan.tensors.end(),
                                       [](const PlannedTensor& t) { return t.id == "row1"; });
         QVERIFY(row->offset % row->alignment != 0); // inside its base, not aligned itself
@@ -109,6 +113,15 @@ class TestApply : public QObject {
         const MemoryBinding b(plan, host.memory(), ApplyOptions{});
         QCOMPARE(b.get_ptr("row1"), host.memory()[row->arena].base + row->offset);
         QCOMPARE(b.verify(), std::string());
+        // A view that asks for an alignment its place in the base cannot give is refused, and
+        // the message says where it sits (the memory is not to blame; helper-56).
+        const Plan asked = plan_of(R"( "alignment": 256,)");
+        HostArenas asked_host(asked);
+        const auto f = test::capture_failure(
+            [&] { (void)MemoryBinding(asked, asked_host.memory(), ApplyOptions{}); });
+        QVERIFY(f && f->code() == FailureCode::AlignmentViolation);
+        QCOMPARE(f->where(), std::string("tensor 'row1'"));
+        QVERIFY2(f->message().find("byte 64 of its buffer") != std::string::npos, f->what());
     }
 
     // A debug pattern is fixed by arena offset and seed: tensors sharing bytes all read back

@@ -138,7 +138,7 @@ class TestLazyProgram : public QObject {
             << R"({"let": "x", "tensor": {"shape": [2, 0], "zeros": true}})"
             << "program[0].tensor.shape[1]"
             << "0 is below 1";
-        QTest::newRow("no values") << R"({"let": "x", "tensor": {"values": [[]]}})"
+        QTest::newRow("empty nested values") << R"({"let": "x", "tensor": {"values": [[]]}})"
                                    << "program[0].tensor.values[0]"
                                    << "holds no values; a tensor needs at least one";
         QTest::newRow("no values") << R"({"let": "x", "tensor": {"shape": [2]}})"

@@ -579,6 +579,16 @@ class TestOnnxModels : public QObject {
                          std::string::npos,
                      f->what());
         }
+        // A symbolic dimension's name names a plan's binding (helper-56).
+        OnnxModelBuilder b(13, "latin1_dim");
+        b.input("x", {"N\xe9"});
+        b.node("Relu", {"x"}, {"y"});
+        b.output("y", {"N\xe9"});
+        b.save(path("latin1.onnx"));
+        const auto f = test::capture_failure([&] { load_model(path("latin1.onnx"), {}); });
+        QVERIFY(f && f->code() == FailureCode::InvalidIrShapes);
+        QVERIFY2(f->message().find("dimension of 'x' 'N?' is not UTF-8") != std::string::npos,
+                 f->what());
     }
 
     void externalDataResolvesNextToTheModel() {

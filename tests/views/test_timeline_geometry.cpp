@@ -126,6 +126,15 @@ class TestTimelineGeometry : public QObject {
         QCOMPARE(drawn_told[4].end, 3.0); // a holds the buffer until b is born
         QCOMPARE(drawn_told[5].begin, 3.0);
         QCOMPARE(drawn_told[5].end, 5.0);
+        // An alias group's member living inside another's lifetime is drawn over it (it was
+        // drawn over [6.5, 5), backwards; helper-56).
+        Plan group;
+        group.tensors = {{.id = "long", .life = {0, 10}}, {.id = "short", .life = {3, 5}}};
+        const std::vector<Tenure> grouped = buffer_tenures(group, {false, false});
+        QVERIFY(grouped[0].takesOver && !grouped[1].takesOver);
+        QCOMPARE(grouped[0].end, 10.0);
+        QCOMPARE(grouped[1].begin, 3.0);
+        QCOMPARE(grouped[1].end, 5.0);
     }
 
     void axisRoundTrips_data() {

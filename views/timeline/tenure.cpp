@@ -31,10 +31,10 @@ std::vector<Tenure> buffer_tenures(const Plan& plan, const std::vector<bool>& vi
         size_t owner = list.front();
         for (size_t k = 1; k < list.size(); ++k) {
             const size_t m = list[k];
-            // Without the graph to tell, one living inside the owner is taken for a view.
-            if (views.empty() &&
-                (endOf(m) < endOf(owner) || (endOf(m) == endOf(owner) &&
-                                             tensors[m].life.begin == tensors[owner].life.begin))) {
+            // One living inside the owner (an alias group's short member; without the graph to
+            // tell, a view) is drawn over it, and the owner keeps the buffer.
+            if (endOf(m) < endOf(owner) ||
+                (endOf(m) == endOf(owner) && tensors[m].life.begin == tensors[owner].life.begin)) {
                 out[m].takesOver = false;
                 continue;
             }

@@ -4,7 +4,8 @@
 // at each hand-over step, so their bars covered one another and their labels overprinted. Each
 // tensor that takes the buffer over is drawn from the middle of that overlap to the middle of
 // the next (or to where the next is born, across a gap in an alias group): the chain reads as
-// one bar split into its tensors. A view keeps its whole lifetime, drawn over its base.
+// one bar split into its tensors. A view, or a tensor living inside the one holding the buffer,
+// keeps its whole lifetime, drawn over it.
 #include "plan/plan.h"
 
 #include <vector>
@@ -14,7 +15,7 @@ namespace tmmu::views {
 struct Tenure {
     double begin = 0;
     double end = 0;
-    bool takesOver = true; // false for a view: drawn over its base, which goes on
+    bool takesOver = true; // false for a view or one inside the holder: drawn over it
 };
 
 // Per planned tensor, indexed as plan.tensors. `views` (views_of) marks the views; without it
