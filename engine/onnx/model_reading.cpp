@@ -67,34 +67,6 @@ bool has_external_data(const lib::GraphProto& g) {
     return false;
 }
 
-// Bytes per element of a fixed-width element type; 0 for strings and unknown types.
-uint64_t element_bytes(int32_t type) {
-    switch (type) {
-    case lib::TensorProto_DataType_UINT8:
-    case lib::TensorProto_DataType_INT8:
-    case lib::TensorProto_DataType_BOOL:
-        return 1;
-    case lib::TensorProto_DataType_UINT16:
-    case lib::TensorProto_DataType_INT16:
-    case lib::TensorProto_DataType_FLOAT16:
-    case lib::TensorProto_DataType_BFLOAT16:
-        return 2;
-    case lib::TensorProto_DataType_FLOAT:
-    case lib::TensorProto_DataType_INT32:
-    case lib::TensorProto_DataType_UINT32:
-        return 4;
-    case lib::TensorProto_DataType_DOUBLE:
-    case lib::TensorProto_DataType_INT64:
-    case lib::TensorProto_DataType_UINT64:
-    case lib::TensorProto_DataType_COMPLEX64:
-        return 8;
-    case lib::TensorProto_DataType_COMPLEX128:
-        return 16;
-    default:
-        return 0;
-    }
-}
-
 // A tensor's inline raw bytes must be exactly its elements' width: ONNX 1.12 reads int64 data
 // from raw_data without checking its length, in shape inference (a shape or axes operand) and
 // in the checker itself (a sparse tensor's indices): a SIGSEGV or a heap overflow inside the
@@ -102,8 +74,9 @@ uint64_t element_bytes(int32_t type) {
 // checked where it is read.
 void check_raw_data(const lib::TensorProto& t, const std::string& at) {
     if (!t.has_raw_data() || t.data_location() == lib::TensorProto_DataLocation_EXTERNAL) return;
-    const uint64_t width = element_bytes(t.data_type());
-    if (width == 0) return;
+    const std::optional<DType> dtype = dtype_of(t.data_type());
+    if (!dtype) return; // strings, complex numbers: nothing the library reads as numbers
+    const uint64_t width = dtype_bytes(*dtype);
     // Bytes the dims need, UINT64_MAX past 64 bits (the checker refuses negative dims).
     uint64_t needed = width;
     for (int64_t d : t.dims())
@@ -117,6 +90,36 @@ void check_raw_data(const lib::TensorProto& t, const std::string& at) {
                     needed == UINT64_MAX ? std::string("more than 2^64") : std::to_string(needed)));
 }
 
+// Names become tensor and node ids, which every plan, hash and checkpoint keeps as UTF-8 text:
+// a name in another encoding is refused here, where the model is named, not by the CBOR writer.
+void check_name(const std::string& name, const std::string& what, const std::string& where) {
+    if (is_valid_utf8(name)) return;
+    std::string shown = name;
+    for (char& c : shown)
+        if (static_cast<unsigned char>(c) >= 0x80) c = '?';
+    fail(FailureCode::InvalidIrShapes, where,
+         fmt::format("{} '{}' is not UTF-8 text ('?' marks its other bytes)", what, shown));
+}
+
+void check_names(const lib::GraphProto& g, const std::string& where) {
+    for (const lib::TensorProto& t : g.initializer())
+        check_name(t.name(), "initializer", where);
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
+        for (const lib::ValueInfoProto& v : *list) {
+            check_name(v.name(), "value", where);
+            // Symbolic dims become the names of a plan's bindings.
+            if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+                for (const auto& d : v.type().tensor_type().shape().dim())
+                    check_name(d.dim_param(), fmt::format("dimension of '{}'", v.name()), where);
+        }
+    for (const lib::NodeProto& n : g.node()) {
+        check_name(n.name(), "node", where);
+        for (const auto* names : {&n.input(), &n.output()})
+            for (const std::string& v : *names)
+                check_name(v, fmt::format("node '{}' reads or writes", n.name()), where);
+    }
+}
+
 void check_sparse(const lib::SparseTensorProto& t, const std::string& at) {
     check_raw_data(t.values(), at + " values");
     check_raw_data(t.indices(), at + " indices");
@@ -124,8 +127,9 @@ void check_sparse(const lib::SparseTensorProto& t, const std::string& at) {
 
 void check_node_tensors(const lib::NodeProto& n, const std::string& where);
 
-// Every tensor a graph holds inline, in its subgraphs too.
-void check_graph_tensors(const lib::GraphProto& g, const std::string& where) {
+// Every name and every tensor a graph holds inline, in its subgraphs too.
+void check_graph_data(const lib::GraphProto& g, const std::string& where) {
+    check_names(g, where);
     for (const lib::TensorProto& t : g.initializer())
         check_raw_data(t, where + ": initializer");
     for (const lib::SparseTensorProto& t : g.sparse_initializer())
@@ -144,17 +148,21 @@ void check_node_tensors(const lib::NodeProto& n, const std::string& where) {
         if (a.has_sparse_tensor()) check_sparse(a.sparse_tensor(), at);
         for (const lib::SparseTensorProto& t : a.sparse_tensors())
             check_sparse(t, at);
-        if (a.has_g()) check_graph_tensors(a.g(), at);
+        if (a.has_g()) check_graph_data(a.g(), at);
         for (const lib::GraphProto& sub : a.graphs())
-            check_graph_tensors(sub, at);
+            check_graph_data(sub, at);
     }
 }
 
-void check_tensor_bytes(const lib::ModelProto& m, const std::string& path) {
-    check_graph_tensors(m.graph(), path);
-    for (const lib::FunctionProto& f : m.functions())
+// What the library reads unchecked, before the checker and shape inference run.
+void check_model_data(const lib::ModelProto& m, const std::string& path) {
+    check_graph_data(m.graph(), path);
+    for (const lib::FunctionProto& f : m.functions()) {
+        // A node with no name is named after its op: a function's name can become an id.
+        check_name(f.name(), "function", path);
         for (const lib::NodeProto& n : f.node())
             check_node_tensors(n, fmt::format("{}: function '{}'", path, f.name()));
+    }
 }
 
 } // namespace
@@ -164,7 +172,7 @@ lib::ModelProto read_model(const std::string& path) {
     lib::ModelProto model;
     if (!in || !model.ParseFromIstream(&in))
         fail(FailureCode::InvalidIrShapes, path, "not an ONNX model (the protobuf does not parse)");
-    check_tensor_bytes(model, path);
+    check_model_data(model, path);
     // The checker runs before anything else touches the model: shape inference crashes on some
     // corrupt ones (toolchain.md). Its file form is the one that resolves external data next to
     // the model, but it parses the file again: only worth it when the weights are elsewhere and
@@ -209,39 +217,8 @@ void check_window_attributes(const lib::NodeProto& n, const std::string& at) {
     }
 }
 
-// Names become tensor and node ids, which every plan, hash and checkpoint keeps as UTF-8 text:
-// a name in another encoding is refused here, where the model is named, not by the CBOR writer.
-void check_name(const std::string& name, const std::string& what, const std::string& where) {
-    if (is_valid_utf8(name)) return;
-    std::string shown = name;
-    for (char& c : shown)
-        if (static_cast<unsigned char>(c) >= 0x80) c = '?';
-    fail(FailureCode::InvalidIrShapes, where,
-         fmt::format("{} '{}' is not UTF-8 text ('?' marks its other bytes)", what, shown));
-}
-
-void check_names(const lib::GraphProto& g, const std::string& where) {
-    for (const lib::TensorProto& t : g.initializer())
-        check_name(t.name(), "initializer", where);
-    for (const auto* list : {&g.input(), &g.output(), &g.value_info()})
-        for (const lib::ValueInfoProto& v : *list) {
-            check_name(v.name(), "value", where);
-            // Symbolic dims become the names of a plan's bindings.
-            if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
-                for (const auto& d : v.type().tensor_type().shape().dim())
-                    check_name(d.dim_param(), fmt::format("dimension of '{}'", v.name()), where);
-        }
-    for (const lib::NodeProto& n : g.node()) {
-        check_name(n.name(), "node", where);
-        for (const auto* names : {&n.input(), &n.output()})
-            for (const std::string& v : *names)
-                check_name(v, fmt::format("node '{}' reads or writes", n.name()), where);
-    }
-}
-
 void check_graph_ops(const lib::GraphProto& g, const Opsets& opset,
                      const std::set<std::string>& functions, const std::string& where) {
-    check_names(g, where);
     for (const lib::NodeProto& n : g.node()) {
         const std::string domain = is_default_domain(n.domain()) ? "" : n.domain();
         const std::string at = fmt::format("{}: node '{}'", where, n.name());
@@ -270,11 +247,8 @@ void check_ops_known(const lib::ModelProto& m, const std::string& path) {
     for (const auto& o : m.opset_import())
         opset[is_default_domain(o.domain()) ? "" : o.domain()] = int(o.version());
     std::set<std::string> functions;
-    for (const auto& f : m.functions()) {
-        // A node with no name is named after its op: a function's name can become an id.
-        check_name(f.name(), "function", path);
+    for (const auto& f : m.functions())
         functions.insert(f.domain() + ":" + f.name());
-    }
     check_graph_ops(m.graph(), opset, functions, path);
 }
 

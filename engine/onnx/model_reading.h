@@ -24,14 +24,14 @@ inline bool is_default_domain(const std::string& domain) {
 // Element types with a fixed size; empty for strings and complex numbers.
 std::optional<DType> dtype_of(int32_t elem);
 
-// Checker (file form: external data resolves relative to the model) first, then the parse.
+// The parse, then what the library would read unchecked (every name must be UTF-8 text, as
+// ids and binding names are; inline raw_data must be exactly as long as its dims need), then
+// the checker (file form: external data resolves relative to the model).
 lib::ModelProto read_model(const std::string& path);
 
 // Every node, in subgraphs too, must be an op the library's opset tables (or the model's own
 // functions) know: the library skips unknown ones silently. Window attributes (strides,
 // dilations, kernel_shape) must be at least 1: the library's shape inference divides by them.
-// Inline raw_data (initializers, tensor attributes) must be exactly as long as the tensor's
-// dims need: the library's shape inference reads int64 operands from it unchecked.
 void check_ops_known(const lib::ModelProto& m, const std::string& path);
 
 // --input-shape replaces a graph input's dims, --dim fills symbolic ones; inferred shapes are
